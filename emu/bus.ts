@@ -1,0 +1,106 @@
+// The memory map of PLATFORM.md §3. The program BRAM is accessed by the CPU
+// directly (it is on the core's own look-ahead port and costs no wait clocks);
+// everything else goes through this bus, which adds the AXI wait clocks of the
+// target and reports accesses to unmapped addresses as bus errors.
+
+import type { BusTiming } from './config.ts';
+import { Console, CONSOLE_BASE, CONSOLE_SIZE } from './console.ts';
+import { Sram, SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+
+export const BRAM_BASE = 0x0000_0000;
+export const BRAM_SIZE = 64 * 1024;
+export const TPU_BASE = 0x2000_0000;
+export const TPU_SIZE = 0x1000;
+
+/** A register block behind the AXI4-Lite interconnect. */
+export interface MmioDevice {
+  /** False for offsets that hold no register: the access is a bus error. */
+  isRegister(offset: number): boolean;
+  /** `clock` is the clock the request reaches the device. */
+  read(offset: number, clock: number): number;
+  write(offset: number, value: number, wstrb: number, clock: number): void;
+  /** Wait clocks beyond the interconnect's own that the last access took (a stalled PUSH). */
+  extraWait?(): number;
+}
+
+export class Bus {
+  readonly bram = new Uint8Array(BRAM_SIZE);
+  readonly sram: Sram;
+  readonly console: Console;
+  tpu: MmioDevice | null = null;
+
+  /** Wait clocks of the last read()/write(). */
+  wait = 0;
+  /** Set when the last read()/write() hit no device. */
+  fault = false;
+
+  constructor(private readonly timing: BusTiming) {
+    this.sram = new Sram(timing);
+    this.console = new Console();
+  }
+
+  /** Reads the aligned word at `addr` (PicoRV32 reads whole words). */
+  read(addr: number, clock: number): number {
+    this.fault = false;
+    const sramOff = addr - SRAM_BASE;
+    if (sramOff >= 0 && sramOff < SRAM_SIZE) {
+      this.wait = this.sram.cpuReadWait();
+      return this.sram.readWord(sramOff & ~3);
+    }
+    const conOff = addr - CONSOLE_BASE;
+    if (conOff >= 0 && conOff < CONSOLE_SIZE && this.console.isRegister(conOff & ~3)) {
+      this.wait = this.timing.consoleWait;
+      return this.console.read(conOff & ~3);
+    }
+    const tpuOff = addr - TPU_BASE;
+    const tpu = this.tpu;
+    if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
+      const v = tpu.read(tpuOff & ~3, clock);
+      this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
+      return v;
+    }
+    this.wait = 0;
+    this.fault = true;
+    return 0;
+  }
+
+  /** Writes the byte lanes of `wstrb` of the aligned word at `addr`. */
+  write(addr: number, value: number, wstrb: number, clock: number): void {
+    this.fault = false;
+    const sramOff = addr - SRAM_BASE;
+    if (sramOff >= 0 && sramOff < SRAM_SIZE) {
+      this.wait = this.sram.cpuWriteWait(wstrb);
+      this.sram.writeLanes(sramOff & ~3, value, wstrb);
+      return;
+    }
+    const conOff = addr - CONSOLE_BASE;
+    if (conOff >= 0 && conOff < CONSOLE_SIZE && this.console.isRegister(conOff & ~3)) {
+      this.wait = this.timing.consoleWait;
+      this.console.write(conOff & ~3, value);
+      return;
+    }
+    const tpuOff = addr - TPU_BASE;
+    const tpu = this.tpu;
+    if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
+      tpu.write(tpuOff & ~3, value, wstrb, clock);
+      this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
+      return;
+    }
+    this.wait = 0;
+    this.fault = true;
+  }
+
+  /** True when the guest has written EXIT. */
+  get halted(): boolean {
+    return this.console.exitCode !== null;
+  }
+}
+
+/** Describes an address for reports: which memory or device it falls in. */
+export function regionOf(addr: number): string {
+  if (addr >= BRAM_BASE && addr < BRAM_BASE + BRAM_SIZE) return 'BRAM';
+  if (addr >= SRAM_BASE && addr < SRAM_BASE + SRAM_SIZE) return 'SRAM';
+  if (addr >= CONSOLE_BASE && addr < CONSOLE_BASE + CONSOLE_SIZE) return 'console';
+  if (addr >= TPU_BASE && addr < TPU_BASE + TPU_SIZE) return 'TPU registers';
+  return 'unmapped';
+}

@@ -1,0 +1,216 @@
+// `picotpu` command line. The guest's console goes to standard output
+// unchanged; everything the emulator itself says goes to standard error, one
+// line per event, and the exit status is the guest's EXIT value or one of
+// emu/exit-status.ts.
+
+import { readFileSync, writeFileSync, writeSync } from 'node:fs';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
+import { ElfError } from './elf.ts';
+import { EXIT } from './exit-status.ts';
+import { DEFAULT_MAX_CYCLES, describeStop, Machine, type RunResult } from './machine.ts';
+
+class UsageError extends Error {}
+
+function say(msg: string): void {
+  process.stderr.write(`picotpu: ${msg}\n`);
+}
+
+function readFile(path: string, what: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ElfError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
+  }
+}
+
+/** `FILE@OFFSET`, offset decimal or 0x-hex, relative to the SRAM base. */
+export function parseSramSpec(spec: string): { file: string; offset: number } {
+  const at = spec.lastIndexOf('@');
+  if (at <= 0) throw new UsageError(`--sram wants FILE@OFFSET, got "${spec}"`);
+  const offText = spec.slice(at + 1);
+  const offset = Number(offText);
+  if (!/^(0x[0-9a-f]+|\d+)$/i.test(offText) || !Number.isSafeInteger(offset)) {
+    throw new UsageError(`--sram offset must be a number (decimal or 0x hex), got "${offText}"`);
+  }
+  return { file: spec.slice(0, at), offset };
+}
+
+export interface RunOptions {
+  elf: string;
+  maxCycles: number;
+  input?: string;
+  inputFile?: string;
+  sram: string[];
+  config?: string;
+  set: string[];
+  reportJson?: string;
+  stats: boolean;
+  barrelShifter?: boolean;
+  enableMul?: boolean;
+  enableFastMul?: boolean;
+  enableDiv?: boolean;
+  regsDualport?: boolean;
+}
+
+export function buildConfig(o: Pick<RunOptions, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
+  const cfg = defaultConfig();
+  if (o.config) {
+    let text: string;
+    try {
+      text = readFileSync(o.config, 'utf8');
+    } catch {
+      throw new ConfigError(`cannot read config file ${o.config}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`config file ${o.config} is not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new ConfigError(`config file ${o.config} must hold a JSON object of option names to values`);
+    }
+    applyOverrides(cfg, json as Record<string, unknown>);
+  }
+  const flags: Record<string, unknown> = {};
+  if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
+  if (o.enableMul !== undefined) flags.ENABLE_MUL = o.enableMul;
+  if (o.enableFastMul !== undefined) flags.ENABLE_FAST_MUL = o.enableFastMul;
+  if (o.enableDiv !== undefined) flags.ENABLE_DIV = o.enableDiv;
+  if (o.regsDualport !== undefined) flags.ENABLE_REGS_DUALPORT = o.regsDualport;
+  for (const kv of o.set) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set wants NAME=VALUE, got "${kv}"`);
+    flags[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return applyOverrides(cfg, flags);
+}
+
+export function runCommand(o: RunOptions): number {
+  const machine = new Machine(buildConfig(o));
+  machine.loadElf(readFile(o.elf, 'program'));
+  for (const spec of o.sram) {
+    const { file, offset } = parseSramSpec(spec);
+    machine.loadSram(readFile(file, 'SRAM image'), offset);
+  }
+  if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
+  if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
+  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file'));
+  else if (!process.stdin.isTTY) machine.bus.console.setInput(readStdin());
+
+  machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
+  const t0 = process.hrtime.bigint();
+  const r = machine.run(o.maxCycles);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+
+  if (r.reason !== 'exit') say(describeStop(r));
+  if (o.stats) say(statsLine(r, seconds));
+  if (o.reportJson) writeReport(o.reportJson, r);
+  return r.exit;
+}
+
+function statsLine(r: RunResult, seconds: number): string {
+  const mhz = r.clocks / seconds / 1e6;
+  return `${r.reason} ${r.exit} after ${r.clocks} clocks, ${r.instret} instructions (CPI ${(r.clocks / Math.max(1, r.instret)).toFixed(2)}); `
+    + `${seconds.toFixed(3)} s wall, ${mhz.toFixed(1)} M clocks/s`;
+}
+
+function writeReport(path: string, r: RunResult): void {
+  const report = {
+    clocks: r.clocks,
+    instret: r.instret,
+    exit: r.exit,
+    guestExit: r.guestExit,
+    reason: r.reason,
+    pc: r.pc,
+    where: r.where,
+    trap: r.trap,
+  };
+  try {
+    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
+  } catch (e) {
+    throw new UsageError(`cannot write report ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+  }
+}
+
+function readStdin(): Uint8Array {
+  try {
+    return readFileSync(0);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
+/** Synchronous write that survives a pipe's partial writes (EAGAIN). */
+function writeAllSync(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(fd, bytes, off, bytes.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let status = 0;
+  const parser = yargs(argv)
+    .scriptName('picotpu')
+    .usage('$0 <command> [options]')
+    .command(
+      'run <elf>',
+      'Run a firmware ELF on the emulated board until it writes EXIT',
+      (y) => y
+        .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
+        .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'stop (exit 162) after this many clocks' })
+        .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
+        .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns (default: standard input when it is not a terminal)' })
+        .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
+        .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
+        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable; see docs/hardware.md)' })
+        .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
+        .option('enable-mul', { type: 'boolean', describe: 'ENABLE_MUL=1 (M multiplies through picorv32_pcpi_mul)' })
+        .option('enable-fast-mul', { type: 'boolean', describe: 'ENABLE_FAST_MUL=1 (picorv32_pcpi_fast_mul)' })
+        .option('enable-div', { type: 'boolean', describe: 'ENABLE_DIV=1 (M divides through picorv32_pcpi_div)' })
+        .option('regs-dualport', { type: 'boolean', describe: 'ENABLE_REGS_DUALPORT (default on; --no-regs-dualport for one read port)' })
+        .option('report-json', { type: 'string', describe: 'write {clocks, instret, exit, reason, pc, ...} as JSON to this file' })
+        .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' }),
+      (args) => {
+        status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
+      },
+    )
+    .demandCommand(1, 'give a command: picotpu run <elf>')
+    .strict()
+    .epilogue(
+      'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
+      + '164 bad program or SRAM file, 165 bad command line or config, 166 internal error.',
+    )
+    .help()
+    .version(false)
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? new UsageError(msg);
+    });
+  try {
+    await parser.parseAsync();
+  } catch (e) {
+    if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }
+    if (e instanceof ConfigError || e instanceof UsageError) { say(e.message); return EXIT.USAGE; }
+    if (e instanceof Error && e.name === 'YError') { say(e.message); return EXIT.USAGE; }
+    say(`internal error: ${(e as Error).stack ?? e}`);
+    return EXIT.INTERNAL;
+  }
+  return status;
+}
+
+const isMain = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isMain) {
+  main(hideBin(process.argv)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,109 @@
+// Platform configuration: the knobs PLATFORM.md marks *(config)*, named the way
+// PicoRV32 names its parameters, so a reader can map each one to the RTL.
+
+export interface CpuFeatures {
+  /** Single-cycle barrel shifter instead of the 4-then-1 two-stage shifter. */
+  BARREL_SHIFTER: boolean;
+  /** M-extension multiplies through PCPI (picorv32_pcpi_mul). */
+  ENABLE_MUL: boolean;
+  /** M-extension multiplies through PCPI (picorv32_pcpi_fast_mul); wins over ENABLE_MUL, as in the RTL. */
+  ENABLE_FAST_MUL: boolean;
+  /** M-extension divides through PCPI (picorv32_pcpi_div). */
+  ENABLE_DIV: boolean;
+  /** Register file with two read ports: reg+reg instructions read both in one clock. */
+  ENABLE_REGS_DUALPORT: boolean;
+}
+
+export interface BusTiming {
+  /** Wait clocks an AXI4-Lite access to the console/sim-control block adds. */
+  consoleWait: number;
+  /** Wait clocks an AXI4-Lite access to the TPU register block adds. */
+  tpuWait: number;
+  /** Wait clocks of the AXI bridge in front of the external SRAM. */
+  sramBridgeWait: number;
+  /** SRAM clocks per byte read (IS61WV5128 at 12 MHz). */
+  sramReadClocksPerByte: number;
+  /** SRAM clocks per byte written (WE pulsed on the falling edge). */
+  sramWriteClocksPerByte: number;
+}
+
+export interface PlatformConfig {
+  cpu: CpuFeatures;
+  bus: BusTiming;
+  /** Clock frequency, only used to convert clocks to milliseconds in reports. */
+  clockHz: number;
+}
+
+export function defaultConfig(): PlatformConfig {
+  return {
+    cpu: {
+      BARREL_SHIFTER: false,
+      ENABLE_MUL: false,
+      ENABLE_FAST_MUL: false,
+      ENABLE_DIV: false,
+      ENABLE_REGS_DUALPORT: true,
+    },
+    bus: {
+      consoleWait: 2,
+      tpuWait: 2,
+      sramBridgeWait: 2,
+      sramReadClocksPerByte: 1,
+      sramWriteClocksPerByte: 2,
+    },
+    clockHz: 12_000_000,
+  };
+}
+
+/** The names accepted in a config file and as `--set NAME=VALUE` flags. */
+export const CPU_FEATURE_NAMES = [
+  'BARREL_SHIFTER',
+  'ENABLE_MUL',
+  'ENABLE_FAST_MUL',
+  'ENABLE_DIV',
+  'ENABLE_REGS_DUALPORT',
+] as const satisfies readonly (keyof CpuFeatures)[];
+
+export const BUS_TIMING_NAMES = [
+  'consoleWait',
+  'tpuWait',
+  'sramBridgeWait',
+  'sramReadClocksPerByte',
+  'sramWriteClocksPerByte',
+] as const satisfies readonly (keyof BusTiming)[];
+
+export class ConfigError extends Error {}
+
+function parseBool(name: string, v: unknown): boolean {
+  if (v === true || v === 1 || v === '1' || v === 'true') return true;
+  if (v === false || v === 0 || v === '0' || v === 'false') return false;
+  throw new ConfigError(`${name} must be 0/1 or true/false, got ${JSON.stringify(v)}`);
+}
+
+function parseCount(name: string, v: unknown): number {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 1000) {
+    throw new ConfigError(`${name} must be an integer 0..1000, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
+/**
+ * Applies a flat set of overrides (from a JSON config file or from flags) to a
+ * config. Unknown names are an error: a typo must not silently run the defaults.
+ */
+export function applyOverrides(cfg: PlatformConfig, overrides: Record<string, unknown>): PlatformConfig {
+  for (const [name, value] of Object.entries(overrides)) {
+    if ((CPU_FEATURE_NAMES as readonly string[]).includes(name)) {
+      cfg.cpu[name as keyof CpuFeatures] = parseBool(name, value);
+    } else if ((BUS_TIMING_NAMES as readonly string[]).includes(name)) {
+      cfg.bus[name as keyof BusTiming] = parseCount(name, value);
+    } else if (name === 'clockHz') {
+      const hz = Number(value);
+      if (!(hz > 0)) throw new ConfigError(`clockHz must be positive, got ${JSON.stringify(value)}`);
+      cfg.clockHz = hz;
+    } else {
+      throw new ConfigError(`unknown platform option "${name}"`);
+    }
+  }
+  return cfg;
+}

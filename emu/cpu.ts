@@ -1,0 +1,319 @@
+// PicoRV32 (RV32I, plus the optional PCPI multiplier/divider) as a predecoding
+// interpreter. Each BRAM word is decoded once into flat typed arrays (op, rd,
+// rs1, rs2, imm, clocks); a store into BRAM drops the decoded form of its word,
+// so self-modifying code sees the new instruction. The loop allocates nothing
+// and keeps its state in locals; the semantics of each instruction is one case.
+
+import type { CpuFeatures } from './config.ts';
+import { BRAM_SIZE, Bus } from './bus.ts';
+import { INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import {
+  classClocks, DATA_ACCESS_OFFSET, FIRST_FETCH_CLOCK, RDCYCLE_OFFSET, shiftSteps, TAKEN_BRANCH_EXTRA,
+} from './timing.ts';
+
+/** Internal op numbers; the same names as INSNS, upper-cased. */
+enum Op {
+  UNDECODED = 0, ILLEGAL, NOP,
+  LUI, AUIPC, JAL, JALR, BEQ, BNE, BLT, BGE, BLTU, BGEU,
+  LB, LH, LW, LBU, LHU, SB, SH, SW,
+  ADDI, SLTI, SLTIU, XORI, ORI, ANDI, SLLI, SRLI, SRAI,
+  ADD, SUB, SLL, SLT, SLTU, XOR, SRL, SRA, OR, AND,
+  FENCE, ECALL, EBREAK,
+  RDCYCLE, RDCYCLEH, RDTIME, RDTIMEH, RDINSTRET, RDINSTRETH,
+  MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU,
+}
+
+/** Op of each INSNS entry, checked at load so the two lists cannot drift. */
+const OP_OF_INSN: readonly Op[] = INSNS.map((d) => {
+  const op = Op[d.name.toUpperCase() as keyof typeof Op];
+  if (op === undefined) throw new Error(`isa.ts entry ${d.name} has no Op`);
+  return op;
+});
+
+/** Ops that only write rd: with rd = x0 they do nothing (but still cost their clocks). */
+const PURE_WRITERS = new Set<Op>([
+  Op.LUI, Op.AUIPC, Op.ADDI, Op.SLTI, Op.SLTIU, Op.XORI, Op.ORI, Op.ANDI, Op.SLLI, Op.SRLI, Op.SRAI,
+  Op.ADD, Op.SUB, Op.SLT, Op.SLTU, Op.XOR, Op.OR, Op.AND, Op.FENCE,
+]);
+
+export enum StopReason {
+  /** Still runnable: a clock or instruction budget ran out. */
+  LIMIT = 0,
+  EXIT,
+  TRAP,
+  BUS_ERROR,
+}
+
+export enum TrapKind {
+  NONE = 0,
+  ILLEGAL_INSTRUCTION,
+  EBREAK,
+  ECALL,
+  MISALIGNED_FETCH,
+  MISALIGNED_LOAD,
+  MISALIGNED_STORE,
+  FETCH_OUTSIDE_BRAM,
+  LOAD_BUS_ERROR,
+  STORE_BUS_ERROR,
+}
+
+export const TRAP_TEXT: Record<TrapKind, string> = {
+  [TrapKind.NONE]: 'none',
+  [TrapKind.ILLEGAL_INSTRUCTION]: 'illegal instruction',
+  [TrapKind.EBREAK]: 'ebreak',
+  [TrapKind.ECALL]: 'ecall',
+  [TrapKind.MISALIGNED_FETCH]: 'misaligned instruction fetch',
+  [TrapKind.MISALIGNED_LOAD]: 'misaligned load',
+  [TrapKind.MISALIGNED_STORE]: 'misaligned store',
+  [TrapKind.FETCH_OUTSIDE_BRAM]: 'bus error: instruction fetch outside BRAM',
+  [TrapKind.LOAD_BUS_ERROR]: 'bus error: load from unmapped address',
+  [TrapKind.STORE_BUS_ERROR]: 'bus error: store to unmapped address',
+};
+
+const TWO32 = 4294967296;
+
+/** High word of the unsigned 64-bit product, exact in doubles via 16-bit halves. */
+function mulhu(a: number, b: number): number {
+  const al = a & 0xffff, ah = a >>> 16, bl = b & 0xffff, bh = b >>> 16;
+  const lh = al * bh, hl = ah * bl;
+  const mid = ((al * bl) >>> 16) + (lh & 0xffff) + (hl & 0xffff);
+  return (ah * bh + (lh >>> 16) + (hl >>> 16) + (mid >>> 16)) | 0;
+}
+function mulh(a: number, b: number): number {
+  return (mulhu(a, b) - (a < 0 ? b : 0) - (b < 0 ? a : 0)) | 0;
+}
+function mulhsu(a: number, b: number): number {
+  return (mulhu(a, b) - (a < 0 ? b : 0)) | 0;
+}
+
+export class Cpu {
+  readonly regs = new Int32Array(32);
+  pc = 0;
+  /** Clock of the next instruction's fetch handshake (clocks since reset release). */
+  cycle = FIRST_FETCH_CLOCK;
+  instret = 0;
+
+  stopReason = StopReason.LIMIT;
+  trapKind = TrapKind.NONE;
+  /** Clock at which the machine stopped (EXIT handshake, or trap). */
+  stopClock = 0;
+  /** Address of the data access that faulted. */
+  faultAddr = 0;
+
+  // Predecoded BRAM, one slot per word.
+  private readonly ops = new Uint8Array(BRAM_SIZE >>> 2);
+  private readonly rds = new Uint8Array(BRAM_SIZE >>> 2);
+  private readonly rs1s = new Uint8Array(BRAM_SIZE >>> 2);
+  private readonly rs2s = new Uint8Array(BRAM_SIZE >>> 2);
+  private readonly imms = new Int32Array(BRAM_SIZE >>> 2);
+  private readonly clocks = new Uint8Array(BRAM_SIZE >>> 2);
+
+  private readonly mem8: Uint8Array;
+  private readonly memS8: Int8Array;
+  private readonly mem16: Uint16Array;
+  private readonly memS16: Int16Array;
+  private readonly mem32: Int32Array;
+  private readonly classClocks: ReturnType<typeof classClocks>;
+
+  constructor(private readonly bus: Bus, private readonly features: CpuFeatures) {
+    const buf = bus.bram.buffer;
+    this.mem8 = bus.bram;
+    this.memS8 = new Int8Array(buf);
+    this.mem16 = new Uint16Array(buf);
+    this.memS16 = new Int16Array(buf);
+    this.mem32 = new Int32Array(buf);
+    this.classClocks = classClocks(features);
+  }
+
+  /** Forget every predecoded word (after the host writes BRAM behind our back). */
+  invalidateAll(): void {
+    this.ops.fill(Op.UNDECODED);
+  }
+
+  /** The instruction word at a BRAM address. */
+  wordAt(addr: number): number {
+    return this.mem32[(addr & (BRAM_SIZE - 1)) >>> 2];
+  }
+
+  private decode(k: number): Op {
+    const w = this.mem32[k];
+    const idx = matchInsn(w);
+    let op = Op.ILLEGAL;
+    let clocks = 0;
+    if (idx >= 0) {
+      const def = INSNS[idx];
+      const f = this.features;
+      const enabled = def.ext === 'base' || (def.ext === 'mul' ? f.ENABLE_MUL || f.ENABLE_FAST_MUL : f.ENABLE_DIV);
+      if (enabled) {
+        op = OP_OF_INSN[idx];
+        this.imms[k] = immOf(def.format, w);
+        clocks = this.classClocks[def.timing];
+        if (def.format === 'SHIFTI') clocks += shiftSteps(this.imms[k], f);
+      }
+    }
+    const rd = rdOf(w);
+    if (rd === 0 && PURE_WRITERS.has(op)) op = Op.NOP;
+    this.rds[k] = rd;
+    this.rs1s[k] = rs1Of(w);
+    this.rs2s[k] = rs2Of(w);
+    this.clocks[k] = clocks;
+    this.ops[k] = op;
+    return op;
+  }
+
+  /**
+   * Runs until the machine stops, the clock reaches `cycleLimit`, or
+   * `instrLimit` instructions have retired. Returns the stop reason
+   * (LIMIT when only a budget ran out and the CPU can go on).
+   */
+  run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
+    const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
+    const imms = this.imms, clk = this.clocks;
+    const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
+    const bus = this.bus;
+    const barrel = this.features.BARREL_SHIFTER;
+    // A fetch is legal only from an aligned address inside the BRAM.
+    const badPc = ~(BRAM_SIZE - 1) | 3;
+    const stopAtInstret = this.instret + instrLimit;
+    let pc = this.pc, cycle = this.cycle, instret = this.instret;
+    let reason = StopReason.LIMIT;
+
+    outer: for (;;) {
+      if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (pc & badPc) {
+        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle);
+        break;
+      }
+      const k = pc >>> 2;
+      let op = ops[k];
+      if (op === Op.UNDECODED) op = this.decode(k);
+      const rd = rds[k], imm = imms[k];
+      const a = r[rs1s[k]];
+      let clocks = clk[k];
+      let next = pc + 4;
+
+      switch (op) {
+        case Op.NOP: break;
+        case Op.LUI: r[rd] = imm; break;
+        case Op.AUIPC: r[rd] = pc + imm; break;
+        case Op.JAL: r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0; break;
+        // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
+        case Op.JALR: r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0; break;
+        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+
+        case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
+          if (addr & (size - 1)) { reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle, addr); break outer; }
+          let v: number;
+          if (addr < BRAM_SIZE) {
+            v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
+              : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
+          } else {
+            const word = bus.read(addr, cycle + DATA_ACCESS_OFFSET);
+            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle, addr); break outer; }
+            clocks += bus.wait;
+            const sh = (addr & 3) << 3;
+            v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
+              : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
+          }
+          r[rd] = v; r[0] = 0;
+          break;
+        }
+
+        case Op.SB: case Op.SH: case Op.SW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
+          if (addr & (size - 1)) { reason = this.trap(TrapKind.MISALIGNED_STORE, cycle, addr); break outer; }
+          const v = r[rs2s[k]];
+          if (addr < BRAM_SIZE) {
+            if (op === Op.SW) m32[addr >>> 2] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
+            ops[addr >>> 2] = Op.UNDECODED; // the word may be code
+          } else {
+            // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
+            const sh = addr & 3;
+            const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
+            const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
+            bus.write(addr, wdata | 0, wstrb, cycle + DATA_ACCESS_OFFSET);
+            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle, addr); break outer; }
+            clocks += bus.wait;
+            if (bus.halted) {
+              this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
+              this.stopClock = cycle + DATA_ACCESS_OFFSET + bus.wait;
+              this.stopReason = StopReason.EXIT;
+              return StopReason.EXIT;
+            }
+          }
+          break;
+        }
+
+        case Op.ADDI: r[rd] = a + imm; break;
+        case Op.SLTI: r[rd] = a < imm ? 1 : 0; break;
+        case Op.SLTIU: r[rd] = a >>> 0 < imm >>> 0 ? 1 : 0; break;
+        case Op.XORI: r[rd] = a ^ imm; break;
+        case Op.ORI: r[rd] = a | imm; break;
+        case Op.ANDI: r[rd] = a & imm; break;
+        case Op.SLLI: r[rd] = a << imm; break;
+        case Op.SRLI: r[rd] = a >>> imm; break;
+        case Op.SRAI: r[rd] = a >> imm; break;
+
+        case Op.ADD: r[rd] = a + r[rs2s[k]]; break;
+        case Op.SUB: r[rd] = a - r[rs2s[k]]; break;
+        case Op.SLT: r[rd] = a < r[rs2s[k]] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[rs2s[k]] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[rs2s[k]]; break;
+        case Op.OR: r[rd] = a | r[rs2s[k]]; break;
+        case Op.AND: r[rd] = a & r[rs2s[k]]; break;
+        case Op.SLL: case Op.SRL: case Op.SRA: {
+          const n = r[rs2s[k]] & 31;
+          if (!barrel) clocks += (n >>> 2) + (n & 3);
+          r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
+          r[0] = 0;
+          break;
+        }
+
+        case Op.FENCE: break;
+        case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle); break outer;
+        case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle); break outer;
+
+        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; break;
+        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; break;
+        case Op.RDINSTRET: r[rd] = instret; r[0] = 0; break;
+        case Op.RDINSTRETH: r[rd] = instret / TWO32; r[0] = 0; break;
+
+        case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.DIV: { const b = r[rs2s[k]]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+
+        default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle); break outer;
+      }
+      pc = next;
+      cycle += clocks;
+      instret++;
+    }
+
+    // On a trap the instruction does not retire and pc names it.
+    this.pc = pc; this.cycle = cycle; this.instret = instret;
+    this.stopReason = reason;
+    return reason;
+  }
+
+  private trap(kind: TrapKind, cycle: number, addr = 0): StopReason {
+    this.trapKind = kind;
+    this.faultAddr = addr;
+    this.stopClock = cycle;
+    const busError = kind === TrapKind.FETCH_OUTSIDE_BRAM || kind === TrapKind.LOAD_BUS_ERROR
+      || kind === TrapKind.STORE_BUS_ERROR;
+    return busError ? StopReason.BUS_ERROR : StopReason.TRAP;
+  }
+}

@@ -1,0 +1,145 @@
+// The whole board: CPU, bus, memories and devices, loaded with a program and
+// run to a stop. This is the API the CLI, the tests and the benchmarks share.
+
+import { defaultConfig, type PlatformConfig } from './config.ts';
+import { Bus, BRAM_SIZE } from './bus.ts';
+import { Cpu, StopReason, TRAP_TEXT, TrapKind } from './cpu.ts';
+import { disassemble } from './disasm.ts';
+import { ElfError, parseElf, SymbolTable, type LoadedElf } from './elf.ts';
+import { EXIT } from './exit-status.ts';
+import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+
+export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit';
+
+export interface TrapReport {
+  kind: string;
+  pc: number;
+  word: number;
+  disasm: string;
+  symbol: string;
+  /** Data address of a faulting load/store (0 otherwise). */
+  addr: number;
+}
+
+export interface RunResult {
+  reason: RunReason;
+  /** The process exit status: the guest's EXIT value or one of EXIT.*. */
+  exit: number;
+  /** What the guest wrote to EXIT, or null. */
+  guestExit: number | null;
+  /** Clocks since reset release at the stop. */
+  clocks: number;
+  instret: number;
+  pc: number;
+  /** symbol+offset of pc, or ''. */
+  where: string;
+  trap: TrapReport | null;
+}
+
+export const DEFAULT_MAX_CYCLES = 10_000_000_000;
+
+export class Machine {
+  readonly config: PlatformConfig;
+  readonly bus: Bus;
+  readonly cpu: Cpu;
+  symbols = new SymbolTable([]);
+
+  constructor(config: PlatformConfig = defaultConfig()) {
+    this.config = config;
+    this.bus = new Bus(config.bus);
+    this.cpu = new Cpu(this.bus, config.cpu);
+  }
+
+  /** Loads an ELF image (before reset, as the host would). Throws ElfError. */
+  loadElf(bytes: Uint8Array): LoadedElf {
+    const elf = parseElf(bytes);
+    if (elf.entry !== 0) {
+      throw new ElfError(`entry point is 0x${elf.entry.toString(16)}, but PicoRV32 starts at 0x00000000 (PROGADDR_RESET)`);
+    }
+    for (const seg of elf.segments) this.writeMemory(seg.vaddr, seg.data, seg.memsz);
+    this.symbols = elf.symbols;
+    return elf;
+  }
+
+  /** Puts raw bytes into the SRAM at a byte offset (the --sram FILE@OFFSET option). */
+  loadSram(data: Uint8Array, offset: number): void {
+    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > SRAM_SIZE) {
+      throw new ElfError(`${data.length} bytes at SRAM offset 0x${offset.toString(16)} do not fit the 512 KiB SRAM`);
+    }
+    this.bus.sram.bytes.set(data, offset);
+  }
+
+  private writeMemory(addr: number, data: Uint8Array, memsz: number): void {
+    if (addr < BRAM_SIZE) {
+      this.bus.bram.fill(0, addr, addr + memsz);
+      this.bus.bram.set(data, addr);
+      this.cpu.invalidateAll();
+    } else {
+      const off = addr - SRAM_BASE;
+      this.bus.sram.bytes.fill(0, off, off + memsz);
+      this.bus.sram.bytes.set(data, off);
+    }
+  }
+
+  /** Runs until EXIT, a trap, a bus error or the clock limit. */
+  run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
+    const reason = this.cpu.run(maxCycles);
+    this.bus.console.flush();
+    return this.result(reason);
+  }
+
+  result(reason: StopReason): RunResult {
+    const cpu = this.cpu;
+    const guestExit = this.bus.console.exitCode;
+    const base = { guestExit, instret: cpu.instret, pc: cpu.pc, where: this.symbols.describe(cpu.pc), trap: null };
+    switch (reason) {
+      case StopReason.EXIT:
+        return { ...base, reason: 'exit', exit: guestExit ?? 0, clocks: cpu.stopClock };
+      case StopReason.TRAP:
+      case StopReason.BUS_ERROR:
+        return {
+          ...base,
+          reason: reason === StopReason.TRAP ? 'trap' : 'bus-error',
+          exit: reason === StopReason.TRAP ? EXIT.TRAP : EXIT.BUS_ERROR,
+          clocks: cpu.stopClock,
+          trap: this.trapReport(),
+        };
+      default:
+        return { ...base, reason: 'cycle-limit', exit: EXIT.CYCLE_LIMIT, clocks: cpu.cycle };
+    }
+  }
+
+  private trapReport(): TrapReport {
+    const cpu = this.cpu;
+    const pc = cpu.pc;
+    const fetchable = (pc & 3) === 0 && pc < BRAM_SIZE;
+    const word = fetchable ? cpu.wordAt(pc) >>> 0 : 0;
+    return {
+      kind: TRAP_TEXT[cpu.trapKind],
+      pc,
+      word,
+      disasm: fetchable ? disassemble(word, pc, (a) => this.symbols.describe(a)) : '',
+      symbol: this.symbols.describe(pc),
+      addr: cpu.faultAddr,
+    };
+  }
+}
+
+/** The one line a stop other than EXIT gets on standard error. */
+export function describeStop(r: RunResult): string {
+  const at = (pc: number, sym: string) => `pc 0x${hex8(pc)}${sym ? ` <${sym}>` : ''}`;
+  if (r.reason === 'cycle-limit') {
+    return `cycle limit reached after ${r.clocks} clocks (${r.instret} instructions) at ${at(r.pc, r.where)}`;
+  }
+  const t = r.trap;
+  if (!t) return `exit ${r.exit} after ${r.clocks} clocks`;
+  const insn = t.disasm ? `: 0x${hex8(t.word)}  ${t.disasm.replace('\t', ' ')}` : '';
+  const addr = /load|store/.test(t.kind) ? ` (address 0x${hex8(t.addr)})` : '';
+  return `${t.kind}${addr} at ${at(t.pc, t.symbol)}${insn}, clock ${r.clocks}`;
+}
+
+export function hex8(n: number): string {
+  return (n >>> 0).toString(16).padStart(8, '0');
+}
+
+export { TrapKind };
