@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    // Firmware builds and qemu runs share the toolchain; one fork per file is plenty on 2 cores.
+    pool: 'forks',
+  },
+});
