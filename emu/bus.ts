@@ -23,11 +23,20 @@ export interface MmioDevice {
   extraWait?(): number;
 }
 
+/** Who else uses the SRAM bus: told of every CPU SRAM access before it happens. */
+export interface SramSharer {
+  /** The CPU's request reached the bridge at `clock`; the bus is the CPU's from sram.cpuFrom. */
+  cpuSramAccess(clock: number, busClocks: number): void;
+}
+
 export class Bus {
   readonly bram = new Uint8Array(BRAM_SIZE);
   readonly sram: Sram;
   readonly console: Console;
   tpu: MmioDevice | null = null;
+  sramSharer: SramSharer | null = null;
+  /** Set by a device that must stop the machine (a TPU error under --strict, a deadlock). */
+  deviceHalt = false;
 
   /** Wait clocks of the last read()/write(). */
   wait = 0;
@@ -44,7 +53,9 @@ export class Bus {
     this.fault = false;
     const sramOff = addr - SRAM_BASE;
     if (sramOff >= 0 && sramOff < SRAM_SIZE) {
-      this.wait = this.sram.cpuReadWait();
+      const busClocks = this.sram.cpuReadBusClocks();
+      this.sramSharer?.cpuSramAccess(clock, busClocks);
+      this.wait = this.sram.bridgeWait + busClocks;
       return this.sram.readWord(sramOff & ~3);
     }
     const conOff = addr - CONSOLE_BASE;
@@ -69,7 +80,9 @@ export class Bus {
     this.fault = false;
     const sramOff = addr - SRAM_BASE;
     if (sramOff >= 0 && sramOff < SRAM_SIZE) {
-      this.wait = this.sram.cpuWriteWait(wstrb);
+      const busClocks = this.sram.cpuWriteBusClocks(wstrb);
+      this.sramSharer?.cpuSramAccess(clock, busClocks);
+      this.wait = this.sram.bridgeWait + busClocks;
       this.sram.writeLanes(sramOff & ~3, value, wstrb);
       return;
     }
@@ -90,9 +103,9 @@ export class Bus {
     this.fault = true;
   }
 
-  /** True when the guest has written EXIT. */
+  /** True when the guest has written EXIT or a device stopped the machine. */
   get halted(): boolean {
-    return this.console.exitCode !== null;
+    return this.console.exitCode !== null || this.deviceHalt;
   }
 }
 

@@ -27,9 +27,25 @@ export interface BusTiming {
   sramWriteClocksPerByte: number;
 }
 
+export interface TpuConfig {
+  /** Command FIFO depth of each unit (commands waiting, not counting the running one). */
+  queueDepth: number;
+  /** Scratchpad size in KiB (at most 64: addresses are 16-bit fields). */
+  spadKiB: number;
+  /** Scratchpad region size in KiB; each region has one read and one write port. */
+  regionKiB: number;
+  /** Fixed clocks at the start of every DMA command (descriptor decode, address setup). */
+  dmaSetup: number;
+  /** Fixed issue clocks at the start of every MXU command. */
+  mxuSetup: number;
+  /** Fixed clocks at the start of every VPU command. */
+  vpuSetup: number;
+}
+
 export interface PlatformConfig {
   cpu: CpuFeatures;
   bus: BusTiming;
+  tpu: TpuConfig;
   /** Clock frequency, only used to convert clocks to milliseconds in reports. */
   clockHz: number;
 }
@@ -49,6 +65,14 @@ export function defaultConfig(): PlatformConfig {
       sramBridgeWait: 2,
       sramReadClocksPerByte: 1,
       sramWriteClocksPerByte: 2,
+    },
+    tpu: {
+      queueDepth: 8,
+      spadKiB: 64,
+      regionKiB: 4,
+      dmaSetup: 2,
+      mxuSetup: 2,
+      vpuSetup: 2,
     },
     clockHz: 12_000_000,
   };
@@ -70,6 +94,15 @@ export const BUS_TIMING_NAMES = [
   'sramReadClocksPerByte',
   'sramWriteClocksPerByte',
 ] as const satisfies readonly (keyof BusTiming)[];
+
+export const TPU_CONFIG_NAMES = [
+  'queueDepth',
+  'spadKiB',
+  'regionKiB',
+  'dmaSetup',
+  'mxuSetup',
+  'vpuSetup',
+] as const satisfies readonly (keyof TpuConfig)[];
 
 export class ConfigError extends Error {}
 
@@ -97,6 +130,8 @@ export function applyOverrides(cfg: PlatformConfig, overrides: Record<string, un
       cfg.cpu[name as keyof CpuFeatures] = parseBool(name, value);
     } else if ((BUS_TIMING_NAMES as readonly string[]).includes(name)) {
       cfg.bus[name as keyof BusTiming] = parseCount(name, value);
+    } else if ((TPU_CONFIG_NAMES as readonly string[]).includes(name)) {
+      cfg.tpu[name as keyof TpuConfig] = parseCount(name, value);
     } else if (name === 'clockHz') {
       const hz = Number(value);
       if (!(hz > 0)) throw new ConfigError(`clockHz must be positive, got ${JSON.stringify(value)}`);
@@ -105,5 +140,22 @@ export function applyOverrides(cfg: PlatformConfig, overrides: Record<string, un
       throw new ConfigError(`unknown platform option "${name}"`);
     }
   }
+  checkConsistent(cfg);
   return cfg;
+}
+
+function checkConsistent(cfg: PlatformConfig): void {
+  const t = cfg.tpu;
+  if (t.queueDepth < 1 || t.queueDepth > 255) throw new ConfigError('queueDepth must be 1..255');
+  if (t.spadKiB < 1 || t.spadKiB > 64) throw new ConfigError('spadKiB must be 1..64 (16-bit scratchpad addresses)');
+  if (t.regionKiB < 1 || t.spadKiB % t.regionKiB !== 0 || t.spadKiB / t.regionKiB > 32) {
+    throw new ConfigError('regionKiB must divide spadKiB into at most 32 regions');
+  }
+  const b = cfg.bus;
+  if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
+  // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM
+  // bus; a byte transfer it already started must end by then.
+  if (b.sramBridgeWait + 1 < Math.max(b.sramReadClocksPerByte, b.sramWriteClocksPerByte)) {
+    throw new ConfigError('sramBridgeWait must be at least the SRAM clocks per byte minus one');
+  }
 }

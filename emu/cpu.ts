@@ -218,6 +218,7 @@ export class Cpu {
             const word = bus.read(addr, cycle + DATA_ACCESS_OFFSET);
             if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle, addr); break outer; }
             clocks += bus.wait;
+            if (bus.halted) return this.halt(next, cycle, clocks, instret);
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
@@ -242,12 +243,7 @@ export class Cpu {
             bus.write(addr, wdata | 0, wstrb, cycle + DATA_ACCESS_OFFSET);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle, addr); break outer; }
             clocks += bus.wait;
-            if (bus.halted) {
-              this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
-              this.stopClock = cycle + DATA_ACCESS_OFFSET + bus.wait;
-              this.stopReason = StopReason.EXIT;
-              return StopReason.EXIT;
-            }
+            if (bus.halted) return this.halt(next, cycle, clocks, instret);
           }
           break;
         }
@@ -306,6 +302,14 @@ export class Cpu {
     this.pc = pc; this.cycle = cycle; this.instret = instret;
     this.stopReason = reason;
     return reason;
+  }
+
+  /** The data access of the instruction at `cycle` halted the machine (EXIT, or a device). */
+  private halt(next: number, cycle: number, clocks: number, instret: number): StopReason {
+    this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
+    this.stopClock = cycle + DATA_ACCESS_OFFSET + this.bus.wait;
+    this.stopReason = StopReason.EXIT;
+    return StopReason.EXIT;
   }
 
   private trap(kind: TrapKind, cycle: number, addr = 0): StopReason {

@@ -8,8 +8,10 @@ import { disassemble } from './disasm.ts';
 import { ElfError, parseElf, SymbolTable, type LoadedElf } from './elf.ts';
 import { EXIT } from './exit-status.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+import { describeError, Tpu, type TpuError } from '../periph/tpu.ts';
+import type { CounterSnapshot } from '../periph/counters.ts';
 
-export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit';
+export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error';
 
 export interface TrapReport {
   kind: string;
@@ -34,6 +36,21 @@ export interface RunResult {
   /** symbol+offset of pc, or ''. */
   where: string;
   trap: TrapReport | null;
+  /** Why the TPU stopped the machine (--strict error, deadlock), or null. */
+  tpuFatal: string | null;
+  /** Every command the TPU dropped, with its clock. */
+  tpuErrors: TpuError[];
+  /** The PLATFORM.md §7 counters: the PERF_CTRL window, or the whole run. */
+  counters: CounterSnapshot;
+  /** Whether `counters` is a PERF_CTRL window (else the whole run). */
+  perfWindow: boolean;
+}
+
+export interface MachineOptions {
+  /** Run every TPU unit with its literal clock-by-clock reference model. */
+  reference?: boolean;
+  /** Stop at the first TPU error. */
+  strict?: boolean;
 }
 
 export const DEFAULT_MAX_CYCLES = 10_000_000_000;
@@ -42,12 +59,19 @@ export class Machine {
   readonly config: PlatformConfig;
   readonly bus: Bus;
   readonly cpu: Cpu;
+  readonly tpu: Tpu;
   symbols = new SymbolTable([]);
 
-  constructor(config: PlatformConfig = defaultConfig()) {
+  constructor(config: PlatformConfig = defaultConfig(), options: MachineOptions = {}) {
     this.config = config;
     this.bus = new Bus(config.bus);
     this.cpu = new Cpu(this.bus, config.cpu);
+    this.tpu = new Tpu(config, this.bus.sram, options.reference ?? false, options.strict ?? false);
+    this.tpu.onFatal = () => {
+      this.bus.deviceHalt = true;
+    };
+    this.bus.tpu = this.tpu;
+    this.bus.sramSharer = this.tpu;
   }
 
   /** Loads an ELF image (before reset, as the host would). Throws ElfError. */
@@ -85,13 +109,21 @@ export class Machine {
   run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
     const reason = this.cpu.run(maxCycles);
     this.bus.console.flush();
-    return this.result(reason);
+    const r = this.result(reason);
+    // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
+    if (!this.tpu.fatal) this.tpu.advanceTo(r.clocks);
+    return this.tpu.fatal && r.reason === 'exit' && this.bus.console.exitCode === null
+      ? { ...this.result(reason), reason: 'tpu-error', exit: EXIT.TPU_ERROR }
+      : this.result(reason);
   }
 
   result(reason: StopReason): RunResult {
     const cpu = this.cpu;
     const guestExit = this.bus.console.exitCode;
-    const base = { guestExit, instret: cpu.instret, pc: cpu.pc, where: this.symbols.describe(cpu.pc), trap: null };
+    const base = {
+      guestExit, instret: cpu.instret, pc: cpu.pc, where: this.symbols.describe(cpu.pc), trap: null,
+      tpuFatal: this.tpu.fatal, tpuErrors: this.tpu.errors, counters: this.tpu.report(), perfWindow: this.tpu.usedPerfCtrl,
+    };
     switch (reason) {
       case StopReason.EXIT:
         return { ...base, reason: 'exit', exit: guestExit ?? 0, clocks: cpu.stopClock };
@@ -128,6 +160,7 @@ export class Machine {
 /** The one line a stop other than EXIT gets on standard error. */
 export function describeStop(r: RunResult): string {
   const at = (pc: number, sym: string) => `pc 0x${hex8(pc)}${sym ? ` <${sym}>` : ''}`;
+  if (r.reason === 'tpu-error') return `${r.tpuFatal} (stopped at ${at(r.pc, r.where)}, clock ${r.clocks})`;
   if (r.reason === 'cycle-limit') {
     return `cycle limit reached after ${r.clocks} clocks (${r.instret} instructions) at ${at(r.pc, r.where)}`;
   }
@@ -142,4 +175,4 @@ export function hex8(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
 }
 
-export { TrapKind };
+export { TrapKind, describeError };

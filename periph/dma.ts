@@ -1,0 +1,213 @@
+// 2-D DMA between the external SRAM and the scratchpad. After dmaSetup clocks
+// it moves one byte per transfer: a LOAD transfer takes sramReadClocksPerByte
+// clocks (1), a STORE transfer sramWriteClocksPerByte (2). A transfer starts
+// only when it cannot overlap the clocks the CPU holds the SRAM bus (periph/sram.ts),
+// so the CPU's accesses delay the DMA and never the other way round.
+//
+// Data timing (both models): a LOAD reads the SRAM byte in the first clock of
+// its transfer (tickRead) and writes the scratchpad in that clock (tickWrite);
+// a STORE reads the scratchpad byte in the first clock and writes the SRAM byte
+// in that clock.
+
+import type { BusTiming, TpuConfig } from '../emu/config.ts';
+import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
+import { SRAM_SIZE, type Sram } from './sram.ts';
+import { bits, blockEnd, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+
+const LOAD = opcode('DMA', 'LOAD');
+const STORE = opcode('DMA', 'STORE');
+
+const field = (name: string) => UNIT_BY_NAME.DMA.args.find((a) => a.name === name)!;
+const F = {
+  sramAddr: field('SRAM_ADDR'), spadAddr: field('SPAD_ADDR'), rows: field('ROWS'),
+  rowBytes: field('ROW_BYTES'), spadStride: field('SPAD_STRIDE'), sramStride: field('SRAM_STRIDE'),
+};
+const get = (cmd: Cmd, fd: typeof F.rows) => bits(cmd.args[fd.arg], fd.lsb, fd.width);
+
+/** A DMA command's fields, decoded once. */
+export interface DmaFields {
+  store: boolean;
+  sramAddr: number;
+  spadAddr: number;
+  rows: number;
+  rowBytes: number;
+  spadStride: number;
+  sramStride: number;
+}
+
+export function dmaFields(cmd: Cmd): DmaFields {
+  return {
+    store: cmd.opcode === STORE,
+    sramAddr: get(cmd, F.sramAddr),
+    spadAddr: get(cmd, F.spadAddr),
+    rows: get(cmd, F.rows),
+    rowBytes: get(cmd, F.rowBytes),
+    spadStride: get(cmd, F.spadStride),
+    sramStride: get(cmd, F.sramStride),
+  };
+}
+
+export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
+  const spadSize = cfg.spadKiB * 1024;
+  const regionBytes = cfg.regionKiB * 1024;
+  return {
+    validate(cmd: Cmd): number {
+      if ((cmd.opcode !== LOAD && cmd.opcode !== STORE) || cmd.flags !== 0) return ERR.BAD_OPCODE;
+      const d = dmaFields(cmd);
+      if (d.rows === 0 || d.rowBytes === 0) return ERR.ZERO_SIZE;
+      if (blockEnd(d.spadAddr, d.rows, d.rowBytes, d.spadStride) > spadSize) return ERR.RANGE;
+      if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
+      return 0;
+    },
+    footprint(cmd: Cmd): Footprint {
+      const d = dmaFields(cmd);
+      const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, regionBytes);
+      return d.store ? { read: mask, write: 0, sameRegion: false } : { read: 0, write: mask, sameRegion: false };
+    },
+    nominalClocks(cmd: Cmd): number {
+      const d = dmaFields(cmd);
+      const perByte = d.store ? bus.sramWriteClocksPerByte : bus.sramReadClocksPerByte;
+      return cfg.dmaSetup + d.rows * d.rowBytes * perByte;
+    },
+    describe(cmd: Cmd): string {
+      if (cmd.opcode !== LOAD && cmd.opcode !== STORE) return `opcode ${cmd.opcode}`;
+      const d = dmaFields(cmd);
+      const h = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
+      return `${d.store ? 'STORE' : 'LOAD'} sram=0x${d.sramAddr.toString(16).padStart(5, '0')} spad=${h(d.spadAddr)} `
+        + `rows=${d.rows} row_bytes=${d.rowBytes} sram_stride=${d.sramStride} spad_stride=${d.spadStride}`;
+    },
+  };
+}
+
+/**
+ * State shared by both models: the command, the transfer position and the
+ * transfer in flight. The models differ in how they advance it.
+ */
+abstract class DmaBase implements UnitModel {
+  running = false;
+  protected d: DmaFields = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
+  protected setupLeft = 0;
+  /** Bytes moved so far, and the row/column of the next one. */
+  protected moved = 0;
+  protected total = 0;
+  protected row = 0;
+  protected col = 0;
+  /** Clocks left of the transfer in flight (0: none). */
+  protected slotLeft = 0;
+  /** Clocks per transfer of the current command. */
+  protected perByte = 1;
+  private latched = 0;
+
+  constructor(protected readonly mem: UnitMemories, protected readonly sram: Sram,
+    protected readonly cfg: TpuConfig, protected readonly bus: BusTiming) {}
+
+  begin(cmd: Cmd, _clock: number): void {
+    this.d = dmaFields(cmd);
+    this.running = true;
+    this.setupLeft = this.cfg.dmaSetup;
+    this.moved = 0;
+    this.total = this.d.rows * this.d.rowBytes;
+    this.row = 0;
+    this.col = 0;
+    this.slotLeft = 0;
+    this.perByte = this.d.store ? this.bus.sramWriteClocksPerByte : this.bus.sramReadClocksPerByte;
+  }
+
+  /** May a transfer start at `clock`: would [clock, clock + perByte) miss the CPU's bus time? */
+  protected canStart(clock: number): boolean {
+    return clock + this.perByte <= this.sram.cpuFrom || clock >= this.sram.cpuUntil;
+  }
+
+  tickRead(clock: number): void {
+    if (this.setupLeft > 0 || this.slotLeft > 0 || !this.canStart(clock)) return;
+    this.slotLeft = this.perByte;
+    const d = this.d;
+    this.latched = d.store
+      ? this.mem.spad[d.spadAddr + this.row * d.spadStride + this.col]
+      : this.mem.sram[d.sramAddr + this.row * d.sramStride + this.col];
+  }
+
+  tickWrite(clock: number): boolean {
+    if (this.setupLeft > 0) {
+      this.setupLeft--;
+      return false;
+    }
+    if (this.slotLeft === 0) return false; // waiting for the SRAM bus
+    const d = this.d;
+    if (this.slotLeft === this.perByte) {
+      if (d.store) this.mem.sram[d.sramAddr + this.row * d.sramStride + this.col] = this.latched;
+      else this.mem.spad[d.spadAddr + this.row * d.spadStride + this.col] = this.latched;
+    }
+    if (--this.slotLeft > 0) return false;
+    return this.advanceBytes(1, clock);
+  }
+
+  /** Counts `n` finished transfers; true (and idle) when that was the last. */
+  protected advanceBytes(n: number, _clock: number): boolean {
+    this.moved += n;
+    const at = this.col + n;
+    this.row += Math.floor(at / this.d.rowBytes);
+    this.col = at % this.d.rowBytes;
+    if (this.moved < this.total) return false;
+    this.running = false;
+    return true;
+  }
+
+  abstract horizon(clock: number): number;
+  abstract skip(clock: number, n: number): boolean;
+}
+
+/** Literal model: one clock at a time, one byte transfer in flight. */
+export class DmaReference extends DmaBase {
+  horizon(): number {
+    throw new Error('DmaReference is clock by clock');
+  }
+  skip(): boolean {
+    throw new Error('DmaReference is clock by clock');
+  }
+}
+
+/** Fast model: whole runs of transfers between the CPU's SRAM bus clocks. */
+export class DmaFast extends DmaBase {
+  horizon(clock: number): number {
+    if (this.setupLeft > 0) return this.setupLeft;
+    if (this.slotLeft > 0) return this.slotLeft;
+    if (!this.canStart(clock)) return this.sram.cpuUntil - clock;
+    const left = this.total - this.moved;
+    // Transfers that fit before the CPU's next bus time, if it lies ahead.
+    const room = this.sram.cpuFrom > clock ? Math.floor((this.sram.cpuFrom - clock) / this.perByte) : left;
+    return Math.min(left, room) * this.perByte;
+  }
+
+  skip(clock: number, n: number): boolean {
+    if (this.setupLeft > 0) {
+      this.setupLeft -= n;
+      return false;
+    }
+    if (this.slotLeft > 0) {
+      this.slotLeft -= n;
+      return this.slotLeft === 0 ? this.advanceBytes(1, clock) : false;
+    }
+    if (!this.canStart(clock)) return false;
+    const count = n / this.perByte; // horizon() made n a whole number of transfers
+    this.copy(count);
+    return this.advanceBytes(count, clock);
+  }
+
+  /** Moves the next `count` bytes, row by row. */
+  private copy(count: number): void {
+    const d = this.d;
+    const spad = this.mem.spad, sram = this.mem.sram;
+    let row = this.row, col = this.col, left = count;
+    while (left > 0) {
+      const chunk = Math.min(left, d.rowBytes - col);
+      let p = d.spadAddr + row * d.spadStride + col;
+      let q = d.sramAddr + row * d.sramStride + col;
+      if (d.store) for (let i = 0; i < chunk; i++) sram[q++] = spad[p++];
+      else for (let i = 0; i < chunk; i++) spad[p++] = sram[q++];
+      left -= chunk;
+      col += chunk;
+      if (col === d.rowBytes) { col = 0; row++; }
+    }
+  }
+}

@@ -1,0 +1,237 @@
+// The TPU's register map and command encodings: the one table where offsets,
+// fields, opcodes, flags and error codes live. The TypeScript constants below
+// are derived from it, firmware-c/include/tpu_regs.h is generated from it
+// (scripts/gen-regs.ts), and docs/hardware.md describes it; a test fails when
+// the generated header is stale.
+
+export interface Field {
+  readonly name: string;
+  readonly lsb: number;
+  readonly width: number;
+  readonly doc: string;
+}
+
+export interface Register {
+  readonly name: string;
+  readonly offset: number;
+  readonly access: 'R' | 'W' | 'RW' | 'R/W1C';
+  readonly doc: string;
+  readonly fields?: readonly Field[];
+}
+
+/** A command's field packed into one staging register. */
+export interface ArgField extends Field {
+  /** Staging register index: 0..4 (ARG5 is the wait token of every command). */
+  readonly arg: number;
+}
+
+export interface Opcode {
+  readonly name: string;
+  readonly value: number;
+  readonly doc: string;
+}
+
+export interface UnitSpec {
+  readonly name: 'DMA' | 'MXU' | 'VPU';
+  /** Unit number in wait tokens and in ERROR. */
+  readonly id: number;
+  readonly base: number;
+  readonly opcodes: readonly Opcode[];
+  readonly flags: readonly { name: string; bit: number; doc: string }[];
+  readonly args: readonly ArgField[];
+}
+
+export const TPU_BASE = 0x2000_0000;
+export const TPU_ID_VALUE = 0x5450_5531; // "TPU1"
+
+export const GLOBAL_REGS: readonly Register[] = [
+  { name: 'ID', offset: 0x000, access: 'R', doc: 'reads 0x54505531 ("TPU1")' },
+  {
+    name: 'CONFIG', offset: 0x004, access: 'R', doc: 'the platform configuration, one byte each',
+    fields: [
+      { name: 'ARRAY_DIM', lsb: 0, width: 8, doc: 'MXU array dimension (8)' },
+      { name: 'QUEUE_DEPTH', lsb: 8, width: 8, doc: 'command FIFO depth of each unit' },
+      { name: 'SPAD_KIB', lsb: 16, width: 8, doc: 'scratchpad size in KiB' },
+      { name: 'REGION_KIB', lsb: 24, width: 8, doc: 'scratchpad region size in KiB' },
+    ],
+  },
+  { name: 'PERF_CTRL', offset: 0x008, access: 'W', doc: '1: zero the counters and start counting; 0: stop (freeze)' },
+  {
+    name: 'ERROR', offset: 0x00c, access: 'R/W1C', doc: 'first error since cleared (0: none); any non-zero write clears it and every STATUS error bit',
+    fields: [
+      { name: 'CODE', lsb: 0, width: 8, doc: 'error code (TPU_ERR_*)' },
+      { name: 'UNIT', lsb: 8, width: 4, doc: 'unit number (1 DMA, 2 MXU, 3 VPU)' },
+      { name: 'SERIAL', lsb: 12, width: 20, doc: 'the command\'s serial: the unit\'s ISSUED count before it was pushed' },
+    ],
+  },
+  { name: 'CYCLES_LO', offset: 0x010, access: 'R', doc: 'clocks counted, low word' },
+  { name: 'CYCLES_HI', offset: 0x014, access: 'R', doc: 'clocks counted, high word' },
+  { name: 'MXU_BUSY', offset: 0x018, access: 'R', doc: 'clocks the MXU executed a command' },
+  { name: 'VPU_BUSY', offset: 0x01c, access: 'R', doc: 'clocks the VPU executed a command' },
+  { name: 'DMA_BUSY', offset: 0x020, access: 'R', doc: 'clocks the DMA executed a command' },
+  { name: 'IDLE', offset: 0x024, access: 'R', doc: 'clocks with no unit busy (issue overhead)' },
+  { name: 'STALL', offset: 0x028, access: 'R', doc: 'clocks the CPU waited on a PUSH to a full queue' },
+  { name: 'OVERLAP', offset: 0x02c, access: 'R', doc: 'clocks with two or more units busy' },
+  { name: 'DEP_WAIT', offset: 0x030, access: 'R', doc: 'clocks in which at least one unit waited on a wait token' },
+];
+
+export const UNIT_REGS: readonly Register[] = [
+  { name: 'ARG0', offset: 0x00, access: 'RW', doc: 'staging register 0 (keeps its value)' },
+  { name: 'ARG1', offset: 0x04, access: 'RW', doc: 'staging register 1' },
+  { name: 'ARG2', offset: 0x08, access: 'RW', doc: 'staging register 2' },
+  { name: 'ARG3', offset: 0x0c, access: 'RW', doc: 'staging register 3' },
+  { name: 'ARG4', offset: 0x10, access: 'RW', doc: 'staging register 4' },
+  {
+    name: 'ARG5', offset: 0x14, access: 'RW', doc: 'wait token: the command starts only once that unit\'s DONE has reached the ticket',
+    fields: [
+      { name: 'TICKET', lsb: 0, width: 30, doc: 'DONE count to wait for' },
+      { name: 'UNIT', lsb: 30, width: 2, doc: 'unit to wait on (0: no token)' },
+    ],
+  },
+  {
+    name: 'PUSH', offset: 0x18, access: 'W', doc: 'enqueue {ARG0..ARG5, this value}; stalls the bus while the FIFO is full',
+    fields: [
+      { name: 'OPCODE', lsb: 0, width: 8, doc: 'the unit\'s opcode' },
+      { name: 'FLAGS', lsb: 8, width: 8, doc: 'the opcode\'s flags' },
+    ],
+  },
+  {
+    name: 'STATUS', offset: 0x1c, access: 'R', doc: 'unit state',
+    fields: [
+      { name: 'BUSY', lsb: 0, width: 1, doc: 'a command is executing' },
+      { name: 'QUEUED', lsb: 8, width: 8, doc: 'commands waiting in the FIFO' },
+      { name: 'ERROR', lsb: 16, width: 1, doc: 'this unit dropped a command since ERROR was cleared' },
+    ],
+  },
+  { name: 'ISSUED', offset: 0x20, access: 'R', doc: 'commands pushed so far' },
+  { name: 'DONE', offset: 0x24, access: 'R', doc: 'commands finished (or dropped) so far' },
+];
+
+const f = (name: string, arg: number, lsb: number, width: number, doc: string): ArgField => ({ name, arg, lsb, width, doc });
+
+export const UNITS: readonly UnitSpec[] = [
+  {
+    name: 'DMA', id: 1, base: 0x100,
+    opcodes: [
+      { name: 'LOAD', value: 1, doc: 'SRAM → scratchpad, 1 clock per byte' },
+      { name: 'STORE', value: 2, doc: 'scratchpad → SRAM, 2 clocks per byte' },
+    ],
+    flags: [],
+    args: [
+      f('SRAM_ADDR', 0, 0, 32, 'SRAM byte offset (0..0x7FFFF, not the CPU address) of the first row'),
+      f('SPAD_ADDR', 1, 0, 16, 'scratchpad byte address of the first row'),
+      f('ROWS', 1, 16, 16, 'number of rows (≥ 1)'),
+      f('ROW_BYTES', 2, 0, 16, 'bytes per row (≥ 1)'),
+      f('SPAD_STRIDE', 2, 16, 16, 'scratchpad bytes from one row to the next'),
+      f('SRAM_STRIDE', 3, 0, 32, 'SRAM bytes from one row to the next'),
+    ],
+  },
+  {
+    name: 'MXU', id: 2, base: 0x200,
+    opcodes: [
+      { name: 'MATMUL', value: 1, doc: 'C[8,8] = (ACCUMULATE ? Cin : 0) + A[8,K]·B[K,8]' },
+    ],
+    flags: [
+      { name: 'TRANSPOSE_B', bit: 0, doc: 'B is given as Bt[8,K], read like A: C = A·Btᵀ' },
+      { name: 'ACCUMULATE', bit: 1, doc: 'add the int32 tile Cin (preloaded in 8 clocks)' },
+      { name: 'OUT_INT32', bit: 2, doc: 'write C as int32 rows of 32 bytes (else int4 rows of 4 bytes, requantized by SHIFT)' },
+    ],
+    args: [
+      f('A_ADDR', 0, 0, 16, 'A[8,K] int4, 8 rows'),
+      f('B_ADDR', 0, 16, 16, 'B[K,8] int4 (K rows of 4 bytes), or Bt[8,K] with TRANSPOSE_B'),
+      f('C_ADDR', 1, 0, 16, 'C[8,8] output'),
+      f('K', 1, 16, 16, 'inner dimension, a multiple of 8 (≥ 8)'),
+      f('A_STRIDE', 2, 0, 16, 'bytes between rows of A'),
+      f('B_STRIDE', 2, 16, 16, 'bytes between rows of B (or Bt)'),
+      f('C_STRIDE', 3, 0, 16, 'bytes between rows of C'),
+      f('SHIFT', 3, 16, 5, 'requantization shift for int4 output'),
+      f('CIN_ADDR', 4, 0, 16, 'Cin[8,8] int32, with ACCUMULATE'),
+      f('CIN_STRIDE', 4, 16, 16, 'bytes between rows of Cin'),
+    ],
+  },
+  {
+    name: 'VPU', id: 3, base: 0x300,
+    opcodes: [
+      { name: 'ADD', value: 1, doc: 'C = sat4(A + B), int4' },
+      { name: 'RELU', value: 2, doc: 'C = max(A, 0), int4' },
+      { name: 'HARDTANH', value: 3, doc: 'C = clamp(A, −PARAM, PARAM), int4, PARAM 0..8' },
+      { name: 'CAUSAL_MASK', value: 4, doc: 'C = A, but −8 where column COL_OFF+j > row ROW_OFF+i, int4' },
+      { name: 'REQUANT', value: 5, doc: 'C = sat4(rshift(A, PARAM)), A int32 → C int4' },
+      { name: 'ADD32', value: 6, doc: 'C = A + B, int32 (wrapping)' },
+      { name: 'COPY', value: 7, doc: 'C = A, int4' },
+    ],
+    flags: [],
+    args: [
+      f('A_ADDR', 0, 0, 16, 'first operand'),
+      f('B_ADDR', 0, 16, 16, 'second operand (ADD, ADD32)'),
+      f('C_ADDR', 1, 0, 16, 'result'),
+      f('ROWS', 1, 16, 16, 'rows (≥ 1)'),
+      f('A_STRIDE', 2, 0, 16, 'bytes between rows of A'),
+      f('B_STRIDE', 2, 16, 16, 'bytes between rows of B'),
+      f('C_STRIDE', 3, 0, 16, 'bytes between rows of C'),
+      f('COLS', 3, 16, 16, 'elements per row (≥ 1; even for int4 operands)'),
+      f('PARAM', 4, 0, 32, 'HARDTANH bound, REQUANT shift, or CAUSAL_MASK offsets'),
+      f('ROW_OFF', 4, 0, 16, 'CAUSAL_MASK: global row of the tile\'s first row'),
+      f('COL_OFF', 4, 16, 16, 'CAUSAL_MASK: global column of the tile\'s first column'),
+    ],
+  },
+];
+
+export const ERROR_CODES = [
+  { name: 'BAD_OPCODE', value: 1, doc: 'unknown opcode or flag' },
+  { name: 'RANGE', value: 2, doc: 'an operand extends past the end of the scratchpad or SRAM' },
+  { name: 'MISALIGNED', value: 3, doc: 'an MXU operand, an int32 operand or a stride is not 4-byte aligned' },
+  { name: 'ZERO_SIZE', value: 4, doc: 'rows, row bytes, columns or K is zero' },
+  { name: 'BAD_K', value: 5, doc: 'K is not a multiple of 8' },
+  { name: 'ODD_COLS', value: 6, doc: 'an int4 VPU operand with an odd number of columns' },
+  { name: 'PARAM', value: 7, doc: 'a parameter out of range (HARDTANH bound > 8, REQUANT shift > 31)' },
+  { name: 'SAME_REGION', value: 8, doc: 'two operands of one command read the same scratchpad region' },
+  { name: 'PORT_CONFLICT', value: 9, doc: 'the command needs a region port another running command holds' },
+] as const;
+
+export type ErrorName = (typeof ERROR_CODES)[number]['name'];
+export const ERR = Object.fromEntries(ERROR_CODES.map((e) => [e.name, e.value])) as Record<ErrorName, number>;
+
+// ---- Derived constants for the TypeScript side ----
+
+function offsets(regs: readonly Register[]): Record<string, number> {
+  return Object.fromEntries(regs.map((r) => [r.name, r.offset]));
+}
+export const GLOBAL = offsets(GLOBAL_REGS);
+export const UNIT_REG = offsets(UNIT_REGS);
+export const UNIT_BY_NAME = Object.fromEntries(UNITS.map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
+
+export function opcode(unit: UnitSpec['name'], name: string): number {
+  const op = UNIT_BY_NAME[unit].opcodes.find((o) => o.name === name);
+  if (!op) throw new Error(`no ${unit} opcode ${name}`);
+  return op.value;
+}
+
+export function flagBit(unit: UnitSpec['name'], name: string): number {
+  const fl = UNIT_BY_NAME[unit].flags.find((x) => x.name === name);
+  if (!fl) throw new Error(`no ${unit} flag ${name}`);
+  return 1 << fl.bit;
+}
+
+/** Reads a field out of staging registers ARG0..ARG4. */
+export function argField(unit: UnitSpec['name'], name: string): { arg: number; lsb: number; mask: number } {
+  const fd = UNIT_BY_NAME[unit].args.find((x) => x.name === name);
+  if (!fd) throw new Error(`no ${unit} field ${name}`);
+  return { arg: fd.arg, lsb: fd.lsb, mask: fd.width === 32 ? 0xffffffff : (1 << fd.width) - 1 };
+}
+
+/** Packs named field values into ARG0..ARG4 (used by tests and the host-side tools). */
+export function packArgs(unit: UnitSpec['name'], values: Record<string, number>): number[] {
+  const args = [0, 0, 0, 0, 0];
+  for (const [name, v] of Object.entries(values)) {
+    const { arg, lsb, mask } = argField(unit, name);
+    args[arg] = (args[arg] | ((v & mask) << lsb)) >>> 0;
+  }
+  return args;
+}
+
+export function fieldOf(regs: readonly Register[], reg: string, field: string): Field {
+  const fd = regs.find((r) => r.name === reg)?.fields?.find((x) => x.name === field);
+  if (!fd) throw new Error(`no field ${reg}.${field}`);
+  return fd;
+}

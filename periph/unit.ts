@@ -1,0 +1,112 @@
+// What every TPU unit (DMA, MXU, VPU) looks like to the TPU core (tpu.ts),
+// which owns the queues, the start rule, wait tokens, the port rule and the
+// counters. A unit only executes one command at a time.
+//
+// Clock protocol. The core processes clocks in order. For clock c it first
+// starts commands (begin), then for every running unit calls tickRead(c), then
+// for every running unit tickWrite(c): within one clock all reads see the
+// memories as they were at the start of the clock, whatever the order of the
+// units. A command that began at clock s and returns true from tickWrite(e)
+// was busy for e - s + 1 clocks.
+//
+// Each unit has two models with the same observable behaviour (the bytes read
+// and written at every clock, and the end clock):
+//   - the reference model, literal and clock by clock; it is only ever driven
+//     through tickRead/tickWrite;
+//   - the fast model, which the core may also advance n clocks at once with
+//     skip(c, n), but only over a window in which no other unit writes what it
+//     reads (the core checks region masks) and n <= horizon(c).
+
+export interface Cmd {
+  /** ARG0..ARG4 as pushed. */
+  readonly args: Uint32Array;
+  readonly opcode: number;
+  readonly flags: number;
+  /** The unit's ISSUED count before this push: the command's serial number. */
+  readonly serial: number;
+  readonly pushClock: number;
+  /** Wait token (ARG5): unit number in 31:30, ticket in 29:0. */
+  readonly token: number;
+}
+
+/** Memories a unit reaches. Nothing else is reachable from a command. */
+export interface UnitMemories {
+  readonly spad: Uint8Array;
+  readonly sram: Uint8Array;
+}
+
+/** The scratchpad regions a command holds ports of, as bitmasks (bit r = region r). */
+export interface Footprint {
+  read: number;
+  write: number;
+  /** Set when two operands of the command read the same region. */
+  sameRegion: boolean;
+}
+
+export interface UnitModel {
+  /** True from begin() until the tickWrite/skip that ends the command. */
+  readonly running: boolean;
+  /** Starts executing a command that passed validation, at clock `clock`. */
+  begin(cmd: Cmd, clock: number): void;
+  tickRead(clock: number): void;
+  /** Returns true when the command's last clock was `clock`. */
+  tickWrite(clock: number): boolean;
+  /**
+   * Fast model only: how many clocks from `clock` on can be skipped in one go
+   * (>= 1); the command ends at clock + horizon - 1 at the latest.
+   */
+  horizon(clock: number): number;
+  /** Fast model only: advances n clocks; returns true if the command ended at clock + n - 1. */
+  skip(clock: number, n: number): boolean;
+}
+
+/** Per-unit static rules shared by both models. */
+export interface UnitRules {
+  /** 0 when the command is well formed, else an ERR code (periph/regs.ts). */
+  validate(cmd: Cmd): number;
+  /** Regions the command reads and writes; only called on valid commands. */
+  footprint(cmd: Cmd): Footprint;
+  /** Busy clocks of the command when nothing slows it down (documented timing). */
+  nominalClocks(cmd: Cmd): number;
+  /** A one-line description for reports: opcode and fields. */
+  describe(cmd: Cmd): string;
+}
+
+/** Helper: the mask of regions touched by `rows` rows of `rowBytes` bytes from `addr`. */
+export function regionMask(addr: number, rows: number, rowBytes: number, stride: number, regionBytes: number): number {
+  let mask = 0;
+  for (let r = 0; r < rows; r++) {
+    const first = addr + r * stride;
+    const last = first + rowBytes - 1;
+    for (let g = Math.floor(first / regionBytes); g <= Math.floor(last / regionBytes); g++) mask |= 1 << g;
+  }
+  return mask >>> 0;
+}
+
+/** Last byte (exclusive) of a 2-D block, to range-check it. */
+export function blockEnd(addr: number, rows: number, rowBytes: number, stride: number): number {
+  return addr + (rows - 1) * stride + rowBytes;
+}
+
+/** Field accessor: bits [lsb, lsb+width) of a staging register. */
+export function bits(v: number, lsb: number, width: number): number {
+  return width >= 32 ? v >>> 0 : (v >>> lsb) & ((1 << width) - 1);
+}
+
+/** int4 rounding shift and saturation of PLATFORM.md §6.2. */
+export function rshift(x: number, s: number): number {
+  return s === 0 ? x : Math.floor((x + 2 ** (s - 1)) / 2 ** s);
+}
+export function sat4(x: number): number {
+  return x < -8 ? -8 : x > 7 ? 7 : x;
+}
+/** Signed nibble `i` of a packed int4 buffer (element 2i in the low nibble). */
+export function getInt4(buf: Uint8Array, base: number, i: number): number {
+  const b = buf[base + (i >> 1)];
+  const n = i & 1 ? b >> 4 : b & 15;
+  return (n << 28) >> 28;
+}
+export function setInt4(buf: Uint8Array, base: number, i: number, v: number): void {
+  const at = base + (i >> 1);
+  buf[at] = i & 1 ? (buf[at] & 0x0f) | ((v & 15) << 4) : (buf[at] & 0xf0) | (v & 15);
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Makes sure the RISC-V cross toolchain for picotpu firmware is present:
+# riscv64-unknown-elf-{gcc,objdump,objcopy} and picolibc's rv32i/ilp32 build.
+# With --with-test-tools, also qemu-riscv32 (qemu-user) and gdb-multiarch.
+# Quiet when all is there. Installs with apt-get when run as root; otherwise
+# prints the command to run and exits 1.
+set -euo pipefail
+
+with_test_tools=0
+for arg in "$@"; do
+	case "$arg" in
+	--with-test-tools) with_test_tools=1 ;;
+	*) echo "usage: $0 [--with-test-tools]" >&2; exit 2 ;;
+	esac
+done
+
+CROSS=riscv64-unknown-elf-
+
+# Compiles and links a program that uses picolibc's string.h for rv32i: this
+# is what the firmware needs, and it fails if the multilib is missing.
+picolibc_ok() {
+	local dir rc
+	dir=$(mktemp -d) || return 1
+	printf '#include <string.h>\nvoid _start(void) { static char b[8]; memset(b, 0, strlen("x")); for (;;); }\n' >"$dir/t.c"
+	"${CROSS}gcc" -march=rv32i -mabi=ilp32 --specs=picolibc.specs -ffreestanding -nostartfiles \
+		"$dir/t.c" -o "$dir/t.elf" -lc -lgcc >/dev/null 2>&1
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+
+missing_packages() {
+	local pkgs=()
+	command -v "${CROSS}gcc" >/dev/null || pkgs+=(gcc-riscv64-unknown-elf)
+	{ command -v "${CROSS}objdump" && command -v "${CROSS}objcopy"; } >/dev/null ||
+		pkgs+=(binutils-riscv64-unknown-elf)
+	# Without gcc picolibc cannot be checked: list it, apt skips it if present.
+	{ command -v "${CROSS}gcc" >/dev/null && picolibc_ok; } || pkgs+=(picolibc-riscv64-unknown-elf)
+	if ((with_test_tools)); then
+		command -v qemu-riscv32 >/dev/null || pkgs+=(qemu-user)
+		command -v gdb-multiarch >/dev/null || pkgs+=(gdb-multiarch)
+	fi
+	echo "${pkgs[@]}"
+}
+
+missing=$(missing_packages)
+[[ -z "$missing" ]] && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "picotpu: missing toolchain packages: $missing" >&2
+	echo "run: sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y $missing" >&2
+	exit 1
+fi
+
+echo "picotpu: installing $missing" >&2
+apt-get update
+# shellcheck disable=SC2086  # word splitting of the package list is intended
+DEBIAN_FRONTEND=noninteractive apt-get install -y $missing
+
+missing=$(missing_packages)
+if [[ -n "$missing" ]]; then
+	echo "picotpu: still missing after install: $missing" >&2
+	exit 1
+fi

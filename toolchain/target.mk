@@ -1,0 +1,23 @@
+# Target flags for picotpu firmware: the one place that holds them.
+# Read by firmware-c/Makefile (include) and by toolchain/toolchain.ts (regex),
+# so keep to plain `NAME := value` lines, no $(...) references, no
+# continuations. Paths are relative to firmware-c/, where make runs.
+
+CROSS := riscv64-unknown-elf-
+
+# Plain rv32i: GCC 12 picks multilibs by exact -march string, and
+# rv32i_zicsr would fall back to the default rv64imafdc libgcc/picolibc.
+# The counter reads in cycles.h are encoded with .insn, so no Zicsr needed.
+ARCH_FLAGS := -march=rv32i -mabi=ilp32
+
+# The core traps on misaligned accesses (CATCH_MISALIGN=1): -mstrict-align
+# keeps GCC from ever assuming they are cheap. picolibc supplies only the
+# string functions; its "release" build has word-wise, alignment-checked
+# memcpy/memset (the default build copies byte by byte).
+CFLAGS := -O2 -g -std=gnu11 -ffreestanding -fno-common -ffunction-sections -fdata-sections -mstrict-align -Wall -Wextra -Wshadow -Wundef --specs=picolibc.specs --picolibc-buildtype=release
+
+LDFLAGS := -nostartfiles -T runtime/link.ld --specs=picolibc.specs --picolibc-buildtype=release -Wl,--gc-sections -Wl,--no-warn-rwx-segments
+
+# Libraries go after the objects: picolibc for string.h, libgcc for the
+# multiply/divide helpers (rv32i has no M extension).
+LDLIBS := -lc -lgcc
