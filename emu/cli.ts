@@ -9,7 +9,8 @@ import { hideBin } from 'yargs/helpers';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
 import { ElfError } from './elf.ts';
 import { EXIT } from './exit-status.ts';
-import { DEFAULT_MAX_CYCLES, describeStop, Machine, type RunResult } from './machine.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, Machine, type RunResult } from './machine.ts';
+import { formatReport } from '../periph/counters.ts';
 
 class UsageError extends Error {}
 
@@ -48,6 +49,9 @@ export interface RunOptions {
   set: string[];
   reportJson?: string;
   stats: boolean;
+  reference: boolean;
+  strict: boolean;
+  report: boolean;
   barrelShifter?: boolean;
   enableMul?: boolean;
   enableFastMul?: boolean;
@@ -90,7 +94,7 @@ export function buildConfig(o: Pick<RunOptions, 'config' | 'set' | 'barrelShifte
 }
 
 export function runCommand(o: RunOptions): number {
-  const machine = new Machine(buildConfig(o));
+  const machine = new Machine(buildConfig(o), { reference: o.reference, strict: o.strict });
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { file, offset } = parseSramSpec(spec);
@@ -107,6 +111,8 @@ export function runCommand(o: RunOptions): number {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 
   if (r.reason !== 'exit') say(describeStop(r));
+  for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
+  if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
   if (o.stats) say(statsLine(r, seconds));
   if (o.reportJson) writeReport(o.reportJson, r);
   return r.exit;
@@ -128,6 +134,10 @@ function writeReport(path: string, r: RunResult): void {
     pc: r.pc,
     where: r.where,
     trap: r.trap,
+    counters: r.counters,
+    countersWindow: r.perfWindow ? 'PERF_CTRL' : 'whole run',
+    tpuErrors: r.tpuErrors,
+    tpuFatal: r.tpuFatal,
   };
   try {
     writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
@@ -178,6 +188,9 @@ export async function main(argv: string[]): Promise<number> {
         .option('enable-div', { type: 'boolean', describe: 'ENABLE_DIV=1 (M divides through picorv32_pcpi_div)' })
         .option('regs-dualport', { type: 'boolean', describe: 'ENABLE_REGS_DUALPORT (default on; --no-regs-dualport for one read port)' })
         .option('report-json', { type: 'string', describe: 'write {clocks, instret, exit, reason, pc, ...} as JSON to this file' })
+        .option('reference', { type: 'boolean', default: false, describe: 'run the TPU units with their literal clock-by-clock reference models' })
+        .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' })
+        .option('report', { type: 'boolean', default: true, describe: 'print the performance report to standard error (--no-report to omit)' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' }),
       (args) => {
         status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);

@@ -44,7 +44,7 @@ function shifti(name: string, f7: number, f3: number): InsnDef {
 }
 /** `csrrs rd, csr, x0`: the only CSR form PicoRV32 decodes (its counters). */
 function counter(name: string, csr: number): InsnDef {
-  return { name, mask: 0xfff0707f | 0, match: (csr << 20) | (2 << 12) | 0x73, format: 'CSR', timing: 'counter', ext: 'base' };
+  return { name, mask: 0xfffff07f | 0, match: (csr << 20) | (2 << 12) | 0x73, format: 'CSR', timing: 'counter', ext: 'base' };
 }
 
 export const INSNS: readonly InsnDef[] = [
@@ -86,7 +86,7 @@ export const INSNS: readonly InsnDef[] = [
   r('or', 0x00, 6, 'alu2'),
   r('and', 0x00, 7, 'alu2'),
   i('fence', 0x0f, 0, 'NONE', 'fence'),
-  { name: 'ecall', mask: 0xffefffff | 0, match: 0x00000073, format: 'NONE', timing: 'trap', ext: 'base' },
+  { name: 'ecall', mask: 0xffffffff | 0, match: 0x00000073, format: 'NONE', timing: 'trap', ext: 'base' },
   { name: 'ebreak', mask: 0xffffffff | 0, match: 0x00100073, format: 'NONE', timing: 'trap', ext: 'base' },
   counter('rdcycle', 0xc00),
   counter('rdcycleh', 0xc80),

@@ -189,9 +189,13 @@ export class DmaFast extends DmaBase {
       return this.slotLeft === 0 ? this.advanceBytes(1, clock) : false;
     }
     if (!this.canStart(clock)) return false;
-    const count = n / this.perByte; // horizon() made n a whole number of transfers
-    this.copy(count);
-    return this.advanceBytes(count, clock);
+    // n may end inside a transfer (the window was cut by another event): the
+    // whole transfers complete, the last one is left in flight.
+    const whole = Math.floor(n / this.perByte);
+    const partial = n - whole * this.perByte;
+    this.copy(whole + (partial > 0 ? 1 : 0));
+    if (partial > 0) this.slotLeft = this.perByte - partial;
+    return this.advanceBytes(whole, clock);
   }
 
   /** Moves the next `count` bytes, row by row. */

@@ -7,7 +7,7 @@
 #define BRAM_SIZE       0x00010000      /* 64 KiB: code, data, stack */
 #define SRAM_BASE       0x40000000
 #define SRAM_SIZE       0x00080000      /* 512 KiB external SRAM */
-#define TPU_BASE        0x20000000
+/* TPU_BASE and the TPU registers: tpu_regs.h (generated). */
 
 /* Console and simulation control. */
 #define CONSOLE_BASE    0x10000000

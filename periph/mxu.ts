@@ -1,0 +1,607 @@
+// The MXU: an 8×8 output-stationary systolic array of int4×int4 → int32 MACs
+// (PLATFORM.md §6.5). One MATMUL computes an 8×8 tile
+//   C[i][j] = (ACCUMULATE ? Cin[i][j] : 0) + Σ_k A[i][k]·B[k][j]   (mod 2^32)
+// with B[k][j] = Bt[j][k] under TRANSPOSE_B, and writes it as int32 rows
+// (OUT_INT32) or requantized int4 rows sat4(rshift(x, SHIFT)).
+//
+// Schedule, in clocks relative to the clock s the command begins (both models):
+//   setup      mxuSetup clocks, no memory access;
+//   preload    ACCUMULATE only, 8 clocks: preload clock p reads Cin row p
+//              (32 bytes at CIN_ADDR + p·CIN_STRIDE) in tickRead;
+//   stream     K + 14 clocks: stream clock t < K reads, in tickRead,
+//                A:  4 bytes at A_ADDR + (t%8)·A_STRIDE + (t>>3)·4
+//                    (row t%8 of k-block t>>3: A[t%8][8b .. 8b+7]);
+//                B:  4 bytes at B_ADDR + t·B_STRIDE (row t of B: B[t][0..7]), or,
+//                    with TRANSPOSE_B, at B_ADDR + (t%8)·B_STRIDE + (t>>3)·4
+//                    (row t%8 of k-block t>>3 of Bt);
+//              the last K..K+13 clocks drain the skew (2·(8−1) clocks);
+//   writeback  8 clocks: writeback clock w writes C row w (32 bytes int32 or
+//              4 bytes int4) at C_ADDR + w·C_STRIDE in tickWrite; the last one
+//              is the command's last clock.
+// Total: mxuSetup + (ACCUMULATE ? 8 : 0) + K + 14 + 8 = nominalClocks.
+//
+// MxuReference moves values through the 64 PEs clock by clock. MxuFast reads
+// the same bytes at the same clocks, but keeps the current k-block of A and B
+// in two 8×8 buffers and does the block's 512 MACs when its last row arrives
+// (stream clock 8b+7). Sums wrap mod 2^32 in both, so the order of the
+// additions does not matter.
+
+import type { TpuConfig } from '../emu/config.ts';
+import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
+import {
+  bits,
+  blockEnd,
+  getInt4,
+  regionMask,
+  rshift,
+  sat4,
+  type Cmd,
+  type Footprint,
+  type UnitMemories,
+  type UnitModel,
+  type UnitRules,
+} from './unit.ts';
+
+// ---- Fields, from the one table in regs.ts ----
+
+const MXU = UNIT_BY_NAME.MXU;
+
+function field(name: string): ArgField {
+  const f = MXU.args.find((x) => x.name === name);
+  if (!f) throw new Error(`regs.ts has no MXU field ${name}`);
+  return f;
+}
+
+const F_A_ADDR = field('A_ADDR');
+const F_B_ADDR = field('B_ADDR');
+const F_C_ADDR = field('C_ADDR');
+const F_K = field('K');
+const F_A_STRIDE = field('A_STRIDE');
+const F_B_STRIDE = field('B_STRIDE');
+const F_C_STRIDE = field('C_STRIDE');
+const F_SHIFT = field('SHIFT');
+const F_CIN_ADDR = field('CIN_ADDR');
+const F_CIN_STRIDE = field('CIN_STRIDE');
+
+const get = (cmd: Cmd, f: ArgField): number => bits(cmd.args[f.arg], f.lsb, f.width);
+
+export const MATMUL = opcode('MXU', 'MATMUL');
+export const TRANSPOSE_B = flagBit('MXU', 'TRANSPOSE_B');
+export const ACCUMULATE = flagBit('MXU', 'ACCUMULATE');
+export const OUT_INT32 = flagBit('MXU', 'OUT_INT32');
+const DEFINED_FLAGS = MXU.flags.reduce((m, fl) => m | (1 << fl.bit), 0);
+
+/** Array dimension. */
+const N = 8;
+/** Clocks of the preload phase (ACCUMULATE). */
+export const MXU_PRELOAD_CLOCKS = N;
+/** Skew fill and drain of the stream phase, beyond its K clocks: 2·(8−1). */
+export const MXU_SKEW_CLOCKS = 2 * (N - 1);
+/** Clocks of the writeback phase: one C row per clock through the 256-bit port. */
+export const MXU_WRITEBACK_CLOCKS = N;
+
+/** A MATMUL command's fields and phase boundaries, decoded once per command. */
+export class MxuFields {
+  aAddr = 0;
+  bAddr = 0;
+  cAddr = 0;
+  k = 0;
+  aStride = 0;
+  bStride = 0;
+  cStride = 0;
+  shift = 0;
+  cinAddr = 0;
+  cinStride = 0;
+  transposeB = false;
+  accumulate = false;
+  outInt32 = false;
+  /** Phase starts, relative to the begin clock, and the total clock count. */
+  preloadStart = 0;
+  streamStart = 0;
+  writebackStart = 0;
+  total = 0;
+
+  load(cmd: Cmd, setup: number): this {
+    this.aAddr = get(cmd, F_A_ADDR);
+    this.bAddr = get(cmd, F_B_ADDR);
+    this.cAddr = get(cmd, F_C_ADDR);
+    this.k = get(cmd, F_K);
+    this.aStride = get(cmd, F_A_STRIDE);
+    this.bStride = get(cmd, F_B_STRIDE);
+    this.cStride = get(cmd, F_C_STRIDE);
+    this.shift = get(cmd, F_SHIFT);
+    this.cinAddr = get(cmd, F_CIN_ADDR);
+    this.cinStride = get(cmd, F_CIN_STRIDE);
+    this.transposeB = (cmd.flags & TRANSPOSE_B) !== 0;
+    this.accumulate = (cmd.flags & ACCUMULATE) !== 0;
+    this.outInt32 = (cmd.flags & OUT_INT32) !== 0;
+    this.preloadStart = setup;
+    this.streamStart = setup + (this.accumulate ? MXU_PRELOAD_CLOCKS : 0);
+    this.writebackStart = this.streamStart + this.k + MXU_SKEW_CLOCKS;
+    this.total = this.writebackStart + MXU_WRITEBACK_CLOCKS;
+    return this;
+  }
+
+  /** Row bytes of the C operand. */
+  get cRowBytes(): number {
+    return this.outInt32 ? 4 * N : N / 2;
+  }
+}
+
+/** The 2-D blocks (rows, rowBytes, stride) a command reads and writes. */
+interface Block {
+  addr: number;
+  rows: number;
+  rowBytes: number;
+  stride: number;
+}
+
+function blocks(d: MxuFields): { a: Block; b: Block; cin: Block | null; c: Block } {
+  return {
+    a: { addr: d.aAddr, rows: N, rowBytes: d.k / 2, stride: d.aStride },
+    b: d.transposeB
+      ? { addr: d.bAddr, rows: N, rowBytes: d.k / 2, stride: d.bStride }
+      : { addr: d.bAddr, rows: d.k, rowBytes: N / 2, stride: d.bStride },
+    cin: d.accumulate ? { addr: d.cinAddr, rows: N, rowBytes: 4 * N, stride: d.cinStride } : null,
+    c: { addr: d.cAddr, rows: N, rowBytes: d.cRowBytes, stride: d.cStride },
+  };
+}
+
+export function mxuRules(cfg: TpuConfig): UnitRules {
+  const spadBytes = cfg.spadKiB * 1024;
+  const regionBytes = cfg.regionKiB * 1024;
+  const mask = (b: Block): number => regionMask(b.addr, b.rows, b.rowBytes, b.stride, regionBytes);
+
+  return {
+    validate(cmd: Cmd): number {
+      if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
+      const d = new MxuFields().load(cmd, cfg.mxuSetup);
+      if (d.k === 0) return ERR.ZERO_SIZE;
+      if (d.k % N !== 0) return ERR.BAD_K;
+      const { a, b, cin, c } = blocks(d);
+      const operands = cin ? [a, b, cin, c] : [a, b, c];
+      for (const o of operands) if (o.addr % 4 !== 0 || o.stride % 4 !== 0) return ERR.MISALIGNED;
+      for (const o of operands) if (blockEnd(o.addr, o.rows, o.rowBytes, o.stride) > spadBytes) return ERR.RANGE;
+      return 0;
+    },
+
+    footprint(cmd: Cmd): Footprint {
+      const { a, b, cin, c } = blocks(new MxuFields().load(cmd, cfg.mxuSetup));
+      const ma = mask(a);
+      const mb = mask(b);
+      const mc = cin ? mask(cin) : 0;
+      return {
+        read: (ma | mb | mc) >>> 0,
+        write: mask(c),
+        sameRegion: (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0,
+      };
+    },
+
+    nominalClocks(cmd: Cmd): number {
+      return new MxuFields().load(cmd, cfg.mxuSetup).total;
+    },
+
+    describe(cmd: Cmd): string {
+      const d = new MxuFields().load(cmd, cfg.mxuSetup);
+      const hex = (n: number) => '0x' + n.toString(16).padStart(4, '0');
+      const names = MXU.flags.filter((fl) => cmd.flags & (1 << fl.bit)).map((fl) => fl.name);
+      const op = MXU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `op${cmd.opcode}`;
+      let s = `${op} A=${hex(d.aAddr)} B=${hex(d.bAddr)} C=${hex(d.cAddr)} K=${d.k} flags=${names.length ? names.join('|') : 'none'} shift=${d.shift}`;
+      if (d.accumulate) s += ` Cin=${hex(d.cinAddr)}`;
+      return s;
+    },
+  };
+}
+
+// ---- Shared clock bookkeeping ----
+
+/**
+ * Checks the clock protocol: begin(s), then for c = s, s+1, ...: tickRead(c)
+ * then tickWrite(c) (or, fast model, skip(c, n) in place of n such pairs).
+ */
+abstract class MxuBase {
+  running = false;
+  protected readonly d = new MxuFields();
+  protected start = 0;
+  /** The next clock to process. */
+  protected next = 0;
+  /** tickRead(next) was called, tickWrite(next) not yet. */
+  protected readDone = false;
+
+  constructor(
+    protected readonly mem: UnitMemories,
+    protected readonly cfg: TpuConfig,
+  ) {}
+
+  protected beginCommon(cmd: Cmd, clock: number): void {
+    if (this.running) throw new Error(`MXU: begin at clock ${clock} while a command is running`);
+    this.d.load(cmd, this.cfg.mxuSetup);
+    this.start = clock;
+    this.next = clock;
+    this.readDone = false;
+    this.running = true;
+  }
+
+  protected checkRead(clock: number): void {
+    if (!this.running || clock !== this.next || this.readDone) this.protocolError('tickRead', clock);
+    this.readDone = true;
+  }
+
+  protected checkWrite(clock: number): void {
+    if (!this.running || clock !== this.next || !this.readDone) this.protocolError('tickWrite', clock);
+    this.readDone = false;
+    this.next = clock + 1;
+  }
+
+  protected protocolError(what: string, clock: number): never {
+    throw new Error(
+      `MXU: ${what}(${clock}) out of protocol (running=${this.running}, next clock ${this.next}, read done ${this.readDone})`,
+    );
+  }
+}
+
+// ---- Reference: the literal systolic array ----
+
+const NONE = -1;
+
+export class MxuReference extends MxuBase implements UnitModel {
+  // PE (i, j) is index i*8 + j. Each holds an A register, a B register and
+  // its int32 sum; kA/kB tag each register with the k of the value it holds
+  // (NONE: no data), which lets the model check its own skew: a PE only ever
+  // multiplies an A and a B of the same k.
+  private readonly sum = new Int32Array(N * N);
+  private readonly aReg = new Int32Array(N * N);
+  private readonly bReg = new Int32Array(N * N);
+  private readonly kA = new Int32Array(N * N);
+  private readonly kB = new Int32Array(N * N);
+  /** MACs each PE did with valid data, checked against K at the end of the stream. */
+  private readonly macs = new Int32Array(N * N);
+  // A row buffers (8 per array row): loaded with one 32-bit read (8 values of
+  // one row of one k-block) and shifted out into PE(i, 0) one value per clock.
+  private readonly aBuf = new Int32Array(N * N);
+  private readonly aBufK = new Int32Array(N * N);
+  // B input skew: without TRANSPOSE_B, column j goes through a chain of j delay
+  // registers (bDelay[j*8 + r], r = 0 newest); with TRANSPOSE_B, column buffers
+  // like A's (bBuf[j*8 + m]).
+  private readonly bDelay = new Int32Array(N * N);
+  private readonly bDelayK = new Int32Array(N * N);
+  private readonly bBuf = new Int32Array(N * N);
+  private readonly bBufK = new Int32Array(N * N);
+  // Values entering the array this clock.
+  private readonly aIn = new Int32Array(N);
+  private readonly aInK = new Int32Array(N);
+  private readonly bIn = new Int32Array(N);
+  private readonly bInK = new Int32Array(N);
+
+  begin(cmd: Cmd, clock: number): void {
+    this.beginCommon(cmd, clock);
+    this.sum.fill(0);
+    this.aReg.fill(0);
+    this.bReg.fill(0);
+    this.kA.fill(NONE);
+    this.kB.fill(NONE);
+    this.macs.fill(0);
+    this.aBuf.fill(0);
+    this.aBufK.fill(NONE);
+    this.bDelay.fill(0);
+    this.bDelayK.fill(NONE);
+    this.bBuf.fill(0);
+    this.bBufK.fill(NONE);
+  }
+
+  tickRead(clock: number): void {
+    this.checkRead(clock);
+    const d = this.d;
+    const rel = clock - this.start;
+    if (rel < d.preloadStart) return; // setup
+    if (rel < d.streamStart) {
+      this.preload(rel - d.preloadStart);
+      return;
+    }
+    if (rel < d.writebackStart) this.streamClock(rel - d.streamStart);
+  }
+
+  tickWrite(clock: number): boolean {
+    this.checkWrite(clock);
+    const d = this.d;
+    const rel = clock - this.start;
+    if (rel < d.writebackStart) return false;
+    const w = rel - d.writebackStart;
+    this.drainRow(w);
+    if (w === MXU_WRITEBACK_CLOCKS - 1) {
+      this.running = false;
+      return true;
+    }
+    return false;
+  }
+
+  horizon(_clock: number): number {
+    throw new Error('MxuReference is driven clock by clock only');
+  }
+
+  skip(_clock: number, _n: number): boolean {
+    throw new Error('MxuReference is driven clock by clock only');
+  }
+
+  /** Preload clock p: Cin row p (8 int32) into the sums of PE row p. */
+  private preload(p: number): void {
+    const spad = this.mem.spad;
+    const base = this.d.cinAddr + p * this.d.cinStride;
+    for (let j = 0; j < N; j++) {
+      const at = base + 4 * j;
+      this.sum[p * N + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+    }
+  }
+
+  private streamClock(t: number): void {
+    const d = this.d;
+    const spad = this.mem.spad;
+    const reading = t < d.k;
+    const r = t % N;
+    const blk = t >> 3;
+
+    // 1. Memory: 32 bits of A into the row buffer of A row t%8.
+    if (reading) {
+      const at = d.aAddr + r * d.aStride + blk * 4;
+      for (let m = 0; m < N; m++) {
+        this.aBuf[r * N + m] = getInt4(spad, at, m);
+        this.aBufK[r * N + m] = blk * N + m;
+      }
+    }
+    // 2. A row buffers shift one value each into column 0 of the array.
+    for (let i = 0; i < N; i++) {
+      this.aIn[i] = this.aBuf[i * N];
+      this.aInK[i] = this.aBufK[i * N];
+      for (let m = 0; m < N - 1; m++) {
+        this.aBuf[i * N + m] = this.aBuf[i * N + m + 1];
+        this.aBufK[i * N + m] = this.aBufK[i * N + m + 1];
+      }
+      this.aBuf[i * N + N - 1] = 0;
+      this.aBufK[i * N + N - 1] = NONE;
+    }
+
+    // 3. B: 32 bits into the skew registers, one value per column into row 0.
+    if (d.transposeB) {
+      if (reading) {
+        // Row t%8 of block t>>3 of Bt: B[8·blk + m][t%8], m = 0..7.
+        const at = d.bAddr + r * d.bStride + blk * 4;
+        for (let m = 0; m < N; m++) {
+          this.bBuf[r * N + m] = getInt4(spad, at, m);
+          this.bBufK[r * N + m] = blk * N + m;
+        }
+      }
+      for (let j = 0; j < N; j++) {
+        this.bIn[j] = this.bBuf[j * N];
+        this.bInK[j] = this.bBufK[j * N];
+        for (let m = 0; m < N - 1; m++) {
+          this.bBuf[j * N + m] = this.bBuf[j * N + m + 1];
+          this.bBufK[j * N + m] = this.bBufK[j * N + m + 1];
+        }
+        this.bBuf[j * N + N - 1] = 0;
+        this.bBufK[j * N + N - 1] = NONE;
+      }
+    } else {
+      // Row t of B: B[t][j] enters column j's chain of j delay registers.
+      const at = d.bAddr + t * d.bStride;
+      for (let j = 0; j < N; j++) {
+        const v = reading ? getInt4(spad, at, j) : 0;
+        const vk = reading ? t : NONE;
+        if (j === 0) {
+          this.bIn[0] = v;
+          this.bInK[0] = vk;
+          continue;
+        }
+        this.bIn[j] = this.bDelay[j * N + j - 1];
+        this.bInK[j] = this.bDelayK[j * N + j - 1];
+        for (let q = j - 1; q > 0; q--) {
+          this.bDelay[j * N + q] = this.bDelay[j * N + q - 1];
+          this.bDelayK[j * N + q] = this.bDelayK[j * N + q - 1];
+        }
+        this.bDelay[j * N] = v;
+        this.bDelayK[j * N] = vk;
+      }
+    }
+
+    // 4. The array: A moves right, B moves down, one PE per clock.
+    for (let i = 0; i < N; i++) {
+      for (let j = N - 1; j > 0; j--) {
+        this.aReg[i * N + j] = this.aReg[i * N + j - 1];
+        this.kA[i * N + j] = this.kA[i * N + j - 1];
+      }
+      this.aReg[i * N] = this.aIn[i];
+      this.kA[i * N] = this.aInK[i];
+    }
+    for (let j = 0; j < N; j++) {
+      for (let i = N - 1; i > 0; i--) {
+        this.bReg[i * N + j] = this.bReg[(i - 1) * N + j];
+        this.kB[i * N + j] = this.kB[(i - 1) * N + j];
+      }
+      this.bReg[j] = this.bIn[j];
+      this.kB[j] = this.bInK[j];
+    }
+
+    // 5. Every PE multiplies the pair it holds and adds it to its sum.
+    for (let p = 0; p < N * N; p++) {
+      if (this.kA[p] !== this.kB[p]) {
+        throw new Error(`MxuReference: PE(${p >> 3},${p & 7}) holds A k=${this.kA[p]} and B k=${this.kB[p]} at stream clock ${t}`);
+      }
+      if (this.kA[p] !== NONE) this.macs[p]++;
+      this.sum[p] = (this.sum[p] + this.aReg[p] * this.bReg[p]) | 0;
+    }
+
+    if (t === d.k + MXU_SKEW_CLOCKS - 1) {
+      for (let p = 0; p < N * N; p++) {
+        if (this.macs[p] !== d.k) throw new Error(`MxuReference: PE(${p >> 3},${p & 7}) did ${this.macs[p]} MACs, K=${d.k}`);
+      }
+    }
+  }
+
+  /** Writeback clock w: C row w out of the sums of PE row w. */
+  private drainRow(w: number): void {
+    const d = this.d;
+    const spad = this.mem.spad;
+    const base = d.cAddr + w * d.cStride;
+    for (let j = 0; j < N; j++) {
+      const v = this.sum[w * N + j];
+      if (d.outInt32) {
+        spad[base + 4 * j] = v & 0xff;
+        spad[base + 4 * j + 1] = (v >>> 8) & 0xff;
+        spad[base + 4 * j + 2] = (v >>> 16) & 0xff;
+        spad[base + 4 * j + 3] = (v >>> 24) & 0xff;
+      } else if (j & 1) {
+        // Two nibbles per byte, element 2q low: the byte is written whole.
+        const lo = sat4(rshift(this.sum[w * N + j - 1], d.shift));
+        const hi = sat4(rshift(v, d.shift));
+        spad[base + (j >> 1)] = (lo & 15) | ((hi & 15) << 4);
+      }
+    }
+  }
+}
+
+// ---- Fast: block buffers, one 8×8×8 step per k-block ----
+
+export class MxuFast extends MxuBase implements UnitModel {
+  private readonly acc = new Int32Array(N * N);
+  /** A of the current k-block: a[i*8 + m] = A[i][8b + m]. */
+  private readonly a = new Int32Array(N * N);
+  /** B of the current k-block: b[m*8 + j] = B[8b + m][j]. */
+  private readonly b = new Int32Array(N * N);
+
+  begin(cmd: Cmd, clock: number): void {
+    this.beginCommon(cmd, clock);
+    this.acc.fill(0);
+  }
+
+  tickRead(clock: number): void {
+    this.checkRead(clock);
+    this.readAt(clock - this.start);
+  }
+
+  tickWrite(clock: number): boolean {
+    this.checkWrite(clock);
+    const rel = clock - this.start;
+    if (rel < this.d.writebackStart) return false;
+    this.writeRow(rel - this.d.writebackStart);
+    if (rel === this.d.total - 1) {
+      this.running = false;
+      return true;
+    }
+    return false;
+  }
+
+  /** Clocks from `clock` to the end of the command, inclusive. */
+  horizon(clock: number): number {
+    if (!this.running || clock !== this.next || this.readDone) this.protocolError('horizon', clock);
+    return this.start + this.d.total - clock;
+  }
+
+  skip(clock: number, n: number): boolean {
+    if (!this.running || clock !== this.next || this.readDone) this.protocolError('skip', clock);
+    const d = this.d;
+    let rel = clock - this.start;
+    const stop = rel + n;
+    if (!(n >= 1) || stop > d.total || !Number.isInteger(n)) {
+      throw new Error(`MXU: skip(${clock}, ${n}) past the horizon ${this.start + d.total - clock}`);
+    }
+    const streamReadEnd = d.streamStart + d.k;
+    while (rel < stop) {
+      if (rel < d.preloadStart) {
+        rel = d.preloadStart < stop ? d.preloadStart : stop; // setup: nothing
+      } else if (rel < streamReadEnd) {
+        this.readAt(rel); // preload or stream reads
+        rel++;
+      } else if (rel < d.writebackStart) {
+        rel = d.writebackStart < stop ? d.writebackStart : stop; // skew drain: nothing
+      } else {
+        this.writeRow(rel - d.writebackStart);
+        rel++;
+      }
+    }
+    this.next = clock + n;
+    if (stop === d.total) {
+      this.running = false;
+      return true;
+    }
+    return false;
+  }
+
+  /** The read half of relative clock `rel`. */
+  private readAt(rel: number): void {
+    const d = this.d;
+    const spad = this.mem.spad;
+    if (rel < d.preloadStart) return;
+    if (rel < d.streamStart) {
+      const p = rel - d.preloadStart;
+      let at = d.cinAddr + p * d.cinStride;
+      for (let j = 0; j < N; j++, at += 4) {
+        this.acc[p * N + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+      }
+      return;
+    }
+    const t = rel - d.streamStart;
+    if (t >= d.k) return;
+    const r = t & 7;
+    const blk = t >> 3;
+    const a = this.a;
+    const b = this.b;
+    // A row r of block blk: A[r][8·blk .. 8·blk+7].
+    let at = d.aAddr + r * d.aStride + blk * 4;
+    for (let q = 0; q < 4; q++) {
+      const v = spad[at + q];
+      a[r * N + 2 * q] = (v << 28) >> 28;
+      a[r * N + 2 * q + 1] = (v << 24) >> 28;
+    }
+    if (d.transposeB) {
+      // Bt row r of block blk: B[8·blk + m][r].
+      at = d.bAddr + r * d.bStride + blk * 4;
+      for (let q = 0; q < 4; q++) {
+        const v = spad[at + q];
+        b[2 * q * N + r] = (v << 28) >> 28;
+        b[(2 * q + 1) * N + r] = (v << 24) >> 28;
+      }
+    } else {
+      // B row t: B[8·blk + r][0..7].
+      at = d.bAddr + t * d.bStride;
+      for (let q = 0; q < 4; q++) {
+        const v = spad[at + q];
+        b[r * N + 2 * q] = (v << 28) >> 28;
+        b[r * N + 2 * q + 1] = (v << 24) >> 28;
+      }
+    }
+    if (r === N - 1) {
+      const acc = this.acc;
+      for (let i = 0; i < N; i++) {
+        for (let j = 0; j < N; j++) {
+          let s = 0;
+          for (let m = 0; m < N; m++) s += a[i * N + m] * b[m * N + j];
+          acc[i * N + j] = (acc[i * N + j] + s) | 0;
+        }
+      }
+    }
+  }
+
+  /** Writeback clock w: C row w. */
+  private writeRow(w: number): void {
+    const d = this.d;
+    const spad = this.mem.spad;
+    const acc = this.acc;
+    const base = d.cAddr + w * d.cStride;
+    if (d.outInt32) {
+      for (let j = 0; j < N; j++) {
+        const v = acc[w * N + j];
+        const at = base + 4 * j;
+        spad[at] = v;
+        spad[at + 1] = v >> 8;
+        spad[at + 2] = v >> 16;
+        spad[at + 3] = v >> 24;
+      }
+    } else {
+      const s = d.shift;
+      for (let q = 0; q < 4; q++) {
+        const lo = sat4(rshift(acc[w * N + 2 * q], s));
+        const hi = sat4(rshift(acc[w * N + 2 * q + 1], s));
+        spad[base + q] = (lo & 15) | ((hi & 15) << 4);
+      }
+    }
+  }
+}

@@ -1,0 +1,413 @@
+// The TPU core: register block, one in-order command FIFO per unit, the start
+// rule, wait tokens, the scratchpad port rule, errors and counters. The CPU's
+// accesses drive it lazily: before any register or SRAM access at clock t the
+// TPU is advanced through every clock before t, so everything the CPU can
+// observe is as a clock-by-clock simulation would have it.
+//
+// Rules (docs/hardware.md has them for users):
+//  - A command pushed at clock p may start at p + 1; a command whose
+//    predecessor on the same unit ended (or was dropped) at e may start at e + 1;
+//    with a wait token it also waits until that unit's DONE has reached the ticket.
+//  - DONE counts a command at the end of its last clock.
+//  - At its start a command is validated; a malformed one, one with two read
+//    operands in one region, or one that needs a port another running command
+//    holds, is dropped (it counts as done in that clock) and ERROR records it.
+//    Units start in the order DMA, MXU, VPU within a clock.
+//  - A PUSH reaching a full FIFO at clock t is accepted at the first clock s in
+//    which fewer than DEPTH commands wait; a command leaves the FIFO in the
+//    clock it starts. The CPU waits s - t clocks (STALL).
+
+import type { PlatformConfig } from '../emu/config.ts';
+import type { MmioDevice, SramSharer } from '../emu/bus.ts';
+import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
+import { DmaFast, DmaReference, dmaRules } from './dma.ts';
+import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
+import { ERR, ERROR_CODES, GLOBAL, TPU_ID_VALUE, UNIT_REG, UNITS } from './regs.ts';
+import type { Sram } from './sram.ts';
+import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
+import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
+
+export interface TpuError {
+  clock: number;
+  unit: (typeof UNIT_NAMES)[number];
+  serial: number;
+  code: number;
+  codeName: string;
+  command: string;
+  detail: string;
+}
+
+/** One finished command, for traces and the profiler (kept only on request). */
+export interface CommandRecord {
+  unit: (typeof UNIT_NAMES)[number];
+  serial: number;
+  command: string;
+  pushClock: number;
+  startClock: number;
+  endClock: number;
+}
+
+class UnitState {
+  readonly staging = new Uint32Array(6);
+  readonly fifo: Cmd[] = [];
+  issued = 0;
+  done = 0;
+  /** Clock of the last end (or drop), -1 before the first. */
+  lastEnd = -1;
+  running: Cmd | null = null;
+  runningStart = 0;
+  footprint: Footprint = { read: 0, write: 0, sameRegion: false };
+  errorFlag = false;
+  /** Head of the FIFO is ready but blocked on its wait token. */
+  depWaiting = false;
+
+  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel) {}
+
+  get name(): (typeof UNIT_NAMES)[number] {
+    return UNIT_NAMES[this.index];
+  }
+
+  /** Earliest clock the FIFO head may start by the start rule. */
+  headReady(): number {
+    return Math.max(this.fifo[0].pushClock + 1, this.lastEnd + 1);
+  }
+}
+
+export class TpuFatal extends Error {}
+
+export class Tpu implements MmioDevice, SramSharer {
+  readonly spad: Uint8Array;
+  readonly units: UnitState[];
+  readonly whole = new Counters();
+  readonly window = new Counters();
+  readonly errors: TpuError[] = [];
+  /** Finished commands, when recording is on. */
+  records: CommandRecord[] | null = null;
+  /** First error since ERROR was cleared (the register's value), 0 for none. */
+  private errorReg = 0;
+  private counting = false;
+  private perfUsed = false;
+  /** Next clock to process. */
+  clock = 0;
+  private lastStall = 0;
+  /** A unit whose FIFO a stalled PUSH waits on (ends windows right after a start). */
+  private pushWaitUnit = -1;
+  /** Set when the machine must stop: the first error under strict, or a deadlock. */
+  fatal: string | null = null;
+
+  constructor(
+    private readonly cfg: PlatformConfig,
+    private readonly sram: Sram,
+    readonly reference: boolean,
+    private readonly strict: boolean,
+  ) {
+    const t = cfg.tpu;
+    this.spad = new Uint8Array(t.spadKiB * 1024);
+    const mem = { spad: this.spad, sram: sram.bytes };
+    this.units = [
+      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus)),
+      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t)),
+      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t)),
+    ];
+  }
+
+  // ---- the register block ----
+
+  isRegister(offset: number): boolean {
+    if (offset < 0x100) return offset <= GLOBAL.DEP_WAIT && offset % 4 === 0;
+    const u = (offset >> 8) - 1;
+    return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
+  }
+
+  read(offset: number, clock: number): number {
+    this.lastStall = 0;
+    this.advanceTo(clock);
+    if (offset >= 0x100) return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
+    const c = this.window;
+    switch (offset) {
+      case GLOBAL.ID: return TPU_ID_VALUE;
+      case GLOBAL.CONFIG: {
+        const t = this.cfg.tpu;
+        return (8 | (t.queueDepth << 8) | (Math.min(255, t.spadKiB) << 16) | (t.regionKiB << 24)) >>> 0;
+      }
+      case GLOBAL.ERROR: return this.errorReg;
+      case GLOBAL.CYCLES_LO: return c.cycles >>> 0;
+      case GLOBAL.CYCLES_HI: return Math.floor(c.cycles / 2 ** 32) >>> 0;
+      case GLOBAL.MXU_BUSY: return c.busy[1] >>> 0;
+      case GLOBAL.VPU_BUSY: return c.busy[2] >>> 0;
+      case GLOBAL.DMA_BUSY: return c.busy[0] >>> 0;
+      case GLOBAL.IDLE: return c.idle >>> 0;
+      case GLOBAL.STALL: return c.stall >>> 0;
+      case GLOBAL.OVERLAP: return c.overlap >>> 0;
+      case GLOBAL.DEP_WAIT: return c.depWait >>> 0;
+      default: return 0; // PERF_CTRL is write-only
+    }
+  }
+
+  private readUnit(u: UnitState, reg: number): number {
+    if (reg <= UNIT_REG.ARG5) return u.staging[reg >> 2];
+    switch (reg) {
+      case UNIT_REG.STATUS: return ((u.running ? 1 : 0) | (u.fifo.length << 8) | (u.errorFlag ? 1 << 16 : 0)) >>> 0;
+      case UNIT_REG.ISSUED: return u.issued >>> 0;
+      case UNIT_REG.DONE: return u.done >>> 0;
+      default: return 0; // PUSH is write-only
+    }
+  }
+
+  write(offset: number, value: number, wstrb: number, clock: number): void {
+    this.lastStall = 0;
+    this.advanceTo(clock);
+    if (offset >= 0x100) {
+      this.writeUnit(this.units[(offset >> 8) - 1], offset & 0xff, value, wstrb, clock);
+      return;
+    }
+    switch (offset) {
+      case GLOBAL.PERF_CTRL:
+        if (value & 1) {
+          this.window.reset();
+          this.counting = true;
+          this.perfUsed = true;
+        } else {
+          this.counting = false;
+        }
+        break;
+      case GLOBAL.ERROR:
+        if (value !== 0) {
+          this.errorReg = 0;
+          for (const u of this.units) u.errorFlag = false;
+        }
+        break;
+      default: break; // read-only registers ignore writes
+    }
+  }
+
+  private writeUnit(u: UnitState, reg: number, value: number, wstrb: number, clock: number): void {
+    if (reg <= UNIT_REG.ARG5) {
+      const i = reg >> 2;
+      const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
+      u.staging[i] = (u.staging[i] & ~mask) | (value & mask);
+    } else if (reg === UNIT_REG.PUSH) {
+      this.push(u, value >>> 0, clock);
+    }
+  }
+
+  extraWait(): number {
+    return this.lastStall;
+  }
+
+  private push(u: UnitState, value: number, clock: number): void {
+    const depth = this.cfg.tpu.queueDepth;
+    let at = clock;
+    if (u.fifo.length >= depth) {
+      this.pushWaitUnit = u.index;
+      while (u.fifo.length >= depth) {
+        if (!this.step(Number.POSITIVE_INFINITY)) {
+          this.pushWaitUnit = -1;
+          this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${u.name} queue can never be accepted `
+            + `(${this.blockedText()})`);
+          return;
+        }
+      }
+      this.pushWaitUnit = -1;
+      at = this.clock;
+      this.lastStall = at - clock;
+      this.whole.stall += this.lastStall;
+      if (this.counting) this.window.stall += this.lastStall;
+    }
+    const args = new Uint32Array(5);
+    args.set(u.staging.subarray(0, 5));
+    u.fifo.push({ args, opcode: value & 0xff, flags: (value >>> 8) & 0xff, serial: u.issued, pushClock: at, token: u.staging[5] });
+    u.issued++;
+  }
+
+  private blockedText(): string {
+    return this.units.filter((u) => u.fifo.length > 0)
+      .map((u) => {
+        const t = u.fifo[0].token;
+        return t >>> 30 ? `${u.name} head waits for ${UNIT_NAMES[(t >>> 30) - 1]} DONE ${t & 0x3fffffff}` : `${u.name} head`;
+      }).join('; ');
+  }
+
+  // ---- the SRAM bus, shared with the CPU ----
+
+  cpuSramAccess(clock: number, busClocks: number): void {
+    this.advanceTo(clock);
+    this.sram.reserveForCpu(clock, busClocks);
+    // The bytes move while the CPU holds the bus; bring the DMA up to then.
+    this.advanceTo(this.sram.cpuFrom);
+  }
+
+  // ---- time ----
+
+  /** Processes every clock before `target`. */
+  advanceTo(target: number): void {
+    while (this.clock < target) this.step(target);
+  }
+
+  /**
+   * Processes one window of clocks from this.clock, at most up to `limit`.
+   * Returns false when nothing can ever happen again (no limit given and no
+   * unit can run): the caller is waiting for a deadlocked queue.
+   */
+  private step(limit: number): boolean {
+    const c = this.clock;
+    const units = this.units;
+    // A drop changes DONE at c: a token waiting on it may start at c + 1.
+    const dropped = this.startCommands(c);
+
+    let n = limit - c;
+    let busyMask = 0, depMask = 0;
+    for (const u of units) {
+      if (u.running) {
+        busyMask |= 1 << u.index;
+        n = this.reference ? 1 : Math.min(n, u.model.horizon(c));
+      } else if (u.fifo.length > 0) {
+        const ready = u.headReady();
+        if (ready > c) n = Math.min(n, ready - c);
+        else if (u.depWaiting) depMask |= 1 << u.index;
+        else n = 1; // a head that is ready starts next clock (dropped this clock)
+      }
+    }
+    if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
+    if (dropped) n = 1;
+    if (n === Number.POSITIVE_INFINITY) return false;
+    if (n > 1 && this.coupled()) n = 1;
+    if (this.reference) n = 1;
+
+    this.whole.add(n, busyMask, depMask);
+    if (this.counting) this.window.add(n, busyMask, depMask);
+
+    if (n === 1) {
+      for (const u of units) if (u.running) u.model.tickRead(c);
+      for (const u of units) if (u.running && u.model.tickWrite(c)) this.finish(u, c);
+      if (this.reference) this.checkPorts(c);
+    } else {
+      for (const u of units) if (u.running && u.model.skip(c, n)) this.finish(u, c + n - 1);
+    }
+    this.clock = c + n;
+    return true;
+  }
+
+  /** Does a running unit write a region another running unit reads? Then step clock by clock. */
+  private coupled(): boolean {
+    let reads = 0, writes = 0, hazard = false;
+    for (const u of this.units) {
+      if (!u.running) continue;
+      if ((u.footprint.write & reads) || (u.footprint.read & writes)) hazard = true;
+      reads |= u.footprint.read;
+      writes |= u.footprint.write;
+    }
+    return hazard;
+  }
+
+  /** DONE counts as of the start of the clock being processed: a token sees a drop in the same clock only from the next. */
+  private readonly doneAtStart = [0, 0, 0];
+
+  /** Starts (or drops) the commands that may start at clock c; returns true if any was dropped. */
+  private startCommands(c: number): boolean {
+    const units = this.units;
+    for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
+    const doneBefore = units[0].done + units[1].done + units[2].done;
+    for (const u of units) {
+      u.depWaiting = false;
+      if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
+      const cmd = u.fifo[0];
+      const tokenUnit = cmd.token >>> 30;
+      if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < (cmd.token & 0x3fffffff)) {
+        u.depWaiting = true;
+        continue;
+      }
+      u.fifo.shift();
+      const code = u.rules.validate(cmd);
+      if (code !== 0) {
+        this.drop(u, cmd, c, code, ERROR_CODES.find((e) => e.value === code)!.doc);
+        continue;
+      }
+      const fp = u.rules.footprint(cmd);
+      if (fp.sameRegion) {
+        this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
+        continue;
+      }
+      const clash = this.portClash(u, fp);
+      if (clash) {
+        this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
+        continue;
+      }
+      u.footprint = fp;
+      u.running = cmd;
+      u.runningStart = c;
+      u.model.begin(cmd, c);
+    }
+    return units[0].done + units[1].done + units[2].done !== doneBefore;
+  }
+
+  /** Describes the first port of `fp` that a running command already holds, or ''. */
+  private portClash(u: UnitState, fp: Footprint): string {
+    for (const o of this.units) {
+      if (o === u || !o.running) continue;
+      const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;
+      if (r | w) {
+        const region = 31 - Math.clz32((r | w) & -(r | w));
+        return `the ${r ? 'read' : 'write'} port of region ${region} is held by ${o.name} command #${o.running.serial} `
+          + `(${o.rules.describe(o.running)})`;
+      }
+    }
+    return '';
+  }
+
+  /** Reference model: the port rule, checked literally every clock. */
+  private checkPorts(c: number): void {
+    let reads = 0, writes = 0;
+    for (const u of this.units) {
+      if (!u.running) continue;
+      if ((u.footprint.read & reads) || (u.footprint.write & writes)) {
+        throw new Error(`internal: two running commands hold one port at clock ${c}`);
+      }
+      reads |= u.footprint.read;
+      writes |= u.footprint.write;
+    }
+  }
+
+  private finish(u: UnitState, end: number): void {
+    const cmd = u.running!;
+    this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
+    u.running = null;
+    u.footprint = { read: 0, write: 0, sameRegion: false };
+    u.done++;
+    u.lastEnd = end;
+  }
+
+  private drop(u: UnitState, cmd: Cmd, c: number, code: number, detail: string): void {
+    const codeName = ERROR_CODES.find((e) => e.value === code)!.name;
+    const err: TpuError = { clock: c, unit: u.name, serial: cmd.serial, code, codeName, command: u.rules.describe(cmd), detail };
+    this.errors.push(err);
+    if (this.errorReg === 0) this.errorReg = (code | ((u.index + 1) << 8) | ((cmd.serial & 0xfffff) << 12)) >>> 0;
+    u.errorFlag = true;
+    u.done++;
+    u.lastEnd = c;
+    if (this.strict && !this.fatal) this.stopMachine(describeError(err));
+  }
+
+  private stopMachine(message: string): void {
+    if (!this.fatal) this.fatal = message;
+    this.onFatal?.();
+  }
+
+  /** Called when the machine must stop (wired to the bus by the Machine). */
+  onFatal: (() => void) | null = null;
+
+  // ---- reports ----
+
+  /** The counters of the PERF_CTRL window, or of the whole run when the firmware never used it. */
+  report(): CounterSnapshot {
+    return (this.perfUsed ? this.window : this.whole).snapshot();
+  }
+
+  get usedPerfCtrl(): boolean {
+    return this.perfUsed;
+  }
+}
+
+export function describeError(e: TpuError): string {
+  return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) dropped: ${e.codeName}: ${e.detail}`;
+}

@@ -1,0 +1,11 @@
+// Builds the firmware once before any test file runs (make is not safe to run
+// from several workers at once), and regenerates nothing: a stale generated
+// header is a test failure, not something to fix silently.
+import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
+
+export default function setup(): void {
+  if (!hasToolchain()) {
+    throw new Error('the RISC-V toolchain is missing: run bash toolchain/ensure-toolchain.sh');
+  }
+  buildFirmware();
+}
