@@ -1,0 +1,186 @@
+// Drives the TPU through its register interface as the CPU would, from a
+// script of events at chosen clocks; shared by the TPU tests.
+
+import { type PlatformConfig } from '../../emu/config.ts';
+import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
+import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
+import { Tpu } from '../../periph/tpu.ts';
+
+/** Small deterministic PRNG (mulberry32). */
+export function rng(seed: number) {
+  let s = seed >>> 0;
+  const next = () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)],
+    chance: (p: number) => next() < p,
+  };
+}
+export type Rng = ReturnType<typeof rng>;
+
+export type Event =
+  | { kind: 'push'; gap: number; unit: number; args: number[]; token: number; value: number }
+  | { kind: 'sram'; gap: number; write: boolean; offset: number; bytes: number[] }
+  | { kind: 'read'; gap: number; offset: number }
+  | { kind: 'perf'; gap: number; on: boolean };
+
+export const UNIT_BASE = UNITS.map((u) => u.base);
+export const DMA = 0, MXU = 1, VPU = 2;
+
+/** A random command for `unit`: mostly valid, sometimes malformed, with overlaps and tokens. */
+function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number): { args: number[]; value: number } {
+  const addr4 = (bytes: number) => r.int(0, Math.max(0, (spadBytes - bytes) >> 2)) * 4;
+  // Bias addresses into a few regions so commands meet on ports and data.
+  const nearRegion = (bytes: number) => {
+    const region = r.int(0, Math.min(5, spadBytes / regionBytes - 1));
+    const base = region * regionBytes + r.int(0, 15) * 4;
+    return Math.min(base, spadBytes - bytes) & ~3;
+  };
+  const at = (bytes: number) => (r.chance(0.7) ? nearRegion(bytes) : addr4(bytes));
+  if (unit === DMA) {
+    const rows = r.int(1, 6), rowBytes = r.int(1, 40);
+    const spadStride = rowBytes + r.int(0, 8), sramStride = rowBytes + r.int(0, 64);
+    const store = r.chance(0.4);
+    const args = packArgs('DMA', {
+      SRAM_ADDR: r.int(0, SRAM_SIZE - rows * sramStride - 1),
+      SPAD_ADDR: at(rows * spadStride) + r.int(0, 3),
+      ROWS: rows, ROW_BYTES: rowBytes, SPAD_STRIDE: spadStride, SRAM_STRIDE: sramStride,
+    });
+    return { args, value: opcode('DMA', store ? 'STORE' : 'LOAD') };
+  }
+  if (unit === MXU) {
+    const k = 8 * r.int(1, 6);
+    const flags = (r.chance(0.4) ? flagBit('MXU', 'TRANSPOSE_B') : 0) | (r.chance(0.3) ? flagBit('MXU', 'ACCUMULATE') : 0)
+      | (r.chance(0.5) ? flagBit('MXU', 'OUT_INT32') : 0);
+    const rowA = k / 2;
+    const aStride = rowA + 4 * r.int(0, 2), bStride = 4 * r.int(1, 3) + (flags & 1 ? rowA : 0);
+    const args = packArgs('MXU', {
+      A_ADDR: at(8 * aStride), B_ADDR: at(k * bStride), C_ADDR: at(8 * 40), K: k,
+      A_STRIDE: aStride, B_STRIDE: bStride, C_STRIDE: 32 + 4 * r.int(0, 2), SHIFT: r.int(0, 6),
+      CIN_ADDR: at(8 * 40), CIN_STRIDE: 32 + 4 * r.int(0, 2),
+    });
+    return { args, value: opcode('MXU', 'MATMUL') | (flags << 8) };
+  }
+  const op = r.pick(['ADD', 'RELU', 'HARDTANH', 'CAUSAL_MASK', 'REQUANT', 'ADD32', 'COPY']);
+  const rows = r.int(1, 6), cols = 2 * r.int(1, 12);
+  const wide = op === 'ADD32' || op === 'REQUANT';
+  const inBytes = wide ? cols * 4 : cols / 2;
+  const param = op === 'HARDTANH' ? r.int(0, 8) : op === 'REQUANT' ? r.int(0, 12) : op === 'CAUSAL_MASK' ? r.int(0, 20) | (r.int(0, 20) << 16) : 0;
+  const args = packArgs('VPU', {
+    A_ADDR: at(rows * (inBytes + 8)), B_ADDR: at(rows * (inBytes + 8)), C_ADDR: at(rows * (inBytes + 8)), ROWS: rows,
+    A_STRIDE: inBytes + 4 * r.int(0, 2), B_STRIDE: inBytes + 4 * r.int(0, 2),
+    C_STRIDE: (op === 'ADD32' ? inBytes : cols / 2) + 4 * r.int(0, 2), COLS: cols, PARAM: param,
+  });
+  return { args, value: opcode('VPU', op) };
+}
+
+/** Breaks one field of a command (unknown opcode, zero size, misalignment, range). */
+function corrupt(r: Rng, cmd: { args: number[]; value: number }): void {
+  switch (r.int(0, 4)) {
+    case 0: cmd.value = (cmd.value & ~0xff) | r.int(8, 255); break;
+    case 1: cmd.args[1] = cmd.args[1] & 0xffff; break; // rows/K = 0
+    case 2: cmd.args[0] = (cmd.args[0] + 1) >>> 0; break; // misaligned for MXU
+    case 3: cmd.args[0] = (cmd.args[0] | 0xfff0) >>> 0; break; // far address
+    default: cmd.value |= 0x8000; break; // unknown flag
+  }
+}
+
+export function randomScript(seed: number, cfg: PlatformConfig, length: number): Event[] {
+  const r = rng(seed);
+  const spad = cfg.tpu.spadKiB * 1024, region = cfg.tpu.regionKiB * 1024;
+  const issued = [0, 0, 0];
+  const events: Event[] = [];
+  let burstLeft = 0, burstUnit = 0;
+  for (let i = 0; i < length; i++) {
+    // Now and then a burst of pushes to one unit, to fill its queue.
+    if (burstLeft === 0 && r.chance(0.04)) { burstLeft = cfg.tpu.queueDepth + r.int(1, 4); burstUnit = r.int(0, 2); }
+    const gap = burstLeft > 0 ? 0 : r.int(0, 120);
+    const roll = burstLeft > 0 ? 0 : r.next();
+    if (roll < 0.7) {
+      const unit = burstLeft > 0 ? burstUnit : r.int(0, 2);
+      if (burstLeft > 0) burstLeft--;
+      const cmd = randomCommand(r, unit, spad, region);
+      if (r.chance(0.08)) corrupt(r, cmd);
+      let token = 0;
+      if (r.chance(0.25)) {
+        const on = r.int(0, 2);
+        // Tickets name commands already pushed, so tokens cannot deadlock.
+        if (issued[on] > 0) token = ((on + 1) << 30 | r.int(1, issued[on])) >>> 0;
+      }
+      issued[unit]++;
+      events.push({ kind: 'push', gap, unit, args: cmd.args, token, value: cmd.value });
+    } else if (roll < 0.85) {
+      const write = r.chance(0.5);
+      const offset = r.int(0, SRAM_SIZE / 4 - 1) * 4;
+      events.push({ kind: 'sram', gap, write, offset, bytes: write ? [r.int(0, 255), r.int(0, 255), r.int(0, 255), r.int(0, 255)] : [] });
+    } else if (roll < 0.97) {
+      const reg = r.pick([GLOBAL.CYCLES_LO, GLOBAL.DMA_BUSY, GLOBAL.MXU_BUSY, GLOBAL.IDLE, GLOBAL.OVERLAP, GLOBAL.STALL, GLOBAL.DEP_WAIT, GLOBAL.ERROR]);
+      const unitReg = UNIT_BASE[r.int(0, 2)] + r.pick([UNIT_REG.STATUS, UNIT_REG.DONE, UNIT_REG.ISSUED]);
+      events.push({ kind: 'read', gap, offset: r.chance(0.5) ? reg : unitReg });
+    } else {
+      events.push({ kind: 'perf', gap, on: r.chance(0.6) });
+    }
+  }
+  return events;
+}
+
+/** Plays a script against one TPU, as the CPU would: returns everything observable. */
+export function play(events: Event[], cfg: PlatformConfig, reference: boolean, seed: number) {
+  const sram = new Sram(cfg.bus);
+  const tpu = new Tpu(cfg, sram, reference, false);
+  tpu.records = [];
+  const fill = rng(seed ^ 0x5eed);
+  for (let i = 0; i < tpu.spad.length; i++) tpu.spad[i] = fill.int(0, 255);
+  for (let i = 0; i < 65536; i++) sram.bytes[i * 8] = fill.int(0, 255);
+  const reads: number[] = [];
+  const stalls: number[] = [];
+  let clock = 100;
+  for (const e of events) {
+    clock += e.gap;
+    if (e.kind === 'push') {
+      const base = UNIT_BASE[e.unit];
+      for (let a = 0; a < 5; a++) { tpu.write(base + 4 * a, e.args[a], 15, clock); clock += 5; }
+      tpu.write(base + UNIT_REG.ARG5, e.token, 15, clock); clock += 5;
+      tpu.write(base + UNIT_REG.PUSH, e.value, 15, clock);
+      stalls.push(tpu.extraWait());
+      clock += 5 + tpu.extraWait();
+    } else if (e.kind === 'sram') {
+      const busClocks = e.write ? 4 * cfg.bus.sramWriteClocksPerByte : 4 * cfg.bus.sramReadClocksPerByte;
+      tpu.cpuSramAccess(clock, busClocks);
+      if (e.write) sram.writeLanes(e.offset, e.bytes[0] | (e.bytes[1] << 8) | (e.bytes[2] << 16) | (e.bytes[3] << 24), 15);
+      else reads.push(sram.readWord(e.offset));
+      clock += 3 + cfg.bus.sramBridgeWait + busClocks;
+    } else if (e.kind === 'read') {
+      reads.push(tpu.read(e.offset, clock));
+      clock += 5;
+    } else {
+      tpu.write(GLOBAL.PERF_CTRL, e.on ? 1 : 0, 15, clock);
+      clock += 5;
+    }
+  }
+  // Let everything finish, then a little more.
+  const settled = () => tpu.units.every((u) => !u.running && u.fifo.length === 0);
+  for (let i = 0; i < 1000 && !settled(); i++) tpu.advanceTo((clock += 500));
+  tpu.advanceTo((clock += 100));
+  return {
+    spad: Buffer.from(tpu.spad).toString('base64'),
+    sram: Buffer.from(sram.bytes).toString('base64'),
+    whole: tpu.whole.snapshot(),
+    window: tpu.window.snapshot(),
+    errors: tpu.errors.map((x) => `${x.clock} ${x.unit}#${x.serial} ${x.codeName}`),
+    records: tpu.records.map((x) => `${x.unit}#${x.serial} ${x.pushClock} ${x.startClock} ${x.endClock}`),
+    commands: tpu.records.map((x) => `${x.unit}#${x.serial} ${x.startClock}-${x.endClock} ${x.command}`),
+    spadBytes: tpu.spad,
+    reads,
+    stalls,
+    done: tpu.units.map((u) => u.done),
+  };
+}
+
