@@ -295,7 +295,7 @@ export class MxuReference extends MxuBase implements UnitModel {
     const rel = clock - this.start;
     if (rel < d.preloadStart) return; // setup
     if (rel < d.streamStart) {
-      this.preload(rel - d.preloadStart);
+      if (rel > d.preloadStart) this.preload(rel - d.preloadStart - 1);
       return;
     }
     if (rel < d.writebackStart) this.streamClock(rel - d.streamStart);

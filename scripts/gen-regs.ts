@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { ERROR_CODES, GLOBAL_REGS, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
+export const DOC_PATH = fileURLToPath(new URL('../docs/hardware.md', import.meta.url));
+const DOC_BEGIN = '<!-- generated from periph/regs.ts by scripts/gen-regs.ts: begin -->';
+const DOC_END = '<!-- generated from periph/regs.ts by scripts/gen-regs.ts: end -->';
 
 const hex = (n: number, w = 3) => `0x${(n >>> 0).toString(16).toUpperCase().padStart(w, '0')}u`;
 const mask = (width: number) => (width >= 32 ? '0xFFFFFFFFu' : hex((2 ** width - 1) >>> 0, 1));
@@ -70,20 +73,60 @@ export function generateHeader(): string {
   return L.join('\n');
 }
 
+const bitsText = (lsb: number, width: number) => (width === 1 ? `${lsb}` : `${lsb + width - 1}:${lsb}`);
+
+function regTable(regs: readonly Register[]): string[] {
+  const out = ['| offset | name | access | meaning |', '|---|---|---|---|'];
+  for (const r of regs) {
+    const fields = (r.fields ?? []).map((f) => `${f.name} [${bitsText(f.lsb, f.width)}]: ${f.doc}`).join('; ');
+    out.push(`| ${hex(r.offset).slice(0, -1)} | ${r.name} | ${r.access} | ${r.doc}${fields ? ` — ${fields}` : ''} |`);
+  }
+  return out;
+}
+
+/** The register, command and error tables of docs/hardware.md §5. */
+export function generateDocTables(): string {
+  const L: string[] = [DOC_BEGIN, '', `#### Global registers (TPU_BASE = ${hex(TPU_BASE, 8).slice(0, -1)})`, '', ...regTable(GLOBAL_REGS)];
+  L.push('', '#### Unit blocks: ' + UNITS.map((u) => `${u.name} at +${hex(u.base).slice(0, -1)}`).join(', '), '', ...regTable(UNIT_REGS));
+  for (const u of UNITS) {
+    L.push('', `#### ${u.name} commands (unit ${u.id})`, '', '| opcode | name | meaning |', '|---|---|---|');
+    for (const o of u.opcodes) L.push(`| ${o.value} | ${o.name} | ${o.doc} |`);
+    if (u.flags.length) {
+      L.push('', '| flag bit | name | meaning |', '|---|---|---|');
+      for (const fl of u.flags) L.push(`| ${fl.bit} | ${fl.name} | ${fl.doc} |`);
+    }
+    L.push('', '| field | register | bits | meaning |', '|---|---|---|---|');
+    for (const a of u.args) L.push(`| ${a.name} | ARG${a.arg} | ${bitsText(a.lsb, a.width)} | ${a.doc} |`);
+  }
+  L.push('', '#### Error codes (ERROR.CODE)', '', '| code | name | meaning |', '|---|---|---|');
+  for (const e of ERROR_CODES) L.push(`| ${e.value} | ${e.name} | ${e.doc} |`);
+  L.push('', DOC_END);
+  return L.join('\n');
+}
+
+/** docs/hardware.md with its generated block replaced. */
+export function docWithTables(doc: string): string {
+  const a = doc.indexOf(DOC_BEGIN), b = doc.indexOf(DOC_END);
+  if (a < 0 || b < 0) throw new Error('docs/hardware.md has no generated-block markers');
+  return doc.slice(0, a) + generateDocTables() + doc.slice(b + DOC_END.length);
+}
+
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isMain) {
-  const text = generateHeader();
+  const header = generateHeader();
+  const doc = readFileSync(DOC_PATH, 'utf8');
   if (process.argv.includes('--check')) {
     let current = '';
     try {
       current = readFileSync(HEADER_PATH, 'utf8');
     } catch { /* missing counts as stale */ }
-    if (current !== text) {
-      console.error('firmware-c/include/tpu_regs.h is stale: run npm run gen:regs');
+    if (current !== header || docWithTables(doc) !== doc) {
+      console.error('tpu_regs.h or the tables in docs/hardware.md are stale: run npm run gen:regs');
       process.exit(1);
     }
   } else {
-    writeFileSync(HEADER_PATH, text);
-    console.log(`wrote ${HEADER_PATH}`);
+    writeFileSync(HEADER_PATH, header);
+    writeFileSync(DOC_PATH, docWithTables(doc));
+    console.log(`wrote ${HEADER_PATH} and the tables of ${DOC_PATH}`);
   }
 }
