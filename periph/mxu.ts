@@ -295,7 +295,7 @@ export class MxuReference extends MxuBase implements UnitModel {
     const rel = clock - this.start;
     if (rel < d.preloadStart) return; // setup
     if (rel < d.streamStart) {
-      if (rel > d.preloadStart) this.preload(rel - d.preloadStart - 1);
+      this.preload(rel - d.preloadStart);
       return;
     }
     if (rel < d.writebackStart) this.streamClock(rel - d.streamStart);

@@ -1,5 +1,5 @@
 /* tpu_test.h: small helpers shared by the self-checking TPU firmware tests
- * (firmware-c/tests/*.c). Everything is static: each test is one file.
+ * (firmware-c/tests/, one .c file per test). Everything is static.
  *
  * - a seeded xorshift32 PRNG (no multiply: rv32i has none);
  * - int4 nibble access and the reference arithmetic of PLATFORM.md §6.2
@@ -7,7 +7,8 @@
  * - an int4 x int4 product table, built by additions, for the CPU references;
  * - word copies between BRAM and the external SRAM;
  * - failure bookkeeping: the first failure kind decides the exit code, the
- *   first few failures are printed, and tt_finish prints the one-line summary.
+ *   first few failures are printed, and tt_finish prints the one-line summary;
+ *   tt_start() arms the optional failure injection (see TT_CHECK).
  *
  * Ordering: the SRAM buffers are plain C objects, but the DMA reads and writes
  * them behind the compiler's back. tpu.h's calls are volatile MMIO accesses
@@ -144,10 +145,27 @@ static unsigned tt_checks;
 			tt_exit_code = (code);                                 \
 	} while (0)
 
+/* Failure injection, to show that a test can fail: when the host's input
+ * starts with a byte n (1..127), the first check of kind n has its outcome
+ * inverted, so the program must report that failure and exit with n.
+ * Without input (RX reads EOF) nothing changes. */
+static int tt_inject;
+
+static void tt_start(void)
+{
+	int c = getchar();
+	tt_inject = (c > 0 && c < 128) ? c : 0;
+}
+
 #define TT_CHECK(cond, code, ...)                                              \
 	do {                                                                   \
+		int ok_ = (cond) ? 1 : 0;                                      \
 		tt_checks++;                                                   \
-		if (!(cond))                                                   \
+		if (tt_inject && tt_inject == (code)) {                        \
+			ok_ = !ok_;                                            \
+			tt_inject = 0;                                         \
+		}                                                              \
+		if (!ok_)                                                      \
 			TT_FAIL(code, __VA_ARGS__);                            \
 	} while (0)
 
