@@ -207,7 +207,11 @@ export class DmaFast extends DmaBase {
       const chunk = Math.min(left, d.rowBytes - col);
       let p = d.spadAddr + row * d.spadStride + col;
       let q = d.sramAddr + row * d.sramStride + col;
-      if (d.store) for (let i = 0; i < chunk; i++) sram[q++] = spad[p++];
+      if (chunk >= 16) {
+        // A view per row, not per byte: set() is a memcpy.
+        if (d.store) sram.set(spad.subarray(p, p + chunk), q);
+        else spad.set(sram.subarray(q, q + chunk), p);
+      } else if (d.store) for (let i = 0; i < chunk; i++) sram[q++] = spad[p++];
       else for (let i = 0; i < chunk; i++) spad[p++] = sram[q++];
       left -= chunk;
       col += chunk;

@@ -568,15 +568,25 @@ export class MxuFast extends MxuBase implements UnitModel {
         b[r * N + 2 * q + 1] = (v << 24) >> 28;
       }
     }
-    if (r === N - 1) {
-      const acc = this.acc;
-      for (let i = 0; i < N; i++) {
-        for (let j = 0; j < N; j++) {
-          let s = 0;
-          for (let m = 0; m < N; m++) s += a[i * N + m] * b[m * N + j];
-          acc[i * N + j] = (acc[i * N + j] + s) | 0;
-        }
+    if (r === N - 1) this.macBlock();
+  }
+
+  /** acc += a·b for one 8×8×8 k-block: row by row, eight sums in locals. */
+  private macBlock(): void {
+    const a = this.a, b = this.b, acc = this.acc;
+    for (let i = 0; i < 64; i += 8) {
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+      for (let m = 0; m < 8; m++) {
+        const av = a[i + m];
+        if (av === 0) continue;
+        const o = m * 8;
+        s0 += av * b[o]; s1 += av * b[o + 1]; s2 += av * b[o + 2]; s3 += av * b[o + 3];
+        s4 += av * b[o + 4]; s5 += av * b[o + 5]; s6 += av * b[o + 6]; s7 += av * b[o + 7];
       }
+      acc[i] = (acc[i] + s0) | 0; acc[i + 1] = (acc[i + 1] + s1) | 0;
+      acc[i + 2] = (acc[i + 2] + s2) | 0; acc[i + 3] = (acc[i + 3] + s3) | 0;
+      acc[i + 4] = (acc[i + 4] + s4) | 0; acc[i + 5] = (acc[i + 5] + s5) | 0;
+      acc[i + 6] = (acc[i + 6] + s6) | 0; acc[i + 7] = (acc[i + 7] + s7) | 0;
     }
   }
 

@@ -156,7 +156,8 @@ export class Tpu implements MmioDevice, SramSharer {
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastStall = 0;
-    this.advanceTo(clock);
+    // Staging registers are seen by no unit until PUSH: no need to bring time up to date.
+    if (offset < 0x100 || (offset & 0xff) > UNIT_REG.ARG5) this.advanceTo(clock);
     if (offset >= 0x100) {
       this.writeUnit(this.units[(offset >> 8) - 1], offset & 0xff, value, wstrb, clock);
       return;

@@ -74,6 +74,12 @@ export interface UnitRules {
 
 /** Helper: the mask of regions touched by `rows` rows of `rowBytes` bytes from `addr`. */
 export function regionMask(addr: number, rows: number, rowBytes: number, stride: number, regionBytes: number): number {
+  const first = Math.floor(addr / regionBytes);
+  const last = Math.floor((addr + (rows - 1) * stride + rowBytes - 1) / regionBytes);
+  // Rows whose gaps are shorter than a region cover every region between the first and the last byte.
+  if (stride >= rowBytes && stride - rowBytes < regionBytes) {
+    return (last >= 31 ? 0xffffffff : (2 ** (last + 1) - 1)) - (2 ** first - 1) >>> 0;
+  }
   let mask = 0;
   for (let r = 0; r < rows; r++) {
     const first = addr + r * stride;
@@ -95,7 +101,8 @@ export function bits(v: number, lsb: number, width: number): number {
 
 /** int4 rounding shift and saturation of PLATFORM.md §6.2. */
 export function rshift(x: number, s: number): number {
-  return s === 0 ? x : Math.floor((x + 2 ** (s - 1)) / 2 ** s);
+  // (x + 2^(s-1)) >> s without overflowing the addition: floor(x / 2^s) plus the bit below.
+  return s === 0 ? x : (x >> s) + ((x >> (s - 1)) & 1);
 }
 export function sat4(x: number): number {
   return x < -8 ? -8 : x > 7 ? 7 : x;

@@ -82,7 +82,7 @@ static inline int tt_requant(int32_t x, unsigned s) { return tt_sat4(tt_rshift(x
 /* tt_mul[(a & 15) << 4 | (b & 15)] = a * b for int4 a, b; built by addition. */
 static int8_t tt_mul[256];
 
-static void tt_init_mul(void)
+static inline void tt_init_mul(void)
 {
 	for (int a = -8; a < 8; a++) {
 		int p = -(a << 3); /* a * -8 */
@@ -95,7 +95,7 @@ static void tt_init_mul(void)
 
 /* ---- SRAM copies (whole words; both pointers 4-byte aligned) ---- */
 
-static void tt_to_sram(volatile void *dst, const void *src, unsigned bytes)
+static inline void tt_to_sram(volatile void *dst, const void *src, unsigned bytes)
 {
 	volatile uint32_t *d = (volatile uint32_t *)dst;
 	const uint32_t *s = (const uint32_t *)src;
@@ -104,7 +104,7 @@ static void tt_to_sram(volatile void *dst, const void *src, unsigned bytes)
 	tt_barrier();
 }
 
-static void tt_from_sram(void *dst, const volatile void *src, unsigned bytes)
+static inline void tt_from_sram(void *dst, const volatile void *src, unsigned bytes)
 {
 	tt_barrier();
 	const volatile uint32_t *s = (const volatile uint32_t *)src;
@@ -113,7 +113,7 @@ static void tt_from_sram(void *dst, const volatile void *src, unsigned bytes)
 		d[i] = s[i];
 }
 
-static void tt_fill_sram(volatile void *dst, uint32_t word, unsigned bytes)
+static inline void tt_fill_sram(volatile void *dst, uint32_t word, unsigned bytes)
 {
 	volatile uint32_t *d = (volatile uint32_t *)dst;
 	for (unsigned i = 0; i < bytes / 4; i++)
@@ -151,7 +151,7 @@ static unsigned tt_checks;
  * Without input (RX reads EOF) nothing changes. */
 static int tt_inject;
 
-static void tt_start(void)
+static inline void tt_start(void)
 {
 	int c = getchar();
 	tt_inject = (c > 0 && c < 128) ? c : 0;
@@ -170,7 +170,7 @@ static void tt_start(void)
 	} while (0)
 
 /* Checks that ERROR is 0 and no unit has its STATUS error bit. */
-static void tt_expect_no_error(int code, const char *where)
+static inline void tt_expect_no_error(int code, const char *where)
 {
 	uint32_t e = tpu_error();
 	TT_CHECK(e == 0, code, "%s: ERROR = 0x%08lx (code %lu unit %lu serial %lu)", where, e,
@@ -182,7 +182,7 @@ static void tt_expect_no_error(int code, const char *where)
 }
 
 /* Prints the summary line and returns the exit code (0: all passed). */
-static int tt_finish(const char *name, const char *what)
+static inline int tt_finish(const char *name, const char *what)
 {
 	if (tt_exit_code)
 		printf("%s: FAIL (code %d): %u of %u checks failed\n", name, tt_exit_code, tt_fail_count, tt_checks);
