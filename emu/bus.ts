@@ -37,6 +37,8 @@ export class Bus {
   sramSharer: SramSharer | null = null;
   /** Set by a device that must stop the machine (a TPU error under --strict, a deadlock). */
   deviceHalt = false;
+  /** Set by a device that wants the CPU to return to the machine's loop after this instruction. */
+  yieldCpu = false;
 
   /** Wait clocks of the last read()/write(). */
   wait = 0;
@@ -101,6 +103,11 @@ export class Bus {
     }
     this.wait = 0;
     this.fault = true;
+  }
+
+  /** The CPU must look up after its current instruction: a halt, or a device asked it to yield. */
+  get attention(): boolean {
+    return this.yieldCpu || this.halted;
   }
 
   /** True when the guest has written EXIT or a device stopped the machine. */

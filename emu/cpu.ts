@@ -218,10 +218,12 @@ export class Cpu {
             const word = bus.read(addr, cycle + DATA_ACCESS_OFFSET);
             if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle, addr); break outer; }
             clocks += bus.wait;
-            if (bus.halted) return this.halt(next, cycle, clocks, instret);
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
+            r[rd] = v; r[0] = 0;
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret);
+            break;
           }
           r[rd] = v; r[0] = 0;
           break;
@@ -243,7 +245,7 @@ export class Cpu {
             bus.write(addr, wdata | 0, wstrb, cycle + DATA_ACCESS_OFFSET);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle, addr); break outer; }
             clocks += bus.wait;
-            if (bus.halted) return this.halt(next, cycle, clocks, instret);
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret);
           }
           break;
         }
@@ -304,9 +306,17 @@ export class Cpu {
     return reason;
   }
 
-  /** The data access of the instruction at `cycle` halted the machine (EXIT, or a device). */
-  private halt(next: number, cycle: number, clocks: number, instret: number): StopReason {
+  /**
+   * The data access of the instruction at `cycle` halted the machine (EXIT, or
+   * a device), or a device asked the CPU to yield: the instruction retires and
+   * the loop returns.
+   */
+  private lookUp(next: number, cycle: number, clocks: number, instret: number): StopReason {
     this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
+    if (!this.bus.halted) {
+      this.stopReason = StopReason.LIMIT;
+      return StopReason.LIMIT;
+    }
     this.stopClock = cycle + DATA_ACCESS_OFFSET + this.bus.wait;
     this.stopReason = StopReason.EXIT;
     return StopReason.EXIT;

@@ -60,16 +60,20 @@ export class Machine {
   readonly bus: Bus;
   readonly cpu: Cpu;
   readonly tpu: Tpu;
+  private readonly strict: boolean;
   symbols = new SymbolTable([]);
 
   constructor(config: PlatformConfig = defaultConfig(), options: MachineOptions = {}) {
     this.config = config;
     this.bus = new Bus(config.bus);
     this.cpu = new Cpu(this.bus, config.cpu);
-    this.tpu = new Tpu(config, this.bus.sram, options.reference ?? false, options.strict ?? false);
+    this.strict = options.strict ?? false;
+    this.tpu = new Tpu(config, this.bus.sram, options.reference ?? false, this.strict);
     this.tpu.onFatal = () => {
       this.bus.deviceHalt = true;
     };
+    // A new command can bring the next possible error earlier: re-plan the CPU's run.
+    if (this.strict) this.tpu.onPush = () => { this.bus.yieldCpu = true; };
     this.bus.tpu = this.tpu;
     this.bus.sramSharer = this.tpu;
   }
@@ -105,16 +109,33 @@ export class Machine {
     }
   }
 
-  /** Runs until EXIT, a trap, a bus error or the clock limit. */
+  /** Runs until EXIT, a trap, a bus error, a TPU stop or the clock limit. */
   run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
-    const reason = this.cpu.run(maxCycles);
+    const reason = this.strict ? this.runStrict(maxCycles) : this.cpu.run(maxCycles);
     this.bus.console.flush();
-    const r = this.result(reason);
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
-    if (!this.tpu.fatal) this.tpu.advanceTo(r.clocks);
-    return this.tpu.fatal && r.reason === 'exit' && this.bus.console.exitCode === null
-      ? { ...this.result(reason), reason: 'tpu-error', exit: EXIT.TPU_ERROR }
-      : this.result(reason);
+    this.tpu.advanceTo(this.result(reason).clocks);
+    const r = this.result(reason);
+    return this.tpu.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error'
+      ? { ...r, reason: 'tpu-error', exit: EXIT.TPU_ERROR, clocks: this.cpu.cycle }
+      : r;
+  }
+
+  /**
+   * --strict: the CPU runs only up to the next clock at which a TPU command can
+   * start (the only clocks at which a TPU error can arise), so the machine
+   * stops at the first instruction boundary at or after an error's clock.
+   */
+  private runStrict(maxCycles: number): StopReason {
+    const { cpu, tpu, bus } = this;
+    for (;;) {
+      const limit = Math.min(maxCycles, Math.max(tpu.nextStartClock(), cpu.cycle + 1));
+      bus.yieldCpu = false;
+      const reason = cpu.run(limit);
+      if (reason !== StopReason.LIMIT) return reason;
+      tpu.advanceTo(cpu.cycle);
+      if (tpu.fatal || cpu.cycle >= maxCycles) return reason;
+    }
   }
 
   result(reason: StopReason): RunResult {

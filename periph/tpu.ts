@@ -219,6 +219,26 @@ export class Tpu implements MmioDevice, SramSharer {
     args.set(u.staging.subarray(0, 5));
     u.fifo.push({ args, opcode: value & 0xff, flags: (value >>> 8) & 0xff, serial: u.issued, pushClock: at, token: u.staging[5] });
     u.issued++;
+    this.onPush?.();
+  }
+
+  /** Called after every accepted PUSH (the strict machine re-plans the CPU's run). */
+  onPush: (() => void) | null = null;
+
+  /**
+   * A clock no later than the next at which a command can start (and so be
+   * dropped with an error); Infinity when no command is waiting or running.
+   */
+  nextStartClock(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const u of this.units) {
+      if (u.running) {
+        next = Math.min(next, this.reference ? this.clock + 1 : this.clock + u.model.horizon(this.clock));
+      } else if (u.fifo.length > 0) {
+        next = Math.min(next, Math.max(this.clock, u.headReady()));
+      }
+    }
+    return next;
   }
 
   private blockedText(): string {

@@ -589,7 +589,7 @@ suite('M extension (PCPI)', () => {
     ['ENABLE_DIV', { ENABLE_DIV: true }],
     ['ENABLE_MUL + ENABLE_DIV', { ENABLE_MUL: true, ENABLE_DIV: true }],
   ];
-  const gate: [string, string, Partial<CpuFeatures>, boolean][] = [];
+  const gate: [string, (typeof M_OPS)[number], Partial<CpuFeatures>, boolean][] = [];
   for (const [cname, cpu] of CONFIGS) {
     for (const op of M_OPS) {
       const on = isMul(op) ? !!(cpu.ENABLE_MUL || cpu.ENABLE_FAST_MUL) : !!cpu.ENABLE_DIV;

@@ -47,9 +47,14 @@ static inline uint32_t tpu_status(unsigned unit) { return TPU_UREG(tpu_unit_base
 static inline uint32_t tpu_done(unsigned unit) { return TPU_UREG(tpu_unit_base(unit), TPU_UNIT_DONE); }
 static inline uint32_t tpu_issued(unsigned unit) { return TPU_UREG(tpu_unit_base(unit), TPU_UNIT_ISSUED); }
 
+/* Tells the compiler that memory may have changed behind its back (a DMA
+ * wrote SRAM) or must be up to date before a command reads it. */
+static inline void tpu_memory_barrier(void) { __asm__ volatile("" ::: "memory"); }
+
 /* Poll until the unit's DONE count has reached `ticket`. */
 static inline void tpu_wait(unsigned unit, uint32_t ticket) {
   while ((int32_t)(tpu_done(unit) - ticket) < 0) { }
+  tpu_memory_barrier(); /* results written by the unit are read after this */
 }
 /* Wait until everything pushed to the unit so far has finished. */
 static inline void tpu_drain(unsigned unit) { tpu_wait(unit, tpu_pushed[unit]); }
@@ -76,6 +81,7 @@ static inline uint32_t tpu_push(unsigned unit, uint32_t opcode, uint32_t flags) 
     tpu_staged_token[unit] = token;
   }
   tpu_next_token[unit] = TPU_NO_TOKEN;
+  tpu_memory_barrier(); /* the CPU's SRAM writes happen before the command */
   TPU_UREG(tpu_unit_base(unit), TPU_UNIT_PUSH) = TPU_PUSH_VALUE(opcode, flags);
   return ++tpu_pushed[unit];
 }

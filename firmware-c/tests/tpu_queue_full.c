@@ -33,8 +33,10 @@ int main(void)
 	tt_start();
 	tt_seed(0x0DDBA11u);
 	TT_CHECK(tpu_id() == TPU_ID_VALUE, E_ID, "ID = 0x%08lx", tpu_id());
-	const uint32_t depth = TPU_REG_CONFIG_QUEUE_DEPTH_GET(tpu_config());
-	TT_CHECK(depth == 8, E_CONFIG, "CONFIG queue depth %lu, want 8", depth);
+	const uint32_t cfg = tpu_config(), depth = TPU_REG_CONFIG_QUEUE_DEPTH_GET(cfg);
+	TT_CHECK(depth == 8 && TPU_REG_CONFIG_ARRAY_DIM_GET(cfg) == 8 && TPU_REG_CONFIG_SPAD_KIB_GET(cfg) == 64 &&
+			 TPU_REG_CONFIG_REGION_KIB_GET(cfg) == 4,
+		 E_CONFIG, "CONFIG = 0x%08lx, want array 8, queue 8, 64 KiB in 4 KiB regions", cfg);
 
 	for (unsigned n = 0; n < TT_ARRAY_LEN(srcw); n++)
 		srcw[n] = tt_rand();

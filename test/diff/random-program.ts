@@ -5,15 +5,18 @@
 // its seed alone. A sequence is straight-line code with forward branches and
 // jumps over small blocks; it can neither loop nor trap:
 //   - loads and stores go to a 4 KiB data buffer through DATA_REG (x3), which
-//     holds DATA + 2048 so that every 12-bit offset lands in the buffer, or
+//     holds the buffer's address + 2048 so that every 12-bit offset lands in
+//     it, or
 //     through a register computed as (rs & mask) + x3, always aligned;
 //   - the only jalr is `auipc rA, 0; jalr rd, off(rA)`, a forward skip;
 //   - no ecall/ebreak/counters, nothing timing- or platform-dependent.
 // LINK_REG (x4) holds the harness's return address and is never read or
 // written by a sequence; x3 is read but never written.
 //
-// Both harnesses run the sequence's code at the same address (SEQ) with the
-// data buffer at the same address (DATA), so pc-relative results (auipc, link
+// The buffer is either in BRAM (DATA) or at the top of the external SRAM
+// (DATA_SRAM, up to its last byte), where picotpu's loads and stores take the
+// bus path. Both harnesses run the sequence's code at the same address (SEQ)
+// with the buffer at the same address, so pc-relative results (auipc, link
 // values) are identical. The code bytes come from one ELF built for qemu:
 // its runner copies each sequence to SEQ, runs it, and writes the data buffer
 // and x0..x31 to stdout; picotpu runs the same bytes from BRAM.
@@ -25,10 +28,12 @@ export const LAYOUT = {
   /** Where a sequence's code runs (both harnesses). */
   SEQ: 0x1000,
   SEQ_LIMIT: 0x8000,
-  /** The data buffer (4 KiB). */
+  /** The data buffer (4 KiB) in BRAM... */
   DATA: 0x8000,
+  /** ...or at the top of the SRAM window (qemu: a second mapping). */
+  DATA_SRAM: 0x4007_f000,
   DATA_SIZE: 0x1000,
-  /** qemu runner: x0..x31 after the sequence (right after the buffer, so one write covers both). */
+  /** qemu runner: x0..x31 after the sequence. */
   REC: 0x9000,
   /** qemu runner: its own state while a sequence runs. */
   STATE: 0x9100,
@@ -36,13 +41,12 @@ export const LAYOUT = {
 
 export const DATA_REG = 3;
 export const LINK_REG = 4;
-export const DATA_REG_VALUE = LAYOUT.DATA + 2048;
 /** `jalr x0, 0(x4)`: appended to every sequence by both harnesses. */
 export const TAIL_WORD = (LINK_REG << 15) | 0x67;
 /** What the qemu runner prints per sequence: the data buffer, then x0..x31 (little-endian). */
 export const RECORD_BYTES = LAYOUT.DATA_SIZE + 32 * 4;
-/** Bytes of one descriptor in the qemu runner's table: seed, start, end, 32 initial registers. */
-const DESC_BYTES = (3 + 32) * 4;
+/** Bytes of one descriptor in the qemu runner's table: seed, start, end, buffer, 32 initial registers. */
+const DESC_BYTES = (4 + 32) * 4;
 
 /** Registers a sequence may write: all but x3 and x4 (x0 included: writes to it must vanish). */
 export const WRITABLE = Array.from({ length: 32 }, (_, k) => k).filter((k) => k !== DATA_REG && k !== LINK_REG);
@@ -94,7 +98,9 @@ export interface Sequence {
   seed: number;
   /** Seed of the data buffer's fill (non-zero). */
   dataSeed: number;
-  /** x0..x31 before the sequence (x0, x3 and x4 are set by the harness). */
+  /** Address of the data buffer (LAYOUT.DATA or LAYOUT.DATA_SRAM). */
+  dataBase: number;
+  /** x0..x31 before the sequence; x3 = dataBase + 2048 (x0 and x4 are the harness's). */
   init: Int32Array;
   /** Assembly lines: instructions and local labels. */
   lines: string[];
@@ -107,6 +113,8 @@ export interface GenOptions {
   length?: number;
   /** Draw M-extension instructions too. */
   mul?: boolean;
+  /** Address of the data buffer; default LAYOUT.DATA. */
+  dataBase?: number;
 }
 
 const INT_MIN = 0x8000_0000 | 0;
@@ -239,21 +247,38 @@ export function generateSequence(id: number, seed: number, opts: GenOptions = {}
   const rng = new Rng(seed);
   const init = new Int32Array(32);
   for (const k of WRITABLE_NZ) init[k] = randomValue(rng);
-  init[DATA_REG] = DATA_REG_VALUE;
+  const dataBase = opts.dataBase ?? LAYOUT.DATA;
+  init[DATA_REG] = dataBase + 2048;
   const dataSeed = (rng.next() | 1) >>> 0;
   const g = new Gen(rng, id, !!opts.mul);
   while (g.insns < length) g.item(0);
-  return { id, seed, dataSeed, init, lines: g.lines, insns: g.insns };
+  return { id, seed, dataSeed, dataBase, init, lines: g.lines, insns: g.insns };
+}
+
+/** mmap2(addr, size, RWX, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0), or exit 3. */
+function mapFixed(addr: number, size: number): string[] {
+  return [
+    `  li a0, ${addr}`, `  li a1, ${size}`, '  li a2, 7', '  li a3, 0x32', '  li a4, -1', '  li a5, 0', '  li a7, 222', '  ecall',
+    `  li t0, ${addr}`, '  bne a0, t0, .Lfail',
+  ];
+}
+
+/** write(1, a1, a2) until all is written, or exit 3. */
+function writeAll(label: string): string[] {
+  return [
+    `${label}:`,
+    '  li a0, 1', '  li a7, 64', '  ecall', '  blez a0, .Lfail', '  add a1, a1, a0', '  sub a2, a2, a0', `  bnez a2, ${label}`,
+  ];
 }
 
 /**
- * The qemu-riscv32 program (Linux ABI, static) for a batch: a runner that, for
- * each sequence, maps nothing new (one RWX mapping is made at start), fills the
- * data buffer, copies the sequence's code to SEQ with TAIL_WORD after it, loads
- * the initial registers, calls it through x4, stores x0..x31 after the buffer
- * and writes buffer + registers to stdout (write, a7 = 64). Exits 0 (a7 = 93),
- * or 3 if a system call fails. Each sequence's code sits between the symbols
- * seq<id> and seq<id>_end.
+ * The qemu-riscv32 program (Linux ABI, static) for a batch: a runner that maps
+ * SEQ..STATE and the SRAM buffer (RWX, fixed) once, then for each sequence
+ * fills its data buffer, copies its code to SEQ with TAIL_WORD after it, loads
+ * the initial registers, calls it through x4, stores x0..x31 at REC and writes
+ * the buffer, then the registers, to stdout (write, a7 = 64). Exits 0 (a7 =
+ * 93), or 3 if a system call fails. Each sequence's code sits between the
+ * symbols seq<id> and seq<id>_end.
  */
 export function qemuProgram(seqs: readonly Sequence[]): string {
   const L = LAYOUT;
@@ -262,17 +287,14 @@ export function qemuProgram(seqs: readonly Sequence[]): string {
     '  .text',
     '  .globl _start',
     '_start:',
-    `  li a0, ${L.MAP_BASE}`, `  li a1, ${L.MAP_SIZE}`,
-    '  li a2, 7', // PROT_READ | PROT_WRITE | PROT_EXEC
-    '  li a3, 0x32', // MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS
-    '  li a4, -1', '  li a5, 0', '  li a7, 222', '  ecall',
-    `  li t0, ${L.MAP_BASE}`, '  bne a0, t0, .Lfail',
+    ...mapFixed(L.MAP_BASE, L.MAP_SIZE),
+    ...mapFixed(L.DATA_SRAM, L.DATA_SIZE),
     '  la s0, descs',
     '.Lloop:',
     '  la t0, descs_end', '  beq s0, t0, .Ldone',
     `  li t0, ${L.STATE}`, '  sw s0, 0(t0)',
     // Fill the data buffer (xorshift32; see dataFill).
-    '  lw t1, 0(s0)', `  li t2, ${L.DATA}`, `  li t3, ${L.DATA + L.DATA_SIZE}`,
+    '  lw t1, 0(s0)', '  lw t2, 12(s0)', `  li t3, ${L.DATA_SIZE}`, '  add t3, t3, t2',
     '.Lfill:',
     '  slli t4, t1, 13', '  xor t1, t1, t4', '  srli t4, t1, 17', '  xor t1, t1, t4', '  slli t4, t1, 5', '  xor t1, t1, t4',
     '  sw t1, 0(t2)', '  addi t2, t2, 4', '  bne t2, t3, .Lfill',
@@ -282,17 +304,17 @@ export function qemuProgram(seqs: readonly Sequence[]): string {
     '  beq t1, t2, .Lcopied', '  lw t4, 0(t1)', '  sw t4, 0(t3)', '  addi t1, t1, 4', '  addi t3, t3, 4', '  j .Lcopy',
     '.Lcopied:',
     `  li t4, ${TAIL_WORD}`, '  sw t4, 0(t3)',
-    // Initial registers through x4, which is loaded last with the entry.
-    `  addi x${LINK_REG}, s0, 12`,
+    // Initial registers through x4, which is then loaded with the entry.
+    `  addi x${LINK_REG}, s0, 16`,
   ];
-  for (let k = 1; k < 32; k++) if (k !== DATA_REG && k !== LINK_REG) out.push(`  lw x${k}, ${4 * k}(x${LINK_REG})`);
-  out.push(`  li x${DATA_REG}, ${DATA_REG_VALUE}`, `  li x${LINK_REG}, ${L.SEQ}`, `  jalr x${LINK_REG}, 0(x${LINK_REG})`);
+  for (let k = 1; k < 32; k++) if (k !== LINK_REG) out.push(`  lw x${k}, ${4 * k}(x${LINK_REG})`);
+  out.push(`  li x${LINK_REG}, ${L.SEQ}`, `  jalr x${LINK_REG}, 0(x${LINK_REG})`);
   out.push(`  li x${LINK_REG}, ${L.REC}`);
   for (let k = 0; k < 32; k++) out.push(`  sw x${k === LINK_REG ? 0 : k}, ${4 * k}(x${LINK_REG})`);
   out.push(
-    `  li a1, ${L.DATA}`, `  li a2, ${RECORD_BYTES}`,
-    '.Lwrite:',
-    '  li a0, 1', '  li a7, 64', '  ecall', '  blez a0, .Lfail', '  add a1, a1, a0', '  sub a2, a2, a0', '  bnez a2, .Lwrite',
+    `  li t0, ${L.STATE}`, '  lw s0, 0(t0)',
+    '  lw a1, 12(s0)', `  li a2, ${L.DATA_SIZE}`, ...writeAll('.Lwrite_data'),
+    `  li a1, ${L.REC}`, '  li a2, 128', ...writeAll('.Lwrite_regs'),
     `  li t0, ${L.STATE}`, '  lw s0, 0(t0)', `  addi s0, s0, ${DESC_BYTES}`, '  j .Lloop',
     '.Ldone:', '  li a0, 0', '  li a7, 93', '  ecall',
     '.Lfail:', '  li a0, 3', '  li a7, 93', '  ecall',
@@ -302,7 +324,7 @@ export function qemuProgram(seqs: readonly Sequence[]): string {
   }
   out.push('  .section .rodata', '  .balign 4', 'descs:');
   for (const s of seqs) {
-    out.push(`  .word ${s.dataSeed}, seq${s.id}, seq${s.id}_end`);
+    out.push(`  .word ${s.dataSeed}, seq${s.id}, seq${s.id}_end, ${s.dataBase}`);
     out.push(`  .word ${Array.from(s.init).join(', ')}`);
   }
   out.push('descs_end:', '');
@@ -310,9 +332,9 @@ export function qemuProgram(seqs: readonly Sequence[]): string {
 }
 
 /**
- * The picotpu harness, linked at 0: sets x3, calls SEQ through x4 (where the
- * host has put a sequence's code and TAIL_WORD), then writes EXIT. The host
- * sets the other registers and the data buffer before the run.
+ * The picotpu harness, linked at 0: calls SEQ through x4 (where the host has
+ * put a sequence's code and TAIL_WORD), then writes EXIT. The host sets the
+ * other registers and the data buffer before the run.
  */
 export function picotpuHarness(): string {
   return [
@@ -320,7 +342,6 @@ export function picotpuHarness(): string {
     '  .text',
     '  .globl _start',
     '_start:',
-    `  li x${DATA_REG}, ${DATA_REG_VALUE}`,
     `  li x${LINK_REG}, ${LAYOUT.SEQ}`,
     `  jalr x${LINK_REG}, 0(x${LINK_REG})`,
     '__exit:',
