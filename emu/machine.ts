@@ -111,7 +111,11 @@ export class Machine {
 
   /** Runs until EXIT, a trap, a bus error, a TPU stop or the clock limit. */
   run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
-    const reason = this.strict ? this.runStrict(maxCycles) : this.cpu.run(maxCycles);
+    return this.finishRun(this.strict ? this.runStrict(maxCycles) : this.cpu.run(maxCycles));
+  }
+
+  /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
+  finishRun(reason: StopReason): RunResult {
     this.bus.console.flush();
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
     this.tpu.advanceTo(this.result(reason).clocks);

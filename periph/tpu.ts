@@ -83,6 +83,8 @@ export class Tpu implements MmioDevice, SramSharer {
   readonly errors: TpuError[] = [];
   /** Finished commands, when recording is on. */
   records: CommandRecord[] | null = null;
+  /** PUSH stalls [from, to) per unit, kept with the records. */
+  stallRecords: { unit: (typeof UNIT_NAMES)[number]; from: number; to: number }[] | null = null;
   /** First error since ERROR was cleared (the register's value), 0 for none. */
   private errorReg = 0;
   private counting = false;
@@ -212,6 +214,7 @@ export class Tpu implements MmioDevice, SramSharer {
       this.pushWaitUnit = -1;
       at = this.clock;
       this.lastStall = at - clock;
+      this.stallRecords?.push({ unit: u.name, from: clock, to: at });
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
