@@ -11,6 +11,7 @@ import { ElfError } from './elf.ts';
 import { EXIT } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
+import { runObserved, type RunObserver } from './observer.ts';
 
 class UsageError extends Error {}
 
@@ -106,8 +107,11 @@ export function runCommand(o: RunOptions): number {
   else if (!process.stdin.isTTY) machine.bus.console.setInput(readStdin());
 
   machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
+  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
+  const observers: RunObserver[] = [];
+  if (observers.length > 0) machine.tpu.records = [];
   const t0 = process.hrtime.bigint();
-  const r = machine.run(o.maxCycles);
+  const r = runObserved(machine, o.maxCycles, observers);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 
   if (r.reason !== 'exit') say(describeStop(r));

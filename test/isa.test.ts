@@ -776,8 +776,8 @@ suite('bus errors', () => {
     expect(x.r.exit).toBeGreaterThan(127); // not confusable with a firmware EXIT of 0..127
   });
 
-  it.each([0x0001_0000, 0x4000_0000, 0x1000_0000, 0x2000_0000, 0x8000_0000, 0xffff_fffc])(
-    'fetch from %i (outside BRAM) is a bus error at the target', (addr) => {
+  it.each([0x0001_0000, 0x4000_0000, 0x1000_0000, 0x2000_0000, 0x8000_0000, 0xffff_fffc].map((a) => [hex(a), a] as const))(
+    'fetch from %s (outside BRAM) is a bus error at the target', (_name, addr) => {
       const x = exec(`li t0, ${addr | 0}; jr t0`);
       expectTrap(x, 'bus-error', /fetch/, addr);
     });
