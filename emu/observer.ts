@@ -17,7 +17,7 @@ export function runObserved(machine: Machine, maxCycles: number, observers: RunO
   const stepper = new Stepper(machine);
   for (;;) {
     const more = stepper.step(maxCycles);
-    for (const o of observers) o.step(stepper.info, machine);
+    if (stepper.executed) for (const o of observers) o.step(stepper.info, machine);
     if (!more) break;
   }
   const result = stepper.finish();

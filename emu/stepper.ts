@@ -20,6 +20,8 @@ export interface StepInfo {
 export class Stepper {
   private readonly before = new Int32Array(32);
   readonly info: StepInfo = { pc: 0, word: 0, clockBefore: 0, clockAfter: 0, rd: 0, rdValue: 0 };
+  /** Whether the last step() executed an instruction (one that trapped included). */
+  executed = false;
   /** Set once the machine has stopped (exit, trap, bus error, TPU stop). */
   stopped: StopReason | null = null;
 
@@ -31,6 +33,7 @@ export class Stepper {
    * for the limit). The returned info object is reused: copy what you keep.
    */
   step(maxCycles = Number.POSITIVE_INFINITY): boolean {
+    this.executed = false;
     if (this.stopped !== null) return false;
     const cpu = this.machine.cpu;
     const i = this.info;
@@ -41,6 +44,7 @@ export class Stepper {
     const retired = cpu.instret;
     const reason = cpu.run(maxCycles, 1);
     i.clockAfter = cpu.cycle;
+    this.executed = cpu.instret > retired || reason === StopReason.TRAP || reason === StopReason.BUS_ERROR;
     i.rd = 0;
     for (let r = 1; r < 32; r++) {
       if (cpu.regs[r] !== this.before[r]) { i.rd = r; i.rdValue = cpu.regs[r]; break; }
