@@ -12,6 +12,12 @@ import { EXIT } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import { runObserved, type RunObserver } from './observer.ts';
+import { TraceWriter } from './trace.ts';
+import { Profiler } from './profiler.ts';
+import { TimelineWriter } from './timeline.ts';
+import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
+import { debugCommand, debugOptions, type DebugOptions } from './debugger.ts';
+import { GdbServerError, serveGdb } from './gdb-server.ts';
 
 class UsageError extends Error {}
 
@@ -50,6 +56,11 @@ export interface RunOptions {
   set: string[];
   reportJson?: string;
   stats: boolean;
+  traceLimit?: number;
+  vcd?: string;
+  timeline?: string;
+  profile?: boolean;
+  profileJson?: string;
   reference: boolean;
   strict: boolean;
   report: boolean;
@@ -58,6 +69,7 @@ export interface RunOptions {
   enableFastMul?: boolean;
   enableDiv?: boolean;
   regsDualport?: boolean;
+  trace?: string;
 }
 
 export function buildConfig(o: Pick<RunOptions, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
@@ -109,6 +121,13 @@ export function runCommand(o: RunOptions): number {
   machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
   // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
   const observers: RunObserver[] = [];
+  const traceLimit = o.traceLimit ?? DEFAULT_TRACE_LIMIT;
+  if (!Number.isSafeInteger(traceLimit) || traceLimit < 1) throw new UsageError(`--trace-limit must be a positive integer, got ${traceLimit}`);
+  if (o.trace !== undefined) observers.push(new TraceWriter(o.trace, machine, traceLimit));
+  if (o.vcd) observers.push(openOutput(() => new VcdWriter(machine, { path: o.vcd!, limit: traceLimit, warn: say })));
+  if (o.timeline) observers.push(openOutput(() => new TimelineWriter(machine, { path: o.timeline!, limit: traceLimit, warn: say })));
+  const profiler = o.profile || o.profileJson ? openOutput(() => new Profiler(machine, { jsonPath: o.profileJson })) : null;
+  if (profiler) observers.push(profiler);
   if (observers.length > 0) machine.tpu.records = [];
   const t0 = process.hrtime.bigint();
   const r = runObserved(machine, o.maxCycles, observers);
@@ -117,9 +136,19 @@ export function runCommand(o: RunOptions): number {
   if (r.reason !== 'exit') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
   if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
+  if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
   if (o.reportJson) writeReport(o.reportJson, r);
   return r.exit;
+}
+
+/** Opens an output file of an observer; a path that cannot be written is a command-line error. */
+function openOutput<T>(open: () => T): T {
+  try {
+    return open();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 function statsLine(r: RunResult, seconds: number): string {
@@ -195,9 +224,49 @@ export async function main(argv: string[]): Promise<number> {
         .option('reference', { type: 'boolean', default: false, describe: 'run the TPU units with their literal clock-by-clock reference models' })
         .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' })
         .option('report', { type: 'boolean', default: true, describe: 'print the performance report to standard error (--no-report to omit)' })
-        .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' }),
+        .option('vcd', { type: 'string', describe: 'write a VCD waveform (GTKWave) of the pc, function, PUSH stalls and each unit\'s busy and queue depth to this file; one time unit = one clock' })
+        .option('timeline', { type: 'string', describe: 'write a Chrome trace-event JSON timeline (Perfetto) of functions and TPU commands to this file; ts in µs' })
+        .option('trace-limit', { type: 'number', default: DEFAULT_TRACE_LIMIT, describe: 'most instructions (--trace), value changes (--vcd) or events (--timeline) written to a file; --trace then ends with a line saying it was truncated, and the run goes on' })
+        .option('profile', { type: 'boolean', default: false, describe: 'print clocks, idle and stall clocks and calls per firmware function, and per-unit figures, after the report' })
+        .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
+        .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
+        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' }),
       (args) => {
         status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
+      },
+    )
+    .command(
+      'gdb <elf>',
+      'Serve a firmware ELF to GDB (remote serial protocol on 127.0.0.1, one connection): target remote 127.0.0.1:PORT',
+      (y) => y
+        .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000 (build with -g)' })
+        .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
+        .option('max-cycles', { type: 'number', describe: 'stop (SIGXCPU) at this clock; default: never' })
+        .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
+        .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
+        .option('config', { type: 'string', describe: 'JSON file of platform options' })
+        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable)' })
+        .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error' }),
+      async (args) => {
+        const machine = new Machine(buildConfig({ config: args.config, set: args.set as string[] }), { strict: args.strict });
+        machine.loadElf(readFile(args.elf as string, 'program'));
+        for (const spec of args.sram as string[]) {
+          const { file, offset } = parseSramSpec(spec);
+          machine.loadSram(readFile(file, 'SRAM image'), offset);
+        }
+        if (args.input !== undefined) machine.bus.console.setInput(Buffer.from(args.input, 'utf8'));
+        machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
+        status = await serveGdb(machine, { port: args.port, maxCycles: args.maxCycles, log: say }).catch((e: unknown) => {
+          throw e instanceof GdbServerError ? new UsageError(e.message) : e;
+        });
+      },
+    )
+    .command(
+      'debug <elf>',
+      'Debug a firmware ELF: breakpoints, stepping, registers, memory, TPU queues (gdb-like; commands on standard input, see docs/debugging.md)',
+      (y) => debugOptions(y),
+      async (args) => {
+        status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
       },
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')

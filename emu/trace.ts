@@ -1,0 +1,160 @@
+// `picotpu run --trace FILE`: an instruction log in the manner of Spike's
+// commit log, one line per executed instruction, streamed to FILE.
+//
+// Format (one header line starting with '#', then one line per instruction;
+// from build/fw/hello.elf):
+//
+//   #    CLOCK 0xPC       (0xWORD)     INSTRUCTION                       REG <- 0xVALUE
+//           33 0x00000030 (0x014000ef) jal 44 <main>                     ra <- 0x00000034
+//           36 0x00000044 (0xff010113) add sp,sp,-16                     sp <- 0x0000fff0
+//           42 0x0000004c (0x00112623) sw ra,12(sp)
+//
+//   CLOCK        decimal clock of the instruction's fetch handshake (clocks since
+//                reset release, as RunResult.clocks counts them), right-aligned
+//                in 10 columns; the next line's CLOCK minus this one is what the
+//                instruction cost, wait clocks included
+//   0xPC         its address, 8 hex digits
+//   (0xWORD)     the instruction word, 8 hex digits; (----------) when the pc
+//                cannot be fetched (misaligned, outside the BRAM)
+//   INSTRUCTION  its disassembly as objdump -d prints it (emu/disasm.ts), with
+//                one space between mnemonic and operands and branch and jump
+//                targets named from the ELF's symbols: `jal 64 <puts>`
+//   REG <- 0xV   present when the instruction writes a register other than
+//                zero: its ABI name and the new value (also when the value is
+//                unchanged); separated from the instruction by 2+ spaces
+//   !! TEXT      ends the line of an instruction that trapped (it did not
+//                retire; TEXT as in the stop message, e.g. `!! ebreak`)
+//
+// The last line of a run that stopped by EXIT is the store to EXIT. With
+// --trace-limit N (default 1,000,000; shared with --vcd and --timeline) at most
+// N instruction lines are written; if the run executes more, one final line
+// `# trace truncated after N instructions ...` follows and tracing stops while
+// the run goes on (still stepped, so no faster). Lines are buffered and
+// written in 64 KiB chunks, never held whole in memory.
+
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { BRAM_SIZE } from './bus.ts';
+import { ConfigError } from './config.ts';
+import { StopReason, TRAP_TEXT } from './cpu.ts';
+import { disassemble, objdumpNamer, type SymbolNamer } from './disasm.ts';
+import { ABI_NAMES, INSNS, matchInsn, rdOf } from './isa.ts';
+import type { Machine, RunResult } from './machine.ts';
+import type { RunObserver } from './observer.ts';
+import type { StepInfo } from './stepper.ts';
+
+const CHUNK = 64 * 1024;
+/** Columns before the instruction: `     CLOCK 0xPC (0xWORD) `. */
+const PREFIX_WIDTH = 10 + 1 + 10 + 1 + 12 + 1;
+/** The instruction is padded to this width when a register write follows. */
+const INSN_WIDTH = 32;
+
+/** The first line of every trace: the column names. */
+export const TRACE_HEADER = `#${'CLOCK'.padStart(9)} ${'0xPC'.padEnd(10)} ${'(0xWORD)'.padEnd(12)} ${'INSTRUCTION'.padEnd(INSN_WIDTH)}  REG <- 0xVALUE`;
+
+const hex8 = (v: number) => (v >>> 0).toString(16).padStart(8, '0');
+
+/** Writes the trace of a run to a file; push it into runObserved's observers. */
+export class TraceWriter implements RunObserver {
+  private readonly fd: number;
+  private readonly limit: number;
+  private readonly namer: SymbolNamer;
+  private parts: string[] = [];
+  private pending = 0;
+  private lines = 0;
+  private done = false;
+  private closed = false;
+  // Per BRAM word: the word last disassembled there (code can change) and its text.
+  private readonly cachedWord = new Int32Array(BRAM_SIZE >>> 2);
+  private readonly cachedText: (string | undefined)[] = new Array(BRAM_SIZE >>> 2);
+  /** Register each cached word writes (0 for none). */
+  private readonly cachedRd = new Uint8Array(BRAM_SIZE >>> 2);
+
+  /** At most `limit` instruction lines (a positive integer, or Infinity). */
+  constructor(readonly path: string, machine: Machine, limit = 1_000_000) {
+    if (!(Number.isSafeInteger(limit) || limit === Number.POSITIVE_INFINITY) || limit < 1) {
+      throw new ConfigError(`--trace-limit must be a positive integer, got ${limit}`);
+    }
+    this.limit = limit;
+    this.namer = objdumpNamer(machine.symbols.all);
+    try {
+      this.fd = openSync(path, 'w');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ConfigError(`cannot write trace file ${path}: ${code === 'ENOENT' ? 'no such directory' : code ?? String(e)}`);
+    }
+    this.push(`${TRACE_HEADER}\n`);
+  }
+
+  step(info: StepInfo, machine: Machine): void {
+    if (this.done) return;
+    if (this.lines >= this.limit) {
+      this.push(`# trace truncated after ${this.lines} instructions (--trace-limit ${this.lines}); the run went on untraced\n`);
+      this.done = true;
+      this.flush();
+      return;
+    }
+    this.lines++;
+    const cpu = machine.cpu;
+    const pc = info.pc;
+    const clock = String(info.clockBefore).padStart(10);
+    const trapped = cpu.stopReason === StopReason.TRAP || cpu.stopReason === StopReason.BUS_ERROR;
+    let line: string;
+    if ((pc & 3) !== 0 || pc >>> 0 >= BRAM_SIZE) {
+      line = `${clock} 0x${hex8(pc)} (----------) -`;
+    } else {
+      const k = pc >>> 2;
+      const word = info.word | 0;
+      let text = this.cachedText[k];
+      if (text === undefined || this.cachedWord[k] !== word) {
+        text = disassemble(word, pc, this.namer).replace('\t', ' ');
+        this.cachedText[k] = text;
+        this.cachedWord[k] = word;
+        this.cachedRd[k] = writtenRegister(word);
+      }
+      line = `${clock} 0x${hex8(pc)} (0x${hex8(word)}) ${text}`;
+      const rd = this.cachedRd[k];
+      if (rd !== 0 && !trapped) {
+        line = `${line.padEnd(PREFIX_WIDTH + INSN_WIDTH)}  ${ABI_NAMES[rd]} <- 0x${hex8(cpu.regs[rd])}`;
+      }
+    }
+    if (trapped) line += `   !! ${TRAP_TEXT[cpu.trapKind]}`;
+    this.push(`${line}\n`);
+  }
+
+  finish(_result: RunResult, _machine: Machine): void {
+    this.close();
+  }
+
+  /** Flushes and closes the file (idempotent). */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    closeSync(this.fd);
+    this.closed = true;
+  }
+
+  private push(s: string): void {
+    this.parts.push(s);
+    this.pending += s.length;
+    if (this.pending >= CHUNK) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending === 0) return;
+    const bytes = Buffer.from(this.parts.join(''), 'latin1');
+    this.parts = [];
+    this.pending = 0;
+    let off = 0;
+    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+  }
+}
+
+/** The register an instruction word writes on retiring (0 for none or x0). */
+function writtenRegister(word: number): number {
+  const k = matchInsn(word);
+  if (k < 0) return 0;
+  switch (INSNS[k].format) {
+    case 'R': case 'I': case 'U': case 'J': case 'SHIFTI': case 'CSR': return rdOf(word);
+    default: return 0;
+  }
+}
