@@ -980,8 +980,7 @@ export class Debugger {
     this.counters('whole run', tpu.whole);
     if (tpu.usedPerfCtrl) {
       // Whether the window is open is the TPU's own state (PERF_CTRL is write-only).
-      const counting = (tpu as unknown as { counting: boolean }).counting;
-      this.counters(`PERF_CTRL window, ${counting ? 'counting' : 'frozen'}`, tpu.window);
+      this.counters(`PERF_CTRL window, ${tpu.perfCounting ? 'counting' : 'frozen'}`, tpu.window);
     }
   }
 

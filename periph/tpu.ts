@@ -430,6 +430,11 @@ export class Tpu implements MmioDevice, SramSharer {
   get usedPerfCtrl(): boolean {
     return this.perfUsed;
   }
+
+  /** Whether the PERF_CTRL window is counting now (else frozen or never started). */
+  get perfCounting(): boolean {
+    return this.counting;
+  }
 }
 
 export function describeError(e: TpuError): string {
