@@ -14,6 +14,7 @@ import { disassemble, objdumpNamer } from '../emu/disasm.ts';
 import { parseElf } from '../emu/elf.ts';
 import { INSNS, matchInsn, type InsnDef } from '../emu/isa.ts';
 import { assemble, hasToolchain, tool } from '../toolchain/toolchain.ts';
+import { mulberry32 } from './helpers/rng.ts';
 
 const HAVE_TOOLCHAIN = hasToolchain();
 if (!HAVE_TOOLCHAIN) console.warn('disasm.test.ts skipped: riscv64-unknown-elf-objdump not found');
@@ -120,16 +121,10 @@ suite('disassembly of the firmware is objdump -d, word for word', () => {
 // ---------------------------------------------------------------------------
 // Generated encodings
 
-/** mulberry32: a small seeded generator, so a failure can be reproduced. */
+/** Seeded uint32s, so a failure can be reproduced. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const next = mulberry32(seed);
+  return () => Math.floor(next() * 4294967296);
 }
 
 const RD = 31 << 7, RS1 = 31 << 15, RS2 = 31 << 20, IMM12 = 0xfff00000 | 0;

@@ -6,6 +6,7 @@ import { defaultConfig, type TpuConfig } from '../emu/config.ts';
 import { MxuFast, MxuReference, mxuRules } from '../periph/mxu.ts';
 import { ERR, flagBit, opcode, packArgs } from '../periph/regs.ts';
 import type { Cmd, UnitMemories, UnitModel } from '../periph/unit.ts';
+import { mulberry32 } from './helpers/rng.ts';
 
 const MATMUL = opcode('MXU', 'MATMUL');
 const TR = flagBit('MXU', 'TRANSPOSE_B');
@@ -14,16 +15,7 @@ const O32 = flagBit('MXU', 'OUT_INT32');
 
 // ---- helpers ----
 
-function rngOf(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rngOf = mulberry32;
 const randInt = (rng: () => number, n: number) => Math.floor(rng() * n);
 
 function tpuCfg(over: Partial<TpuConfig> = {}): TpuConfig {

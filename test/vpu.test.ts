@@ -3,6 +3,7 @@ import { defaultConfig, type TpuConfig } from '../emu/config.ts';
 import { ERR, opcode, packArgs } from '../periph/regs.ts';
 import type { Cmd, UnitModel } from '../periph/unit.ts';
 import { VpuFast, VpuReference, vpuRules } from '../periph/vpu.ts';
+import { mulberry32 } from './helpers/rng.ts';
 
 // ---- Helpers ----
 
@@ -41,16 +42,7 @@ function spec(op: OpName, p: Partial<Spec>): Spec {
   return { op, a: 0, b: 0, c: 0, rows: 1, cols: 8, sa: 0, sb: 0, sc: 0, param: 0, ...p };
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 const randInt = (rnd: () => number, n: number): number => Math.floor(rnd() * n);
 
 function firstDiff(x: Uint8Array, y: Uint8Array): number {

@@ -5,17 +5,11 @@ import { type PlatformConfig } from '../../emu/config.ts';
 import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
 import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
+import { mulberry32 } from './rng.ts';
 
 /** Small deterministic PRNG (mulberry32). */
 export function rng(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
