@@ -648,7 +648,9 @@ class GdbSession {
   /** The reply for a stop (null when the connection is ending). */
   private reportStop(stop: Stop): string | null {
     this.machine.bus.console.flush();
-    this.machine.tpu.advanceTo(this.machine.cpu.cycle);
+    // Bring the TPU to the stop's clock, so memory and `monitor` show it as of now
+    // (a run that ended was accounted up to its stop by finishRun).
+    if (stop.kind !== 'end') this.machine.tpu.advanceTo(this.machine.cpu.cycle);
     switch (stop.kind) {
       case 'step': return this.stopReply(SIG.TRAP, '');
       case 'break': return this.stopReply(SIG.TRAP, stop.hw ? 'hwbreak:;' : 'swbreak:;');

@@ -75,13 +75,16 @@ describe.skipIf(gdbMissing)('picotpu gdb with gdb-multiarch', () => {
     let serverOut = '', serverErr = '';
     server.stdout!.on('data', (d: Buffer) => { serverOut += d.toString(); });
     const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        server.kill('SIGKILL');
+        reject(new Error(`picotpu gdb did not listen within 30 s:\n${serverErr}`));
+      }, 30_000);
       server.stderr!.on('data', (d: Buffer) => {
         serverErr += d.toString();
         const m = /listening on 127\.0\.0\.1:(\d+)/.exec(serverErr);
-        if (m) resolve(Number(m[1]));
+        if (m) { clearTimeout(timer); resolve(Number(m[1])); }
       });
-      server.on('exit', () => reject(new Error(`picotpu gdb exited before listening:\n${serverErr}`)));
-      setTimeout(() => reject(new Error(`picotpu gdb did not listen within 30 s:\n${serverErr}`)), 30_000);
+      server.on('exit', () => { clearTimeout(timer); reject(new Error(`picotpu gdb exited before listening:\n${serverErr}`)); });
     });
 
     // Each command is preceded by a marker, so its output can be picked out.

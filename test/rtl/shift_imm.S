@@ -1,0 +1,106 @@
+# CPI of slli/srli/srai for every shift amount 0..31 (x1 = 0x87654321).
+# Conventions: x31 = 0x10000000 (console; +8 = EXIT).
+    .section .text.start
+    .globl _start
+_start:
+    lui x31, 0x10000
+    lui x1, 0x87654
+    addi x1, x1, 801
+    slli x2, x1, 0
+    srli x3, x1, 0
+    srai x4, x1, 0
+    slli x2, x1, 1
+    srli x3, x1, 1
+    srai x4, x1, 1
+    slli x2, x1, 2
+    srli x3, x1, 2
+    srai x4, x1, 2
+    slli x2, x1, 3
+    srli x3, x1, 3
+    srai x4, x1, 3
+    slli x2, x1, 4
+    srli x3, x1, 4
+    srai x4, x1, 4
+    slli x2, x1, 5
+    srli x3, x1, 5
+    srai x4, x1, 5
+    slli x2, x1, 6
+    srli x3, x1, 6
+    srai x4, x1, 6
+    slli x2, x1, 7
+    srli x3, x1, 7
+    srai x4, x1, 7
+    slli x2, x1, 8
+    srli x3, x1, 8
+    srai x4, x1, 8
+    slli x2, x1, 9
+    srli x3, x1, 9
+    srai x4, x1, 9
+    slli x2, x1, 10
+    srli x3, x1, 10
+    srai x4, x1, 10
+    slli x2, x1, 11
+    srli x3, x1, 11
+    srai x4, x1, 11
+    slli x2, x1, 12
+    srli x3, x1, 12
+    srai x4, x1, 12
+    slli x2, x1, 13
+    srli x3, x1, 13
+    srai x4, x1, 13
+    slli x2, x1, 14
+    srli x3, x1, 14
+    srai x4, x1, 14
+    slli x2, x1, 15
+    srli x3, x1, 15
+    srai x4, x1, 15
+    slli x2, x1, 16
+    srli x3, x1, 16
+    srai x4, x1, 16
+    slli x2, x1, 17
+    srli x3, x1, 17
+    srai x4, x1, 17
+    slli x2, x1, 18
+    srli x3, x1, 18
+    srai x4, x1, 18
+    slli x2, x1, 19
+    srli x3, x1, 19
+    srai x4, x1, 19
+    slli x2, x1, 20
+    srli x3, x1, 20
+    srai x4, x1, 20
+    slli x2, x1, 21
+    srli x3, x1, 21
+    srai x4, x1, 21
+    slli x2, x1, 22
+    srli x3, x1, 22
+    srai x4, x1, 22
+    slli x2, x1, 23
+    srli x3, x1, 23
+    srai x4, x1, 23
+    slli x2, x1, 24
+    srli x3, x1, 24
+    srai x4, x1, 24
+    slli x2, x1, 25
+    srli x3, x1, 25
+    srai x4, x1, 25
+    slli x2, x1, 26
+    srli x3, x1, 26
+    srai x4, x1, 26
+    slli x2, x1, 27
+    srli x3, x1, 27
+    srai x4, x1, 27
+    slli x2, x1, 28
+    srli x3, x1, 28
+    srai x4, x1, 28
+    slli x2, x1, 29
+    srli x3, x1, 29
+    srai x4, x1, 29
+    slli x2, x1, 30
+    srli x3, x1, 30
+    srai x4, x1, 30
+    slli x2, x1, 31
+    srli x3, x1, 31
+    srai x4, x1, 31
+    sw x0, 8(x31)          # EXIT
+1:  j 1b
