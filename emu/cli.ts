@@ -3,57 +3,29 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import { readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { writeFileSync, writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
+import { ConfigError } from './config.ts';
 import { ElfError } from './elf.ts';
 import { EXIT } from './exit-status.ts';
-import { DEFAULT_MAX_CYCLES, describeError, describeStop, Machine, type RunResult } from './machine.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import { runObserved, type RunObserver } from './observer.ts';
 import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
-import { debugCommand, debugOptions, type DebugOptions } from './debugger.ts';
+import { debugCommand, type DebugOptions } from './debugger.ts';
+import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
-
-class UsageError extends Error {}
 
 function say(msg: string): void {
   process.stderr.write(`picotpu: ${msg}\n`);
 }
 
-function readFile(path: string, what: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ElfError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
-  }
-}
-
-/** `FILE@OFFSET`, offset decimal or 0x-hex, relative to the SRAM base. */
-export function parseSramSpec(spec: string): { file: string; offset: number } {
-  const at = spec.lastIndexOf('@');
-  if (at <= 0) throw new UsageError(`--sram wants FILE@OFFSET, got "${spec}"`);
-  const offText = spec.slice(at + 1);
-  const offset = Number(offText);
-  if (!/^(0x[0-9a-f]+|\d+)$/i.test(offText) || !Number.isSafeInteger(offset)) {
-    throw new UsageError(`--sram offset must be a number (decimal or 0x hex), got "${offText}"`);
-  }
-  return { file: spec.slice(0, at), offset };
-}
-
-export interface RunOptions {
-  elf: string;
+export interface RunOptions extends BoardArgs {
   maxCycles: number;
-  input?: string;
-  inputFile?: string;
-  sram: string[];
-  config?: string;
-  set: string[];
   reportJson?: string;
   stats: boolean;
   traceLimit?: number;
@@ -61,63 +33,12 @@ export interface RunOptions {
   timeline?: string;
   profile?: boolean;
   profileJson?: string;
-  reference: boolean;
-  strict: boolean;
   report: boolean;
-  barrelShifter?: boolean;
-  enableMul?: boolean;
-  enableFastMul?: boolean;
-  enableDiv?: boolean;
-  regsDualport?: boolean;
   trace?: string;
 }
 
-export function buildConfig(o: Pick<RunOptions, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
-  const cfg = defaultConfig();
-  if (o.config) {
-    let text: string;
-    try {
-      text = readFileSync(o.config, 'utf8');
-    } catch {
-      throw new ConfigError(`cannot read config file ${o.config}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new ConfigError(`config file ${o.config} is not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      throw new ConfigError(`config file ${o.config} must hold a JSON object of option names to values`);
-    }
-    applyOverrides(cfg, json as Record<string, unknown>);
-  }
-  const flags: Record<string, unknown> = {};
-  if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
-  if (o.enableMul !== undefined) flags.ENABLE_MUL = o.enableMul;
-  if (o.enableFastMul !== undefined) flags.ENABLE_FAST_MUL = o.enableFastMul;
-  if (o.enableDiv !== undefined) flags.ENABLE_DIV = o.enableDiv;
-  if (o.regsDualport !== undefined) flags.ENABLE_REGS_DUALPORT = o.regsDualport;
-  for (const kv of o.set) {
-    const eq = kv.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`--set wants NAME=VALUE, got "${kv}"`);
-    flags[kv.slice(0, eq)] = kv.slice(eq + 1);
-  }
-  return applyOverrides(cfg, flags);
-}
-
 export function runCommand(o: RunOptions): number {
-  const machine = new Machine(buildConfig(o), { reference: o.reference, strict: o.strict });
-  machine.loadElf(readFile(o.elf, 'program'));
-  for (const spec of o.sram) {
-    const { file, offset } = parseSramSpec(spec);
-    machine.loadSram(readFile(file, 'SRAM image'), offset);
-  }
-  if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
-  if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
-  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file'));
-  else if (!process.stdin.isTTY) machine.bus.console.setInput(readStdin());
-
+  const machine = buildMachine(o, true);
   machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
   // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
   const observers: RunObserver[] = [];
@@ -179,13 +100,6 @@ function writeReport(path: string, r: RunResult): void {
   }
 }
 
-function readStdin(): Uint8Array {
-  try {
-    return readFileSync(0);
-  } catch {
-    return new Uint8Array(0);
-  }
-}
 
 /** Synchronous write that survives a pipe's partial writes (EAGAIN). */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
@@ -207,22 +121,9 @@ export async function main(argv: string[]): Promise<number> {
     .command(
       'run <elf>',
       'Run a firmware ELF on the emulated board until it writes EXIT',
-      (y) => y
-        .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
+      (y) => boardOptions(y)
         .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'stop (exit 162) after this many clocks' })
-        .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
-        .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns (default: standard input when it is not a terminal)' })
-        .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
-        .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
-        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable; see docs/hardware.md)' })
-        .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
-        .option('enable-mul', { type: 'boolean', describe: 'ENABLE_MUL=1 (M multiplies through picorv32_pcpi_mul)' })
-        .option('enable-fast-mul', { type: 'boolean', describe: 'ENABLE_FAST_MUL=1 (picorv32_pcpi_fast_mul)' })
-        .option('enable-div', { type: 'boolean', describe: 'ENABLE_DIV=1 (M divides through picorv32_pcpi_div)' })
-        .option('regs-dualport', { type: 'boolean', describe: 'ENABLE_REGS_DUALPORT (default on; --no-regs-dualport for one read port)' })
         .option('report-json', { type: 'string', describe: 'write {clocks, instret, exit, reason, pc, ...} as JSON to this file' })
-        .option('reference', { type: 'boolean', default: false, describe: 'run the TPU units with their literal clock-by-clock reference models' })
-        .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' })
         .option('report', { type: 'boolean', default: true, describe: 'print the performance report to standard error (--no-report to omit)' })
         .option('vcd', { type: 'string', describe: 'write a VCD waveform (GTKWave) of the pc, function, PUSH stalls and each unit\'s busy and queue depth to this file; one time unit = one clock' })
         .option('timeline', { type: 'string', describe: 'write a Chrome trace-event JSON timeline (Perfetto) of functions and TPU commands to this file; ts in µs' })
@@ -238,23 +139,11 @@ export async function main(argv: string[]): Promise<number> {
     .command(
       'gdb <elf>',
       'Serve a firmware ELF to GDB (remote serial protocol on 127.0.0.1, one connection): target remote 127.0.0.1:PORT',
-      (y) => y
-        .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000 (build with -g)' })
+      (y) => boardOptions(y)
         .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
-        .option('max-cycles', { type: 'number', describe: 'stop (SIGXCPU) at this clock; default: never' })
-        .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
-        .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
-        .option('config', { type: 'string', describe: 'JSON file of platform options' })
-        .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable)' })
-        .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error' }),
+        .option('max-cycles', { type: 'number', describe: 'stop (SIGXCPU) at this clock; default: never' }),
       async (args) => {
-        const machine = new Machine(buildConfig({ config: args.config, set: args.set as string[] }), { strict: args.strict });
-        machine.loadElf(readFile(args.elf as string, 'program'));
-        for (const spec of args.sram as string[]) {
-          const { file, offset } = parseSramSpec(spec);
-          machine.loadSram(readFile(file, 'SRAM image'), offset);
-        }
-        if (args.input !== undefined) machine.bus.console.setInput(Buffer.from(args.input, 'utf8'));
+        const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
         machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
         status = await serveGdb(machine, { port: args.port, maxCycles: args.maxCycles, log: say }).catch((e: unknown) => {
           throw e instanceof GdbServerError ? new UsageError(e.message) : e;
@@ -264,7 +153,8 @@ export async function main(argv: string[]): Promise<number> {
     .command(
       'debug <elf>',
       'Debug a firmware ELF: breakpoints, stepping, registers, memory, TPU queues (gdb-like; commands on standard input, see docs/debugging.md)',
-      (y) => debugOptions(y),
+      (y) => boardOptions(y)
+        .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'the program stops (cycle limit) at this clock' }),
       async (args) => {
         status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
       },

@@ -9,14 +9,11 @@
 // and the prompt comes back; when the program exits or traps the reason is
 // printed and everything can still be inspected.
 
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Argv } from 'yargs';
-import { buildConfig, parseSramSpec } from './cli.ts';
+import { buildMachine, type BoardArgs } from './board-options.ts';
 import { BRAM_SIZE, regionOf, TPU_BASE } from './bus.ts';
-import { ConfigError } from './config.ts';
 import { disassemble } from './disasm.ts';
-import { ElfError, type ElfSymbol } from './elf.ts';
+import { type ElfSymbol } from './elf.ts';
 import { ABI_NAMES, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
@@ -27,68 +24,14 @@ import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 // ---------------------------------------------------------------------------
 // Command line
 
-export interface DebugOptions {
-  elf: string;
+export interface DebugOptions extends BoardArgs {
   maxCycles: number;
-  input?: string;
-  inputFile?: string;
-  sram: string[];
-  config?: string;
-  set: string[];
-  reference: boolean;
-  strict: boolean;
-  barrelShifter?: boolean;
-  enableMul?: boolean;
-  enableFastMul?: boolean;
-  enableDiv?: boolean;
-  regsDualport?: boolean;
-}
-
-/** The machine options of `picotpu run`, for `picotpu debug`. */
-export function debugOptions<T>(y: Argv<T>) {
-  return y
-    .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
-    .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'the program stops (cycle limit) at this clock' })
-    .option('input', { type: 'string', describe: 'bytes the console RX register returns (standard input carries debugger commands)' })
-    .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
-    .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
-    .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
-    .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable; see docs/hardware.md)' })
-    .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
-    .option('enable-mul', { type: 'boolean', describe: 'ENABLE_MUL=1 (M multiplies through picorv32_pcpi_mul)' })
-    .option('enable-fast-mul', { type: 'boolean', describe: 'ENABLE_FAST_MUL=1 (picorv32_pcpi_fast_mul)' })
-    .option('enable-div', { type: 'boolean', describe: 'ENABLE_DIV=1 (M divides through picorv32_pcpi_div)' })
-    .option('regs-dualport', { type: 'boolean', describe: 'ENABLE_REGS_DUALPORT (default on; --no-regs-dualport for one read port)' })
-    .option('reference', { type: 'boolean', default: false, describe: 'run the TPU units with their literal clock-by-clock reference models' })
-    .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error' });
-}
-
-function readBytes(path: string, what: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ElfError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
-  }
-}
-
-/** Builds a machine from the options, the way `picotpu run` does (console input only from --input/--input-file). */
-export function makeMachine(o: DebugOptions): Machine {
-  const machine = new Machine(buildConfig(o), { reference: o.reference, strict: o.strict });
-  machine.loadElf(readBytes(o.elf, 'program'));
-  for (const spec of o.sram) {
-    const { file, offset } = parseSramSpec(spec);
-    machine.loadSram(readBytes(file, 'SRAM image'), offset);
-  }
-  if (o.input !== undefined && o.inputFile !== undefined) throw new ConfigError('give --input or --input-file, not both');
-  if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
-  else if (o.inputFile !== undefined) machine.bus.console.setInput(readBytes(o.inputFile, 'input file'));
-  return machine;
 }
 
 /** `picotpu debug`: reads commands until `quit` or the end of standard input. Returns the exit status (0). */
 export async function debugCommand(o: DebugOptions): Promise<number> {
-  const create = () => makeMachine(o);
+  // Standard input carries the debugger's commands, not console input.
+  const create = () => buildMachine(o, false);
   const first = create(); // bad ELF or options: the CLI's one-line error and exit status
   const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const write = (s: string | Uint8Array) => { process.stdout.write(s); };

@@ -1,0 +1,126 @@
+// The options every command that builds a board shares (`run`, `debug`,
+// `gdb`): the program, its console input, SRAM images, the platform
+// configuration and the TPU model. One definition, so the commands cannot drift.
+
+import { readFileSync } from 'node:fs';
+import type { Argv } from 'yargs';
+import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
+import { ElfError } from './elf.ts';
+import { Machine } from './machine.ts';
+
+export class UsageError extends Error {}
+
+export interface BoardArgs {
+  elf: string;
+  input?: string;
+  inputFile?: string;
+  sram: string[];
+  config?: string;
+  set: string[];
+  reference?: boolean;
+  strict?: boolean;
+  barrelShifter?: boolean;
+  enableMul?: boolean;
+  enableFastMul?: boolean;
+  enableDiv?: boolean;
+  regsDualport?: boolean;
+}
+
+export function boardOptions<T>(y: Argv<T>) {
+  return y
+    .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
+    .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
+    .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
+    .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
+    .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
+    .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable; see docs/hardware.md)' })
+    .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
+    .option('enable-mul', { type: 'boolean', describe: 'ENABLE_MUL=1 (M multiplies through picorv32_pcpi_mul)' })
+    .option('enable-fast-mul', { type: 'boolean', describe: 'ENABLE_FAST_MUL=1 (picorv32_pcpi_fast_mul)' })
+    .option('enable-div', { type: 'boolean', describe: 'ENABLE_DIV=1 (M divides through picorv32_pcpi_div)' })
+    .option('regs-dualport', { type: 'boolean', describe: 'ENABLE_REGS_DUALPORT (default on; --no-regs-dualport for one read port)' })
+    .option('reference', { type: 'boolean', default: false, describe: 'run the TPU units with their literal clock-by-clock reference models' })
+    .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' });
+}
+
+export function readFile(path: string, what: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ElfError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
+  }
+}
+
+/** `FILE@OFFSET`, offset decimal or 0x-hex, relative to the SRAM base. */
+export function parseSramSpec(spec: string): { file: string; offset: number } {
+  const at = spec.lastIndexOf('@');
+  if (at <= 0) throw new UsageError(`--sram wants FILE@OFFSET, got "${spec}"`);
+  const offText = spec.slice(at + 1);
+  const offset = Number(offText);
+  if (!/^(0x[0-9a-f]+|\d+)$/i.test(offText) || !Number.isSafeInteger(offset)) {
+    throw new UsageError(`--sram offset must be a number (decimal or 0x hex), got "${offText}"`);
+  }
+  return { file: spec.slice(0, at), offset };
+}
+
+export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
+  const cfg = defaultConfig();
+  if (o.config) {
+    let text: string;
+    try {
+      text = readFileSync(o.config, 'utf8');
+    } catch {
+      throw new ConfigError(`cannot read config file ${o.config}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`config file ${o.config} is not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new ConfigError(`config file ${o.config} must hold a JSON object of option names to values`);
+    }
+    applyOverrides(cfg, json as Record<string, unknown>);
+  }
+  const flags: Record<string, unknown> = {};
+  if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
+  if (o.enableMul !== undefined) flags.ENABLE_MUL = o.enableMul;
+  if (o.enableFastMul !== undefined) flags.ENABLE_FAST_MUL = o.enableFastMul;
+  if (o.enableDiv !== undefined) flags.ENABLE_DIV = o.enableDiv;
+  if (o.regsDualport !== undefined) flags.ENABLE_REGS_DUALPORT = o.regsDualport;
+  for (const kv of o.set) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set wants NAME=VALUE, got "${kv}"`);
+    flags[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return applyOverrides(cfg, flags);
+}
+
+/**
+ * The board the options describe, with the program and SRAM images loaded and
+ * the console input set. `stdinInput`: read standard input as console input when
+ * neither --input nor --input-file is given (only `run`; the debugger and GDB use it otherwise).
+ */
+export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
+  const machine = new Machine(buildConfig(o), { reference: o.reference ?? false, strict: o.strict ?? false });
+  machine.loadElf(readFile(o.elf, 'program'));
+  for (const spec of o.sram) {
+    const { file, offset } = parseSramSpec(spec);
+    machine.loadSram(readFile(file, 'SRAM image'), offset);
+  }
+  if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
+  if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
+  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file'));
+  else if (stdinInput && !process.stdin.isTTY) machine.bus.console.setInput(readStdin());
+  return machine;
+}
+
+function readStdin(): Uint8Array {
+  try {
+    return readFileSync(0);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
