@@ -8,7 +8,7 @@ import type { CpuFeatures } from './config.ts';
 import { BRAM_SIZE, Bus } from './bus.ts';
 import { INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import {
-  classClocks, DATA_ACCESS_OFFSET, FIRST_FETCH_CLOCK, RDCYCLE_OFFSET, shiftSteps, TAKEN_BRANCH_EXTRA,
+  classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, TAKEN_BRANCH_EXTRA, trapClocks,
 } from './timing.ts';
 
 /** Internal op numbers; the same names as INSNS, upper-cased. */
@@ -90,7 +90,7 @@ export class Cpu {
   readonly regs = new Int32Array(32);
   pc = 0;
   /** Clock of the next instruction's fetch handshake (clocks since reset release). */
-  cycle = FIRST_FETCH_CLOCK;
+  cycle = FIRST_LAUNCH_CLOCK;
   instret = 0;
 
   stopReason = StopReason.LIMIT;
@@ -99,6 +99,9 @@ export class Cpu {
   stopClock = 0;
   /** Address of the data access that faulted. */
   faultAddr = 0;
+
+  /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
+  private staleWord = -1;
 
   // Predecoded BRAM, one slot per word.
   private readonly ops = new Uint8Array(BRAM_SIZE >>> 2);
@@ -114,6 +117,10 @@ export class Cpu {
   private readonly memS16: Int16Array;
   private readonly mem32: Int32Array;
   private readonly classClocks: ReturnType<typeof classClocks>;
+  /** Clocks from a store's launch to its data handshake. */
+  private readonly storeOffset: number;
+  /** Clocks from a trapping instruction's launch to the trap, per kind (timing.ts). */
+  private readonly trapAt: Record<'illegal' | 'ebreak' | 'load' | 'store' | 'jal' | 'branch' | 'jalr', number>;
 
   constructor(private readonly bus: Bus, private readonly features: CpuFeatures) {
     const buf = bus.bram.buffer;
@@ -123,11 +130,19 @@ export class Cpu {
     this.memS16 = new Int16Array(buf);
     this.mem32 = new Int32Array(buf);
     this.classClocks = classClocks(features);
+    this.storeOffset = storeAccessOffset(features);
+    this.trapAt = {
+      illegal: trapClocks('illegal', features), ebreak: trapClocks('ebreak', features),
+      load: trapClocks('misaligned-load', features), store: trapClocks('misaligned-store', features),
+      jal: trapClocks('misaligned-jal', features), branch: trapClocks('misaligned-branch', features),
+      jalr: trapClocks('misaligned-jalr', features),
+    };
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
   invalidateAll(): void {
     this.ops.fill(Op.UNDECODED);
+    this.staleWord = -1;
   }
 
   /** The instruction word at a BRAM address. */
@@ -172,16 +187,20 @@ export class Cpu {
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
     const barrel = this.features.BARREL_SHIFTER;
+    const storeAt = this.storeOffset;
     // A fetch is legal only from an aligned address inside the BRAM.
     const badPc = ~(BRAM_SIZE - 1) | 3;
     const stopAtInstret = this.instret + instrLimit;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
+    let stale = this.staleWord;
     let reason = StopReason.LIMIT;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
       if (pc & badPc) {
-        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle);
+        // Sequential flow off the end of the BRAM (jumps check their own targets):
+        // the fetch handshake, one clock before the launch, is the bus error.
+        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1);
         break;
       }
       const k = pc >>> 2;
@@ -196,33 +215,47 @@ export class Cpu {
         case Op.NOP: break;
         case Op.LUI: r[rd] = imm; break;
         case Op.AUIPC: r[rd] = pc + imm; break;
-        case Op.JAL: r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0; break;
+        case Op.JAL:
+          r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
+          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, next); pc = next; break outer; }
+          break;
         // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
-        case Op.JALR: r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0; break;
-        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
-        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
-        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
-        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
-        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
-        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; } break;
+        case Op.JALR:
+          r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
+          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, next); pc = next; break outer; }
+          break;
+        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
-          if (addr & (size - 1)) { reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle, addr); break outer; }
+          if (addr & (size - 1)) {
+            // PicoRV32 still performs the aligned word's read (side effects on a device) before trapping.
+            if (addr >= BRAM_SIZE) {
+              bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
+              if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
+            }
+            reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load, addr);
+            break outer;
+          }
           let v: number;
           if (addr < BRAM_SIZE) {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
             const word = bus.read(addr, cycle + DATA_ACCESS_OFFSET);
-            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle, addr); break outer; }
+            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
             clocks += bus.wait;
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
             r[rd] = v; r[0] = 0;
-            if (bus.attention) return this.lookUp(next, cycle, clocks, instret);
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, DATA_ACCESS_OFFSET, k, stale);
             break;
           }
           r[rd] = v; r[0] = 0;
@@ -232,20 +265,25 @@ export class Cpu {
         case Op.SB: case Op.SH: case Op.SW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
-          if (addr & (size - 1)) { reason = this.trap(TrapKind.MISALIGNED_STORE, cycle, addr); break outer; }
           const v = r[rs2s[k]];
+          if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle); break outer; }
           if (addr < BRAM_SIZE) {
-            if (op === Op.SW) m32[addr >>> 2] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
-            ops[addr >>> 2] = Op.UNDECODED; // the word may be code
+            const w = addr >>> 2;
+            // PicoRV32 has already fetched the next instruction while a store
+            // executes: a store into that word is seen only from its next fetch on.
+            const prefetched = w === k + 1;
+            if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
+            if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
+            if (prefetched) stale = w; else ops[w] = Op.UNDECODED; // the word may be code
           } else {
             // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             const sh = addr & 3;
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
-            bus.write(addr, wdata | 0, wstrb, cycle + DATA_ACCESS_OFFSET);
-            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle, addr); break outer; }
+            bus.write(addr, wdata | 0, wstrb, cycle + storeAt);
+            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + storeAt, addr); break outer; }
             clocks += bus.wait;
-            if (bus.attention) return this.lookUp(next, cycle, clocks, instret);
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, storeAt, k, stale);
           }
           break;
         }
@@ -276,13 +314,13 @@ export class Cpu {
         }
 
         case Op.FENCE: break;
-        case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle); break outer;
-        case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle); break outer;
+        case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle + this.trapAt.ebreak); break outer;
+        case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle + this.trapAt.ebreak); break outer;
 
         case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; break;
         case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; break;
-        case Op.RDINSTRET: r[rd] = instret; r[0] = 0; break;
-        case Op.RDINSTRETH: r[rd] = instret / TWO32; r[0] = 0; break;
+        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; break;
+        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; break;
 
         case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
         case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
@@ -293,15 +331,16 @@ export class Cpu {
         case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
         case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
-        default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle); break outer;
+        default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
+      if (k === stale) { ops[k] = Op.UNDECODED; stale = -1; } // the prefetched old word has run
       pc = next;
       cycle += clocks;
       instret++;
     }
 
     // On a trap the instruction does not retire and pc names it.
-    this.pc = pc; this.cycle = cycle; this.instret = instret;
+    this.pc = pc; this.cycle = cycle; this.instret = instret; this.staleWord = stale;
     this.stopReason = reason;
     return reason;
   }
@@ -311,21 +350,44 @@ export class Cpu {
    * a device), or a device asked the CPU to yield: the instruction retires and
    * the loop returns.
    */
-  private lookUp(next: number, cycle: number, clocks: number, instret: number): StopReason {
+  private lookUp(next: number, cycle: number, clocks: number, instret: number, accessOffset: number, k: number, stale: number): StopReason {
     this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
+    // Only device accesses come here: this instruction stored into no BRAM word.
+    if (k === stale) { this.ops[k] = Op.UNDECODED; stale = -1; }
+    this.staleWord = stale;
     if (!this.bus.halted) {
       this.stopReason = StopReason.LIMIT;
       return StopReason.LIMIT;
     }
-    this.stopClock = cycle + DATA_ACCESS_OFFSET + this.bus.wait;
+    this.stopClock = cycle + accessOffset + this.bus.wait;
     this.stopReason = StopReason.EXIT;
     return StopReason.EXIT;
   }
 
-  private trap(kind: TrapKind, cycle: number, addr = 0): StopReason {
+  /**
+   * A misaligned store: PicoRV32 still writes the aligned word, with the lanes
+   * its wstrb logic picks from address bits 1:0 (a word: all four; a half: the
+   * half that bit 1 selects), and then traps.
+   */
+  private misalignedStore(addr: number, size: number, v: number, cycle: number): StopReason {
+    const word = addr & ~3;
+    const wstrb = size === 4 ? 15 : addr & 2 ? 12 : 3;
+    const wdata = size === 4 ? v : (v & 0xffff) * 0x10001;
+    if (word < BRAM_SIZE) {
+      for (let lane = 0; lane < 4; lane++) if (wstrb & (1 << lane)) this.mem8[word + lane] = wdata >>> (8 * lane);
+      this.ops[word >>> 2] = Op.UNDECODED;
+    } else {
+      this.bus.write(word, wdata | 0, wstrb, cycle + this.storeOffset);
+      if (this.bus.fault) return this.trap(TrapKind.STORE_BUS_ERROR, cycle + this.storeOffset, addr);
+    }
+    return this.trap(TrapKind.MISALIGNED_STORE, cycle + this.trapAt.store, addr);
+  }
+
+  /** Records a trap or bus error; `stopClock` is the clock PicoRV32 raises `trap` (or the faulting handshake). */
+  private trap(kind: TrapKind, stopClock: number, addr = 0): StopReason {
     this.trapKind = kind;
     this.faultAddr = addr;
-    this.stopClock = cycle;
+    this.stopClock = stopClock;
     const busError = kind === TrapKind.FETCH_OUTSIDE_BRAM || kind === TrapKind.LOAD_BUS_ERROR
       || kind === TrapKind.STORE_BUS_ERROR;
     return busError ? StopReason.BUS_ERROR : StopReason.TRAP;

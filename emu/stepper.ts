@@ -3,7 +3,7 @@
 // instruction: its pc, word, clocks and the register it wrote. The clocks are
 // the same as a free run's: stepping never changes timing.
 
-import { StopReason } from './cpu.ts';
+import { StopReason, TrapKind } from './cpu.ts';
 import type { Machine, RunResult } from './machine.ts';
 
 export interface StepInfo {
@@ -44,7 +44,9 @@ export class Stepper {
     const retired = cpu.instret;
     const reason = cpu.run(maxCycles, 1);
     i.clockAfter = cpu.cycle;
-    this.executed = cpu.instret > retired || reason === StopReason.TRAP || reason === StopReason.BUS_ERROR;
+    // A trapping instruction executed (and does not retire); a fetch from outside the BRAM did not.
+    this.executed = cpu.instret > retired || reason === StopReason.TRAP
+      || (reason === StopReason.BUS_ERROR && cpu.trapKind !== TrapKind.FETCH_OUTSIDE_BRAM);
     i.rd = 0;
     for (let r = 1; r < 32; r++) {
       if (cpu.regs[r] !== this.before[r]) { i.rd = r; i.rdValue = cpu.regs[r]; break; }

@@ -6,20 +6,50 @@
 import type { CpuFeatures } from './config.ts';
 import type { TimingClass } from './isa.ts';
 
-/** Clocks from reset release to the handshake of the first instruction fetch. */
-export const FIRST_FETCH_CLOCK = 4;
+// The clock of an instruction is the clock at which PicoRV32 launches it
+// (launch_next_insn: decode done, execution starts); clock 0 is the first
+// rising edge at which resetn is sampled high. An instruction's clocks (CPI)
+// run from its launch to the next launch.
+
+/** Launch clock of the first instruction (its fetch handshake is one clock earlier). */
+export const FIRST_LAUNCH_CLOCK = 3;
 
 /**
- * Clocks from an instruction's fetch handshake to its data handshake (loads and
- * stores): the clock at which a store becomes visible to a device.
+ * Clocks from an instruction's launch to its data handshake (loads and
+ * stores) when the target answers at once; a slower target adds its wait
+ * clocks. This is the clock at which a store becomes visible to a device.
  */
-export const DATA_ACCESS_OFFSET = 2;
+export const DATA_ACCESS_OFFSET = 4;
+
+/** A store's data handshake: one clock later with a single-ported register file (rs2 is read first). */
+export function storeAccessOffset(f: CpuFeatures): number {
+  return DATA_ACCESS_OFFSET + (f.ENABLE_REGS_DUALPORT ? 0 : 1);
+}
+
+/** rdcycle returns the clock count of its own launch clock + 1. */
+export const RDCYCLE_OFFSET = 1;
+
+/** rdinstret returns the instructions launched so far, itself included: retired + 1. */
+export const RDINSTRET_OFFSET = 1;
 
 /**
- * rdcycle returns the clock count at this offset from its own fetch handshake
- * (the counter counts clocks since reset release).
+ * Clocks from a trapping instruction's launch to the clock `trap` goes high.
+ * With a PCPI unit present (any of ENABLE_MUL, ENABLE_FAST_MUL, ENABLE_DIV) an
+ * illegal instruction is first offered to PCPI, which times out after 16 clocks.
  */
-export const RDCYCLE_OFFSET = 2;
+export function trapClocks(kind: 'illegal' | 'ebreak' | 'misaligned-load' | 'misaligned-store' | 'misaligned-jal' | 'misaligned-branch' | 'misaligned-jalr', f: CpuFeatures): number {
+  const second = f.ENABLE_REGS_DUALPORT ? 0 : 1;
+  const pcpi = f.ENABLE_MUL || f.ENABLE_FAST_MUL || f.ENABLE_DIV;
+  switch (kind) {
+    case 'illegal': return pcpi ? 20 : 3;
+    case 'ebreak': return 3;
+    case 'misaligned-load': return 5;
+    case 'misaligned-store': return 5 + second;
+    case 'misaligned-jal': return 4;
+    case 'misaligned-branch': return 6 + second;
+    case 'misaligned-jalr': return 6;
+  }
+}
 
 /** Base clocks of each timing class, before wait clocks and shift steps. */
 export function classClocks(f: CpuFeatures): Record<TimingClass, number> {

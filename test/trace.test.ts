@@ -13,7 +13,7 @@ import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { ABI_NAMES } from '../emu/isa.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
-import { DATA_ACCESS_OFFSET, FIRST_FETCH_CLOCK } from '../emu/timing.ts';
+import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { TRACE_HEADER } from '../emu/trace.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
@@ -125,7 +125,7 @@ describe('picotpu run --trace', () => {
     m.loadElf(readFileSync(ELF));
     const r = m.run();
     expect(trace.lines.length).toBe(r.instret);
-    expect(trace.lines[0]).toMatchObject({ pc: 0, clock: FIRST_FETCH_CLOCK });
+    expect(trace.lines[0]).toMatchObject({ pc: 0, clock: FIRST_LAUNCH_CLOCK });
   });
 
   it('follows the program: each pc is the previous one + 4, or its branch or jump target', () => {
