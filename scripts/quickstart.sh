@@ -10,7 +10,9 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 make -s -C firmware-c
 
-demo=build/fw/hello.elf
-[ -f build/fw/demo.elf ] && demo=build/fw/demo.elf
-echo "== picotpu run $demo =="
-node bin/picotpu.mjs run "$demo" --stats "$@"
+# The demo: C firmware on the CPU, then a stream of tiled int4 matmuls on the
+# TPU (DMA + MXU, wait tokens) with its performance report.
+echo "== picotpu run build/fw/hello.elf =="
+node bin/picotpu.mjs run build/fw/hello.elf --no-report
+echo "== picotpu run build/fw/tpubench.elf =="
+node bin/picotpu.mjs run build/fw/tpubench.elf --stats "$@"
