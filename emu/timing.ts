@@ -41,8 +41,9 @@ export function trapClocks(kind: 'illegal' | 'ebreak' | 'misaligned-load' | 'mis
   const second = f.ENABLE_REGS_DUALPORT ? 0 : 1;
   const pcpi = f.ENABLE_MUL || f.ENABLE_FAST_MUL || f.ENABLE_DIV;
   switch (kind) {
-    case 'illegal': return pcpi ? 20 : 3;
-    case 'ebreak': return 3;
+    case 'illegal': return pcpi ? 20 + second : 3;
+    // Measured: one more only when a PCPI unit and a single read port come together.
+    case 'ebreak': return pcpi ? 3 + second : 3;
     case 'misaligned-load': return 5;
     case 'misaligned-store': return 5 + second;
     case 'misaligned-jal': return 4;
