@@ -16,11 +16,16 @@
 //  - qRcmd: `monitor units`, `monitor clocks`, `monitor help`.
 // Stops: a breakpoint, a step or an interrupt is SIGTRAP/SIGINT; a trap
 // (ebreak, ecall, illegal instruction, misaligned access) is T05 with pc at
-// the trapping instruction; a bus error is T0a (SIGBUS is 10 in GDB's signal
-// numbering, include/gdb/signals.def); a TPU stop (--strict) T06; the clock
+// the trapping instruction (for a jump or branch to a misaligned target, which
+// retires and links first, at the target, as on the RTL); a bus error is T0a
+// (SIGBUS is 10 in GDB's signal numbering, include/gdb/signals.def); a TPU
+// stop (--strict) T06; the clock
 // limit T18 (SIGXCPU). The reason goes to GDB's console as an O packet too.
 // Resuming after such a stop ends the run (W with the status `picotpu run`
-// exits with), unless the user moved pc away from a trapping instruction.
+// exits with), unless the user moved pc away from a trapping instruction; the
+// run then goes on from the clock the trap stopped the core at (a trap goes
+// high some clocks after its instruction's launch, docs/hardware.md §1.1).
+// `monitor` reports that stop clock once the run has stopped.
 // The guest's EXIT is W<status>.
 //
 // A continue with no breakpoint or watchpoint runs the machine free
@@ -234,6 +239,8 @@ class GdbSession {
   private fatal: RunResult | null = null;
   /** Set once the firmware finished (W sent): its exit status. */
   private exitStatus: number | null = null;
+  /** The run's end once the firmware exited. */
+  private exited: RunResult | null = null;
   private closed = false;
 
   constructor(
@@ -566,7 +573,9 @@ class GdbSession {
       const f = this.fatal;
       const movedOff = (f.reason === 'trap' || f.reason === 'bus-error') && cpu.pc !== f.pc;
       if (!movedOff) return this.finishWith(f);
-      // The user moved pc past the faulting instruction: go on from there.
+      // The user moved pc past the faulting instruction: go on from there, from
+      // the clock the core stopped at (the TPU has been accounted up to it).
+      cpu.cycle = Math.max(cpu.cycle, f.clocks);
       this.fatal = null;
       this.stepper.stopped = null;
     }
@@ -674,6 +683,7 @@ class GdbSession {
   /** The firmware is done: W with the run's exit status. */
   private finishWith(r: RunResult): string {
     this.exitStatus = r.exit & 0xff;
+    this.exited = r;
     if (r.reason === 'exit') this.log(`firmware exited with ${r.exit} after ${r.clocks} clocks, ${r.instret} instructions`);
     else this.log(`run ended: exit status ${r.exit}`);
     for (const e of r.tpuErrors) if (r.reason !== 'tpu-error') this.log(describeError(e));
@@ -704,11 +714,18 @@ class GdbSession {
     return 'OK';
   }
 
+  /** The current clock: the run's stop clock once it stopped (a trap's is after its instruction's launch). */
+  private clock(): number {
+    const end = this.fatal ?? this.exited;
+    return end ? end.clocks : this.machine.cpu.cycle;
+  }
+
   private unitsText(): string {
-    const { tpu, cpu } = this.machine;
-    tpu.advanceTo(cpu.cycle);
+    const { tpu } = this.machine;
+    const now = this.clock();
+    tpu.advanceTo(now);
     const depth = this.machine.config.tpu.queueDepth;
-    const lines: string[] = [`TPU units at clock ${cpu.cycle}:`];
+    const lines: string[] = [`TPU units at clock ${now}:`];
     const token = (t: number) => (t >>> 30 ? `, waits for ${UNIT_NAMES[(t >>> 30) - 1]} DONE ${t & 0x3fffffff}` : '');
     for (const u of tpu.units) {
       const describe = (c: (typeof u.fifo)[number]) => u.rules.describe(c);
@@ -730,11 +747,12 @@ class GdbSession {
   private clocksText(): string {
     const m = this.machine;
     const { cpu, tpu } = m;
-    tpu.advanceTo(cpu.cycle);
+    const now = this.clock();
+    tpu.advanceTo(now);
     const where = m.symbols.describe(cpu.pc);
-    const ms = (cpu.cycle / m.config.clockHz) * 1000;
+    const ms = (now / m.config.clockHz) * 1000;
     const c = tpu.report();
-    return `clock ${cpu.cycle} (${ms.toFixed(3)} ms), instret ${cpu.instret}, pc 0x${hex8(cpu.pc)}${where ? ` <${where}>` : ''}\n`
+    return `clock ${now} (${ms.toFixed(3)} ms), instret ${cpu.instret}, pc 0x${hex8(cpu.pc)}${where ? ` <${where}>` : ''}\n`
       + `counters (${tpu.usedPerfCtrl ? 'PERF_CTRL window' : 'whole run'}):\n`
       + formatReport(c, m.config.clockHz)
       + `waiting on a wait token ${c.depWait} (DMA ${c.depWaitByUnit.DMA}, MXU ${c.depWaitByUnit.MXU}, VPU ${c.depWaitByUnit.VPU})\n`;

@@ -2,18 +2,20 @@
 // go, per firmware function (the ELF symbol containing each pc) and per TPU
 // unit. It covers exactly the clocks the performance report covers: the
 // PERF_CTRL window when the firmware opens one (the last one, as the counters
-// do), else the whole run from reset release (the clocks before the first
-// fetch are the `<reset>` row). So its totals are the report's figures:
+// do), else the whole run from reset release (the FIRST_LAUNCH_CLOCK clocks
+// before the first instruction's launch are the `<reset>` row). So its totals
+// are the report's figures:
 //   sum of function clocks          = run clocks
 //   sum of function idle            = "no unit busy (issue overhead)"
 //   sum of function stall           = "producer stalled on a full queue"
 //   per-unit busy                   = "<UNIT> busy"
 //
-// An instruction owns the clocks [clockBefore, clockAfter) (the EXIT store
-// only up to the stop clock); its idle clocks are those in which no TPU unit
-// was busy, and the stall clocks of a PUSH into a full queue belong to the
-// function executing the store. Busy time comes from the TPU's command
-// records (start..end inclusive) and the commands still running. The CPU's
+// An instruction owns the clocks [clockBefore, clockAfter) from its launch to
+// the next launch (the EXIT store only up to the stop clock, a trapping
+// instruction up to the clock its trap goes high); its idle clocks are those
+// in which no TPU unit was busy, and the stall clocks of a PUSH into a full
+// queue belong to the function executing the store. Busy time comes from the
+// TPU's command records (start..end inclusive) and the commands still running. The CPU's
 // time is kept as run-length intervals (one per contiguous run in a function)
 // and intersected with the busy intervals in batches, never later than the
 // TPU's clock, so memory stays bounded whatever the run's length.
@@ -21,16 +23,17 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { BRAM_SIZE, TPU_BASE } from './bus.ts';
 import type { ElfSymbol, SymbolTable } from './elf.ts';
+import { StopReason, TrapKind } from './cpu.ts';
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
 import type { StepInfo } from './stepper.ts';
-import { DATA_ACCESS_OFFSET } from './timing.ts';
+import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES, type CounterSnapshot } from '../periph/counters.ts';
 import { GLOBAL } from '../periph/regs.ts';
 
 // ---- pc → function ----
 
-/** Pseudo-function of the clocks before the first instruction fetch. */
+/** Pseudo-function of the clocks before the first instruction's launch (timing.ts FIRST_LAUNCH_CLOCK). */
 export const RESET_FN = 0;
 /** Pseudo-function of a pc no symbol covers. */
 export const NO_SYMBOL_FN = 1;
@@ -85,7 +88,7 @@ export class FunctionMap {
       }
       return v;
     }
-    // A fetch outside the BRAM traps (zero clocks): no symbol to look for.
+    // No instruction outside the BRAM runs (its fetch is a bus error): no symbol to look for.
     return NO_SYMBOL_FN;
   }
 
@@ -112,18 +115,26 @@ export class FunctionMap {
 /**
  * If the instruction just stepped was a store to PERF_CTRL, the clock its
  * write reached the TPU and whether it opened (1) or closed (0) the window.
+ * The write reaches the TPU at the store's data handshake (launch +
+ * storeAccessOffset: one clock later without ENABLE_REGS_DUALPORT). A
+ * misaligned store still writes its aligned word before it traps
+ * (docs/hardware.md §1.1), so it counts too.
  */
 export function perfCtrlWrite(info: StepInfo, machine: Machine): { clock: number; on: boolean } | null {
   const w = info.word;
-  if ((w & 0x7f) !== 0x23 || info.clockAfter === info.clockBefore) return null; // not a store, or it trapped
+  if ((w & 0x7f) !== 0x23) return null; // not a store
+  const cpu = machine.cpu;
+  if (info.clockAfter === info.clockBefore && !(cpu.stopReason === StopReason.TRAP && cpu.trapKind === TrapKind.MISALIGNED_STORE)) {
+    return null; // it trapped without writing (a bus error)
+  }
   const funct3 = (w >>> 12) & 7;
   if (funct3 > 2) return null;
-  const regs = machine.cpu.regs; // a store writes no register: rs1 and rs2 are as the store saw them
+  const regs = cpu.regs; // a store writes no register: rs1 and rs2 are as the store saw them
   const imm = (((w | 0) >> 25) << 5) | ((w >>> 7) & 31);
   const addr = (regs[(w >>> 15) & 31] + imm) >>> 0;
   if ((addr & ~3) >>> 0 !== TPU_BASE + GLOBAL.PERF_CTRL) return null;
   // SB/SH replicate the value across the word, so bit 0 of the written word is bit 0 of rs2.
-  return { clock: info.clockBefore + DATA_ACCESS_OFFSET, on: (regs[(w >>> 20) & 31] & 1) === 1 };
+  return { clock: info.clockBefore + storeAccessOffset(machine.config.cpu), on: (regs[(w >>> 20) & 31] & 1) === 1 };
 }
 
 /** Is the instruction word a jal/jalr that links (rd = ra or the alternate link register t0)? */

@@ -9,7 +9,7 @@ import type { Machine, RunResult } from './machine.ts';
 export interface StepInfo {
   pc: number;
   word: number;
-  /** Clock of the instruction's fetch, and of the next instruction's. */
+  /** Launch clock of the instruction, and of the next one (the same for one that trapped). */
   clockBefore: number;
   clockAfter: number;
   /** Register written (1..31) and its new value, or rd = 0 when none changed. */

@@ -5,12 +5,13 @@
 // from build/fw/hello.elf):
 //
 //   #    CLOCK 0xPC       (0xWORD)     INSTRUCTION                       REG <- 0xVALUE
-//           33 0x00000030 (0x014000ef) jal 44 <main>                     ra <- 0x00000034
-//           36 0x00000044 (0xff010113) add sp,sp,-16                     sp <- 0x0000fff0
-//           42 0x0000004c (0x00112623) sw ra,12(sp)
+//           32 0x00000030 (0x014000ef) jal 44 <main>                     ra <- 0x00000034
+//           35 0x00000044 (0xff010113) add sp,sp,-16                     sp <- 0x0000fff0
+//           41 0x0000004c (0x00112623) sw ra,12(sp)
 //
-//   CLOCK        decimal clock of the instruction's fetch handshake (clocks since
-//                reset release, as RunResult.clocks counts them), right-aligned
+//   CLOCK        decimal clock at which PicoRV32 launches the instruction (clocks
+//                since reset release, as RunResult.clocks counts them; the first
+//                instruction's is FIRST_LAUNCH_CLOCK, emu/timing.ts), right-aligned
 //                in 10 columns; the next line's CLOCK minus this one is what the
 //                instruction cost, wait clocks included
 //   0xPC         its address, 8 hex digits
@@ -22,8 +23,12 @@
 //   REG <- 0xV   present when the instruction writes a register other than
 //                zero: its ABI name and the new value (also when the value is
 //                unchanged); separated from the instruction by 2+ spaces
-//   !! TEXT      ends the line of an instruction that trapped (it did not
-//                retire; TEXT as in the stop message, e.g. `!! ebreak`)
+//   !! TEXT      ends the line of the instruction that trapped (TEXT as in the
+//                stop message, e.g. `!! ebreak`); it did not retire and wrote no
+//                register, except a jump or taken branch to a misaligned target
+//                (`!! misaligned instruction fetch`): that one retires, a jump
+//                writes its link register (shown), and the stop message names
+//                the target as the pc, as on the RTL
 //
 // The last line of a run that stopped by EXIT is the store to EXIT. With
 // --trace-limit N (default 1,000,000; shared with --vcd and --timeline) at most
@@ -113,7 +118,8 @@ export class TraceWriter implements RunObserver {
       }
       line = `${clock} 0x${hex8(pc)} (0x${hex8(word)}) ${text}`;
       const rd = this.cachedRd[k];
-      if (rd !== 0 && !trapped) {
+      // A jump to a misaligned target retires (pc has moved to the target) and links before the trap.
+      if (rd !== 0 && (!trapped || cpu.pc !== pc)) {
         line = `${line.padEnd(PREFIX_WIDTH + INSN_WIDTH)}  ${ABI_NAMES[rd]} <- 0x${hex8(cpu.regs[rd])}`;
       }
     }

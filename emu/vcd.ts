@@ -3,7 +3,7 @@
 //
 // Time: one VCD time unit is one CPU clock ($timescale 1 ns, so GTKWave's "ns"
 // read as clocks; at 12 MHz a clock is 83.333 ns). Signals:
-//   picotpu.cpu.pc          32-bit  pc of the instruction fetched at that clock
+//   picotpu.cpu.pc          32-bit  pc of the instruction launched at that clock
 //   picotpu.cpu.func        string  function containing the pc (GTKWave string extension)
 //   picotpu.cpu.func_id     vector  the same as a number; the legend is the $comment in the header
 //   picotpu.cpu.push_stall  1 bit   the CPU waits on a PUSH into a full queue
@@ -24,7 +24,7 @@ import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
 import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
 import type { StepInfo } from './stepper.ts';
-import { DATA_ACCESS_OFFSET } from './timing.ts';
+import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 
 /** Buffered synchronous text output to a file (flushed in 64 KiB pieces). */
@@ -156,7 +156,7 @@ export class VcdWriter implements RunObserver {
     if ((info.word & 0x7f) === 0x23) {
       const p = perfCtrlWrite(info, machine);
       if (p) this.cpu(p.clock, PERF, p.on ? 1 : 0);
-      // Pushes: the store's write reaches the TPU at clockBefore + DATA_ACCESS_OFFSET, or is accepted at the stall's end.
+      // Pushes: the store's write reaches the TPU at its data handshake (clockBefore + storeAccessOffset), or is accepted at the stall's end.
       const units = tpu.units;
       for (let u = 0; u < 3; u++) {
         const issued = units[u].issued;
@@ -241,7 +241,7 @@ export class VcdWriter implements RunObserver {
       if (records[i].serial === serial && records[i].unit === UNIT_NAMES[u]) return records[i].pushClock;
     }
     // Dropped already: only the clock of the write tells.
-    return stallTo >= 0 ? stallTo : info.clockBefore + DATA_ACCESS_OFFSET;
+    return stallTo >= 0 ? stallTo : info.clockBefore + storeAccessOffset(this.machine.config.cpu);
   }
 
   /** Reads the TPU events known so far: ended commands, drops, and the starts of running commands. */

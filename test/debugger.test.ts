@@ -3,17 +3,21 @@
 // same way in-process (the debugger must see exactly what a run sees).
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { disassemble } from '../emu/disasm.ts';
 import { ABI_NAMES } from '../emu/isa.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
+import { FIRST_LAUNCH_CLOCK, trapClocks } from '../emu/timing.ts';
+import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
+/** build/fw/NAME.elf, or a path as it is. */
+const elfPath = (name: string): string => (name.includes('/') ? name : join(root, 'build', 'fw', `${name}.elf`));
 const PROMPT = '(picotpu) ';
 
 interface Transcript {
@@ -101,7 +105,8 @@ describe('picotpu debug: breakpoints and stepping (fib.elf)', () => {
   it('starts at the reset vector and exits cleanly at the end of input', () => {
     expect(t.status).toBe(0);
     expect(t.stderr).toBe('');
-    expect(t.replies[0].lines[1]).toBe(`clock 4  pc 0x00000000 <_start>: ${insn(m, 0)}`);
+    // Before anything runs, the first instruction is due at its launch clock.
+    expect(t.replies[0].lines[1]).toBe(`clock ${FIRST_LAUNCH_CLOCK}  pc 0x00000000 <_start>: ${insn(m, 0)}`);
     // Every command is echoed after the prompt (standard input is not a terminal).
     expect(t.replies.slice(1).map((r) => r.cmd)).toEqual([
       'break main', 'break fib+0x34', 'info breakpoints', 'continue', 'info registers', 'info clock', 'disassemble',
@@ -372,7 +377,35 @@ describe('picotpu debug: the TPU (tpu_queue_full.elf, tpu_tokens.elf)', () => {
     expect(reply(t, 3)).toEqual([
       `step: the program is not running (it stopped (tpu-error) at clock ${r.clocks}); "restart" starts it again`,
     ]);
-    expect(reply(t, 4)).toEqual(['Program reloaded and reset.', `clock 4  pc 0x00000000 <_start>: ${insn(ref, 0)}`]);
+    expect(reply(t, 4)).toEqual(['Program reloaded and reset.', `clock ${FIRST_LAUNCH_CLOCK}  pc 0x00000000 <_start>: ${insn(ref, 0)}`]);
+  });
+});
+
+describe.skipIf(!hasToolchain())('picotpu debug: a trap', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'picotpu-debug-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('stops at the trapping instruction, at the clock its trap goes high, and stays inspectable', () => {
+    const elf = join(tmp, 'trap.elf');
+    writeFileSync(elf, assemble('  .text\n  .globl _start\n_start:\n  li a0, 5\n  mv a1, a0\nfault:\n  ebreak\n  li a0, 6\n'));
+    const t = debug(elf, ['continue', 'info clock', 'info registers a0 a1', 'step']);
+    const ref = new Machine();
+    ref.loadElf(readFileSync(elf));
+    // Two 3-clock ALU instructions from FIRST_LAUNCH_CLOCK; the trap goes high 3 clocks after the ebreak's launch
+    // (docs/hardware.md §1.1, §1.2).
+    const launch = FIRST_LAUNCH_CLOCK + 6;
+    expect(trapClocks('ebreak', ref.config.cpu)).toBe(3);
+    const at = launch + 3;
+    const out = reply(t, 0);
+    expect(out).toEqual([
+      `program stopped: ebreak at pc 0x00000008 <fault>: 0x00100073  ebreak, clock ${at}`,
+      `clock ${at}  pc 0x00000008 <fault>: ebreak`,
+    ]);
+    expect(ref.run().clocks).toBe(at);
+    // The ebreak did not retire.
+    expect(reply(t, 1)[0]).toBe(`clock ${at} (${((at / ref.config.clockHz) * 1000).toFixed(3)} ms at 12 MHz), 2 instructions retired, CPI ${(at / 2).toFixed(2)}`);
+    expect(reply(t, 2)).toEqual(['a0    0x00000005            5', 'a1    0x00000005            5']);
+    expect(reply(t, 3)).toEqual([`step: the program is not running (it stopped (trap) at clock ${at}); "restart" starts it again`]);
   });
 });
 

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GDB_HOST, serveGdb, TARGET_XML } from '../emu/gdb-server.ts';
 import { Machine } from '../emu/machine.ts';
+import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -625,8 +626,26 @@ _start:
     expect(await status).toBe(160);
   });
 
-  it('resumes after a trap when the user moves pc past it', async () => {
-    const { client, machine } = await serve(assemble(`
+  it('reports a jump to a misaligned target as SIGTRAP at the target, the link register written (as on the RTL)', async () => {
+    const { client } = await serve(assemble(`
+      .option norelax
+      .globl _start
+_start:
+      nop
+      jal  ra, .+6
+      nop
+      nop
+`));
+    const stop = await client.ask('c');
+    expect(stop).toMatch(/^T05thread:1;/);
+    expect(pcOf(stop)).toBe(10);
+    expect(regsOf(await client.ask('g'))[1]).toBe(8);
+    // nop and jal launch 3 clocks apart from FIRST_LAUNCH_CLOCK; the trap goes high 4 clocks after the jal's launch (§1.1).
+    expect(client.takeConsole()).toBe(`picotpu: misaligned instruction fetch at pc 0x0000000a <_start+0xa>, clock ${FIRST_LAUNCH_CLOCK + 3 + 4}\n`);
+  });
+
+  it('resumes after a trap when the user moves pc past it, from the clock the trap went high', async () => {
+    const { client, machine, log } = await serve(assemble(`
       .globl _start
 _start:
       ebreak
@@ -635,9 +654,20 @@ _start:
       sw   t1, 0(t0)
 `));
     expect(pcOf(await client.ask('c'))).toBe(0);
+    // The ebreak launched at FIRST_LAUNCH_CLOCK; its trap went high 3 clocks later (docs/hardware.md §1.1).
+    const trapAt = FIRST_LAUNCH_CLOCK + 3;
+    expect(trapClocks('ebreak', machine.config.cpu)).toBe(3);
+    expect(client.takeConsole()).toMatch(new RegExp(`ebreak, clock ${trapAt}\n$`));
+    expect(await client.ask(`qRcmd,${toHex('clocks')}`)).toBe('OK');
+    expect(client.takeConsole()).toMatch(new RegExp(`^clock ${trapAt} \\(`));
     expect(await client.ask(`P20=${le32(4)}`)).toBe('OK');
     expect(await client.ask('c')).toBe('W09');
     expect(machine.bus.console.exitCode).toBe(9);
+    // From there: lui + addi + addi (3 clocks each, §1.2), then the EXIT store's handshake
+    // (launch + 4) after the console's wait clocks.
+    expect(storeAccessOffset(machine.config.cpu)).toBe(4);
+    const exitAt = trapAt + 9 + 4 + machine.config.bus.consoleWait;
+    expect(log.join('\n')).toContain(`firmware exited with 9 after ${exitAt} clocks`);
   });
 
   it('reports a bus error as SIGBUS (GDB signal 10) at the faulting load', async () => {

@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
 import { defaultConfig, type CpuFeatures } from '../emu/config.ts';
+import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
 const HAVE_TOOLCHAIN = hasToolchain();
@@ -332,17 +333,22 @@ suite('RV32I: jal and jalr', () => {
   ];
   it.each(cases)('%s', (_name, body, want) => checkRegs(run(body), want));
 
-  const misaligned: [name: string, body: string, at: (s: Sym) => number][] = [
-    ['jalr to target + 2', 'la t0, tgt; addi t0, t0, 2; jalr ra, 0(t0); nop; tgt: nop; nop', (s) => s('tgt') + 2],
-    ['jalr to target + 3 (bit 0 cleared, bit 1 still set)', 'la t0, tgt; jalr ra, 3(t0); nop; tgt: nop; nop', (s) => s('tgt') + 2],
-    ['jal to pc + 6', 'site: jal ra, .+6; nop; nop', (s) => s('site') + 6],
-    ['taken beq to pc + 10', 'site: beq zero, zero, .+10; nop; nop; nop', (s) => s('site') + 10],
-    ['taken bltu to pc - 2', 'nop; li a1, 1; site: bltu zero, a1, .-2', (s) => s('site') - 2],
+  // As on the RTL (docs/hardware.md §1.1): the jump or branch retires, a jump writes its link
+  // register, and the trap names the target as the pc.
+  const misaligned: [name: string, body: string, at: (s: Sym) => number, links: boolean][] = [
+    ['jalr to target + 2', 'la t0, tgt; addi t0, t0, 2; site: jalr ra, 0(t0); nop; tgt: nop; nop', (s) => s('tgt') + 2, true],
+    ['jalr to target + 3 (bit 0 cleared, bit 1 still set)', 'la t0, tgt; site: jalr ra, 3(t0); nop; tgt: nop; nop', (s) => s('tgt') + 2, true],
+    ['jal to pc + 6', 'site: jal ra, .+6; nop; nop', (s) => s('site') + 6, true],
+    ['taken beq to pc + 10', 'site: beq zero, zero, .+10; nop; nop; nop', (s) => s('site') + 10, false],
+    ['taken bltu to pc - 2', 'nop; li a1, 1; site: bltu zero, a1, .-2', (s) => s('site') - 2, false],
   ];
-  it.each(misaligned)('%s traps at the target', (_name, body, at) => {
-    const x = exec(body);
+  it.each(misaligned)('%s traps at the target', (_name, body, at, links) => {
+    const x = exec('li ra, 0x77; ' + body);
     expectTrap(x, 'trap', /misaligned/, at(x.sym));
     expect(x.r.trap!.kind).toMatch(/fetch/);
+    checkRegs(x, { ra: links ? (s) => s('site') + 4 : 0x77 });
+    // It retired: every instruction up to and including it counts.
+    expect(x.r.instret).toBe(x.sym('site') / 4 + 1);
   });
 });
 
@@ -476,7 +482,11 @@ suite('RV32I: loads and stores', () => {
     checkRegs(x, { a0: 0x04030201, a1: 0x0807, a2: 0xffffff86 });
   });
 
-  // Misaligned accesses trap: nothing is loaded or stored.
+  // Misaligned accesses trap and write no register, but PicoRV32 still makes the
+  // aligned word's bus access first (docs/hardware.md §1.1): a load reads it (and
+  // loads nothing), a store writes it with the lanes its wstrb logic picks: a word
+  // store all four lanes, a half store the half that address bit 1 selects, with
+  // the low half of rs2.
   const MIS: [insn: string, off: number][] = [
     ['lw', 1], ['lw', 2], ['lw', 3], ['lh', 1], ['lh', 3], ['lhu', 1], ['lhu', 3],
     ['sw', 1], ['sw', 2], ['sw', 3], ['sh', 1], ['sh', 3],
@@ -498,7 +508,25 @@ suite('RV32I: loads and stores', () => {
     expect(hex(x.r.trap!.word)).toBe(hex(x.m.cpu.wordAt(x.sym('fault'))));
     expect(x.r.trap!.disasm).toMatch(new RegExp(`^${insn}\\b`));
     checkRegs(x, { a0: 0x5a5a5a5a, a1: 0, t2: 0xdeadbeef });
-    expect(peek(x.m, base, 8)).toEqual([0x44, 0x33, 0x22, 0x11, 0, 0, 0, 0]);
+    const before = [0x44, 0x33, 0x22, 0x11];
+    const t2 = [0xef, 0xbe, 0xad, 0xde];
+    const word = insn === 'sw' ? t2 // all four lanes
+      : insn === 'sh' ? ((off & 2) ? [...before.slice(0, 2), ...t2.slice(0, 2)] : [...t2.slice(0, 2), ...before.slice(2)])
+        : before; // loads write nothing
+    expect(peek(x.m, base, 8)).toEqual([...word, 0, 0, 0, 0]);
+  });
+
+  it('a misaligned load from a device still reads the aligned word: RX gives up a byte', () => {
+    const x = exec('li t0, 0x10000000; fault: lw a0, 5(t0); li a1, 1', { input: [0x41, 0x42] });
+    expectTrap(x, 'trap', /misaligned load/, x.sym('fault'));
+    checkRegs(x, { a0: 0, a1: 0 });
+    expect(x.m.bus.console.read(4), 'the next RX byte').toBe(0x42);
+  });
+
+  it('a misaligned word store to a device still writes the aligned word: TX prints the low byte', () => {
+    const x = exec('li t0, 0x10000000; li t1, 0x21; sw t1, 0(t0); li t1, 0x5a; fault: sw t1, 1(t0); li t1, 0x3f; sw t1, 0(t0)');
+    expectTrap(x, 'trap', /misaligned store/, x.sym('fault'));
+    expect(x.out).toBe('!Z');
   });
 });
 
@@ -715,6 +743,12 @@ suite('counters: rdcycle, rdtime, rdinstret', () => {
     checkRegs(x, { a5: 0, a6: 0 });
   });
 
+  it('rdcycle reads its own launch clock + 1; rdinstret the instructions launched so far, itself included', () => {
+    // The first instruction launches at FIRST_LAUNCH_CLOCK (docs/hardware.md §1.2).
+    const x = run('rdcycle a0; rdinstret a1; rdinstret a2');
+    checkRegs(x, { a0: FIRST_LAUNCH_CLOCK + 1, a1: 2, a2: 3 });
+  });
+
   it('rdinstret counts retired instructions', () => {
     // Between the two reads: the first read, two nops, li, 2 x 5 loop instructions.
     const x = run('rdinstret a0; nop; nop; li t0, 5; 1: addi t0, t0, -1; bnez t0, 1b; rdinstret a1; rdinstreth a2');
@@ -791,9 +825,19 @@ suite('bus errors', () => {
 suite('self-modifying code', () => {
   // `newinsn` is assembled but jumped over; its word is copied over `patch`.
   const cases: Case[] = [
-    ['a stored word runs instead of the old one',
+    // PicoRV32 has fetched the word after a store while the store runs (docs/hardware.md §1.2).
+    ['a store into the next word is not seen by it: the old, prefetched instruction runs',
       'j 1f; newinsn: addi a0, zero, 42; 1: la t1, newinsn; lw t1, 0(t1); la t0, patch; sw t1, 0(t0); patch: addi a0, zero, 1',
+      { a0: 1, t1: 0x02a00513 }],
+    ['the old instruction runs only once: the next time round the stored word runs',
+      'li s0, 0; li a1, 0; j 1f; newinsn: addi a0, zero, 42; 1: la t1, newinsn; lw t1, 0(t1); la t0, patch; loop: sw t1, 0(t0); patch: addi a0, zero, 1; add a1, a1, a0; bnez s0, done; li s0, 1; j loop; done:',
+      { a0: 42, a1: 43 }],
+    ['a stored word two words on runs instead of the old one',
+      'j 1f; newinsn: addi a0, zero, 42; 1: la t1, newinsn; lw t1, 0(t1); la t0, patch; sw t1, 0(t0); nop; patch: addi a0, zero, 1',
       { a0: 42 }],
+    ['an sb into the next word is not seen by it either',
+      'la t0, patch; li t1, 0x02; sb t1, 3(t0); patch: addi a0, zero, 1; la t0, patch; lw a1, 0(t0)',
+      { a0: 1, a1: 0x02100513 }],
     ['an instruction that already ran is replaced (decoded form dropped)',
       'li s0, 0; li a1, 0; loop: patch: addi a0, zero, 1; add a1, a1, a0; bnez s0, done; li s0, 1; j 1f; newinsn: addi a0, zero, 42; 1: la t1, newinsn; lw t1, 0(t1); la t0, patch; sw t1, 0(t0); j loop; done:',
       { a0: 42, a1: 43 }],

@@ -10,12 +10,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 import { runObserved, type RunObserver } from '../emu/observer.ts';
 import { Profiler, type Profile } from '../emu/profiler.ts';
 import type { StepInfo } from '../emu/stepper.ts';
+import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
+import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
+import { lastWindow, watchPerfCtrl, type PerfWrite } from './helpers/perf-writes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -36,17 +39,18 @@ class Trace implements RunObserver {
   finish(): void {}
 }
 
-function profileRun(name: string, trace = false): { m: Machine; r: RunResult; p: Profile; profiler: Profiler; t: Trace } {
-  const m = new Machine(defaultConfig());
+function profileRun(name: string, trace = false, cfg: PlatformConfig = defaultConfig()): { m: Machine; r: RunResult; p: Profile; profiler: Profiler; t: Trace; perf: PerfWrite[] } {
+  const m = new Machine(cfg);
   m.loadElf(readFileSync(elfPath(name)));
   m.bus.console.captureOutput();
+  const perf = watchPerfCtrl(m);
   const profiler = new Profiler(m);
   const t = new Trace();
   m.tpu.records = [];
   const r = runObserved(m, MAX_CYCLES, trace ? [profiler, t] : [profiler]);
   expect(r.reason).toBe('exit');
   expect(r.exit).toBe(0);
-  return { m, r, p: profiler.profile!, profiler, t };
+  return { m, r, p: profiler.profile!, profiler, t, perf };
 }
 
 /** The identities the profile promises. */
@@ -97,7 +101,7 @@ function recount(m: Machine, r: RunResult, t: Trace, profiler: Profiler, from: n
 const byName = (p: Profile) => new Map(p.functions.map((f) => [f.name, f]));
 
 describe('profiler', () => {
-  it('tpu_matmul (whole run): totals are the report\'s, <reset> holds the 4 clocks before the first fetch', () => {
+  it('tpu_matmul (whole run): totals are the report\'s, <reset> holds the clocks before the first launch', () => {
     const { r, p } = profileRun('tpu_matmul');
     expect(r.perfWindow).toBe(false);
     expect(p.scope).toBe('whole run');
@@ -105,7 +109,9 @@ describe('profiler', () => {
     expect(p.to).toBe(r.clocks);
     expectTotalsMatch(p, r.counters);
     const f = byName(p);
-    expect(f.get('<reset>')).toMatchObject({ clocks: 4, idle: 4, stall: 0, instructions: 0 });
+    // The first instruction launches at FIRST_LAUNCH_CLOCK (docs/hardware.md §1.2): clocks 0, 1, 2.
+    expect(FIRST_LAUNCH_CLOCK).toBe(3);
+    expect(f.get('<reset>')).toMatchObject({ clocks: FIRST_LAUNCH_CLOCK, idle: FIRST_LAUNCH_CLOCK, stall: 0, instructions: 0 });
     for (const n of ['_start', 'main', 'mm', 'check4', 'check32', 'dma_2d.isra.0', 'printf']) expect(f.has(n), n).toBe(true);
     // The firmware prints "59 matmuls": mm is called once per matmul, main once by _start.
     expect(f.get('mm')!.calls).toBe(59);
@@ -145,6 +151,26 @@ describe('profiler', () => {
     const ref = recount(m, r, t, profiler, p.from, p.to);
     const got = new Map(p.functions.filter((f) => f.clocks || f.stall).map((f) => [f.name, { clocks: f.clocks, idle: f.idle, stall: f.stall }]));
     expect(got).toEqual(ref);
+  });
+
+  it('the window is the TPU\'s: it opens and closes where PERF_CTRL writes reach the TPU, with and without a dual-ported register file', () => {
+    for (const dual of [true, false]) {
+      const cfg = defaultConfig();
+      cfg.cpu.ENABLE_REGS_DUALPORT = dual;
+      const { m, r, p, profiler, t, perf } = profileRun('tpu_queue_full', true, cfg);
+      const w = lastWindow(perf, r.clocks)!;
+      expect(w, `dual port ${dual}`).not.toBeNull();
+      expect([p.from, p.to], `dual port ${dual}`).toEqual([w.from, w.to]);
+      expectTotalsMatch(p, r.counters);
+      // Each write is the data handshake of a store: its launch + 4, + 5 without dual port (docs/hardware.md §1.2).
+      for (const x of perf) {
+        const i = t.from.findIndex((from, k) => from <= x.clock && x.clock < t.to[k]);
+        expect(x.clock - t.from[i], `dual port ${dual}, write at ${x.clock}`).toBe(dual ? 4 : 5);
+      }
+      const ref = recount(m, r, t, profiler, p.from, p.to);
+      const got = new Map(p.functions.filter((f) => f.clocks || f.stall).map((f) => [f.name, { clocks: f.clocks, idle: f.idle, stall: f.stall }]));
+      expect(got).toEqual(ref);
+    }
   });
 
   it('per function recount and dropped commands (tpu_errors, whole run)', () => {
@@ -197,5 +223,29 @@ describe('profiler', () => {
     expect(res.status).toBe(165);
     expect(res.stderr).toMatch(/cannot write --profile-json .*ENOENT/);
     expect(res.stdout).toBe('');
+  });
+});
+
+describe.skipIf(!hasToolchain())('profiler: a misaligned store to PERF_CTRL', () => {
+  it('still writes the aligned word (docs/hardware.md §1.1): the window opens, and it ends at the trap', () => {
+    const m = new Machine(defaultConfig());
+    m.loadElf(assemble('  .text\n  .globl _start\n_start:\n  li t0, 0x20000009\n  li t1, 1\nfault:\n  sw t1, 0(t0)\n  li a0, 6\n'));
+    const perf = watchPerfCtrl(m);
+    const profiler = new Profiler(m);
+    m.tpu.records = [];
+    const r = runObserved(m, MAX_CYCLES, [profiler]);
+    expect(r.reason).toBe('trap');
+    expect(r.trap!.kind).toBe('misaligned store');
+    // lui + addi + addi at 3 clocks each from FIRST_LAUNCH_CLOCK; the store's write reaches the TPU
+    // 4 clocks after its launch, and the trap goes high 5 clocks after it (docs/hardware.md §1.1, §1.2).
+    const launch = FIRST_LAUNCH_CLOCK + 9;
+    expect(perf).toEqual([{ clock: launch + 4, on: true }]);
+    expect(r.clocks).toBe(launch + 5);
+    expect(r.perfWindow).toBe(true);
+    const p = profiler.profile!;
+    expect([p.scope, p.from, p.to]).toEqual(['PERF_CTRL window', launch + 4, launch + 5]);
+    expectTotalsMatch(p, r.counters);
+    // The clock belongs to the store (at label fault), launched before the window opened.
+    expect(p.functions.map((f) => [f.name, f.clocks, f.instructions])).toEqual([['fault', 1, 0]]);
   });
 });

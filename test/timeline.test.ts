@@ -11,12 +11,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
 import { runObserved } from '../emu/observer.ts';
 import { Profiler } from '../emu/profiler.ts';
 import { commandArgs, TID, TimelineWriter } from '../emu/timeline.ts';
+import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
+import { lastWindow, watchPerfCtrl } from './helpers/perf-writes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -35,10 +37,11 @@ interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
-function timelineRun(name: string, limit = 10_000_000, maxCycles = 30_000_000) {
-  const m = new Machine(defaultConfig());
+function timelineRun(name: string, limit = 10_000_000, maxCycles = 30_000_000, cfg: PlatformConfig = defaultConfig()) {
+  const m = new Machine(cfg);
   m.loadElf(readFileSync(elfPath(name)));
   m.bus.console.captureOutput();
+  const perfWrites = watchPerfCtrl(m);
   const path = join(tmp, `${name}-${limit}.json`);
   const warnings: string[] = [];
   const w = new TimelineWriter(m, { path, limit, warn: (s) => warnings.push(s) });
@@ -46,7 +49,7 @@ function timelineRun(name: string, limit = 10_000_000, maxCycles = 30_000_000) {
   m.tpu.records = [];
   const r = runObserved(m, maxCycles, [w, profiler]);
   const events = JSON.parse(readFileSync(path, 'utf8')) as TraceEvent[];
-  return { m, r, w, warnings, events, profile: profiler.profile! };
+  return { m, r, w, warnings, events, profile: profiler.profile!, perfWrites };
 }
 
 function expectOrderedTracks(events: TraceEvent[]): void {
@@ -98,7 +101,8 @@ describe('--timeline', () => {
     }
     expect(at).toBe(r.clocks);
     for (let k = 1; k < cpu.length; k++) expect(cpu[k].name).not.toBe(cpu[k - 1].name);
-    expect(cpu[0]).toMatchObject({ name: '<reset>', ts: 0, args: { from: 0, to: 4 } });
+    // The clocks before the first instruction's launch (docs/hardware.md §1.2).
+    expect(cpu[0]).toMatchObject({ name: '<reset>', ts: 0, args: { from: 0, to: FIRST_LAUNCH_CLOCK } });
     expect(cpu.some((e) => e.name === 'main')).toBe(true);
     // The CPU slices' clocks per function are the profile's clocks outside a window: check the window's share.
     const inWindow = new Map<string, number>();
@@ -112,6 +116,18 @@ describe('--timeline', () => {
     const perf = events.filter((e) => e.ph === 'X' && e.tid === TID.PERF);
     expect(perf).toHaveLength(1);
     expect(perf[0].args).toMatchObject({ from: profile.from, to: profile.to, clocks: r.counters.cycles });
+  });
+
+  it('the PERF_CTRL slice spans the clocks the TPU counted, with and without a dual-ported register file', () => {
+    for (const dual of [true, false]) {
+      const cfg = defaultConfig();
+      cfg.cpu.ENABLE_REGS_DUALPORT = dual;
+      const { r, events, perfWrites } = timelineRun('tpu_tokens', 10_000_000, 30_000_000, cfg);
+      const want = lastWindow(perfWrites, r.clocks)!;
+      const perf = events.filter((e) => e.ph === 'X' && e.tid === TID.PERF);
+      expect(perf, `dual port ${dual}`).toHaveLength(1);
+      expect(perf[0].args, `dual port ${dual}`).toMatchObject({ from: want.from, to: want.to, clocks: r.counters.cycles });
+    }
   });
 
   it('tpu_queue_full: a stall slice per stalled PUSH; tpu_errors: an instant event per dropped command', () => {

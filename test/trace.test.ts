@@ -13,7 +13,7 @@ import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { ABI_NAMES } from '../emu/isa.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
-import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
+import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { TRACE_HEADER } from '../emu/trace.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
@@ -191,11 +191,11 @@ describe('picotpu run --trace', () => {
     const addr = (regs[regIndex(m![3]!)]! + Number(m![2])) >>> 0;
     expect(addr).toBe(CONSOLE_BASE + CONSOLE_REG.EXIT);
     expect(regs[regIndex(m![1]!)]! & 0xff).toBe(plain.status);
-    // The run stops at the store's data handshake: its fetch + DATA_ACCESS_OFFSET + the console's wait.
+    // The run stops at the store's data handshake: its launch + storeAccessOffset + the console's wait.
     const machine = new Machine();
     machine.loadElf(readFileSync(ELF));
     const r = machine.run();
-    expect(last.clock + DATA_ACCESS_OFFSET + machine.bus.wait).toBe(r.clocks);
+    expect(last.clock + storeAccessOffset(machine.config.cpu) + machine.config.bus.consoleWait).toBe(r.clocks);
   });
 
   it('disassembles as objdump\'s listing of the ELF, symbols included', () => {
@@ -241,7 +241,7 @@ describe('picotpu run --trace', () => {
 });
 
 describe.skipIf(!hasToolchain())('picotpu run --trace of a trapping program', () => {
-  it('marks the trapping instruction, which writes no register, as the last line', () => {
+  it('marks the trapping instruction, which writes no register, as the last line; the run stops when its trap goes high', () => {
     const elf = join(tmp, 'trap.elf');
     writeFileSync(elf, assemble('  .text\n  .globl _start\n_start:\n  li a0, 5\n  mv a1, a0\nfault:\n  ebreak\n  li a0, 6\n'));
     const path = join(tmp, 'trap.trace');
@@ -252,8 +252,33 @@ describe.skipIf(!hasToolchain())('picotpu run --trace of a trapping program', ()
     expect(t.lines[1]).toMatchObject({ reg: 'a1', value: 5 });
     expect(t.lines[2]).toMatchObject({ pc: 8, trap: 'ebreak' });
     expect(t.lines[2]!.reg).toBeUndefined();
+    // CLOCK is the launch: the first at FIRST_LAUNCH_CLOCK, then 3 clocks per ALU reg+imm
+    // instruction (docs/hardware.md §1.2); the trap goes high 3 clocks after the ebreak's launch (§1.1).
+    expect(t.lines.map((l) => l.clock)).toEqual([FIRST_LAUNCH_CLOCK, FIRST_LAUNCH_CLOCK + 3, FIRST_LAUNCH_CLOCK + 6]);
     const m = new Machine();
     m.loadElf(readFileSync(elf));
-    expect(t.lines[2]!.clock).toBe(m.run().clocks);
+    expect(trapClocks('ebreak', m.config.cpu)).toBe(3);
+    const r = m.run();
+    expect(r.clocks).toBe(t.lines[2]!.clock + 3);
+    expect(p.stderr).toContain(`ebreak at pc 0x00000008 <fault>: 0x00100073  ebreak, clock ${FIRST_LAUNCH_CLOCK + 9}`);
+  });
+
+  it('a jump to a misaligned target retires and links (shown on its line), and the trap names the target', () => {
+    const elf = join(tmp, 'misjump.elf');
+    writeFileSync(elf, assemble('  .option norelax\n  .text\n  .globl _start\n_start:\n  li a0, 5\nsite:\n  jal ra, .+6\n  nop\n  nop\n'));
+    const path = join(tmp, 'misjump.trace');
+    const p = cli(elf, '--no-report', '--trace', path);
+    expect(p.status).toBe(160);
+    const t = parseTrace(readFileSync(path, 'latin1'));
+    expect(t.lines).toHaveLength(2);
+    // The jal at 4 links ra = 8 and goes to 4 + 6 = 10: the trap names pc 10, 4 clocks after the jal's launch (§1.1).
+    expect(t.lines[1]).toMatchObject({ pc: 4, clock: FIRST_LAUNCH_CLOCK + 3, reg: 'ra', value: 8, trap: 'misaligned instruction fetch' });
+    expect(t.lines[1]!.insn).toMatch(/^jal /);
+    const m = new Machine();
+    m.loadElf(readFileSync(elf));
+    const r = m.run();
+    expect(r).toMatchObject({ reason: 'trap', pc: 10, clocks: FIRST_LAUNCH_CLOCK + 3 + 4, instret: 2 });
+    expect(m.cpu.regs[1]).toBe(8);
+    expect(p.stderr).toContain(`misaligned instruction fetch at pc 0x0000000a <site+0x6>, clock ${FIRST_LAUNCH_CLOCK + 7}`);
   });
 });

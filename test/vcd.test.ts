@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 import { runObserved, type RunObserver } from '../emu/observer.ts';
 import { FunctionMap } from '../emu/profiler.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { VcdWriter } from '../emu/vcd.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
+import { lastWindow, watchPerfCtrl } from './helpers/perf-writes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -140,18 +141,19 @@ class Trace implements RunObserver {
   finish(): void {}
 }
 
-function vcdRun(name: string, limit = 10_000_000, maxCycles = 30_000_000) {
-  const m = new Machine(defaultConfig());
+function vcdRun(name: string, limit = 10_000_000, maxCycles = 30_000_000, cfg: PlatformConfig = defaultConfig()) {
+  const m = new Machine(cfg);
   m.loadElf(readFileSync(elfPath(name)));
   m.bus.console.captureOutput();
-  const path = join(tmp, `${name}-${limit}.vcd`);
+  const perfWrites = watchPerfCtrl(m);
+  const path = join(tmp, `${name}-${limit}-${cfg.cpu.ENABLE_REGS_DUALPORT ? 'dp' : 'sp'}.vcd`);
   const warnings: string[] = [];
   const w = new VcdWriter(m, { path, limit, warn: (s) => warnings.push(s) });
   const trace = new Trace();
   const pushes = watchPushes(m);
   m.tpu.records = [];
   const r: RunResult = runObserved(m, maxCycles, [w, trace]);
-  return { m, r, w, trace, pushes, warnings, vcd: parseVcd(readFileSync(path, 'utf8')) };
+  return { m, r, w, trace, pushes, perfWrites, warnings, vcd: parseVcd(readFileSync(path, 'utf8')) };
 }
 
 /** Checks every TPU signal of the dump against the records, clock by clock, up to `end`. */
@@ -225,7 +227,7 @@ describe('--vcd', () => {
     expect(m.tpu.stallRecords!.length).toBeGreaterThan(0);
     checkTpuSignals(run, r.clocks);
 
-    // pc: the pc of the instruction fetched at each clockBefore.
+    // pc: the pc of the instruction launched at each clockBefore.
     const pc = wave(vcd, 'picotpu.cpu.pc', r.clocks);
     for (let i = 0; i < trace.pc.length; i++) expect(pc[trace.from[i]]).toBe(trace.pc[i]);
     // func and func_id: the function of the pc, by name and through the legend.
@@ -254,6 +256,22 @@ describe('--vcd', () => {
     const run = vcdRun('tpu_errors');
     expect(run.r.tpuErrors.length).toBeGreaterThan(10);
     checkTpuSignals(run, run.r.clocks);
+  });
+
+  it('without a dual-ported register file: pushes (dropped ones too) and the perf window at the clocks the TPU saw the stores', () => {
+    // A store's write reaches the TPU one clock later then (docs/hardware.md §1.2).
+    const cfg = defaultConfig();
+    cfg.cpu.ENABLE_REGS_DUALPORT = false;
+    const errors = vcdRun('tpu_errors', 10_000_000, 30_000_000, cfg);
+    expect(errors.r.exit).toBe(0);
+    expect(errors.r.tpuErrors.length).toBeGreaterThan(10);
+    checkTpuSignals(errors, errors.r.clocks);
+    const q = vcdRun('tpu_queue_full', 10_000_000, 30_000_000, cfg);
+    expect(q.r.exit).toBe(0);
+    checkTpuSignals(q, q.r.clocks);
+    const want = lastWindow(q.perfWrites, q.r.clocks)!;
+    const ref = new Float64Array(q.r.clocks).fill(1, want.from, want.to);
+    expect(diff(wave(q.vcd, 'picotpu.tpu.perf_window', q.r.clocks), ref), 'perf_window').toBeNull();
   });
 
   it('tpu_tokens: three units with wait tokens', () => {
