@@ -218,29 +218,28 @@ export function vpuRules(cfg: TpuConfig): UnitRules {
   };
 }
 
-// ---- Reference model: literal, 8 lanes, one chunk per clock ----
+// ---- The clock protocol both models keep (periph/unit.ts) ----
 
-export class VpuReference implements UnitModel {
-  private readonly d = newDecoded();
-  private readonly laneA = new Int32Array(VPU_LANES);
-  private readonly laneB = new Int32Array(VPU_LANES);
-  private isRunning = false;
-  private start = 0;
+abstract class VpuProtocol {
+  protected readonly d = newDecoded();
+  protected isRunning = false;
+  protected start = 0;
   /** Clocks of the command completed (tickWrite done). */
-  private pos = 0;
+  protected pos = 0;
   /** The chunk tickRead latched for this clock's tickWrite. */
-  private latched = false;
-  private row = 0;
-  private e0 = 0;
-  private n = 0;
+  protected latched = false;
+  protected row = 0;
+  protected e0 = 0;
+  protected n = 0;
 
-  constructor(private readonly mem: UnitMemories, private readonly cfg: TpuConfig) {}
+  constructor(protected readonly mem: UnitMemories, protected readonly cfg: TpuConfig) {}
 
   get running(): boolean {
     return this.isRunning;
   }
 
-  begin(cmd: Cmd, clock: number): void {
+  /** Decodes the command and starts the clock count at `clock`. */
+  protected startCommand(cmd: Cmd, clock: number): void {
     if (this.isRunning) throw new Error('VPU: begin while a command is running');
     decode(cmd, this.cfg, this.d);
     this.start = clock;
@@ -249,10 +248,21 @@ export class VpuReference implements UnitModel {
     this.isRunning = true;
   }
 
-  private expect(clock: number): void {
+  protected expect(clock: number): void {
     if (!this.isRunning || clock !== this.start + this.pos) {
       throw new Error(`VPU: clock ${clock} out of protocol (running=${this.isRunning}, expected ${this.start + this.pos})`);
     }
+  }
+}
+
+// ---- Reference model: literal, 8 lanes, one chunk per clock ----
+
+export class VpuReference extends VpuProtocol implements UnitModel {
+  private readonly laneA = new Int32Array(VPU_LANES);
+  private readonly laneB = new Int32Array(VPU_LANES);
+
+  begin(cmd: Cmd, clock: number): void {
+    this.startCommand(cmd, clock);
   }
 
   tickRead(clock: number): void {
@@ -355,20 +365,12 @@ function rq(x: number, s: number): number {
  * has to read; otherwise, and for partial rows, it steps chunk by chunk
  * exactly like the clock-by-clock path. No allocation after begin().
  */
-export class VpuFast implements UnitModel {
-  private readonly d = newDecoded();
+export class VpuFast extends VpuProtocol implements UnitModel {
   /** Results of the chunk read this clock, written by tickWrite. */
   private readonly out = new Int32Array(VPU_LANES);
   private spad: Uint8Array;
   /** int32 view of the scratchpad (null if unaligned or big-endian). */
   private i32: Int32Array | null = null;
-  private isRunning = false;
-  private start = 0;
-  private pos = 0;
-  private latched = false;
-  private row = 0;
-  private e0 = 0;
-  private n = 0;
   // Per-command constants.
   private wide = false;
   private wideOut = false;
@@ -376,7 +378,8 @@ export class VpuFast implements UnitModel {
   private aRowBytes = 0;
   private cRowBytes = 0;
 
-  constructor(private readonly mem: UnitMemories, private readonly cfg: TpuConfig) {
+  constructor(mem: UnitMemories, cfg: TpuConfig) {
+    super(mem, cfg);
     this.spad = mem.spad;
     this.makeView();
   }
@@ -386,33 +389,18 @@ export class VpuFast implements UnitModel {
     this.i32 = LITTLE_ENDIAN && s.byteOffset % 4 === 0 ? new Int32Array(s.buffer, s.byteOffset, s.length >> 2) : null;
   }
 
-  get running(): boolean {
-    return this.isRunning;
-  }
-
   begin(cmd: Cmd, clock: number): void {
-    if (this.isRunning) throw new Error('VPU: begin while a command is running');
     if (this.mem.spad !== this.spad) {
       this.spad = this.mem.spad;
       this.makeView();
     }
+    this.startCommand(cmd, clock);
     const d = this.d;
-    decode(cmd, this.cfg, d);
     this.wide = in32(d.op);
     this.wideOut = out32(d.op);
     this.bin = binary(d.op);
     this.aRowBytes = rowBytes(d.cols, this.wide);
     this.cRowBytes = rowBytes(d.cols, this.wideOut);
-    this.start = clock;
-    this.pos = 0;
-    this.latched = false;
-    this.isRunning = true;
-  }
-
-  private expect(clock: number): void {
-    if (!this.isRunning || clock !== this.start + this.pos) {
-      throw new Error(`VPU: clock ${clock} out of protocol (running=${this.isRunning}, expected ${this.start + this.pos})`);
-    }
   }
 
   tickRead(clock: number): void {
