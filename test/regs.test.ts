@@ -2,12 +2,16 @@
 // it, and the table itself must be consistent (no overlapping fields).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOC_PATH, docWithTables, generateHeader, HEADER_PATH } from '../scripts/gen-regs.ts';
+import { DOC_PATH, docWithTables, generateHeader, generateModelHeader, HEADER_PATH, MODEL_HEADER_PATH } from '../scripts/gen-regs.ts';
 import { GLOBAL_REGS, packArgs, argField, UNIT_REGS, UNITS } from '../periph/regs.ts';
 
 describe('register table', () => {
   it('firmware-c/include/tpu_regs.h is generated from it (run npm run gen:regs when this fails)', () => {
     expect(readFileSync(HEADER_PATH, 'utf8')).toBe(generateHeader());
+  });
+
+  it('firmware-c/model/model_format.h is generated from model/format.ts', () => {
+    expect(readFileSync(MODEL_HEADER_PATH, 'utf8')).toBe(generateModelHeader());
   });
 
   it('the tables in docs/hardware.md are generated from it', () => {

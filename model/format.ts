@@ -1,0 +1,198 @@
+// The model blob (docs/model-format.md): one table of header fields and
+// layer-record fields, from which the host lays out the SRAM, writes blobs,
+// and scripts/gen-regs.ts generates firmware-c/model/model_format.h. The
+// firmware reads dimensions, the job and every buffer's offset from the
+// header at SRAM offset 0, so one ELF serves every configuration.
+
+import { SRAM_SIZE } from '../periph/sram.ts';
+
+export const MODEL_MAGIC = 0x314d5450; // "PTM1"
+export const MODEL_VERSION = 1;
+export const HEADER_BYTES = 128;
+export const LAYER_RECORD_BYTES = 64;
+export const NO_STOP_TOKEN = 0xffffffff;
+
+/** Kernel variant bits (header VARIANT). */
+export const VARIANT = {
+  DOUBLE_BUFFER: 1, // B tiles and C tiles double-buffered: loads overlap the MXU
+  FUSED: 2, // epilogues (ReLU, residual add + hardtanh, mask + ReLU) on output tiles in the scratchpad
+  FLASH: 4, // FlashAttention: P never leaves the scratchpad, P·V accumulated in int32
+  TOKENS: 8, // units synchronise through wait tokens; the CPU never polls inside a kernel
+} as const;
+
+export interface HeaderField { name: string; offset: number; doc: string }
+
+/** Header words (u32, little-endian). Offsets of buffers are from the SRAM base. */
+export const HEADER_FIELDS: readonly HeaderField[] = [
+  { name: 'MAGIC', offset: 0, doc: '0x314D5450 ("PTM1")' },
+  { name: 'VERSION', offset: 4, doc: 'format version (1)' },
+  { name: 'D', offset: 8, doc: 'model width d (multiple of 8)' },
+  { name: 'D_FF', offset: 12, doc: 'FFN width (multiple of 8)' },
+  { name: 'HEADS', offset: 16, doc: 'attention heads; d / heads is a multiple of 8' },
+  { name: 'LAYERS', offset: 20, doc: 'transformer layers' },
+  { name: 'VOCAB', offset: 24, doc: 'vocabulary size (multiple of 8)' },
+  { name: 'MAX_SEQ', offset: 28, doc: 'positions in pos_emb and the KV cache' },
+  { name: 'PROMPT_LEN', offset: 32, doc: 'job: prompt tokens (≥ 1)' },
+  { name: 'DECODE_STEPS', offset: 36, doc: 'job: decode steps after prefill (prompt_len + decode_steps ≤ max_seq)' },
+  { name: 'VARIANT', offset: 40, doc: 'job: kernel variant bits (VARIANT_*)' },
+  { name: 'STOP_TOKEN', offset: 44, doc: 'job: decoding stops after this token (0xFFFFFFFF: never)' },
+  { name: 'TOK_EMB', offset: 48, doc: 'int4 [vocab, d] token embedding' },
+  { name: 'POS_EMB', offset: 52, doc: 'int4 [max_seq, d] positional embedding' },
+  { name: 'W_OUT', offset: 56, doc: 'int4 [d, vocab] output head (int32 logits)' },
+  { name: 'LAYER_TABLE', offset: 60, doc: 'layers × 64-byte layer records' },
+  { name: 'PROMPT', offset: 64, doc: 'u8 [prompt_len] prompt tokens' },
+  { name: 'OUT_TOKENS', offset: 68, doc: 'u8 [decode_steps + 1]: written by the firmware' },
+  { name: 'LOGITS', offset: 72, doc: 'int32 [decode_steps + 1, vocab]: written by the firmware' },
+  { name: 'X', offset: 76, doc: 'int4 [rows, d] activations (rows = prompt_len rounded up to 8)' },
+  { name: 'Q', offset: 80, doc: 'int4 [rows, d] queries' },
+  { name: 'ATT', offset: 84, doc: 'int4 [rows, d] attention output (heads side by side)' },
+  { name: 'TMP', offset: 88, doc: 'int4 [rows, d] matmul output before the residual (unfused kernels)' },
+  { name: 'HIDDEN', offset: 92, doc: 'int4 [rows, d_ff] FFN hidden activations' },
+  { name: 'SCORES', offset: 96, doc: 'int4 [rows, max_seq rounded up to 8] one head\'s scores P (standard attention)' },
+  { name: 'GENERATED', offset: 100, doc: 'written by the firmware: tokens written to OUT_TOKENS' },
+  { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header' },
+  { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
+];
+
+/** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */
+export const LAYER_FIELDS: readonly HeaderField[] = [
+  { name: 'WQ', offset: 0, doc: 'int4 [d, d]' },
+  { name: 'WK', offset: 4, doc: 'int4 [d, d]' },
+  { name: 'WV', offset: 8, doc: 'int4 [d, d]' },
+  { name: 'WO', offset: 12, doc: 'int4 [d, d]' },
+  { name: 'W1', offset: 16, doc: 'int4 [d, d_ff]' },
+  { name: 'W2', offset: 20, doc: 'int4 [d_ff, d]' },
+  { name: 'K_CACHE', offset: 24, doc: 'int4 [max_seq, d] keys of every position' },
+  { name: 'V_CACHE', offset: 28, doc: 'int4 [max_seq, d] values of every position' },
+  { name: 'SHIFTS_QKVS', offset: 32, doc: 'shift q (7:0), k (15:8), v (23:16), scores (31:24)' },
+  { name: 'SHIFTS_OAF', offset: 36, doc: 'shift attention P·V (7:0), Wo (15:8), W1 (23:16), W2 (31:24)' },
+  { name: 'BOUNDS', offset: 40, doc: 'hardtanh bound after attention (7:0) and after the FFN (15:8), 1..8' },
+];
+
+export interface ModelDims { d: number; dFF: number; heads: number; layers: number; vocab: number; maxSeq: number }
+
+export interface LayerShifts { q: number; k: number; v: number; s: number; o: number; a: number; f1: number; f2: number }
+
+/** Weights hold one int4 value (−8..7) per element, row-major. */
+export interface LayerWeights {
+  wq: Int8Array; wk: Int8Array; wv: Int8Array; wo: Int8Array; w1: Int8Array; w2: Int8Array;
+  shifts: LayerShifts;
+  /** hardtanh bounds after the attention and the FFN residual adds (1..8; 8 is no clamp beyond int4). */
+  bound1: number; bound2: number;
+}
+
+export interface Model { dims: ModelDims; tokEmb: Int8Array; posEmb: Int8Array; wOut: Int8Array; layers: LayerWeights[] }
+
+export interface Job { prompt: number[]; decodeSteps: number; variant: number; stopToken?: number }
+
+export function checkDims(m: ModelDims): void {
+  const mult8 = (n: number) => Number.isInteger(n) && n >= 8 && n % 8 === 0;
+  if (!mult8(m.d) || !mult8(m.dFF) || !mult8(m.vocab)) throw new Error('d, d_ff and vocab must be multiples of 8');
+  if (!(m.heads >= 1 && m.d % m.heads === 0 && mult8(m.d / m.heads))) throw new Error('d / heads must be a multiple of 8');
+  if (!(m.layers >= 1 && m.maxSeq >= 1)) throw new Error('layers and max_seq must be ≥ 1');
+}
+
+const ceil8 = (n: number) => Math.ceil(n / 8) * 8;
+const align64 = (n: number) => Math.ceil(n / 64) * 64;
+
+/** Where everything lives in the SRAM: the header's offsets. */
+export interface Layout {
+  tokEmb: number; posEmb: number; wOut: number; layerTable: number; prompt: number; outTokens: number; logits: number;
+  x: number; q: number; att: number; tmp: number; hidden: number; scores: number; end: number;
+  layers: { wq: number; wk: number; wv: number; wo: number; w1: number; w2: number; kCache: number; vCache: number }[];
+  /** Rows of the activation buffers, and bytes per scores row. */
+  rows: number; scoresStride: number;
+}
+
+export function planLayout(dims: ModelDims, job: Job): Layout {
+  checkDims(dims);
+  const { d, dFF, vocab, maxSeq, layers } = dims;
+  let at = HEADER_BYTES;
+  const take = (bytes: number) => { const o = at; at = align64(at + bytes); return o; };
+  const layerTable = take(layers * LAYER_RECORD_BYTES);
+  const tokEmb = take((vocab * d) / 2);
+  const posEmb = take((maxSeq * d) / 2);
+  const wOut = take((d * vocab) / 2);
+  const ls = [];
+  for (let l = 0; l < layers; l++) {
+    ls.push({
+      wq: take((d * d) / 2), wk: take((d * d) / 2), wv: take((d * d) / 2), wo: take((d * d) / 2),
+      w1: take((d * dFF) / 2), w2: take((dFF * d) / 2), kCache: 0, vCache: 0,
+    });
+  }
+  for (const l of ls) { l.kCache = take((ceil8(maxSeq) * d) / 2); l.vCache = take((ceil8(maxSeq) * d) / 2); }
+  const rows = ceil8(Math.max(job.prompt.length, 1));
+  const scoresStride = ceil8(maxSeq) / 2;
+  const prompt = take(job.prompt.length);
+  const outTokens = take(job.decodeSteps + 1);
+  const logits = take((job.decodeSteps + 1) * vocab * 4);
+  const x = take((rows * d) / 2), q = take((rows * d) / 2), att = take((rows * d) / 2), tmp = take((rows * d) / 2);
+  const hidden = take((rows * dFF) / 2);
+  const scores = take(rows * scoresStride);
+  const end = at;
+  if (end > SRAM_SIZE) throw new Error(`model and buffers need ${end} bytes of SRAM, more than ${SRAM_SIZE}`);
+  return { tokEmb, posEmb, wOut, layerTable, prompt, outTokens, logits, x, q, att, tmp, hidden, scores, end, layers: ls, rows, scoresStride };
+}
+
+export function checkJob(dims: ModelDims, job: Job): void {
+  if (job.prompt.length < 1) throw new Error('the prompt needs at least one token');
+  if (job.prompt.length + job.decodeSteps > dims.maxSeq) throw new Error('prompt_len + decode_steps exceeds max_seq');
+  for (const t of job.prompt) if (!(Number.isInteger(t) && t >= 0 && t < dims.vocab)) throw new Error(`token ${t} is not in the vocabulary`);
+}
+
+/** Packs int4 values two per byte, element 2i in the low nibble. */
+export function packInt4(values: Int8Array, out: Uint8Array, at: number): void {
+  for (let i = 0; i < values.length; i += 2) out[at + (i >> 1)] = (values[i] & 15) | ((values[i + 1] & 15) << 4);
+}
+
+export function unpackInt4(bytes: Uint8Array, at: number, count: number): Int8Array {
+  const v = new Int8Array(count);
+  for (let i = 0; i < count; i++) {
+    const n = (bytes[at + (i >> 1)] >> ((i & 1) * 4)) & 15;
+    v[i] = n >= 8 ? n - 16 : n;
+  }
+  return v;
+}
+
+export const headerOffset = (name: string) => HEADER_FIELDS.find((f) => f.name === name)!.offset;
+export const layerOffset = (name: string) => LAYER_FIELDS.find((f) => f.name === name)!.offset;
+
+/** The SRAM image: header, layer table, weights and the job (buffers stay zero). */
+export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: Layout } {
+  checkJob(model.dims, job);
+  const L = planLayout(model.dims, job);
+  const bytes = new Uint8Array(L.end);
+  const dv = new DataView(bytes.buffer);
+  const put = (name: string, v: number) => dv.setUint32(headerOffset(name), v >>> 0, true);
+  const { d, dFF, heads, layers, vocab, maxSeq } = model.dims;
+  put('MAGIC', MODEL_MAGIC); put('VERSION', MODEL_VERSION);
+  put('D', d); put('D_FF', dFF); put('HEADS', heads); put('LAYERS', layers); put('VOCAB', vocab); put('MAX_SEQ', maxSeq);
+  put('PROMPT_LEN', job.prompt.length); put('DECODE_STEPS', job.decodeSteps); put('VARIANT', job.variant);
+  put('STOP_TOKEN', job.stopToken ?? NO_STOP_TOKEN);
+  put('TOK_EMB', L.tokEmb); put('POS_EMB', L.posEmb); put('W_OUT', L.wOut); put('LAYER_TABLE', L.layerTable);
+  put('PROMPT', L.prompt); put('OUT_TOKENS', L.outTokens); put('LOGITS', L.logits);
+  put('X', L.x); put('Q', L.q); put('ATT', L.att); put('TMP', L.tmp); put('HIDDEN', L.hidden); put('SCORES', L.scores);
+  put('BLOB_END', L.end);
+  const sizes: [Int8Array, number, string][] = [[model.tokEmb, vocab * d, 'tok_emb'], [model.posEmb, maxSeq * d, 'pos_emb'], [model.wOut, d * vocab, 'w_out']];
+  for (const [t, n, what] of sizes) if (t.length !== n) throw new Error(`${what} has ${t.length} values, wants ${n}`);
+  packInt4(model.tokEmb, bytes, L.tokEmb); packInt4(model.posEmb, bytes, L.posEmb); packInt4(model.wOut, bytes, L.wOut);
+  if (model.layers.length !== layers) throw new Error(`model has ${model.layers.length} layers, dims say ${layers}`);
+  model.layers.forEach((w, l) => {
+    const o = L.layers[l];
+    const rec = L.layerTable + l * LAYER_RECORD_BYTES;
+    const set = (name: string, v: number) => dv.setUint32(rec + layerOffset(name), v >>> 0, true);
+    set('WQ', o.wq); set('WK', o.wk); set('WV', o.wv); set('WO', o.wo); set('W1', o.w1); set('W2', o.w2);
+    set('K_CACHE', o.kCache); set('V_CACHE', o.vCache);
+    const s = w.shifts;
+    set('SHIFTS_QKVS', s.q | (s.k << 8) | (s.v << 16) | (s.s << 24));
+    set('SHIFTS_OAF', s.o | (s.a << 8) | (s.f1 << 16) | (s.f2 << 24));
+    set('BOUNDS', w.bound1 | (w.bound2 << 8));
+    const ws: [Int8Array, number, number][] = [[w.wq, o.wq, d * d], [w.wk, o.wk, d * d], [w.wv, o.wv, d * d], [w.wo, o.wo, d * d], [w.w1, o.w1, d * dFF], [w.w2, o.w2, dFF * d]];
+    for (const [t, at, n] of ws) {
+      if (t.length !== n) throw new Error(`layer ${l}: a weight has ${t.length} values, wants ${n}`);
+      packInt4(t, bytes, at);
+    }
+  });
+  bytes.set(job.prompt, L.prompt);
+  return { bytes, layout: L };
+}
