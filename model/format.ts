@@ -50,7 +50,7 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'HIDDEN', offset: 92, doc: 'int4 [rows, d_ff] FFN hidden activations' },
   { name: 'SCORES', offset: 96, doc: 'int4 [rows, max_seq rounded up to 8] one head\'s scores P (standard attention)' },
   { name: 'GENERATED', offset: 100, doc: 'written by the firmware: tokens written to OUT_TOKENS' },
-  { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header' },
+  { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header, 3 TPU error' },
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
 ];
 
@@ -67,6 +67,21 @@ export const LAYER_FIELDS: readonly HeaderField[] = [
   { name: 'SHIFTS_QKVS', offset: 32, doc: 'shift q (7:0), k (15:8), v (23:16), scores (31:24)' },
   { name: 'SHIFTS_OAF', offset: 36, doc: 'shift attention P·V (7:0), Wo (15:8), W1 (23:16), W2 (31:24)' },
   { name: 'BOUNDS', offset: 40, doc: 'hardtanh bound after attention (7:0) and after the FFN (15:8), 1..8' },
+];
+
+/** The single-matmul benchmark's header (build/fw/mmbench.elf): C = R(A·B) once, in one PERF_CTRL window. */
+export const MATMUL_MAGIC = 0x4d4d5450; // "PTMM"
+export const MATMUL_FIELDS: readonly HeaderField[] = [
+  { name: 'MAGIC', offset: 0, doc: '0x4D4D5450 ("PTMM")' },
+  { name: 'M', offset: 4, doc: 'rows of A and C (≥ 1)' },
+  { name: 'K', offset: 8, doc: 'inner dimension (multiple of 8)' },
+  { name: 'N', offset: 12, doc: 'columns of B and C (multiple of 8)' },
+  { name: 'VARIANT', offset: 16, doc: 'kernel variant bits' },
+  { name: 'SHIFT', offset: 20, doc: 'requantization shift of C' },
+  { name: 'A', offset: 24, doc: 'int4 [M, K], row stride K/2' },
+  { name: 'B', offset: 28, doc: 'int4 [K, N], row stride N/2' },
+  { name: 'C', offset: 32, doc: 'int4 [M, N], row stride N/2: written by the firmware' },
+  { name: 'STATUS', offset: 36, doc: 'written by the firmware: 1 done, 2 bad header, 3 TPU error' },
 ];
 
 export interface ModelDims { d: number; dFF: number; heads: number; layers: number; vocab: number; maxSeq: number }

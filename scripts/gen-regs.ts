@@ -4,7 +4,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { HEADER_FIELDS, LAYER_FIELDS, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
+import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
 import { ERROR_CODES, GLOBAL_REGS, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
@@ -95,6 +95,8 @@ export function generateModelHeader(): string {
   for (const f of HEADER_FIELDS) L.push(`#define MODEL_H_${f.name} ${f.offset}u /* ${f.doc} */`);
   L.push('', '/* Layer record words (byte offsets within a record) */');
   for (const f of LAYER_FIELDS) L.push(`#define MODEL_L_${f.name} ${f.offset}u /* ${f.doc} */`);
+  L.push('', '/* The single-matmul benchmark header (mmbench) */', `#define MATMUL_MAGIC ${hex(MATMUL_MAGIC, 8)}`);
+  for (const f of MATMUL_FIELDS) L.push(`#define MATMUL_H_${f.name} ${f.offset}u /* ${f.doc} */`);
   L.push('', '/* Kernel variant bits */');
   for (const [k, v] of Object.entries(VARIANT)) L.push(`#define VARIANT_${k} ${v}u`);
   L.push('', '#endif /* MODEL_FORMAT_H */', '');

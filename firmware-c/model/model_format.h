@@ -36,7 +36,7 @@
 #define MODEL_H_HIDDEN 92u /* int4 [rows, d_ff] FFN hidden activations */
 #define MODEL_H_SCORES 96u /* int4 [rows, max_seq rounded up to 8] one head's scores P (standard attention) */
 #define MODEL_H_GENERATED 100u /* written by the firmware: tokens written to OUT_TOKENS */
-#define MODEL_H_STATUS 104u /* written by the firmware: 1 done, 2 bad header */
+#define MODEL_H_STATUS 104u /* written by the firmware: 1 done, 2 bad header, 3 TPU error */
 #define MODEL_H_BLOB_END 108u /* first byte after every buffer */
 
 /* Layer record words (byte offsets within a record) */
@@ -51,6 +51,19 @@
 #define MODEL_L_SHIFTS_QKVS 32u /* shift q (7:0), k (15:8), v (23:16), scores (31:24) */
 #define MODEL_L_SHIFTS_OAF 36u /* shift attention P·V (7:0), Wo (15:8), W1 (23:16), W2 (31:24) */
 #define MODEL_L_BOUNDS 40u /* hardtanh bound after attention (7:0) and after the FFN (15:8), 1..8 */
+
+/* The single-matmul benchmark header (mmbench) */
+#define MATMUL_MAGIC 0x4D4D5450u
+#define MATMUL_H_MAGIC 0u /* 0x4D4D5450 ("PTMM") */
+#define MATMUL_H_M 4u /* rows of A and C (≥ 1) */
+#define MATMUL_H_K 8u /* inner dimension (multiple of 8) */
+#define MATMUL_H_N 12u /* columns of B and C (multiple of 8) */
+#define MATMUL_H_VARIANT 16u /* kernel variant bits */
+#define MATMUL_H_SHIFT 20u /* requantization shift of C */
+#define MATMUL_H_A 24u /* int4 [M, K], row stride K/2 */
+#define MATMUL_H_B 28u /* int4 [K, N], row stride N/2 */
+#define MATMUL_H_C 32u /* int4 [M, N], row stride N/2: written by the firmware */
+#define MATMUL_H_STATUS 36u /* written by the firmware: 1 done, 2 bad header, 3 TPU error */
 
 /* Kernel variant bits */
 #define VARIANT_DOUBLE_BUFFER 1u

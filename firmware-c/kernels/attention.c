@@ -1,0 +1,169 @@
+/* Causal ReLU attention, standard and FlashAttention (kernels.h). */
+#include "kernels.h"
+
+#define DMA TPU_UNIT_DMA
+#define MXU TPU_UNIT_MXU
+#define VPU TPU_UNIT_VPU
+
+/* Standard attention: P = relu(causal(R(q·kᵀ))) goes to SRAM (the scores
+ * buffer, one head at a time), then out_h = R(P·v_h) reads it back. */
+static void standard_attention(const struct attn_args *a) {
+  uint32_t dh = a->d / a->heads, hb = dh / 2, rs = a->d / 2;
+  uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
+  for (uint32_t h = 0; h < a->heads; h++) {
+    struct mm_args s = {
+      .a = a->q + h * hb, .a_stride = rs, .b = a->k_cache + h * hb, .b_stride = rs,
+      .c = a->scores, .c_stride = a->scores_stride, .m = a->rows, .k = dh, .n = ctx8,
+      .shift = a->shift_s, .flags = MM_TRANSPOSE | MM_CAUSAL, .epi = EPI_MASK_RELU, .row0 = a->row0,
+    };
+    matmul(&s);
+    if (!(k_variant & VARIANT_FUSED)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx8, a->row0);
+    struct mm_args o = {
+      .a = a->scores, .a_stride = a->scores_stride, .b = a->v_cache + h * hb, .b_stride = rs,
+      .c = a->out + h * hb, .c_stride = rs, .m = a->rows, .k = ctx8, .n = dh,
+      .shift = a->shift_o, .flags = MM_CAUSAL, .row0 = a->row0,
+    };
+    matmul(&o);
+  }
+}
+
+/* FlashAttention state for one head and one block of queries. */
+struct flash {
+  const struct attn_args *a;
+  uint32_t h, dh, hb, rs;
+  uint32_t q0, mq, groups;     /* the query block */
+  uint32_t kv0, bk;            /* the key block and its capacity */
+  uint32_t kv_loaded;          /* DMA ticket: K and V blocks are in */
+  uint32_t pipelined;
+  uint32_t scores_done[2];     /* MXU ticket: P tile g is computed (buffer g & 1) */
+  uint32_t mask_done[2];       /* VPU ticket: P tile g is masked */
+  uint32_t last_pv;
+};
+
+static uint32_t flash_group_last(const struct flash *f, uint32_t g) {
+  uint32_t r = 8 * g + 7;
+  if (r > f->mq - 1) r = f->mq - 1;
+  return f->a->row0 + f->q0 + r;
+}
+
+/* Column tiles of this key block that row group g needs (0: none). */
+static uint32_t flash_tiles(const struct flash *f, uint32_t g) {
+  uint32_t last = flash_group_last(f, g);
+  if (f->kv0 > last) return 0;
+  uint32_t n = (last + 8 - f->kv0) / 8;
+  return n < f->bk / 8 ? n : f->bk / 8;
+}
+
+/* qa: the group's rows in the Q block; oa: its int32 accumulator rows. (RV32I
+ * has no multiplier, so the callers advance these by additions.) */
+static void flash_scores(struct flash *f, uint32_t g, uint32_t qa) {
+  uint32_t n = flash_tiles(f, g), pb = g & 1;
+  struct mxu_op m = {
+    .a = qa, .a_stride = f->hb, .b_stride = f->hb, .c_stride = f->bk / 2,
+    .k = f->dh, .shift = f->a->shift_s, .flags = TPU_MXU_FLAG_TRANSPOSE_B,
+  };
+  k_need(MXU, DMA, f->kv_loaded);
+  m.b = SP_FK;
+  m.c = SP_FP(pb);
+  for (uint32_t c = 0; c < n; c++) {
+    f->scores_done[pb] = k_issued(MXU, mxu_matmul(&m));
+    m.b += 8 * f->hb;
+    m.c += 4;
+  }
+}
+
+static void flash_mask(struct flash *f, uint32_t g) {
+  uint32_t n = flash_tiles(f, g), pb = g & 1;
+  struct vpu_op v = {
+    .a = SP_FP(pb), .c = SP_FP(pb), .a_stride = f->bk / 2, .c_stride = f->bk / 2,
+    .rows = 8, .cols = 8 * n, .param = vpu_mask_offsets(f->a->row0 + f->q0 + 8 * g, f->kv0),
+  };
+  k_need(VPU, MXU, f->scores_done[pb]);
+  k_issued(VPU, vpu_causal_mask(&v));
+  v.param = 0;
+  f->mask_done[pb] = k_issued(VPU, vpu_relu(&v));
+}
+
+/* O_acc(g) (+)= P(g)·V, int32: the first key block starts the sum. */
+static void flash_pv(struct flash *f, uint32_t g, uint32_t oa) {
+  uint32_t n = flash_tiles(f, g), pb = g & 1, orow = f->dh * 4;
+  struct mxu_op m = {
+    .a = SP_FP(pb), .a_stride = f->bk / 2, .b_stride = f->hb, .c_stride = orow, .cin_stride = orow,
+    .k = 8 * n, .flags = TPU_MXU_FLAG_OUT_INT32 | (f->kv0 ? TPU_MXU_FLAG_ACCUMULATE : 0),
+  };
+  k_need(MXU, VPU, f->mask_done[pb]);
+  m.b = SP_FV;
+  m.c = m.cin = oa;
+  for (uint32_t c = 0; c < f->dh / 8; c++) {
+    f->last_pv = k_issued(MXU, mxu_matmul(&m));
+    m.b += 4;
+    m.c = m.cin = m.c + 32;
+  }
+}
+
+static void flash_key_block(struct flash *f) {
+  const struct attn_args *a = f->a;
+  uint32_t last = flash_group_last(f, f->groups - 1);
+  uint32_t nk = last + 1 - f->kv0;
+  if (nk > f->bk) nk = f->bk;
+  k_need(DMA, MXU, tpu_pushed[MXU]); /* the previous key block has been read */
+  k_issued(DMA, dma_load(a->k_cache + f->kv0 * f->rs + f->h * f->hb, SP_FK, nk, f->hb, f->rs, f->hb));
+  f->kv_loaded = k_issued(DMA, dma_load(a->v_cache + f->kv0 * f->rs + f->h * f->hb, SP_FV, nk, f->hb, f->rs, f->hb));
+  /* Pipelined: scores of group g+1 run on the MXU while the VPU masks g. */
+  uint32_t prev = ~0u, prev_oa = 0, qa = SP_FQ, oa = SP_FO32;
+  for (uint32_t g = 0; g < f->groups; g++, qa += 8 * f->hb, oa += 8 * 4 * f->dh) {
+    if (!flash_tiles(f, g)) continue;
+    flash_scores(f, g, qa);
+    if (!f->pipelined) {
+      flash_mask(f, g);
+      flash_pv(f, g, oa);
+      continue;
+    }
+    if (prev != ~0u) flash_pv(f, prev, prev_oa);
+    flash_mask(f, g);
+    prev = g;
+    prev_oa = oa;
+  }
+  if (f->pipelined && prev != ~0u) flash_pv(f, prev, prev_oa);
+}
+
+static void flash_attention(const struct attn_args *a) {
+  struct flash f = { .a = a, .dh = a->d / a->heads, .rs = a->d / 2 };
+  f.hb = f.dh / 2;
+  f.pipelined = k_variant & (VARIANT_DOUBLE_BUFFER | VARIANT_TOKENS);
+  /* Query blocks: Q in one region, the int32 accumulator in four. */
+  uint32_t bq = SP_REGION / f.hb;
+  if (bq > 4 * SP_REGION / (f.dh * 4)) bq = 4 * SP_REGION / (f.dh * 4);
+  uint32_t rows8 = (a->rows + 7) & ~7u;
+  if (bq > rows8) bq = rows8;
+  bq &= ~7u;
+  /* Key blocks: K and V in two regions each, P tiles of 8 rows in one. */
+  uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
+  f.bk = 2 * SP_REGION / f.hb;
+  if (f.bk > 2 * SP_REGION) f.bk = 2 * SP_REGION;
+  if (f.bk > ctx8) f.bk = ctx8;
+  f.bk &= ~7u;
+  for (f.h = 0; f.h < a->heads; f.h++) {
+    for (f.q0 = 0; f.q0 < a->rows; f.q0 += bq) {
+      f.mq = a->rows - f.q0 < bq ? a->rows - f.q0 : bq;
+      f.groups = (f.mq + 7) / 8;
+      k_barrier();
+      k_issued(DMA, dma_load(a->q + f.q0 * f.rs + f.h * f.hb, SP_FQ, f.mq, f.hb, f.rs, f.hb));
+      uint32_t last = flash_group_last(&f, f.groups - 1);
+      for (f.kv0 = 0; f.kv0 <= last; f.kv0 += f.bk) flash_key_block(&f);
+      struct vpu_op v = {
+        .a = SP_FO32, .c = SP_FO4, .a_stride = f.dh * 4, .c_stride = f.hb, .rows = f.mq, .cols = f.dh,
+        .param = a->shift_o,
+      };
+      k_need(VPU, MXU, f.last_pv);
+      uint32_t t = k_issued(VPU, vpu_requant(&v));
+      k_need(DMA, VPU, t);
+      k_issued(DMA, dma_store(a->out + f.q0 * f.rs + f.h * f.hb, SP_FO4, f.mq, f.hb, f.rs, f.hb));
+    }
+  }
+}
+
+void attention(const struct attn_args *a) {
+  if (k_variant & VARIANT_FLASH) flash_attention(a);
+  else standard_attention(a);
+}

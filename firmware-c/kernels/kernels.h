@@ -1,0 +1,109 @@
+/* kernels.h: the transformer's TPU kernels, built on tpu.h.
+ *
+ * Every tensor argument is an SRAM offset (from SRAM_BASE) with a row stride
+ * in bytes; int4 tensors are row-major, two values per byte. The kernels
+ * stream tiles through the scratchpad; the plan of its 16 regions is below.
+ *
+ * The variant (model_format.h VARIANT_*) chooses how:
+ *   0              base: every command is waited for as soon as it is pushed
+ *   DOUBLE_BUFFER  the next B tile loads while the MXU works on this one
+ *   FUSED          ReLU, residual add + hardtanh and mask + ReLU run on each
+ *                  output tile in the scratchpad, before it is written back
+ *   FLASH          FlashAttention: scores never leave the scratchpad
+ *   TOKENS         dependencies are wait tokens: the CPU never polls inside
+ *                  a kernel, it only pushes commands
+ * Every variant computes the same bytes (the golden model, model/golden.ts). */
+#ifndef KERNELS_H
+#define KERNELS_H
+
+#include <stdint.h>
+#include "tpu.h"
+#include "model_format.h"
+
+/* Scratchpad plan: sixteen 4 KiB regions (64 KiB). */
+#define SP_REGION 4096u
+#define SP(r) ((r) * SP_REGION)
+/* Matmul: A block in regions 0-7, B tiles in 8/9, C tiles in 10/11,
+ * residual tiles in 12/13. Elementwise passes reuse 0/1 and 8/9. */
+#define SP_A SP(0)
+#define SP_A_BYTES (8 * SP_REGION)
+#define SP_B(i) SP(8 + (i))
+#define SP_C(i) SP(10 + (i))
+#define SP_R(i) SP(12 + (i))
+/* FlashAttention: Q block 0, K block 1-2, V block 3-4, int32 O accumulator
+ * 5-8, P tiles 10/11, int4 O 12. */
+#define SP_FQ SP(0)
+#define SP_FK SP(1)
+#define SP_FV SP(3)
+#define SP_FO32 SP(5)
+#define SP_FP(i) SP(10 + (i))
+#define SP_FO4 SP(12)
+
+/* The variant in force (set by kernels_begin). */
+extern uint32_t k_variant;
+
+static inline void kernels_begin(uint32_t variant) { k_variant = variant; }
+
+/* A command was pushed: the base variant waits for it at once. */
+static inline uint32_t k_issued(unsigned unit, uint32_t ticket) {
+  if (!(k_variant & (VARIANT_DOUBLE_BUFFER | VARIANT_TOKENS))) tpu_wait(unit, ticket);
+  return ticket;
+}
+
+/* The next command of `unit` needs `on` to have finished `ticket` commands:
+ * a wait token (TOKENS) or a poll. A unit's own commands are in order, and
+ * ticket 0 is nothing. A command holds one token; needing a second unit
+ * polls the first. */
+void k_need(unsigned unit, unsigned on, uint32_t ticket);
+
+/* Kernels start with the scratchpad free: every MXU and VPU command pushed
+ * so far has finished before this kernel's DMA overwrites their operands.
+ * (SRAM needs no such care: all SRAM traffic goes through the in-order DMA.) */
+void k_barrier(void);
+
+/* ---- matmul ---- */
+enum { MM_TRANSPOSE = 1, MM_OUT_INT32 = 2, MM_CAUSAL = 4 };
+enum { EPI_NONE, EPI_RELU, EPI_RESIDUAL, EPI_MASK_RELU };
+
+struct mm_args {
+  uint32_t a, a_stride;     /* A [m, k] */
+  uint32_t b, b_stride;     /* B [k, n], or Bt [n, k] with MM_TRANSPOSE */
+  uint32_t c, c_stride;     /* C [m, n]: int4, or int32 with MM_OUT_INT32 */
+  uint32_t m, k, n;         /* k and n multiples of 8 */
+  uint32_t shift;           /* requantization of int4 output */
+  uint32_t flags;           /* MM_* */
+  uint32_t epi;             /* EPI_*, applied per tile when the variant is FUSED */
+  uint32_t res, res_stride; /* EPI_RESIDUAL: C = hardtanh(sat4(C + res), bound) */
+  uint32_t bound;
+  /* MM_CAUSAL: A's rows are queries at positions row0.. and the columns of
+   * C (scores, MM_TRANSPOSE) or the inner dimension (P·V) are keys: tiles
+   * and inner columns wholly after the last query of a row group are not
+   * computed (a causal mask zeroes them). */
+  uint32_t row0;
+};
+
+/* C = epilogue(R(A·B)): A blocks of 8·S rows, S fitted to the scratchpad;
+ * B tiles of 8 columns; C tiles 8 × 8. */
+void matmul(const struct mm_args *a);
+
+/* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
+/* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */
+void residual_pass(uint32_t x, uint32_t t, uint32_t stride, uint32_t rows, uint32_t cols, uint32_t bound);
+void relu_pass(uint32_t x, uint32_t stride, uint32_t rows, uint32_t cols);
+/* Scores rows at query positions row0..: causal mask, then ReLU. */
+void mask_relu_pass(uint32_t s, uint32_t stride, uint32_t rows, uint32_t cols, uint32_t row0);
+/* x[r] = sat4(tok_emb[tokens[r]] + pos_emb[pos0 + r]), rows of d int4. */
+void embed(uint32_t x, const uint8_t *tokens, uint32_t rows, uint32_t pos0, uint32_t tok_emb, uint32_t pos_emb, uint32_t d);
+
+/* ---- attention ---- */
+struct attn_args {
+  uint32_t q, k_cache, v_cache, out;  /* [rows, d] int4, row stride d/2; caches from position 0 */
+  uint32_t scores, scores_stride;     /* standard attention's P buffer */
+  uint32_t rows, row0;                /* queries at positions row0 .. row0+rows-1 */
+  uint32_t d, heads;
+  uint32_t shift_s, shift_o;
+};
+/* out = R(relu(causal(R(q·kᵀ, shift_s))) · v, shift_o), head by head. */
+void attention(const struct attn_args *a);
+
+#endif /* KERNELS_H */

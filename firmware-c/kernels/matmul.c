@@ -1,0 +1,193 @@
+/* The tiled matmul, its transposed form and fused epilogues (kernels.h). */
+#include "kernels.h"
+
+#define DMA TPU_UNIT_DMA
+#define MXU TPU_UNIT_MXU
+#define VPU TPU_UNIT_VPU
+
+uint32_t k_variant;
+
+void k_need(unsigned unit, unsigned on, uint32_t ticket) {
+  if (unit == on || ticket == 0) return;
+  if (!(k_variant & VARIANT_TOKENS)) {
+    tpu_wait(on, ticket);
+    return;
+  }
+  uint32_t cur = tpu_next_token[unit];
+  if (cur != TPU_NO_TOKEN) {
+    unsigned cur_unit = TPU_UNIT_ARG5_UNIT_GET(cur);
+    uint32_t cur_ticket = TPU_UNIT_ARG5_TICKET_GET(cur);
+    if (cur_unit == on) {
+      if ((int32_t)(ticket - cur_ticket) < 0) ticket = cur_ticket;
+    } else {
+      tpu_wait(cur_unit, cur_ticket);
+    }
+  }
+  tpu_after(unit, on, ticket);
+}
+
+void k_barrier(void) {
+  k_need(DMA, MXU, tpu_pushed[MXU]);
+  k_need(DMA, VPU, tpu_pushed[VPU]);
+}
+
+/* One A block's worth of state, shared by the tile steps below. RV32I has
+ * no multiplier (a multiply is a ~80-clock libgcc call), so every address
+ * in the loops is advanced by additions. */
+struct mm_block {
+  const struct mm_args *p;
+  uint32_t r0, rows, groups;   /* the block: rows r0 .. r0+rows-1 of A */
+  uint32_t arow, crow;         /* bytes per row of A and of C in the scratchpad */
+  uint32_t a_group, c_group;   /* bytes per row group (8 rows) of A and C in the scratchpad */
+  uint32_t epi, double_buffer, causal_cols, causal_k;
+  uint32_t b_tile, b_tile_step; /* SRAM address of B tile j, and its step */
+  uint32_t c_tile;             /* SRAM address of C tile j, row r0 + 8·g0 */
+  uint32_t res_tile;           /* likewise for the residual */
+  uint32_t g0;                 /* first row group tile j needs */
+  uint32_t a_first, c_first;   /* its offsets in the A block and in a C buffer */
+  uint32_t b_read[2];          /* MXU ticket of the last matmul reading each B buffer */
+  uint32_t r_read[2];          /* VPU ticket of the last command reading each R buffer */
+  uint32_t loaded[2];          /* DMA ticket that completes each buffer's loads */
+};
+
+/* Position of the last query of row group g. */
+static uint32_t group_last(const struct mm_block *s, uint32_t g) {
+  uint32_t r = 8 * g + 7;
+  if (r > s->rows - 1) r = s->rows - 1;
+  return s->p->row0 + s->r0 + r;
+}
+
+/* Moves to column tile j: its first row group (causal scores skip the
+ * groups whose queries all precede the tile's keys) and its addresses. */
+static void seek_tile(struct mm_block *s, uint32_t j) {
+  const struct mm_args *p = s->p;
+  if (s->causal_cols) {
+    uint32_t base = p->row0 + s->r0, first = 8 * j > base ? (8 * j - base) >> 3 : 0;
+    for (; s->g0 < first; s->g0++) {
+      s->c_tile += 8 * p->c_stride;
+      s->a_first += s->a_group;
+      s->c_first += s->c_group;
+    }
+  }
+}
+
+static void load_tile(struct mm_block *s, uint32_t j) {
+  const struct mm_args *p = s->p;
+  uint32_t bi = s->double_buffer ? (j & 1) : 0;
+  k_need(DMA, MXU, s->b_read[bi]);
+  uint32_t t;
+  if (p->flags & MM_TRANSPOSE)
+    t = dma_load(s->b_tile, SP_B(bi), 8, s->arow, p->b_stride, s->arow);
+  else
+    t = dma_load(s->b_tile, SP_B(bi), p->k, 4, p->b_stride, 4);
+  s->b_tile += s->b_tile_step;
+  k_issued(DMA, t);
+  if (s->epi == EPI_RESIDUAL) {
+    /* Residual tiles exist only for plain (non-causal) matmuls: g0 is 0. */
+    k_need(DMA, VPU, s->r_read[bi]);
+    t = k_issued(DMA, dma_load(s->res_tile + 4 * j, SP_R(bi), s->rows, 4, p->res_stride, 4));
+  }
+  s->loaded[bi] = t;
+}
+
+static uint32_t epilogue(struct mm_block *s, uint32_t j, uint32_t bi, uint32_t g0) {
+  const struct mm_args *p = s->p;
+  struct vpu_op v = {
+    .a = SP_C(bi) + 32 * g0, .b = SP_R(bi) + 32 * g0, .c = SP_C(bi) + 32 * g0,
+    .a_stride = 4, .b_stride = 4, .c_stride = 4, .rows = s->rows - 8 * g0, .cols = 8, .param = 0,
+  };
+  switch (s->epi) {
+  case EPI_RELU:
+    return k_issued(VPU, vpu_relu(&v));
+  case EPI_RESIDUAL:
+    k_issued(VPU, vpu_add(&v));
+    v.param = p->bound;
+    return k_issued(VPU, vpu_hardtanh(&v));
+  default: /* EPI_MASK_RELU */
+    v.param = vpu_mask_offsets(p->row0 + s->r0 + 8 * g0, 8 * j);
+    k_issued(VPU, vpu_causal_mask(&v));
+    v.param = 0;
+    return k_issued(VPU, vpu_relu(&v));
+  }
+}
+
+static void compute_tile(struct mm_block *s, uint32_t j) {
+  const struct mm_args *p = s->p;
+  uint32_t bi = s->double_buffer ? (j & 1) : 0;
+  uint32_t g0 = s->g0;
+  uint32_t transpose = p->flags & MM_TRANSPOSE;
+  struct mxu_op m = {
+    .b = SP_B(bi), .a_stride = s->arow, .b_stride = transpose ? s->arow : 4, .c_stride = s->crow,
+    .k = p->k, .shift = p->shift,
+    .flags = (transpose ? TPU_MXU_FLAG_TRANSPOSE_B : 0) | ((p->flags & MM_OUT_INT32) ? TPU_MXU_FLAG_OUT_INT32 : 0),
+  };
+  k_need(MXU, DMA, s->loaded[bi]);
+  uint32_t last = 0, a = SP_A + s->a_first, c = SP_C(bi) + s->c_first;
+  for (uint32_t g = g0; g < s->groups; g++) {
+    m.a = a;
+    m.c = c;
+    if (s->causal_k) { /* causal P·V: row group g needs keys up to its last query only */
+      uint32_t k = (group_last(s, g) + 8) & ~7u;
+      m.k = k < p->k ? k : p->k;
+    }
+    last = k_issued(MXU, mxu_matmul(&m));
+    a += s->a_group;
+    c += s->c_group;
+  }
+  s->b_read[bi] = last;
+  if (s->epi != EPI_NONE) {
+    k_need(VPU, MXU, last);
+    uint32_t v = epilogue(s, j, bi, g0);
+    s->r_read[bi] = v;
+    k_need(DMA, VPU, v);
+  } else {
+    k_need(DMA, MXU, last);
+  }
+  k_issued(DMA, dma_store(s->c_tile, SP_C(bi) + s->c_first, s->rows - 8 * g0, s->crow, p->c_stride, s->crow));
+  s->c_tile += s->crow;
+}
+
+void matmul(const struct mm_args *p) {
+  struct mm_block s = {
+    .p = p, .arow = p->k / 2, .crow = (p->flags & MM_OUT_INT32) ? 32 : 4,
+    .epi = (k_variant & VARIANT_FUSED) ? p->epi : EPI_NONE,
+    .double_buffer = k_variant & VARIANT_DOUBLE_BUFFER,
+    .causal_cols = (p->flags & MM_CAUSAL) && (p->flags & MM_TRANSPOSE),
+    .causal_k = (p->flags & MM_CAUSAL) && !(p->flags & MM_TRANSPOSE),
+  };
+  s.a_group = 8 * s.arow;
+  s.c_group = 8 * s.crow;
+  s.b_tile_step = (p->flags & MM_TRANSPOSE) ? 8 * p->b_stride : 4;
+  /* Rows per A block: A and the C tiles must fit their regions. */
+  uint32_t block = SP_A_BYTES / s.arow;
+  if (block > SP_REGION / s.crow) block = SP_REGION / s.crow;
+  block &= ~7u;
+  uint32_t m8 = (p->m + 7) & ~7u;
+  if (block > m8) block = m8;
+  uint32_t tiles = p->n / 8;
+  k_barrier();
+  for (s.r0 = 0; s.r0 < p->m; s.r0 += block) {
+    s.rows = p->m - s.r0 < block ? p->m - s.r0 : block;
+    s.groups = (s.rows + 7) / 8;
+    uint32_t block_tiles = tiles;
+    uint32_t a_rows = p->a + s.r0 * p->a_stride;
+    s.b_tile = p->b;
+    s.c_tile = p->c + s.r0 * p->c_stride;
+    s.res_tile = p->res + s.r0 * p->res_stride;
+    s.g0 = s.a_first = s.c_first = 0;
+    if (s.causal_cols) {
+      uint32_t last_tile = group_last(&s, s.groups - 1) / 8 + 1;
+      if (last_tile < block_tiles) block_tiles = last_tile;
+    }
+    /* The previous block's matmuls have read A. */
+    k_need(DMA, MXU, tpu_pushed[MXU]);
+    k_issued(DMA, dma_load(a_rows, SP_A, s.rows, s.arow, p->a_stride, s.arow));
+    if (s.double_buffer) load_tile(&s, 0);
+    for (uint32_t j = 0; j < block_tiles; j++) {
+      if (!s.double_buffer) load_tile(&s, j);
+      else if (j + 1 < block_tiles) load_tile(&s, j + 1);
+      seek_tile(&s, j);
+      compute_tile(&s, j);
+    }
+  }
+}

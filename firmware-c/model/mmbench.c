@@ -1,0 +1,28 @@
+/* mmbench: one tiled matmul C = R(A·B) in a PERF_CTRL window, for the
+ * single-matmul benchmarks (`picotpu bench --matmul MxKxN`). Shape, variant
+ * and offsets come from the header at SRAM offset 0 (model_format.h). */
+#include "picotpu.h"
+#include "kernels.h"
+
+#define SRAM_WORD(off) (*(volatile uint32_t *)(SRAM_BASE + (off)))
+
+int main(void) {
+  uint32_t m = SRAM_WORD(MATMUL_H_M), k = SRAM_WORD(MATMUL_H_K), n = SRAM_WORD(MATMUL_H_N);
+  if (SRAM_WORD(MATMUL_H_MAGIC) != MATMUL_MAGIC || m == 0 || k < 8 || (k & 7) || k > 1024 || n < 8 || (n & 7)) {
+    SRAM_WORD(MATMUL_H_STATUS) = 2;
+    printf("mmbench: bad header\n");
+    return 2;
+  }
+  struct mm_args a = {
+    .a = SRAM_WORD(MATMUL_H_A), .a_stride = k / 2, .b = SRAM_WORD(MATMUL_H_B), .b_stride = n / 2,
+    .c = SRAM_WORD(MATMUL_H_C), .c_stride = n / 2, .m = m, .k = k, .n = n, .shift = SRAM_WORD(MATMUL_H_SHIFT),
+  };
+  kernels_begin(SRAM_WORD(MATMUL_H_VARIANT));
+  tpu_perf_start();
+  matmul(&a);
+  tpu_drain_all();
+  tpu_perf_stop();
+  uint32_t err = tpu_error();
+  SRAM_WORD(MATMUL_H_STATUS) = err ? 3 : 1;
+  return err ? 3 : 0;
+}

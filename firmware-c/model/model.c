@@ -1,0 +1,183 @@
+/* model: the int4 transformer on the TPU (docs/model-format.md).
+ *
+ * Everything it needs is in the model blob at SRAM offset 0: dimensions,
+ * the job (prompt, decode steps, kernel variant) and the offset of every
+ * tensor and buffer, so one ELF serves every configuration. It runs prefill
+ * and then the decode steps with a KV cache in SRAM, each phase in its own
+ * PERF_CTRL window, and writes the tokens and logits back to the blob. */
+#include "picotpu.h"
+#include "kernels.h"
+
+#define MAX_LAYERS 16
+#define MAX_SEQ_LIMIT 1024
+
+#define SRAM_WORD(off) (*(volatile uint32_t *)(SRAM_BASE + (off)))
+#define SRAM_BYTE(off) (*(volatile uint8_t *)(SRAM_BASE + (off)))
+
+struct layer {
+  uint32_t wq, wk, wv, wo, w1, w2, k_cache, v_cache;
+  uint32_t sq, sk, sv, ss, so, sa, s1, s2, bound1, bound2;
+};
+
+static struct {
+  uint32_t d, d_ff, heads, layers, vocab, max_seq;
+  uint32_t prompt_len, decode_steps, variant, stop_token;
+  uint32_t tok_emb, pos_emb, w_out, prompt, out_tokens, logits;
+  uint32_t x, q, att, tmp, hidden, scores, scores_stride;
+} M;
+static struct layer L[MAX_LAYERS];
+static uint8_t tokens[MAX_SEQ_LIMIT + 1];
+
+static uint32_t hdr(uint32_t off) { return SRAM_WORD(off); }
+
+static int mult8(uint32_t n) { return n >= 8 && (n & 7) == 0; }
+
+/* Reads the header into BRAM; 0 if it is usable. */
+static const char *read_header(void) {
+  if (hdr(MODEL_H_MAGIC) != MODEL_MAGIC) return "bad magic";
+  if (hdr(MODEL_H_VERSION) != MODEL_VERSION) return "unknown version";
+  M.d = hdr(MODEL_H_D); M.d_ff = hdr(MODEL_H_D_FF); M.heads = hdr(MODEL_H_HEADS);
+  M.layers = hdr(MODEL_H_LAYERS); M.vocab = hdr(MODEL_H_VOCAB); M.max_seq = hdr(MODEL_H_MAX_SEQ);
+  M.prompt_len = hdr(MODEL_H_PROMPT_LEN); M.decode_steps = hdr(MODEL_H_DECODE_STEPS);
+  M.variant = hdr(MODEL_H_VARIANT); M.stop_token = hdr(MODEL_H_STOP_TOKEN);
+  M.tok_emb = hdr(MODEL_H_TOK_EMB); M.pos_emb = hdr(MODEL_H_POS_EMB); M.w_out = hdr(MODEL_H_W_OUT);
+  M.prompt = hdr(MODEL_H_PROMPT); M.out_tokens = hdr(MODEL_H_OUT_TOKENS); M.logits = hdr(MODEL_H_LOGITS);
+  M.x = hdr(MODEL_H_X); M.q = hdr(MODEL_H_Q); M.att = hdr(MODEL_H_ATT); M.tmp = hdr(MODEL_H_TMP);
+  M.hidden = hdr(MODEL_H_HIDDEN); M.scores = hdr(MODEL_H_SCORES);
+  M.scores_stride = ((M.max_seq + 7) & ~7u) / 2;
+  /* What the kernels' scratchpad plan can hold (docs/model-format.md). */
+  if (!mult8(M.d) || !mult8(M.d_ff) || !mult8(M.vocab) || M.d > 1024 || M.d_ff > 1024) return "bad dimensions";
+  if (M.heads == 0 || M.d % M.heads || !mult8(M.d / M.heads)) return "bad head count";
+  if (M.layers == 0 || M.layers > MAX_LAYERS) return "bad layer count";
+  if (M.max_seq == 0 || M.max_seq > MAX_SEQ_LIMIT) return "bad max_seq";
+  if (M.prompt_len == 0 || M.prompt_len + M.decode_steps > M.max_seq) return "bad job length";
+  uint32_t table = hdr(MODEL_H_LAYER_TABLE);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    uint32_t r = table + l * MODEL_LAYER_RECORD_BYTES;
+    struct layer *y = &L[l];
+    y->wq = hdr(r + MODEL_L_WQ); y->wk = hdr(r + MODEL_L_WK); y->wv = hdr(r + MODEL_L_WV);
+    y->wo = hdr(r + MODEL_L_WO); y->w1 = hdr(r + MODEL_L_W1); y->w2 = hdr(r + MODEL_L_W2);
+    y->k_cache = hdr(r + MODEL_L_K_CACHE); y->v_cache = hdr(r + MODEL_L_V_CACHE);
+    uint32_t s = hdr(r + MODEL_L_SHIFTS_QKVS);
+    y->sq = s & 0xff; y->sk = (s >> 8) & 0xff; y->sv = (s >> 16) & 0xff; y->ss = s >> 24;
+    s = hdr(r + MODEL_L_SHIFTS_OAF);
+    y->so = s & 0xff; y->sa = (s >> 8) & 0xff; y->s1 = (s >> 16) & 0xff; y->s2 = s >> 24;
+    s = hdr(r + MODEL_L_BOUNDS);
+    y->bound1 = s & 0xff; y->bound2 = (s >> 8) & 0xff;
+  }
+  return 0;
+}
+
+/* out = x·W (rows × d_in) with an epilogue when the variant fuses it;
+ * otherwise the epilogue is a pass of its own over the result. */
+static void projection(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t n,
+                       uint32_t c, uint32_t c_stride, uint32_t shift) {
+  struct mm_args m = {
+    .a = a, .a_stride = a_stride, .b = w, .b_stride = n / 2, .c = c, .c_stride = c_stride,
+    .m = rows, .k = k, .n = n, .shift = shift,
+  };
+  matmul(&m);
+}
+
+/* x = hardtanh(sat4(x + a·W), bound): fused into the matmul's tiles, or
+ * through TMP and a residual pass. */
+static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w,
+                                uint32_t shift, uint32_t bound) {
+  uint32_t rs = M.d / 2;
+  if (k_variant & VARIANT_FUSED) {
+    struct mm_args m = {
+      .a = a, .a_stride = a_stride, .b = w, .b_stride = rs, .c = M.x, .c_stride = rs,
+      .m = rows, .k = k, .n = M.d, .shift = shift, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = bound,
+    };
+    matmul(&m);
+  } else {
+    projection(a, a_stride, rows, k, w, M.d, M.tmp, rs, shift);
+    residual_pass(M.x, M.tmp, rs, rows, M.d, bound);
+  }
+}
+
+/* One layer over `rows` positions starting at row0 (prefill: 0; decode: the
+ * position of the one new token). */
+static void layer_forward(const struct layer *y, uint32_t rows, uint32_t row0) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  projection(M.x, rs, rows, M.d, y->wq, M.d, M.q, rs, y->sq);
+  projection(M.x, rs, rows, M.d, y->wk, M.d, y->k_cache + row0 * rs, rs, y->sk);
+  projection(M.x, rs, rows, M.d, y->wv, M.d, y->v_cache + row0 * rs, rs, y->sv);
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att,
+    .scores = M.scores, .scores_stride = M.scores_stride, .rows = rows, .row0 = row0,
+    .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  attention(&at);
+  residual_projection(M.att, rs, rows, M.d, y->wo, y->sa, y->bound1);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
+    .m = rows, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul(&f1);
+  if (!(k_variant & VARIANT_FUSED)) relu_pass(M.hidden, fs, rows, M.d_ff);
+  residual_projection(M.hidden, fs, rows, M.d_ff, y->w2, y->s2, y->bound2);
+}
+
+/* Logits of activation row `row` into LOGITS[step]; returns the argmax. */
+static uint32_t head(uint32_t row, uint32_t step) {
+  uint32_t rs = M.d / 2, out = M.logits + step * M.vocab * 4;
+  struct mm_args m = {
+    .a = M.x + row * rs, .a_stride = rs, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
+    .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
+  };
+  matmul(&m);
+  tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
+  uint32_t best = 0;
+  int32_t best_v = (int32_t)SRAM_WORD(out);
+  for (uint32_t i = 1; i < M.vocab; i++) {
+    int32_t v = (int32_t)SRAM_WORD(out + 4 * i);
+    if (v > best_v) { best_v = v; best = i; }
+  }
+  return best;
+}
+
+static uint32_t forward(const uint8_t *toks, uint32_t rows, uint32_t row0, uint32_t step) {
+  embed(M.x, toks, rows, row0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) layer_forward(&L[l], rows, row0);
+  return head(rows - 1, step);
+}
+
+int main(void) {
+  const char *bad = read_header();
+  if (bad) {
+    SRAM_WORD(MODEL_H_STATUS) = 2;
+    printf("model: %s\n", bad);
+    return 2;
+  }
+  kernels_begin(M.variant);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+
+  tpu_perf_start();
+  uint32_t produced = 0;
+  uint32_t tok = forward(tokens, M.prompt_len, 0, 0);
+  tokens[M.prompt_len] = (uint8_t)tok;
+  produced = 1;
+  tpu_perf_stop();
+
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint8_t in = (uint8_t)tok;
+      tok = forward(&in, 1, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  SRAM_WORD(MODEL_H_GENERATED) = produced;
+  uint32_t err = tpu_error();
+  SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;
+  if (err) {
+    printf("model: TPU error 0x%lx\n", (unsigned long)err);
+    return 3;
+  }
+  return 0;
+}
