@@ -17,7 +17,7 @@ static void standard_attention(const struct attn_args *a) {
       .shift = a->shift_s, .flags = MM_TRANSPOSE | MM_CAUSAL, .epi = EPI_MASK_RELU, .row0 = a->row0,
     };
     matmul(&s);
-    if (!(k_variant & VARIANT_FUSED)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx8, a->row0);
+    if (!k_fuses(a->rows)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx8, a->row0);
     struct mm_args o = {
       .a = a->scores, .a_stride = a->scores_stride, .b = a->v_cache + h * hb, .b_stride = rs,
       .c = a->out + h * hb, .c_stride = rs, .m = a->rows, .k = ctx8, .n = dh,

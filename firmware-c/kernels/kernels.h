@@ -53,8 +53,17 @@ static inline uint32_t k_issued(unsigned unit, uint32_t ticket) {
 /* The next command of `unit` needs `on` to have finished `ticket` commands:
  * a wait token (TOKENS) or a poll. A unit's own commands are in order, and
  * ticket 0 is nothing. A command holds one token; needing a second unit
- * polls the first. */
-void k_need(unsigned unit, unsigned on, uint32_t ticket);
+ * polls the first. The base variant has waited for everything already. */
+void k_need_slow(unsigned unit, unsigned on, uint32_t ticket);
+static inline void k_need(unsigned unit, unsigned on, uint32_t ticket) {
+  if (!(k_variant & (VARIANT_DOUBLE_BUFFER | VARIANT_TOKENS)) || unit == on || ticket == 0) return;
+  k_need_slow(unit, on, ticket);
+}
+
+/* Whether a kernel over `rows` rows fuses its epilogue into the output
+ * tiles. Fusion saves a pass over SRAM, but costs VPU commands per tile; for
+ * a single decode row the separate pass (a few commands) is cheaper. */
+static inline int k_fuses(uint32_t rows) { return (k_variant & VARIANT_FUSED) && rows >= 8; }
 
 /* Kernels start with the scratchpad free: every MXU and VPU command pushed
  * so far has finished before this kernel's DMA overwrites their operands.

@@ -84,7 +84,7 @@ static void projection(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k,
 static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w,
                                 uint32_t shift, uint32_t bound) {
   uint32_t rs = M.d / 2;
-  if (k_variant & VARIANT_FUSED) {
+  if (k_fuses(rows)) {
     struct mm_args m = {
       .a = a, .a_stride = a_stride, .b = w, .b_stride = rs, .c = M.x, .c_stride = rs,
       .m = rows, .k = k, .n = M.d, .shift = shift, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = bound,
@@ -115,7 +115,7 @@ static void layer_forward(const struct layer *y, uint32_t rows, uint32_t row0) {
     .m = rows, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
   };
   matmul(&f1);
-  if (!(k_variant & VARIANT_FUSED)) relu_pass(M.hidden, fs, rows, M.d_ff);
+  if (!k_fuses(rows)) relu_pass(M.hidden, fs, rows, M.d_ff);
   residual_projection(M.hidden, fs, rows, M.d_ff, y->w2, y->s2, y->bound2);
 }
 
