@@ -1,0 +1,190 @@
+// The analytic performance model: from the platform's timing rules
+// (docs/hardware.md §5.4–5.6) and the kernels' tiling (firmware-c/kernels),
+// the busy clocks of each unit and a lower bound on run clocks, for any
+// model configuration, job and kernel variant — on paper, without running
+// anything. Tests hold its MXU and DMA figures to the emulator's.
+//
+// The lower bound of a kernel call is the busiest unit's clocks: units run
+// in parallel at best, and a call cannot end before its busiest unit is done.
+// A phase's bound is the sum over its kernel calls (each call starts from an
+// empty pipeline, as the kernels' barriers make it).
+
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { VARIANT, type Job, type ModelDims } from './format.ts';
+
+export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number }
+export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
+export interface MatmulShape { m: number; k: number; n: number }
+
+/** The firmware's scratchpad plan (kernels.h): 4 KiB regions, an A block of 8. */
+const REGION = 4096;
+const A_BYTES = 8 * REGION;
+
+const ceil8 = (n: number) => Math.ceil(n / 8) * 8;
+
+enum Epi { None, Relu, Residual, MaskRelu }
+
+interface MatmulCall {
+  m: number; k: number; n: number;
+  transpose?: boolean; out32?: boolean; causal?: boolean;
+  epi?: Epi; row0?: number;
+}
+
+/** Busy clocks of one kernel call, per unit. */
+class Work {
+  mxu = 0; vpu = 0; dma = 0;
+  constructor(private readonly cfg: PlatformConfig) {}
+  load(rows: number, rowBytes: number): void { this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramReadClocksPerByte; }
+  store(rows: number, rowBytes: number): void { this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramWriteClocksPerByte; }
+  matmul(k: number, accumulate = false): void { this.mxu += this.cfg.tpu.mxuSetup + (accumulate ? 8 : 0) + k + 2 * (8 - 1) + 8; }
+  vector(rows: number, cols: number): void { this.vpu += this.cfg.tpu.vpuSetup + rows * Math.ceil(cols / 8); }
+}
+
+/** Sums kernel calls into a phase. */
+class Phase {
+  mxu = 0; vpu = 0; dma = 0; lowerBound = 0;
+  constructor(readonly name: string, private readonly cfg: PlatformConfig) {}
+  call(fill: (w: Work) => void): void {
+    const w = new Work(this.cfg);
+    fill(w);
+    this.mxu += w.mxu; this.vpu += w.vpu; this.dma += w.dma;
+    this.lowerBound += Math.max(w.mxu, w.vpu, w.dma);
+  }
+  result(): PhasePrediction { return { name: this.name, mxu: this.mxu, vpu: this.vpu, dma: this.dma, lowerBound: this.lowerBound }; }
+}
+
+class Kernels {
+  constructor(private readonly variant: number) {}
+  /** kernels.h k_fuses: epilogues go into the tiles of blocks with a full row group. */
+  fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= 8; }
+
+  /** kernels/matmul.c: A blocks, 8-column B tiles, causal tiles skipped. */
+  matmul(w: Work, c: MatmulCall): void {
+    const arow = c.k / 2, crow = c.out32 ? 32 : 4, row0 = c.row0 ?? 0;
+    const epi = this.fuses(c.m) ? (c.epi ?? Epi.None) : Epi.None;
+    const causalCols = !!(c.causal && c.transpose), causalK = !!(c.causal && !c.transpose);
+    let block = Math.min(Math.floor(A_BYTES / arow), Math.floor(REGION / crow)) & ~7;
+    block = Math.min(block, ceil8(c.m));
+    for (let r0 = 0; r0 < c.m; r0 += block) {
+      const rows = Math.min(block, c.m - r0), groups = Math.ceil(rows / 8);
+      const groupLast = (g: number) => row0 + r0 + Math.min(8 * g + 7, rows - 1);
+      let tiles = c.n / 8;
+      if (causalCols) tiles = Math.min(tiles, Math.floor(groupLast(groups - 1) / 8) + 1);
+      w.load(rows, arow);
+      for (let j = 0; j < tiles; j++) {
+        const base = row0 + r0;
+        const g0 = causalCols && 8 * j > base ? (8 * j - base) >> 3 : 0;
+        if (c.transpose) w.load(8, arow); else w.load(c.k, 4);
+        if (epi === Epi.Residual) w.load(rows, 4);
+        for (let g = g0; g < groups; g++) w.matmul(causalK ? Math.min(c.k, ceil8(groupLast(g) + 1)) : c.k);
+        const vr = rows - 8 * g0;
+        if (epi === Epi.Relu) w.vector(vr, 8);
+        else if (epi !== Epi.None) { w.vector(vr, 8); w.vector(vr, 8); }
+        w.store(vr, crow);
+      }
+    }
+  }
+
+  /** kernels/elementwise.c: chunks of rows through one region per operand. */
+  elementwise(w: Work, rows: number, cols: number, inputs: number, ops: number): void {
+    const rb = cols / 2, chunk = Math.floor(REGION / rb);
+    for (let r = 0; r < rows; r += chunk) {
+      const n = Math.min(chunk, rows - r);
+      for (let i = 0; i < inputs; i++) w.load(n, rb);
+      for (let i = 0; i < ops; i++) w.vector(n, cols);
+      w.store(n, rb);
+    }
+  }
+
+  embed(w: Work, rows: number, d: number): void {
+    const rb = d / 2, chunk = Math.floor(REGION / rb);
+    for (let r = 0; r < rows; r += chunk) {
+      const n = Math.min(chunk, rows - r);
+      for (let i = 0; i < n; i++) w.load(1, rb);
+      w.load(n, rb);
+      w.vector(n, d);
+      w.store(n, rb);
+    }
+  }
+
+  /** kernels/attention.c, FlashAttention: Q blocks, key blocks, P in the scratchpad. */
+  flash(w: Work, rows: number, row0: number, d: number, heads: number): void {
+    const dh = d / heads, hb = dh / 2, ctx8 = ceil8(row0 + rows);
+    const bq = Math.min(Math.floor(REGION / hb), Math.floor((4 * REGION) / (dh * 4)), ceil8(rows)) & ~7;
+    const bk = Math.min(Math.floor((2 * REGION) / hb), 2 * REGION, ctx8) & ~7;
+    for (let h = 0; h < heads; h++) {
+      for (let q0 = 0; q0 < rows; q0 += bq) {
+        const mq = Math.min(bq, rows - q0), groups = Math.ceil(mq / 8);
+        const groupLast = (g: number) => row0 + q0 + Math.min(8 * g + 7, mq - 1);
+        w.load(mq, hb);
+        const last = groupLast(groups - 1);
+        for (let kv0 = 0; kv0 <= last; kv0 += bk) {
+          const nk = Math.min(bk, last + 1 - kv0);
+          w.load(nk, hb); w.load(nk, hb);
+          for (let g = 0; g < groups; g++) {
+            const gl = groupLast(g);
+            if (kv0 > gl) continue;
+            const n = Math.min(Math.floor((gl + 8 - kv0) / 8), bk / 8);
+            for (let c = 0; c < n; c++) w.matmul(dh);
+            w.vector(8, 8 * n); w.vector(8, 8 * n);
+            for (let c = 0; c < dh / 8; c++) w.matmul(8 * n, kv0 > 0);
+          }
+        }
+        w.vector(mq, dh);
+        w.store(mq, hb);
+      }
+    }
+  }
+}
+
+function layerCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  const dh = d / heads, ctx8 = ceil8(row0 + rows);
+  for (let i = 0; i < 3; i++) p.call((w) => k.matmul(w, { m: rows, k: d, n: d }));
+  if (variant & VARIANT.FLASH) {
+    p.call((w) => k.flash(w, rows, row0, d, heads));
+  } else {
+    for (let h = 0; h < heads; h++) {
+      p.call((w) => k.matmul(w, { m: rows, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0 }));
+      if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, ctx8, 1, 2));
+      p.call((w) => k.matmul(w, { m: rows, k: ctx8, n: dh, causal: true, row0 }));
+    }
+  }
+  const residual = (kIn: number) => {
+    p.call((w) => k.matmul(w, { m: rows, k: kIn, n: d, epi: Epi.Residual }));
+    if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, d, 2, 2));
+  };
+  residual(d);
+  p.call((w) => k.matmul(w, { m: rows, k: d, n: dFF, epi: Epi.Relu }));
+  if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, dFF, 1, 1));
+  residual(dFF);
+}
+
+function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0: number, variant: number): void {
+  p.call((w) => k.embed(w, rows, dims.d));
+  for (let l = 0; l < dims.layers; l++) layerCalls(p, k, dims, rows, row0, variant);
+  p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
+}
+
+/** Prefill, then (when the job has decode steps) every decode step, as the firmware runs them. */
+export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig()): Prediction {
+  const k = new Kernels(job.variant);
+  const P = job.prompt.length;
+  const prefill = new Phase('prefill', cfg);
+  forwardCalls(prefill, k, dims, P, 0, job.variant);
+  const phases = [prefill.result()];
+  if (job.decodeSteps > 0) {
+    const decode = new Phase('decode', cfg);
+    for (let i = 1; i <= job.decodeSteps; i++) forwardCalls(decode, k, dims, 1, P + i - 1, job.variant);
+    phases.push(decode.result());
+  }
+  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
+  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), phases };
+}
+
+/** One tiled matmul, as build/fw/mmbench.elf runs it. */
+export function predictMatmul(shape: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): PhasePrediction {
+  const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
+  p.call((w) => new Kernels(variant).matmul(w, { m: shape.m, k: shape.k, n: shape.n }));
+  return p.result();
+}
