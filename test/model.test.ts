@@ -1,0 +1,167 @@
+// The transformer on the emulated TPU against the golden model: tokens,
+// logits and KV-cache bytes identical for every kernel variant, on the
+// benchmark's shape and on odd ones; the analytic model's busy clocks
+// against the emulator's; the model program's handling of a bad blob.
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../emu/config.ts';
+import { Machine } from '../emu/machine.ts';
+import { predict, predictMatmul } from '../model/analytic.ts';
+import { buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
+import { argmax, requant, runGolden } from '../model/golden.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+
+const V = VARIANT;
+const VARIANTS: [string, number][] = [
+  ['base', 0], ['double-buffered', V.DOUBLE_BUFFER], ['fused', V.DOUBLE_BUFFER | V.FUSED],
+  ['FlashAttention', V.DOUBLE_BUFFER | V.FUSED | V.FLASH], ['wait tokens', V.DOUBLE_BUFFER | V.FUSED | V.FLASH | V.TOKENS],
+  ['flash without double buffering', V.FLASH], ['tokens alone', V.TOKENS],
+];
+
+interface Case { name: string; dims: ModelDims; prompt: number; decode: number; variants: [string, number][] }
+const CASES: Case[] = [
+  { name: 'benchmark shape, short', dims: { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 }, prompt: 20, decode: 6, variants: VARIANTS },
+  { name: 'one layer, d = 64', dims: { d: 64, dFF: 128, heads: 2, layers: 1, vocab: 16, maxSeq: 64 }, prompt: 13, decode: 9, variants: VARIANTS },
+  { name: 'T = 256, one layer', dims: { d: 64, dFF: 128, heads: 1, layers: 1, vocab: 8, maxSeq: 256 }, prompt: 250, decode: 3, variants: VARIANTS.slice(0, 5) },
+  { name: 'odd sizes: d = 40, 5 heads, d_ff = 24, vocab 24', dims: { d: 40, dFF: 24, heads: 5, layers: 2, vocab: 24, maxSeq: 40 }, prompt: 1, decode: 30, variants: VARIANTS },
+];
+
+describe('firmware transformer = golden model', () => {
+  for (const c of CASES) {
+    const model = randomModel(c.dims, 7);
+    const prompt = randomPrompt(c.dims, c.prompt, 3);
+    const golden = runGolden(model, { prompt, decodeSteps: c.decode, variant: 0 });
+    for (const [vname, variant] of c.variants) {
+      it(`${c.name}, ${vname}: tokens, logits and KV caches identical`, () => {
+        const job: Job = { prompt, decodeSteps: c.decode, variant };
+        const run = runOnEmulator(model, job);
+        expect(run.result.tpuErrors).toEqual([]);
+        expect(run.tokens).toEqual(golden.tokens);
+        expect(run.logits.map((l) => Array.from(l))).toEqual(golden.logits.map((l) => Array.from(l)));
+        for (let l = 0; l < c.dims.layers; l++) {
+          expect(Buffer.from(run.kCache[l]).equals(Buffer.from(golden.kCache[l]))).toBe(true);
+          expect(Buffer.from(run.vCache[l]).equals(Buffer.from(golden.vCache[l]))).toBe(true);
+        }
+        // The analytic model predicts every unit's busy clocks of both phases.
+        const p = predict(c.dims, job);
+        expect(run.windows.length).toBe(p.phases.length);
+        run.windows.forEach((w, i) => {
+          expect(w.mxuBusy).toBe(p.phases[i].mxu);
+          expect(Math.abs(w.dmaBusy - p.phases[i].dma) / p.phases[i].dma).toBeLessThan(0.02);
+          expect(w.vpuBusy).toBe(p.phases[i].vpu);
+          expect(w.cycles).toBeGreaterThanOrEqual(p.phases[i].lowerBound);
+        });
+      });
+    }
+  }
+
+  it('the reference unit models give the same bytes and clocks', () => {
+    const c = CASES[1];
+    const model = randomModel(c.dims, 9);
+    const job: Job = { prompt: randomPrompt(c.dims, 9, 1), decodeSteps: 3, variant: V.DOUBLE_BUFFER | V.FUSED | V.FLASH | V.TOKENS };
+    const fast = runOnEmulator(model, job);
+    const ref = runOnEmulator(model, job, { reference: true });
+    expect(ref.tokens).toEqual(fast.tokens);
+    expect(ref.result.clocks).toBe(fast.result.clocks);
+    expect(ref.windows).toEqual(fast.windows);
+    expect(Buffer.from(ref.sram).equals(Buffer.from(fast.sram))).toBe(true);
+  });
+
+  it('a stop token ends decoding in the firmware and in the golden model alike', () => {
+    const c = CASES[1];
+    const model = randomModel(c.dims, 7);
+    const prompt = randomPrompt(c.dims, c.prompt, 3);
+    const free = runGolden(model, { prompt, decodeSteps: c.decode, variant: 0 });
+    const stop = free.tokens[3];
+    const first = free.tokens.indexOf(stop);
+    const job: Job = { prompt, decodeSteps: c.decode, variant: V.DOUBLE_BUFFER, stopToken: stop };
+    const golden = runGolden(model, job);
+    expect(golden.tokens).toEqual(free.tokens.slice(0, first + 1));
+    expect(runOnEmulator(model, job).tokens).toEqual(golden.tokens);
+  });
+});
+
+describe('golden model', () => {
+  it('a one-layer d = 8 model computed by hand', () => {
+    // One head of width 8; weights chosen so that every step is checkable.
+    const d = 8, dims: ModelDims = { d, dFF: 8, heads: 1, layers: 1, vocab: 8, maxSeq: 8 };
+    const eye = (k: number) => Int8Array.from({ length: d * d }, (_, i) => (Math.floor(i / d) === i % d ? k : 0));
+    const zero = new Int8Array(d * d);
+    const model: Model = {
+      dims,
+      tokEmb: Int8Array.from({ length: 8 * d }, (_, i) => (Math.floor(i / d) === i % d ? 3 : 0)), // token t: 3·e_t
+      posEmb: new Int8Array(8 * d),
+      wOut: eye(1),
+      layers: [{ wq: eye(1), wk: eye(1), wv: eye(2), wo: eye(1), w1: zero, w2: zero,
+        shifts: { q: 0, k: 0, v: 0, s: 1, o: 1, a: 0, f1: 0, f2: 0 }, bound1: 8, bound2: 8 }],
+    };
+    // Prompt [2, 2]: q = k = 3·e2, v = 6 → sat4 → 6·e2... position 1 attends to both:
+    // score = R(9, 1) = 5 each; Σ p·v = 2·5·6 = 60 → R(60, 1) = 30 → 7; x = sat4(3 + 7) = 7.
+    const r = runGolden(model, { prompt: [2, 2], decodeSteps: 0, variant: 0 });
+    expect(Array.from(r.logits[0])).toEqual([0, 0, 7, 0, 0, 0, 0, 0]);
+    expect(r.tokens).toEqual([2]);
+    expect(Array.from(unpackInt4(r.vCache[0], 0, d))).toEqual([0, 0, 6, 0, 0, 0, 0, 0]);
+    expect(requant(60, 1)).toBe(7);
+    expect(requant(-9, 1)).toBe(-4); // (−9 + 1) >> 1: round half up
+    expect(argmax(Int32Array.from([1, 5, 5]))).toBe(1);
+  });
+
+  it('decoding step by step equals a prefill of the whole sequence', () => {
+    const dims: ModelDims = { d: 64, dFF: 128, heads: 2, layers: 2, vocab: 16, maxSeq: 48 };
+    const model = randomModel(dims, 5);
+    const prompt = randomPrompt(dims, 10, 2);
+    const dec = runGolden(model, { prompt, decodeSteps: 12, variant: 0 });
+    const whole = runGolden(model, { prompt: [...prompt, ...dec.tokens.slice(0, 12)], decodeSteps: 0, variant: 0 });
+    expect(Array.from(whole.logits[0])).toEqual(Array.from(dec.logits[12]));
+    expect(Buffer.from(whole.kCache[1]).equals(Buffer.from(dec.kCache[1]))).toBe(true);
+  });
+
+  it('random models keep activations informative', () => {
+    const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+    const model = randomModel(dims, 1);
+    const r = runGolden(model, { prompt: randomPrompt(dims, 64, 1), decodeSteps: 32, variant: 0 });
+    expect(new Set(r.tokens).size).toBeGreaterThan(1);
+    const k = unpackInt4(r.kCache[3], 0, 96 * 128);
+    const zeros = k.filter((v) => v === 0).length, saturated = k.filter((v) => v === 7 || v === -8).length;
+    expect(zeros / k.length).toBeLessThan(0.5);
+    expect(saturated / k.length).toBeLessThan(0.5);
+  });
+});
+
+describe('model blob and program', () => {
+  it('the benchmark model and its buffers fit the SRAM; so does T = 256 with one layer', () => {
+    const big: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+    const { layout } = buildBlob(randomModel(big, 1), { prompt: randomPrompt(big, 64, 1), decodeSteps: 64, variant: 0 });
+    expect(layout.end).toBeLessThanOrEqual(512 * 1024);
+    const long = { ...big, layers: 1, maxSeq: 256 };
+    expect(buildBlob(randomModel(long, 1), { prompt: randomPrompt(long, 256, 1), decodeSteps: 0, variant: 0 }).layout.end).toBeLessThanOrEqual(512 * 1024);
+    expect(() => buildBlob(randomModel(big, 1), { prompt: randomPrompt(big, 100, 1), decodeSteps: 64, variant: 0 })).toThrow(/max_seq/);
+  });
+
+  it('a bad blob gets one line and exit status 2, with STATUS = 2', () => {
+    const dims: ModelDims = { d: 64, dFF: 128, heads: 2, layers: 1, vocab: 16, maxSeq: 64 };
+    const { bytes } = buildBlob(randomModel(dims, 1), { prompt: [1, 2], decodeSteps: 1, variant: 0 });
+    new DataView(bytes.buffer).setUint32(headerOffset('HEADS'), 3, true);
+    const m = new Machine(defaultConfig());
+    m.loadElf(readFileSync(MODEL_ELF));
+    m.loadSram(bytes, 0);
+    m.bus.console.captureOutput(true);
+    const r = m.run(10_000_000);
+    expect(r.exit).toBe(2);
+    expect(m.bus.console.capturedText()).toBe('model: bad head count\n');
+    expect(new DataView(m.bus.sram.bytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+  });
+
+  it('mmbench computes R(A·B) and its clocks match the analytic model', () => {
+    for (const [shape, variant] of [[{ m: 64, k: 128, n: 128 }, V.DOUBLE_BUFFER], [{ m: 3, k: 512, n: 16 }, 0], [{ m: 200, k: 64, n: 24 }, V.TOKENS | V.DOUBLE_BUFFER]] as const) {
+      const run = runMatmulOnEmulator(shape, variant);
+      const p = predictMatmul(shape, variant);
+      expect(run.windows[0].mxuBusy).toBe(p.mxu);
+      expect(run.windows[0].dmaBusy).toBe(p.dma);
+      expect(run.windows[0].cycles).toBeGreaterThanOrEqual(p.lowerBound);
+      expect(run.c.some((b) => b !== 0)).toBe(true);
+    }
+  });
+});
