@@ -19,9 +19,53 @@ import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
 import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
+import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
+import { ModelRunError } from '../model/run.ts';
 
 function say(msg: string): void {
   process.stderr.write(`picotpu: ${msg}\n`);
+}
+
+export interface BenchCliOptions { only?: string[]; matmul?: string[]; variant: number; layer: boolean; json: boolean; reference: boolean; maxCycles?: number }
+
+/** `picotpu bench`: text (or --json) on standard output, a progress bar on a terminal's standard error. */
+export async function benchCommand(o: BenchCliOptions): Promise<number> {
+  if (!Number.isInteger(o.variant) || o.variant < 0 || o.variant > 31) throw new UsageError(`--variant must be an integer 0-31, got ${o.variant}`);
+  const opts: BenchOptions = {
+    only: o.only, variant: o.variant, layer: o.layer, reference: o.reference, maxCycles: o.maxCycles,
+  };
+  try {
+    opts.matmul = (o.matmul ?? []).map(parseShape);
+  } catch (e) {
+    throw e instanceof BenchUsageError ? new UsageError(e.message) : e;
+  }
+  let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
+  if (process.stderr.isTTY && !o.json) {
+    const { default: cliProgress } = await import('cli-progress');
+    bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: 'bench [{bar}] {value}/{total} {name}', hideCursor: true, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+  let started = false;
+  opts.onProgress = (done, total, name) => {
+    if (!bar) return;
+    if (!started) { bar.start(total, done, { name }); started = true; } else bar.update(done, { name });
+  };
+  let result;
+  try {
+    result = runBench(opts);
+  } catch (e) {
+    if (e instanceof BenchUsageError) throw new UsageError(e.message);
+    if (e instanceof ModelRunError) { say(e.message); return e.result.exit !== 0 ? e.result.exit : EXIT.INTERNAL; }
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES') { say(`${(e as Error).message} (build the firmware: make -C firmware-c)`); return EXIT.BAD_PROGRAM; }
+    throw e;
+  } finally {
+    bar?.stop();
+  }
+  writeAllSync(1, Buffer.from(o.json ? benchJson(result) : formatBench(result)));
+  return 0;
 }
 
 export interface RunOptions extends BoardArgs {
@@ -157,6 +201,24 @@ export async function main(argv: string[]): Promise<number> {
         .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'the program stops (cycle limit) at this clock' }),
       async (args) => {
         status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
+      },
+    )
+    .command(
+      'bench',
+      'Run the benchmark experiments (build/fw/model.elf, mmbench.elf) and compare them with the analytic model and the seed\'s figures',
+      (y) => y
+        .option('only', { type: 'string', array: true, describe: 'run only experiments whose name contains this (repeatable, case-insensitive)' })
+        .option('matmul', { type: 'string', array: true, describe: 'a single MxKxN matmul through mmbench.elf (repeatable); without --only the standard experiments are skipped' })
+        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens)' })
+        .option('layer', { type: 'boolean', default: false, describe: 'add the single-layer benchmark: one layer, a 64-token prefill, variants 0, 1, 3, 7, 15' })
+        .option('json', { type: 'boolean', default: false, describe: 'print one JSON document (experiments, windows, predictions, seed figures, derived figures) and nothing else' })
+        .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+        .option('max-cycles', { type: 'number', describe: 'stop each run (a failure) after this many clocks' }),
+      async (args) => {
+        status = await benchCommand({
+          only: args.only as string[] | undefined, matmul: args.matmul as string[] | undefined, variant: args.variant,
+          layer: args.layer, json: args.json, reference: args.reference, maxCycles: args.maxCycles,
+        });
       },
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')

@@ -44,6 +44,8 @@ export interface RunResult {
   counters: CounterSnapshot;
   /** Whether `counters` is a PERF_CTRL window (else the whole run). */
   perfWindow: boolean;
+  /** Every closed PERF_CTRL window, in order (empty when the firmware closed none). */
+  windows: CounterSnapshot[];
 }
 
 export interface MachineOptions {
@@ -148,6 +150,7 @@ export class Machine {
     const base = {
       guestExit, instret: cpu.instret, pc: cpu.pc, where: this.symbols.describe(cpu.pc), trap: null,
       tpuFatal: this.tpu.fatal, tpuErrors: this.tpu.errors, counters: this.tpu.report(), perfWindow: this.tpu.usedPerfCtrl,
+      windows: this.tpu.windows.slice(),
     };
     switch (reason) {
       case StopReason.EXIT:

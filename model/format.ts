@@ -18,6 +18,7 @@ export const VARIANT = {
   FUSED: 2, // epilogues (ReLU, residual add + hardtanh, mask + ReLU) on output tiles in the scratchpad
   FLASH: 4, // FlashAttention: P never leaves the scratchpad, P·V accumulated in int32
   TOKENS: 8, // units synchronise through wait tokens; the CPU never polls inside a kernel
+  LEAN: 16, // matmul staging words computed once per call, ARG registers rewritten only where they change
 } as const;
 
 export interface HeaderField { name: string; offset: number; doc: string }

@@ -1,38 +1,73 @@
-// The golden model: the quantized transformer exactly as the firmware
-// computes it on the TPU (docs/model-format.md), in plain integer
-// arithmetic. Tokens, logits and KV-cache bytes must match the firmware's
-// bit for bit, for every kernel variant.
+// The golden model: the quantized int4 transformer exactly as the firmware
+// (build/fw/model.elf) computes it on the TPU, in plain integer arithmetic
+// (docs/model-format.md §5). Tokens, logits and KV-cache bytes must match the
+// firmware's bit for bit, for every kernel variant: the variants change how
+// the work is scheduled on the units, never the numbers.
+//
+// Every value is int4 (−8..7) except the accumulators, int32 and wrapping.
+// Requantization is the platform's: R(acc, s) = sat4(rshift(acc, s)).
 
-import { packInt4, type Job, type LayerWeights, type Model } from './format.ts';
+import { checkDims, checkJob, packInt4, type Job, type Model } from './format.ts';
 
-export interface GoldenResult { tokens: number[]; logits: Int32Array[]; kCache: Uint8Array[]; vCache: Uint8Array[] }
+export interface GoldenResult {
+  /** out[0] from the prefill, then one token per decode step run. */
+  tokens: number[];
+  /** The logits each token was chosen from (vocab int32 values each). */
+  logits: Int32Array[];
+  /** Per layer: packed int4 keys / values of every position processed (row stride d/2). */
+  kCache: Uint8Array[];
+  vCache: Uint8Array[];
+}
 
-const sat4 = (v: number) => (v < -8 ? -8 : v > 7 ? 7 : v);
-/** The platform's rounding shift: (x + 2^(s−1)) >> s, arithmetic; s = 0 is x. */
-const rshift = (x: number, s: number) => (s === 0 ? x : (x + 2 ** (s - 1)) >> s);
-/** Requantization int32 → int4. */
-export const requant = (acc: number, s: number) => sat4(rshift(acc | 0, s));
+/**
+ * Where `runGolden` can show its intermediate vectors (one position's, `d`
+ * or `d_ff` values; the array is reused, so copy what you keep):
+ * embed (layer −1), then per layer q, k, v, att (the heads' P·V output side by
+ * side), proj (R(att·Wo)), mid (x after the attention residual), hidden (the
+ * FFN's ReLU output), ffn (R(hidden·W2)), out (x after the layer).
+ */
+export type ProbePoint = 'embed' | 'q' | 'k' | 'v' | 'att' | 'proj' | 'mid' | 'hidden' | 'ffn' | 'out';
+export type Probe = (point: ProbePoint, layer: number, position: number, values: Int8Array) => void;
 
-/** out[j] = Σ_i x[i]·W[i·n + j] (int32, wrapping), W row-major [k, n]. */
-function matvec(x: Int8Array, w: Int8Array, n: number, acc: Int32Array): Int32Array {
-  acc.fill(0);
+export interface GoldenOptions { probe?: Probe }
+
+export const sat4 = (v: number): number => (v < -8 ? -8 : v > 7 ? 7 : v);
+
+/**
+ * The platform's rounding shift of an int32: (x + 2^(s−1)) >> s, arithmetic
+ * (round half up), computed without overflowing; rshift(x, 0) = x; s 0..31.
+ */
+export const rshift = (x: number, s: number): number => (s === 0 ? x | 0 : (x >> s) + ((x >> (s - 1)) & 1));
+
+/** Requantization int32 → int4: sat4(rshift(acc, s)). */
+export const requant = (acc: number, s: number): number => sat4(rshift(acc, s));
+
+/** Greedy decoding: the index of the largest logit, the lowest among equal maxima. */
+export function argmax(logits: Int32Array): number {
+  let best = 0;
+  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+  return best;
+}
+
+/** acc[j] = Σ_i x[i]·W[i·n + j] (int32, wrapping); W row-major [x.length, n]. */
+function matvec(x: Int8Array, w: Int8Array, n: number, acc: Int32Array): void {
+  acc.fill(0, 0, n);
   for (let i = 0; i < x.length; i++) {
     const xi = x[i];
     if (xi === 0) continue;
     const row = i * n;
     for (let j = 0; j < n; j++) acc[j] = (acc[j] + xi * w[row + j]) | 0;
   }
-  return acc;
 }
 
-function project(x: Int8Array, w: Int8Array, n: number, shift: number): Int8Array {
-  const acc = matvec(x, w, n, new Int32Array(n));
-  const out = new Int8Array(n);
+/** out = R(x·W, shift), out.length columns. */
+function project(x: Int8Array, w: Int8Array, shift: number, acc: Int32Array, out: Int8Array): void {
+  const n = out.length;
+  matvec(x, w, n, acc);
   for (let j = 0; j < n; j++) out[j] = requant(acc[j], shift);
-  return out;
 }
 
-/** x = clamp(sat4(x + a), −bound, bound), in place. */
+/** x = clamp(sat4(x + a), −bound, bound), in place (the residual add and hardtanh). */
 function residual(x: Int8Array, a: Int8Array, bound: number): void {
   for (let j = 0; j < x.length; j++) {
     const v = sat4(x[j] + a[j]);
@@ -40,88 +75,139 @@ function residual(x: Int8Array, a: Int8Array, bound: number): void {
   }
 }
 
+function checkModel(m: Model): void {
+  checkDims(m.dims);
+  const { d, dFF, vocab, maxSeq, layers } = m.dims;
+  const want = (what: string, a: Int8Array, n: number) => {
+    if (a.length !== n) throw new Error(`${what} has ${a.length} values, wants ${n}`);
+  };
+  want('tok_emb', m.tokEmb, vocab * d); want('pos_emb', m.posEmb, maxSeq * d); want('w_out', m.wOut, d * vocab);
+  if (m.layers.length !== layers) throw new Error(`model has ${m.layers.length} layers, dims say ${layers}`);
+  m.layers.forEach((w, l) => {
+    want(`layer ${l} wq`, w.wq, d * d); want(`layer ${l} wk`, w.wk, d * d); want(`layer ${l} wv`, w.wv, d * d);
+    want(`layer ${l} wo`, w.wo, d * d); want(`layer ${l} w1`, w.w1, d * dFF); want(`layer ${l} w2`, w.w2, dFF * d);
+    for (const [name, v] of Object.entries(w.shifts)) {
+      if (!(Number.isInteger(v) && v >= 0 && v <= 31)) throw new Error(`layer ${l}: shift ${name} = ${v} is not in 0..31`);
+    }
+    for (const b of [w.bound1, w.bound2]) {
+      if (!(Number.isInteger(b) && b >= 1 && b <= 8)) throw new Error(`layer ${l}: hardtanh bound ${b} is not in 1..8`);
+    }
+  });
+}
+
+/** The network with its KV caches: one position at a time, in order. */
 class Transformer {
-  /** Per layer, the keys and values of every position processed so far. */
-  readonly keys: Int8Array[][];
-  readonly values: Int8Array[][];
-  constructor(private readonly m: Model) {
-    this.keys = m.layers.map(() => []);
-    this.values = m.layers.map(() => []);
+  /** Per layer, int4 [max_seq, d]: row t is position t's key / value. */
+  readonly keys: Int8Array[];
+  readonly values: Int8Array[];
+  private readonly x: Int8Array;
+  private readonly q: Int8Array;
+  private readonly att: Int8Array;
+  private readonly tmp: Int8Array;
+  private readonly hidden: Int8Array;
+  private readonly acc: Int32Array;
+
+  constructor(private readonly m: Model, private readonly probe?: Probe) {
+    const { d, dFF, maxSeq, vocab } = m.dims;
+    this.keys = m.layers.map(() => new Int8Array(maxSeq * d));
+    this.values = m.layers.map(() => new Int8Array(maxSeq * d));
+    this.x = new Int8Array(d);
+    this.q = new Int8Array(d);
+    this.att = new Int8Array(d);
+    this.tmp = new Int8Array(d);
+    this.hidden = new Int8Array(dFF);
+    this.acc = new Int32Array(Math.max(d, dFF, vocab));
   }
 
-  private attention(l: number, q: Int8Array, t: number, w: LayerWeights): Int8Array {
+  /** att = the heads' o_h side by side, for the query q at position t of layer l. */
+  private attention(l: number, t: number, shiftS: number, shiftO: number): void {
     const { d, heads } = this.m.dims;
     const dh = d / heads;
-    const out = new Int8Array(d);
-    const acc = new Int32Array(dh);
+    const { q, att, acc } = this;
+    const K = this.keys[l], V = this.values[l];
     for (let h = 0; h < heads; h++) {
-      acc.fill(0);
       const c0 = h * dh;
+      acc.fill(0, 0, dh);
       for (let u = 0; u <= t; u++) {
-        const k = this.keys[l][u];
+        const row = u * d + c0;
         let s = 0;
-        for (let i = c0; i < c0 + dh; i++) s += q[i] * k[i];
-        const p = Math.max(requant(s, w.shifts.s), 0);
-        if (p === 0) continue;
-        const v = this.values[l][u];
-        for (let i = 0; i < dh; i++) acc[i] = (acc[i] + p * v[c0 + i]) | 0;
+        for (let i = 0; i < dh; i++) s = (s + q[c0 + i] * K[row + i]) | 0;
+        const p = requant(s, shiftS); // ReLU attention: p = max(R(q·k, s.s), 0)
+        if (p <= 0) continue;
+        for (let i = 0; i < dh; i++) acc[i] = (acc[i] + p * V[row + i]) | 0;
       }
-      for (let i = 0; i < dh; i++) out[c0 + i] = requant(acc[i], w.shifts.o);
+      for (let i = 0; i < dh; i++) att[c0 + i] = requant(acc[i], shiftO);
     }
-    return out;
   }
 
-  /** Runs token `tok` at position t through every layer; returns its logits. */
+  /** Runs token `tok` at position t through every layer (filling the caches' row t); its logits. */
   step(tok: number, t: number): Int32Array {
-    const { d, dFF, vocab } = this.m.dims;
-    const x = new Int8Array(d);
-    for (let j = 0; j < d; j++) x[j] = sat4(this.m.tokEmb[tok * d + j] + this.m.posEmb[t * d + j]);
+    const { d, vocab } = this.m.dims;
+    const { x, q, att, tmp, hidden, acc, probe } = this;
+    const te = this.m.tokEmb, pe = this.m.posEmb;
+    for (let j = 0; j < d; j++) x[j] = sat4(te[tok * d + j] + pe[t * d + j]);
+    probe?.('embed', -1, t, x);
     this.m.layers.forEach((w, l) => {
-      const q = project(x, w.wq, d, w.shifts.q);
-      this.keys[l][t] = project(x, w.wk, d, w.shifts.k);
-      this.values[l][t] = project(x, w.wv, d, w.shifts.v);
-      const o = this.attention(l, q, t, w);
-      residual(x, project(o, w.wo, d, w.shifts.a), w.bound1);
-      const f = project(x, w.w1, dFF, w.shifts.f1);
-      for (let j = 0; j < dFF; j++) if (f[j] < 0) f[j] = 0;
-      residual(x, project(f, w.w2, d, w.shifts.f2), w.bound2);
+      const s = w.shifts;
+      const k = this.keys[l].subarray(t * d, (t + 1) * d);
+      const v = this.values[l].subarray(t * d, (t + 1) * d);
+      project(x, w.wq, s.q, acc, q);
+      project(x, w.wk, s.k, acc, k);
+      project(x, w.wv, s.v, acc, v);
+      if (probe) { probe('q', l, t, q); probe('k', l, t, k); probe('v', l, t, v); }
+      this.attention(l, t, s.s, s.o);
+      probe?.('att', l, t, att);
+      project(att, w.wo, s.a, acc, tmp);
+      probe?.('proj', l, t, tmp);
+      residual(x, tmp, w.bound1);
+      probe?.('mid', l, t, x);
+      project(x, w.w1, s.f1, acc, hidden);
+      for (let j = 0; j < hidden.length; j++) if (hidden[j] < 0) hidden[j] = 0;
+      probe?.('hidden', l, t, hidden);
+      project(hidden, w.w2, s.f2, acc, tmp);
+      probe?.('ffn', l, t, tmp);
+      residual(x, tmp, w.bound2);
+      probe?.('out', l, t, x);
     });
-    return matvec(x, this.m.wOut, vocab, new Int32Array(vocab));
+    const logits = new Int32Array(vocab);
+    matvec(x, this.m.wOut, vocab, acc);
+    logits.set(acc.subarray(0, vocab));
+    return logits;
   }
 
-  /** Packed int4 rows (stride d/2) of one layer's cache, positions 0..n−1. */
-  packed(cache: Int8Array[], n: number): Uint8Array {
-    const d = this.m.dims.d;
-    const out = new Uint8Array((n * d) / 2);
-    for (let t = 0; t < n; t++) packInt4(cache[t], out, (t * d) / 2);
+  /** The packed int4 bytes (row stride d/2) of positions 0..n−1 of a cache. */
+  packed(cache: Int8Array, n: number): Uint8Array {
+    const out = new Uint8Array((n * this.m.dims.d) / 2);
+    packInt4(cache.subarray(0, n * this.m.dims.d), out, 0);
     return out;
   }
 }
 
-/** Greedy argmax: the lowest index among equal maxima. */
-export function argmax(logits: Int32Array): number {
-  let best = 0;
-  for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
-  return best;
-}
-
-/** Prefill of the prompt, then the job's decode steps, as the firmware runs them. */
-export function runGolden(model: Model, job: Job): GoldenResult {
-  const net = new Transformer(model);
+/**
+ * The job as the firmware runs it: prefill of positions 0..P−1 gives out[0]
+ * (from the logits of position P−1); decode step i = 1..D feeds out[i−1] at
+ * position P+i−1 and gives out[i]. A token equal to the stop token (also
+ * out[0]) ends the job after it.
+ */
+export function runGolden(model: Model, job: Job, opts: GoldenOptions = {}): GoldenResult {
+  checkModel(model);
+  checkJob(model.dims, job);
+  const net = new Transformer(model, opts.probe);
   const P = job.prompt.length;
   let logits: Int32Array = new Int32Array(0);
   for (let t = 0; t < P; t++) logits = net.step(job.prompt[t], t);
   const tokens = [argmax(logits)];
   const all = [logits];
   let positions = P;
-  for (let i = 1; i <= job.decodeSteps && tokens[tokens.length - 1] !== job.stopToken; i++) {
+  for (let i = 1; i <= job.decodeSteps && tokens[i - 1] !== job.stopToken; i++) {
     logits = net.step(tokens[i - 1], P + i - 1);
     positions++;
     tokens.push(argmax(logits));
     all.push(logits);
   }
   return {
-    tokens, logits: all,
+    tokens,
+    logits: all,
     kCache: net.keys.map((c) => net.packed(c, positions)),
     vCache: net.values.map((c) => net.packed(c, positions)),
   };

@@ -6,46 +6,99 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
+import { DEFAULT_MAX_CYCLES, describeStop, Machine, type RunResult } from '../emu/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { buildBlob, headerOffset, MATMUL_FIELDS, MATMUL_MAGIC, type Job, type Model } from './format.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The model program (firmware-c/model/model.c), built by `make -C firmware-c`. */
 export const MODEL_ELF = join(root, 'build', 'fw', 'model.elf');
+/** The single-matmul benchmark (firmware-c/model/mmbench.c). */
 export const MMBENCH_ELF = join(root, 'build', 'fw', 'mmbench.elf');
 
-export interface RunOptions { reference?: boolean; config?: PlatformConfig; elfPath?: string; maxCycles?: number }
-
-export interface EmulatorRun {
-  tokens: number[]; logits: Int32Array[]; kCache: Uint8Array[]; vCache: Uint8Array[];
-  status: number; result: RunResult; windows: CounterSnapshot[]; sram: Uint8Array; wallMs: number;
+export interface RunOptions {
+  /** Literal clock-by-clock reference models of the TPU units. */
+  reference?: boolean;
+  config?: PlatformConfig;
+  /** Another build of the program (default MODEL_ELF / MMBENCH_ELF). */
+  elfPath?: string;
+  /** Clock limit of the run (default DEFAULT_MAX_CYCLES). */
+  maxCycles?: number;
 }
 
+export interface EmulatorRun {
+  /** OUT_TOKENS[0..GENERATED). */
+  tokens: number[];
+  /** LOGITS rows 0..GENERATED−1. */
+  logits: Int32Array[];
+  /** Per layer: K / V cache bytes of the positions processed (prompt_len + GENERATED − 1 rows of d/2 bytes). */
+  kCache: Uint8Array[];
+  vCache: Uint8Array[];
+  /** The header's STATUS word (1: done). */
+  status: number;
+  result: RunResult;
+  /** The closed PERF_CTRL windows: prefill, then decode when there were decode steps. */
+  windows: CounterSnapshot[];
+  /** A copy of the whole SRAM after the run. */
+  sramBytes: Uint8Array;
+  /** The same copy as sramBytes (older name). */
+  sram: Uint8Array;
+  /** Host milliseconds the emulation took. */
+  wallMs: number;
+}
+
+/** A model or matmul run that did not end with exit 0 and STATUS = 1; `result` says how it stopped. */
 export class ModelRunError extends Error {
-  constructor(message: string, readonly result: RunResult) { super(message); }
+  constructor(message: string, readonly result: RunResult) {
+    super(message);
+    this.name = 'ModelRunError';
+  }
 }
 
 function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machine; result: RunResult; wallMs: number } {
+  let image: Uint8Array;
+  try {
+    image = readFileSync(elf);
+  } catch {
+    throw new Error(`${elf} is missing: build the firmware with \`make -C firmware-c\``);
+  }
   const m = new Machine(opts.config ?? defaultConfig(), { reference: opts.reference ?? false });
-  m.loadElf(readFileSync(elf));
+  m.loadElf(image);
   m.loadSram(blob, 0);
   const t0 = performance.now();
-  const result = m.run(opts.maxCycles ?? 2_000_000_000);
+  const result = m.run(opts.maxCycles ?? DEFAULT_MAX_CYCLES);
   return { m, result, wallMs: performance.now() - t0 };
 }
 
-const windowsOf = (r: RunResult): CounterSnapshot[] => (r as RunResult & { windows?: CounterSnapshot[] }).windows ?? [];
+/** The closed PERF_CTRL windows of a run, in order. */
+const windowsOf = (r: RunResult): CounterSnapshot[] => r.windows ?? [];
 
+const sramView = (sram: Uint8Array) => new DataView(sram.buffer, sram.byteOffset, sram.byteLength);
+
+function checkRun(what: string, result: RunResult, status: number): void {
+  if (result.reason !== 'exit' || result.exit !== 0 || status !== 1) {
+    const why = status === 2 ? ' (bad header)' : status === 3 ? ' (TPU error)' : status === 0 ? ' (never written)' : '';
+    throw new ModelRunError(`${what} failed: ${describeStop(result)}; STATUS ${status}${why}`, result);
+  }
+}
+
+/**
+ * Runs `job` on the emulated board: the blob (buildBlob) at SRAM offset 0,
+ * build/fw/model.elf, then reads GENERATED, OUT_TOKENS, LOGITS, STATUS and the
+ * K/V caches back from the SRAM. Throws ModelRunError unless the program
+ * exited with 0 and STATUS = 1.
+ */
 export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): EmulatorRun {
   const { bytes, layout } = buildBlob(model, job);
   const { m, result, wallMs } = runMachine(opts.elfPath ?? MODEL_ELF, bytes, opts);
   const sram = m.bus.sram.bytes;
-  const dv = new DataView(sram.buffer, sram.byteOffset, sram.byteLength);
+  const dv = sramView(sram);
   const status = dv.getUint32(headerOffset('STATUS'), true);
-  if (result.reason !== 'exit' || result.exit !== 0 || status !== 1) {
-    throw new ModelRunError(`model run failed: ${describeStop(result)}, status ${status}`, result);
-  }
+  checkRun('model run', result, status);
   const generated = dv.getUint32(headerOffset('GENERATED'), true);
+  if (generated < 1 || generated > job.decodeSteps + 1) {
+    throw new ModelRunError(`model run: GENERATED is ${generated}, not 1..${job.decodeSteps + 1}`, result);
+  }
   const { vocab, d } = model.dims;
   const tokens = Array.from(sram.subarray(layout.outTokens, layout.outTokens + generated));
   const logits = tokens.map((_, i) => {
@@ -55,8 +108,9 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
   });
   const positions = job.prompt.length + generated - 1;
   const rows = (off: number) => sram.slice(off, off + (positions * d) / 2);
+  const copy = sram.slice();
   return {
-    tokens, logits, status, result, windows: windowsOf(result), sram: sram.slice(), wallMs,
+    tokens, logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs,
     kCache: layout.layers.map((l) => rows(l.kCache)), vCache: layout.layers.map((l) => rows(l.vCache)),
   };
 }
@@ -78,9 +132,6 @@ export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, 
   for (let i = a; i < c; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; blob[i] = s >>> 24; }
   const { m: machine, result, wallMs } = runMachine(opts.elfPath ?? MMBENCH_ELF, blob, opts);
   const sram = machine.bus.sram.bytes;
-  const status = new DataView(sram.buffer, sram.byteOffset).getUint32(off('STATUS'), true);
-  if (result.reason !== 'exit' || result.exit !== 0 || status !== 1) {
-    throw new ModelRunError(`matmul run failed: ${describeStop(result)}, status ${status}`, result);
-  }
+  checkRun('matmul run', result, sramView(sram).getUint32(off('STATUS'), true));
   return { result, windows: windowsOf(result), c: sram.slice(c, end), wallMs };
 }

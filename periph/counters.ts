@@ -63,6 +63,28 @@ export interface CounterSnapshot {
   depWaitByUnit: { DMA: number; MXU: number; VPU: number };
 }
 
+/** The field-by-field sum of several windows (every counter is additive). */
+export function sumCounters(list: CounterSnapshot[]): CounterSnapshot {
+  const t: CounterSnapshot = {
+    cycles: 0, mxuBusy: 0, vpuBusy: 0, dmaBusy: 0, idle: 0, stall: 0, overlap: 0, depWait: 0,
+    depWaitByUnit: { DMA: 0, MXU: 0, VPU: 0 },
+  };
+  for (const c of list) {
+    t.cycles += c.cycles;
+    t.mxuBusy += c.mxuBusy;
+    t.vpuBusy += c.vpuBusy;
+    t.dmaBusy += c.dmaBusy;
+    t.idle += c.idle;
+    t.stall += c.stall;
+    t.overlap += c.overlap;
+    t.depWait += c.depWait;
+    t.depWaitByUnit.DMA += c.depWaitByUnit.DMA;
+    t.depWaitByUnit.MXU += c.depWaitByUnit.MXU;
+    t.depWaitByUnit.VPU += c.depWaitByUnit.VPU;
+  }
+  return t;
+}
+
 /** The report of PLATFORM.md §7, exactly in its shape. */
 export function formatReport(c: CounterSnapshot, clockHz: number): string {
   const pct = (n: number) => (c.cycles ? (100 * n) / c.cycles : 0).toFixed(1);

@@ -80,6 +80,8 @@ export class Tpu implements MmioDevice, SramSharer {
   readonly units: UnitState[];
   readonly whole = new Counters();
   readonly window = new Counters();
+  /** Every closed PERF_CTRL window (a write of 0 while counting), in order. */
+  readonly windows: CounterSnapshot[] = [];
   readonly errors: TpuError[] = [];
   /** Finished commands, when recording is on. */
   records: CommandRecord[] | null = null;
@@ -171,6 +173,7 @@ export class Tpu implements MmioDevice, SramSharer {
           this.counting = true;
           this.perfUsed = true;
         } else {
+          if (this.counting) this.windows.push(this.window.snapshot());
           this.counting = false;
         }
         break;

@@ -52,6 +52,12 @@ struct mm_block {
   uint32_t res_tile;           /* likewise for the residual */
   uint32_t g0;                 /* first row group tile j needs */
   uint32_t a_first, c_first;   /* its offsets in the A block and in a C buffer */
+  /* LEAN: staging words computed once per call; the loops only add. */
+  uint32_t lean;
+  uint32_t b_arg1[2], b_arg2, b_arg3;   /* B load: SPAD_ADDR|ROWS, ROW_BYTES|SPAD_STRIDE, SRAM_STRIDE */
+  uint32_t m_arg2, m_arg3;              /* MXU: A_STRIDE|B_STRIDE, C_STRIDE|SHIFT */
+  uint32_t s_arg2, s_arg3;              /* C store */
+  uint32_t m_flags;
   uint32_t b_read[2];          /* MXU ticket of the last matmul reading each B buffer */
   uint32_t r_read[2];          /* VPU ticket of the last command reading each R buffer */
   uint32_t loaded[2];          /* DMA ticket that completes each buffer's loads */
@@ -83,7 +89,13 @@ static void load_tile(struct mm_block *s, uint32_t j) {
   uint32_t bi = s->double_buffer ? (j & 1) : 0;
   k_need(DMA, MXU, s->b_read[bi]);
   uint32_t t;
-  if (p->flags & MM_TRANSPOSE)
+  if (s->lean) {
+    tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, s->b_tile);
+    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, s->b_arg1[bi]);
+    tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, s->b_arg2);
+    tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, s->b_arg3);
+    t = tpu_push(DMA, TPU_DMA_LOAD, 0);
+  } else if (p->flags & MM_TRANSPOSE)
     t = dma_load(s->b_tile, SP_B(bi), 8, s->arow, p->b_stride, s->arow);
   else
     t = dma_load(s->b_tile, SP_B(bi), p->k, 4, p->b_stride, 4);
@@ -130,7 +142,24 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   };
   k_need(MXU, DMA, s->loaded[bi]);
   uint32_t last = 0, a = SP_A + s->a_first, c = SP_C(bi) + s->c_first;
-  for (uint32_t g = g0; g < s->groups; g++) {
+  if (s->lean) {
+    /* ARG2 and ARG3 hold for every group of the tile: written once. */
+    tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, s->m_arg2);
+    tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, s->m_arg3);
+    uint32_t ab = a | (SP_B(bi) << 16), ck = c | (p->k << 16);
+    for (uint32_t g = g0; g < s->groups; g++) {
+      if (s->causal_k) {
+        uint32_t k = (group_last(s, g) + 8) & ~7u;
+        ck = (ck & 0xffffu) | ((k < p->k ? k : p->k) << 16);
+      }
+      tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
+      tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
+      last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, s->m_flags));
+      ab += s->a_group;
+      ck += s->c_group;
+    }
+  }
+  else for (uint32_t g = g0; g < s->groups; g++) {
     m.a = a;
     m.c = c;
     if (s->causal_k) { /* causal P·V: row group g needs keys up to its last query only */
@@ -150,7 +179,15 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   } else {
     k_need(DMA, MXU, last);
   }
-  k_issued(DMA, dma_store(s->c_tile, SP_C(bi) + s->c_first, s->rows - 8 * g0, s->crow, p->c_stride, s->crow));
+  if (s->lean) {
+    tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, s->c_tile);
+    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, (SP_C(bi) + s->c_first) | ((s->rows - 8 * g0) << 16));
+    tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, s->s_arg2);
+    tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, s->s_arg3);
+    k_issued(DMA, tpu_push(DMA, TPU_DMA_STORE, 0));
+  } else {
+    k_issued(DMA, dma_store(s->c_tile, SP_C(bi) + s->c_first, s->rows - 8 * g0, s->crow, p->c_stride, s->crow));
+  }
   s->c_tile += s->crow;
 }
 
@@ -165,6 +202,19 @@ void matmul(const struct mm_args *p) {
   s.a_group = 8 * s.arow;
   s.c_group = 8 * s.crow;
   s.b_tile_step = (p->flags & MM_TRANSPOSE) ? 8 * p->b_stride : 4;
+  s.lean = k_variant & VARIANT_LEAN;
+  if (s.lean) {
+    uint32_t transpose = p->flags & MM_TRANSPOSE;
+    for (uint32_t i = 0; i < 2; i++)
+      s.b_arg1[i] = TPU_DMA_SPAD_ADDR(SP_B(i)) | TPU_DMA_ROWS(transpose ? 8 : p->k);
+    s.b_arg2 = transpose ? TPU_DMA_ROW_BYTES(s.arow) | TPU_DMA_SPAD_STRIDE(s.arow) : TPU_DMA_ROW_BYTES(4) | TPU_DMA_SPAD_STRIDE(4);
+    s.b_arg3 = TPU_DMA_SRAM_STRIDE(p->b_stride);
+    s.m_arg2 = TPU_MXU_A_STRIDE(s.arow) | TPU_MXU_B_STRIDE(transpose ? s.arow : 4);
+    s.m_arg3 = TPU_MXU_C_STRIDE(s.crow) | TPU_MXU_SHIFT(p->shift);
+    s.m_flags = (transpose ? TPU_MXU_FLAG_TRANSPOSE_B : 0) | ((p->flags & MM_OUT_INT32) ? TPU_MXU_FLAG_OUT_INT32 : 0);
+    s.s_arg2 = TPU_DMA_ROW_BYTES(s.crow) | TPU_DMA_SPAD_STRIDE(s.crow);
+    s.s_arg3 = TPU_DMA_SRAM_STRIDE(p->c_stride);
+  }
   /* Rows per A block: A and the C tiles must fit their regions. */
   uint32_t block = SP_A_BYTES / s.arow;
   if (block > SP_REGION / s.crow) block = SP_REGION / s.crow;

@@ -70,5 +70,6 @@
 #define VARIANT_FUSED 2u
 #define VARIANT_FLASH 4u
 #define VARIANT_TOKENS 8u
+#define VARIANT_LEAN 16u
 
 #endif /* MODEL_FORMAT_H */

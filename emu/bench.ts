@@ -1,0 +1,324 @@
+// `picotpu bench`: the seed's experiments (and a few beyond them) run on the
+// emulated board through build/fw/model.elf and build/fw/mmbench.elf, each
+// next to the analytic model's prediction (model/analytic.ts) and the seed's
+// figures. The firmware brackets each phase with PERF_CTRL (prefill, then
+// decode), so an experiment's counters are the sum of its windows.
+//
+// runBench() runs, summarize() derives the comparisons, formatBench() prints;
+// the CLI (emu/cli.ts) only parses options and chooses text or JSON.
+
+import { defaultConfig } from './config.ts';
+import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
+import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
+import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+
+/** The seed's figures for one experiment (its PLATFORM.md §7 report). */
+export interface SeedFigures { run: number; mxu: number; vpu: number; dma: number; idle: number; overlap: number }
+
+export interface Experiment {
+  name: string;
+  kind: 'model' | 'layer' | 'matmul';
+  variant: number;
+  /** Model experiments. */
+  dims?: ModelDims;
+  promptLength?: number;
+  decodeSteps?: number;
+  /** Matmul experiments. */
+  shape?: MatmulShape;
+  seed?: SeedFigures;
+}
+
+export const BASE_DIMS: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+export const T256_DIMS: ModelDims = { ...BASE_DIMS, layers: 1, maxSeq: 256 };
+/** Prompts and weights are random with this seed; weights do not change clocks. */
+export const RANDOM_SEED = 1;
+
+const model = (name: string, variant: number, decodeSteps: number, seed?: SeedFigures, dims = BASE_DIMS, promptLength = 64): Experiment =>
+  ({ name, kind: 'model', variant, dims, promptLength, decodeSteps, seed });
+const s = (run: number, mxu: number, vpu: number, dma: number, idle: number, overlap: number): SeedFigures =>
+  ({ run, mxu, vpu, dma, idle, overlap });
+
+/** The seed's table, then the experiments beyond it. */
+export const EXPERIMENTS: readonly Experiment[] = [
+  model('full inference, base', 0, 64, s(57695827, 9752832, 483616, 32695968, 14763411, 0)),
+  model('full inference, double-buffered', 1, 64, s(47183187, 9752832, 483616, 32695968, 12714599, 8463828)),
+  model('prefill, base', 0, 0, s(3719516, 1097010, 242200, 2016984, 363322, 0)),
+  model('prefill, double-buffered', 1, 0, s(3372036, 1097010, 242200, 2016984, 383315, 367473)),
+  model('prefill, fused', 3, 0, s(2562124, 1097010, 242632, 1261736, 321583, 360837)),
+  model('T=256, 1 layer, fused, standard attention', 3, 0, s(2995837, 1279282, 373848, 1265400, 207375, 130068), T256_DIMS, 256),
+  model('T=256, 1 layer, fused, FlashAttention', 7, 0, s(2551133, 1226914, 339368, 858464, 238305, 111918), T256_DIMS, 256),
+  model('full inference, fused', 3, 64),
+  model('full inference, FlashAttention', 7, 64),
+  model('full inference, wait tokens', 15, 64),
+  model('prefill, FlashAttention', 7, 0),
+  model('prefill, wait tokens', 15, 0),
+];
+
+/** "base", "double-buffered+fused", ... for a VARIANT value. */
+export function variantName(v: number): string {
+  const names: string[] = [];
+  if (v & VARIANT.DOUBLE_BUFFER) names.push('double-buffered');
+  if (v & VARIANT.FUSED) names.push('fused');
+  if (v & VARIANT.FLASH) names.push('FlashAttention');
+  if (v & VARIANT.TOKENS) names.push('wait tokens');
+  if (v & VARIANT.LEAN) names.push('lean');
+  return names.length ? names.join('+') : 'base';
+}
+
+/** Each variant of --layer adds one technique to the one before, as the main table names them. */
+const LAYER_NAMES: Record<number, string> = { 0: 'base', 1: 'double-buffered', 3: 'fused', 7: 'FlashAttention', 15: 'wait tokens' };
+
+/** --layer: one layer, a 64-token prefill, per variant. */
+export function layerExperiments(): Experiment[] {
+  return [0, 1, 3, 7, 15].map((v) => ({
+    ...model(`1 layer prefill, ${LAYER_NAMES[v]}`, v, 0, undefined, { ...BASE_DIMS, layers: 1 }),
+    kind: 'layer' as const,
+  }));
+}
+
+export function matmulExperiment(shape: MatmulShape, variant: number): Experiment {
+  return { name: `matmul ${shape.m}x${shape.k}x${shape.n}, ${variantName(variant)}`, kind: 'matmul', variant, shape };
+}
+
+/** Parses "MxKxN". */
+export function parseShape(text: string): MatmulShape {
+  const m = /^\s*(\d+)\s*[xX×]\s*(\d+)\s*[xX×]\s*(\d+)\s*$/.exec(text);
+  if (!m) throw new BenchUsageError(`--matmul wants MxKxN (e.g. 64x128x128), got "${text}"`);
+  const [M, K, N] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (M < 1 || K < 1 || N < 1) throw new BenchUsageError(`--matmul sizes must be positive, got "${text}"`);
+  return { m: M, k: K, n: N };
+}
+
+export class BenchUsageError extends Error {}
+
+export interface BenchOptions {
+  /** Substrings: an experiment runs when its name contains any (case-insensitive). */
+  only?: string[];
+  /** Single matmuls through mmbench.elf, each with `variant`. */
+  matmul?: MatmulShape[];
+  /** Variant of the --matmul runs (default 1, double-buffered). */
+  variant?: number;
+  /** Add the single-layer benchmark. */
+  layer?: boolean;
+  /** Literal clock-by-clock unit models. */
+  reference?: boolean;
+  maxCycles?: number;
+  /** Called before each experiment and once at the end (done === total). */
+  onProgress?: (done: number, total: number, name: string) => void;
+}
+
+export interface LabelledWindow { label: string; counters: CounterSnapshot }
+
+export interface ExperimentResult {
+  name: string;
+  kind: Experiment['kind'];
+  variant: number;
+  variantName: string;
+  dims: ModelDims | null;
+  job: { promptLength: number; decodeSteps: number } | null;
+  shape: MatmulShape | null;
+  /** The sum of the windows: the experiment's report. */
+  counters: CounterSnapshot;
+  windows: LabelledWindow[];
+  /** Total over the run, then per phase (model runs); one phase for a matmul. */
+  prediction: { total: PhasePrediction; phases: PhasePrediction[] };
+  seed: SeedFigures | null;
+  /** Clocks of the whole run, reset to EXIT (the emulated work). */
+  emulatedClocks: number;
+  wallMs: number;
+}
+
+export interface DerivedFigure { name: string; ours: number; seed: number | null; unit: 'x' | '%' | 'ratio' }
+
+export interface BenchResult {
+  experiments: ExperimentResult[];
+  derived: DerivedFigure[];
+  clockHz: number;
+  reference: boolean;
+  wallMs: number;
+  emulatedClocks: number;
+}
+
+/** The experiments the options select, in order. */
+export function selectExperiments(o: BenchOptions): Experiment[] {
+  const only = (o.only ?? []).map((x) => x.toLowerCase());
+  const picked = (e: Experiment) => only.some((x) => e.name.toLowerCase().includes(x));
+  const matmuls = (o.matmul ?? []).map((sh) => matmulExperiment(sh, o.variant ?? VARIANT.DOUBLE_BUFFER));
+  const list: Experiment[] = [];
+  // With --matmul the standard table runs only through --only.
+  if (only.length) list.push(...EXPERIMENTS.filter(picked));
+  else if (!matmuls.length) list.push(...EXPERIMENTS);
+  if (o.layer) list.push(...layerExperiments());
+  list.push(...matmuls);
+  if (!list.length) throw new BenchUsageError(`no experiment matches --only ${(o.only ?? []).map((x) => JSON.stringify(x)).join(' ')}`);
+  return list;
+}
+
+function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
+  const opts = { reference: o.reference ?? false, maxCycles: o.maxCycles };
+  const t0 = performance.now();
+  if (e.kind === 'matmul') {
+    const shape = e.shape!;
+    const r = runMatmulOnEmulator(shape, e.variant, opts);
+    const windows = r.windows.length ? r.windows : [r.result.counters];
+    const p = predictMatmul(shape, e.variant);
+    return {
+      name: e.name, kind: e.kind, variant: e.variant, variantName: variantName(e.variant), dims: null, job: null, shape,
+      counters: sumCounters(windows), windows: windows.map((c, i) => ({ label: windows.length > 1 ? `window ${i + 1}` : 'matmul', counters: c })),
+      prediction: { total: p, phases: [p] }, seed: null, emulatedClocks: r.result.clocks, wallMs: performance.now() - t0,
+    };
+  }
+  const dims = e.dims!;
+  const job: Job = { prompt: randomPrompt(dims, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant };
+  const r = runOnEmulator(randomModel(dims, RANDOM_SEED), job, opts);
+  const windows = r.windows.length ? r.windows : [r.result.counters];
+  const labels = ['prefill', 'decode'];
+  const p: Prediction = predict(dims, job);
+  const { phases, ...total } = p;
+  return {
+    name: e.name, kind: e.kind, variant: e.variant, variantName: variantName(e.variant), dims,
+    job: { promptLength: e.promptLength!, decodeSteps: e.decodeSteps! }, shape: null,
+    counters: sumCounters(windows), windows: windows.map((c, i) => ({ label: labels[i] ?? `window ${i + 1}`, counters: c })),
+    prediction: { total, phases }, seed: e.seed ?? null, emulatedClocks: r.result.clocks, wallMs: performance.now() - t0,
+  };
+}
+
+export function runBench(o: BenchOptions = {}): BenchResult {
+  const list = selectExperiments(o);
+  const t0 = performance.now();
+  const experiments: ExperimentResult[] = [];
+  list.forEach((e, i) => {
+    o.onProgress?.(i, list.length, e.name);
+    experiments.push(runExperiment(e, o));
+  });
+  o.onProgress?.(list.length, list.length, '');
+  return {
+    experiments,
+    derived: summarize(experiments),
+    clockHz: defaultConfig().clockHz,
+    reference: o.reference ?? false,
+    wallMs: performance.now() - t0,
+    emulatedClocks: experiments.reduce((n, x) => n + x.emulatedClocks, 0),
+  };
+}
+
+const SEED = Object.fromEntries(EXPERIMENTS.filter((e) => e.seed).map((e) => [e.name, e.seed!])) as Record<string, SeedFigures>;
+
+/** The comparisons of the seed's write-up, ours vs the seed's, where the experiments they need ran. */
+export function summarize(results: ExperimentResult[]): DerivedFigure[] {
+  const by = (name: string) => results.find((r) => r.name === name && r.kind === 'model');
+  const win = (r: ExperimentResult | undefined, label: string) => r?.windows.find((w) => w.label === label)?.counters;
+  const out: DerivedFigure[] = [];
+  const ratio = (name: string, a: string, b: string, field: 'run' = 'run') => {
+    const ra = by(a), rb = by(b);
+    if (!ra || !rb) return;
+    const sa = SEED[a], sb = SEED[b];
+    out.push({ name, ours: ra.counters.cycles / rb.counters.cycles, seed: sa && sb ? sa[field] / sb[field] : null, unit: 'x' });
+  };
+  ratio('double buffering speed-up, full inference (base / double-buffered run clocks)', 'full inference, base', 'full inference, double-buffered');
+  ratio('double buffering speed-up, prefill (base / double-buffered)', 'prefill, base', 'prefill, double-buffered');
+  ratio('fusion speed-up, prefill (double-buffered / fused)', 'prefill, double-buffered', 'prefill, fused');
+  const std = by('T=256, 1 layer, fused, standard attention'), flash = by('T=256, 1 layer, fused, FlashAttention');
+  if (std && flash) {
+    const ss = SEED['T=256, 1 layer, fused, standard attention'], sf = SEED['T=256, 1 layer, fused, FlashAttention'];
+    const change = (a: number, b: number) => (100 * (b - a)) / a;
+    out.push({ name: 'FlashAttention at T=256: run clocks change', ours: change(std.counters.cycles, flash.counters.cycles), seed: change(ss.run, sf.run), unit: '%' });
+    out.push({ name: 'FlashAttention at T=256: DMA busy change', ours: change(std.counters.dmaBusy, flash.counters.dmaBusy), seed: change(ss.dma, sf.dma), unit: '%' });
+  }
+  ratio('wait tokens speed-up, full inference (FlashAttention / wait tokens)', 'full inference, FlashAttention', 'full inference, wait tokens');
+  ratio('wait tokens speed-up, prefill (FlashAttention / wait tokens)', 'prefill, FlashAttention', 'prefill, wait tokens');
+  const base = by('full inference, base');
+  const seedFull = SEED['full inference, base'], seedPre = SEED['prefill, base'];
+  const decode = win(base, 'decode');
+  if (base && decode) {
+    out.push({ name: 'decode share of full inference, base (decode window / total)', ours: (100 * decode.cycles) / base.counters.cycles, seed: (100 * (seedFull.run - seedPre.run)) / seedFull.run, unit: '%' });
+    out.push({
+      name: 'decode DMA/MXU busy ratio, base', ours: decode.dmaBusy / decode.mxuBusy,
+      seed: (seedFull.dma - seedPre.dma) / (seedFull.mxu - seedPre.mxu), unit: 'ratio',
+    });
+  }
+  const pre = by('prefill, base')?.counters ?? win(base, 'prefill');
+  if (pre) out.push({ name: 'prefill DMA/MXU busy ratio, base', ours: pre.dmaBusy / pre.mxuBusy, seed: seedPre.dma / seedPre.mxu, unit: 'ratio' });
+  return out;
+}
+
+// ---- text ----
+
+const errPct = (pred: number, measured: number) => {
+  if (measured === 0) return pred === 0 ? '+0.00%' : 'n/a';
+  const e = (100 * (pred - measured)) / measured;
+  return `${e >= 0 ? '+' : '-'}${Math.abs(e).toFixed(2)}%`;
+};
+
+/** Relative error of a prediction, in % (0 when both are 0). */
+export function predictionError(pred: number, measured: number): number {
+  return measured === 0 ? (pred === 0 ? 0 : Infinity) : (100 * (pred - measured)) / measured;
+}
+
+function describe(r: ExperimentResult): string {
+  if (r.kind === 'matmul') return `variant ${r.variant}: ${r.variantName}; M=${r.shape!.m} K=${r.shape!.k} N=${r.shape!.n}`;
+  const d = r.dims!;
+  return `variant ${r.variant}: ${r.variantName}; d=${d.d} dFF=${d.dFF} heads=${d.heads} layers=${d.layers} vocab=${d.vocab} maxSeq=${d.maxSeq}; `
+    + `prompt ${r.job!.promptLength}, decode ${r.job!.decodeSteps}`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join(' | ').trimEnd();
+  return [line(header), w.map((n) => '-'.repeat(n)).join('-|-'), ...rows.map(line)].join('\n') + '\n';
+}
+
+export function summaryTable(results: ExperimentResult[]): string {
+  const header = ['experiment', 'run clocks', 'seed run', 'MXU busy', 'pred MXU (err %)', 'DMA busy', 'pred DMA (err %)', 'run / lower bound'];
+  const rows = results.map((r) => {
+    const c = r.counters, p = r.prediction.total;
+    return [
+      r.name, String(c.cycles), r.seed ? String(r.seed.run) : '-',
+      String(c.mxuBusy), `${p.mxu} (${errPct(p.mxu, c.mxuBusy)})`,
+      String(c.dmaBusy), `${p.dma} (${errPct(p.dma, c.dmaBusy)})`,
+      p.lowerBound ? (c.cycles / p.lowerBound).toFixed(2) : '-',
+    ];
+  });
+  return table(header, rows);
+}
+
+function formatDerived(d: DerivedFigure): string {
+  const f = (v: number) => (d.unit === 'x' ? `${v.toFixed(3)}x` : d.unit === '%' ? `${v >= 0 && d.name.includes('change') ? '+' : ''}${v.toFixed(1)}%` : v.toFixed(2));
+  return `${d.name}: ours ${f(d.ours)}, seed ${d.seed === null ? '-' : f(d.seed)}`;
+}
+
+export function formatBench(b: BenchResult): string {
+  const parts: string[] = [];
+  for (const r of b.experiments) {
+    parts.push(`== ${r.name} (${describe(r)}) ==\n`);
+    parts.push(formatReport(r.counters, b.clockHz));
+    if (r.windows.length > 1) {
+      for (const w of r.windows) parts.push(`-- ${r.name}: ${w.label} window --\n`, formatReport(w.counters, b.clockHz));
+    }
+    parts.push('\n');
+  }
+  parts.push('== summary ==\n', summaryTable(b.experiments));
+  if (b.derived.length) parts.push('\n', ...b.derived.map((d) => formatDerived(d) + '\n'));
+  const s = b.wallMs / 1000;
+  parts.push(`\nwall ${s.toFixed(3)} s, ${b.emulatedClocks} emulated clocks, ${(b.emulatedClocks / s / 1e6).toFixed(2)} M clocks/s${b.reference ? ' (reference models)' : ''}\n`);
+  return parts.join('');
+}
+
+/** The --json document. */
+export function benchJson(b: BenchResult): string {
+  return JSON.stringify({
+    clockHz: b.clockHz,
+    reference: b.reference,
+    experiments: b.experiments.map((r) => ({
+      name: r.name, kind: r.kind, variant: r.variant, variantName: r.variantName, dims: r.dims, job: r.job, shape: r.shape,
+      counters: r.counters, windows: r.windows, prediction: r.prediction, seed: r.seed,
+      emulatedClocks: r.emulatedClocks, wallMs: r.wallMs,
+    })),
+    derived: b.derived,
+    wallMs: b.wallMs,
+    emulatedClocks: b.emulatedClocks,
+    clocksPerSecond: b.emulatedClocks / (b.wallMs / 1000),
+  }, null, 2) + '\n';
+}

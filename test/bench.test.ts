@@ -1,0 +1,110 @@
+// `picotpu bench` (emu/bench.ts): the fast experiments, through the library
+// functions and through the CLI, held to the analytic model.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { benchJson, EXPERIMENTS, formatBench, predictionError, runBench, summarize, summaryTable } from '../emu/bench.ts';
+import { EXIT } from '../emu/exit-status.ts';
+import { predictMatmul } from '../model/analytic.ts';
+import { MMBENCH_ELF, MODEL_ELF } from '../model/run.ts';
+
+const haveFirmware = existsSync(MODEL_ELF) && existsSync(MMBENCH_ELF);
+
+// PLATFORM.md §7, line by line.
+const REPORT_SHAPE = [
+  /^run \d+ clocks \d+\.\d{3} ms @ 12 MHz$/,
+  /^MXU busy \d+ \d+\.\d%$/,
+  /^VPU busy \d+ \d+\.\d%$/,
+  /^DMA busy \d+ \d+\.\d%$/,
+  /^no unit busy \(issue overhead\) \d+ \d+\.\d%$/,
+  /^producer stalled on a full queue \d+ \d+\.\d%$/,
+  /^two or more units busy \d+ \d+\.\d%$/,
+];
+
+describe.skipIf(!haveFirmware)('picotpu bench', () => {
+  const b = runBench({ only: ['prefill, base', 'prefill, double-buffered'] });
+
+  it('runs exactly the selected experiments, each a single prefill window', () => {
+    expect(b.experiments.map((e) => e.name)).toEqual(['prefill, base', 'prefill, double-buffered']);
+    for (const e of b.experiments) {
+      expect(e.windows).toHaveLength(1);
+      expect(e.windows[0].label).toBe('prefill');
+      expect(e.counters).toEqual(e.windows[0].counters);
+      expect(e.seed).toEqual(EXPERIMENTS.find((x) => x.name === e.name)!.seed);
+      expect(e.emulatedClocks).toBeGreaterThan(e.counters.cycles);
+    }
+  });
+
+  it('predicts MXU and DMA busy within 2 %', () => {
+    for (const e of b.experiments) {
+      expect(Math.abs(predictionError(e.prediction.total.mxu, e.counters.mxuBusy))).toBeLessThan(2);
+      expect(Math.abs(predictionError(e.prediction.total.dma, e.counters.dmaBusy))).toBeLessThan(2);
+      expect(e.counters.cycles).toBeGreaterThanOrEqual(e.prediction.total.lowerBound);
+    }
+  });
+
+  it('double buffering takes fewer run clocks than the base kernels', () => {
+    const [base, db] = b.experiments;
+    expect(db.counters.cycles).toBeLessThan(base.counters.cycles);
+    const d = summarize(b.experiments).find((x) => x.name.startsWith('double buffering speed-up, prefill'))!;
+    expect(d.ours).toBeCloseTo(base.counters.cycles / db.counters.cycles, 10);
+    expect(d.seed).toBeCloseTo(3719516 / 3372036, 10);
+  });
+
+  it('prints §7 reports, one summary table with both rows, and the speed', () => {
+    const text = formatBench(b);
+    const lines = text.split('\n');
+    for (const e of b.experiments) {
+      const at = lines.findIndex((l) => l.startsWith(`== ${e.name} (`));
+      expect(at).toBeGreaterThanOrEqual(0);
+      REPORT_SHAPE.forEach((re, i) => expect(lines[at + 1 + i]).toMatch(re));
+      expect(lines[at + 1]).toBe(`run ${e.counters.cycles} clocks ${((e.counters.cycles / 12e6) * 1000).toFixed(3)} ms @ 12 MHz`);
+    }
+    const table = summaryTable(b.experiments).trimEnd().split('\n');
+    expect(table).toHaveLength(4);
+    expect(table[0]).toMatch(/^experiment +\| run clocks \| seed run \| MXU busy \| pred MXU \(err %\) \| DMA busy \| pred DMA \(err %\) \| run \/ lower bound$/);
+    // Aligned: every row has its separators at the header's columns.
+    const bars = (l: string) => [...l].flatMap((c, i) => (c === '|' ? [i] : []));
+    for (const row of table.slice(1)) expect(bars(row)).toEqual(bars(table[0]));
+    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +3719516 \|/);
+    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +3372036 \|/);
+    expect(text).toContain(table.join('\n'));
+    expect(text).toMatch(/\nwall \d+\.\d{3} s, \d+ emulated clocks, \d+\.\d{2} M clocks\/s\n$/);
+  });
+
+  it('JSON mode is one document with the experiments and derived figures', () => {
+    const j = JSON.parse(benchJson(b));
+    expect(j.experiments.map((e: { name: string }) => e.name)).toEqual(['prefill, base', 'prefill, double-buffered']);
+    expect(j.experiments[0]).toMatchObject({ variant: 0, dims: { d: 128, layers: 4 }, job: { promptLength: 64, decodeSteps: 0 } });
+    expect(j.experiments[0].counters).toEqual(b.experiments[0].counters);
+    expect(j.experiments[0].prediction.total.mxu).toBe(b.experiments[0].prediction.total.mxu);
+    expect(j.derived.length).toBeGreaterThan(0);
+  });
+
+  it('CLI: --json prints only JSON on stdout; bad options and failed runs exit with the documented status', () => {
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.mjs', 'bench', ...args], { encoding: 'utf8' });
+    const ok = cli('--only', 'prefill, base', '--json');
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout).experiments).toHaveLength(1);
+    expect(ok.stderr).toBe('');
+    const bad = cli('--matmul', '64x12');
+    expect(bad.status).toBe(EXIT.USAGE);
+    expect(bad.stdout).toBe('');
+    const limited = cli('--only', 'prefill, base', '--max-cycles', '1000');
+    expect(limited.status).toBe(EXIT.CYCLE_LIMIT);
+    expect(limited.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(limited.stdout).toBe('');
+  }, 30_000);
+
+  it('--matmul 64x128x128 matches predictMatmul within 2 %', () => {
+    const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
+    expect(m.experiments).toHaveLength(1);
+    const [e] = m.experiments;
+    const p = predictMatmul({ m: 64, k: 128, n: 128 }, 1);
+    expect(e.prediction.total).toEqual(p);
+    expect(Math.abs(predictionError(p.mxu, e.counters.mxuBusy))).toBeLessThan(2);
+    expect(Math.abs(predictionError(p.dma, e.counters.dmaBusy))).toBeLessThan(2);
+    expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
+  });
+});
