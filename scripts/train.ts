@@ -1,0 +1,416 @@
+// Trains the int4 addition transformer (docs/addition.md) with TensorFlow.js
+// on its wasm backend, quantization-aware: the forward pass is the firmware's
+// arithmetic exactly (model/golden.ts) — int4 weights, int4 activations,
+// requantization R(acc, s) = sat4((acc + 2^(s−1)) >> s), ReLU attention,
+// the residual's saturation — computed on float32 tensors that hold integers
+// (every sum stays far below 2^24, so float32 is exact). Gradients pass the
+// rounding straight through (and are cut where a value saturates), so the
+// model trained is the model the TPU runs, with nothing lost at export.
+//
+//   npx tsx scripts/train.ts --seed 1 --steps 4000 --out models/adder.ptm
+//
+// Deterministic from --seed: the batch of step k comes from its own seeded
+// generator, so a run resumed from a checkpoint (--resume) continues exactly.
+
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs'; // registers the gradients (tfjs-core alone has none)
+import '@tensorflow/tfjs-backend-wasm';
+import cliProgress from 'cli-progress';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import {
+  ANSWER_LEN, DECODE_STEPS, encodeAnswer, encodePrompt, heldOutProblems, MAX_SEQ, problemKey, PROMPT_LEN,
+  TOKEN, trainingProblem, VOCAB, type Problem,
+} from '../model/addition.ts';
+import { buildBlob, type LayerShifts, type Model, type ModelDims } from '../model/format.ts';
+import { runGolden } from '../model/golden.ts';
+import { mulberry32 } from '../model/random.ts';
+
+const argv = yargs(hideBin(process.argv))
+  .option('seed', { type: 'number', default: 1, describe: 'seed of the initial weights and of every batch' })
+  .option('steps', { type: 'number', default: 4000, describe: 'optimizer steps' })
+  .option('batch', { type: 'number', default: 32, describe: 'problems per step' })
+  .option('lr', { type: 'number', default: 0.02, describe: 'peak Adam learning rate, in int4 units per step' })
+  .option('warmup', { type: 'number', default: 100, describe: 'steps of linear learning-rate warm-up' })
+  .option('eval-every', { type: 'number', default: 250, describe: 'steps between held-out evaluations and checkpoints' })
+  .option('eval-size', { type: 'number', default: 256, describe: 'held-out problems per evaluation' })
+  .option('ckpt', { type: 'string', default: 'build/train/adder', describe: 'checkpoint directory' })
+  .option('resume', { type: 'boolean', default: false, describe: 'continue from the checkpoint in --ckpt' })
+  .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
+  .strict()
+  .parseSync();
+
+export const DIMS: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: VOCAB, maxSeq: MAX_SEQ };
+const { d, dFF, heads, layers } = DIMS;
+const dh = d / heads;
+/** Fixed shifts, chosen for the spreads of the initial weights (σ ≈ 2) and activations (σ ≈ 2.5–3). */
+const SHIFTS: LayerShifts = { q: 5, k: 5, v: 5, s: 4, o: 3, a: 5, f1: 5, f2: 5 };
+const BOUND = 8; // hardtanh bound of both residual adds: the int4 range itself
+const INIT_SIGMA = 2;
+/** Positions of one training sequence: the prompt and the answer but its last token. */
+const SEQ = PROMPT_LEN + ANSWER_LEN - 1; // 96
+/** The answer's tokens are predicted at positions PROMPT_LEN−1 .. SEQ−1. */
+const FIRST_PREDICTION = PROMPT_LEN - 1;
+
+// ---- Quantizers (custom gradients: straight through, cut where saturated) ----
+
+/** y = clip(floor(acc·2^−s + ½), lo, 7): the platform's requantization, with ReLU when lo = 0. */
+function requantizer(s: number, lo: number) {
+  const scale = 2 ** -s;
+  return tf.customGrad((acc: tf.Tensor, save: tf.GradSaveFunc) => {
+    const u = tf.mul(acc, scale);
+    save([u]);
+    return {
+      value: tf.clipByValue(tf.floor(tf.add(u, 0.5)), lo, 7),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const inside = tf.logicalAnd(tf.greaterEqual(saved[0], lo - 0.5), tf.less(saved[0], 7.5));
+        return tf.mul(tf.mul(dy, scale), tf.cast(inside, 'float32'));
+      },
+    };
+  });
+}
+const requantizers = new Map<string, ReturnType<typeof requantizer>>();
+function R(acc: tf.Tensor, s: number, lo = -8): tf.Tensor {
+  const key = `${s}/${lo}`;
+  if (!requantizers.has(key)) requantizers.set(key, requantizer(s, lo));
+  return requantizers.get(key)!(acc);
+}
+
+/** The int4 weight a latent weight stands for: clip(round(w), −8, 7), gradient straight through. */
+const int4Weight = tf.customGrad((w: tf.Tensor) => ({
+  value: tf.clipByValue(tf.round(w), -8, 7),
+  gradFunc: (dy: tf.Tensor) => dy,
+}));
+
+/**
+ * a·b for 2-D tensors, its gradients also as plain products of explicit
+ * transposes: the wasm backend's XNNPACK path is ten times faster than its
+ * transposed and batched matmuls.
+ */
+const mm = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
+    gradFunc: (dy: tf.Tensor, [sa, sb]: tf.Tensor[]) => [
+      tf.matMul(dy as tf.Tensor2D, tf.transpose(sb) as tf.Tensor2D),
+      tf.matMul(tf.transpose(sa) as tf.Tensor2D, dy as tf.Tensor2D),
+    ],
+  };
+}) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+
+// ---- Parameters ----
+
+interface LayerParams { wq: tf.Variable; wk: tf.Variable; wv: tf.Variable; wo: tf.Variable; w1: tf.Variable; w2: tf.Variable }
+interface Params { tokEmb: tf.Variable; posEmb: tf.Variable; wOut: tf.Variable; logitScale: tf.Variable; layers: LayerParams[] }
+
+function initParams(seed: number): Params {
+  const rnd = mulberry32(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+  const weight = (name: string, shape: [number, number]) => {
+    const v = new Float32Array(shape[0] * shape[1]);
+    for (let i = 0; i < v.length; i++) v[i] = Math.max(-8.4, Math.min(7.4, INIT_SIGMA * gauss()));
+    return tf.variable(tf.tensor2d(v, shape), true, name);
+  };
+  return {
+    tokEmb: weight('tok_emb', [VOCAB, d]),
+    posEmb: weight('pos_emb', [MAX_SEQ, d]),
+    wOut: weight('w_out', [d, VOCAB]),
+    logitScale: tf.variable(tf.scalar(Math.log(1 / 32)), true, 'logit_scale'),
+    layers: Array.from({ length: layers }, (_, l) => ({
+      wq: weight(`l${l}.wq`, [d, d]), wk: weight(`l${l}.wk`, [d, d]), wv: weight(`l${l}.wv`, [d, d]),
+      wo: weight(`l${l}.wo`, [d, d]), w1: weight(`l${l}.w1`, [d, dFF]), w2: weight(`l${l}.w2`, [dFF, d]),
+    })),
+  };
+}
+
+const allVariables = (p: Params): tf.Variable[] =>
+  [p.tokEmb, p.posEmb, p.wOut, p.logitScale, ...p.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.w1, l.w2])];
+const weightVariables = (p: Params) => allVariables(p).filter((v) => v !== p.logitScale);
+
+// ---- The forward pass: model/golden.ts, batched over sequences and positions ----
+
+let causalMask: tf.Tensor | null = null;
+function causal(L: number): tf.Tensor {
+  if (!causalMask) causalMask = tf.keep(tf.linalg.bandPart(tf.ones([L, L]), -1, 0));
+  return causalMask;
+}
+
+/** [B·L, d] → [B·heads, L, dh] */
+const splitHeads = (x: tf.Tensor, B: number, L: number) =>
+  tf.reshape(tf.transpose(tf.reshape(x, [B, L, heads, dh]), [0, 2, 1, 3]), [B * heads, L, dh]);
+const joinHeads = (x: tf.Tensor, B: number, L: number) =>
+  tf.reshape(tf.transpose(tf.reshape(x, [B, heads, L, dh]), [0, 2, 1, 3]), [B * L, d]);
+
+/**
+ * Integer logits (as floats) of the answer positions of `tokens` [B, L]:
+ * [B·ANSWER_LEN, vocab]. (Embeddings are looked up as one-hot products and
+ * positions sliced: the wasm backend has no gradient kernel for gather.)
+ */
+function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
+  const [B, L] = tokens.shape;
+  const tok = mm(tf.oneHot(tf.reshape(tokens, [B * L]), VOCAB), int4Weight(p.tokEmb));
+  const pos = tf.slice(int4Weight(p.posEmb), [0, 0], [L, d]);
+  let x = tf.reshape(tf.clipByValue(tf.add(tf.reshape(tok, [B, L, d]), pos), -8, 7), [B * L, d]);
+  const mask = causal(L);
+  for (const w of p.layers) {
+    const s = SHIFTS;
+    const q = R(mm(x, int4Weight(w.wq)), s.q);
+    const k = R(mm(x, int4Weight(w.wk)), s.k);
+    const v = R(mm(x, int4Weight(w.wv)), s.v);
+    const scores = tf.matMul(splitHeads(q, B, L), splitHeads(k, B, L), false, true);
+    const pAtt = tf.mul(R(scores, s.s, 0), mask);
+    const att = joinHeads(R(tf.matMul(pAtt, splitHeads(v, B, L)), s.o), B, L);
+    const proj = R(mm(att, int4Weight(w.wo)), s.a);
+    x = tf.clipByValue(tf.add(x, proj), -Math.min(BOUND, 8), Math.min(BOUND, 7));
+    const hidden = R(mm(x, int4Weight(w.w1)), s.f1, 0);
+    const ffn = R(mm(hidden, int4Weight(w.w2)), s.f2);
+    x = tf.clipByValue(tf.add(x, ffn), -Math.min(BOUND, 8), Math.min(BOUND, 7));
+  }
+  const answerRows = tf.reshape(tf.slice(tf.reshape(x, [B, L, d]), [0, FIRST_PREDICTION, 0], [B, ANSWER_LEN, d]), [B * ANSWER_LEN, d]);
+  return mm(answerRows, int4Weight(p.wOut)) as tf.Tensor2D;
+}
+
+// ---- Data ----
+
+const heldOut = heldOutProblems(1000);
+const heldOutKeys = new Set(heldOut.map(problemKey));
+
+/** Step k's problems: from their own generator, never one of the held-out set. */
+function batchProblems(seed: number, step: number, n: number): Problem[] {
+  const rnd = mulberry32((Math.imul(seed, 0x9e3779b1) ^ Math.imul(step + 1, 0x85ebca6b)) >>> 0);
+  const out: Problem[] = [];
+  while (out.length < n) {
+    const p = trainingProblem(rnd);
+    if (!heldOutKeys.has(problemKey(p))) out.push(p);
+  }
+  return out;
+}
+
+/** Inputs [B, SEQ] (prompt and answer but its last token) and the answer tokens [B, ANSWER_LEN]. */
+function encodeBatch(ps: Problem[]): { inputs: Int32Array; answers: Int32Array } {
+  const inputs = new Int32Array(ps.length * SEQ), answers = new Int32Array(ps.length * ANSWER_LEN);
+  ps.forEach((p, i) => {
+    const seq = [...encodePrompt(p), ...encodeAnswer(p)];
+    inputs.set(seq.slice(0, SEQ), i * SEQ);
+    answers.set(seq.slice(PROMPT_LEN), i * ANSWER_LEN);
+  });
+  return { inputs, answers };
+}
+
+function answerLogits(p: Params, inputs: Int32Array, B: number): tf.Tensor2D {
+  return forward(p, tf.tensor2d(inputs, [B, SEQ], 'int32'));
+}
+
+/** The lowest index among equal maxima, as model/golden.ts's argmax. */
+function argmaxRows(logits: Float32Array, rows: number): Int32Array {
+  const out = new Int32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let best = 0;
+    for (let j = 1; j < VOCAB; j++) if (logits[r * VOCAB + j] > logits[r * VOCAB + best]) best = j;
+    out[r] = best;
+  }
+  return out;
+}
+
+interface Score { tokenAcc: number; exact: number }
+
+/** Per-token accuracy and exact-match rate (all 33 answer tokens right, so greedy decoding gives the answer). */
+function score(pred: Int32Array, answers: Int32Array, B: number): Score {
+  let right = 0, exact = 0;
+  for (let b = 0; b < B; b++) {
+    let all = true;
+    for (let i = 0; i < ANSWER_LEN; i++) {
+      const ok = pred[b * ANSWER_LEN + i] === answers[b * ANSWER_LEN + i];
+      right += ok ? 1 : 0;
+      all &&= ok;
+    }
+    exact += all ? 1 : 0;
+  }
+  return { tokenAcc: right / (B * ANSWER_LEN), exact: exact / B };
+}
+
+function evaluate(p: Params, problems: Problem[]): Score {
+  let tokenAcc = 0, exact = 0;
+  const chunk = 64;
+  for (let i = 0; i < problems.length; i += chunk) {
+    const ps = problems.slice(i, i + chunk);
+    const { inputs, answers } = encodeBatch(ps);
+    const logits = tf.tidy(() => answerLogits(p, inputs, ps.length));
+    const pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
+    logits.dispose();
+    const s = score(pred, answers, ps.length);
+    tokenAcc += s.tokenAcc * ps.length;
+    exact += s.exact * ps.length;
+  }
+  return { tokenAcc: tokenAcc / problems.length, exact: exact / problems.length };
+}
+
+// ---- Checkpoints ----
+
+interface Checkpoint { step: number; seed: number; elapsedMs: number; variables: { name: string; shape: number[] }[]; optimizer: { name: string; shape: number[] }[] }
+
+async function saveCheckpoint(dir: string, step: number, elapsedMs: number, p: Params, opt: tf.AdamOptimizer): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const vars = allVariables(p);
+  const optWeights = await opt.getWeights();
+  const tensors = [...vars.map((v) => ({ name: v.name, tensor: v as tf.Tensor })), ...optWeights];
+  const sizes = tensors.map((t) => t.tensor.size);
+  const data = new Float32Array(sizes.reduce((a, b) => a + b, 0));
+  let at = 0;
+  for (const t of tensors) { data.set(await t.tensor.data() as Float32Array, at); at += t.tensor.size; }
+  const meta: Checkpoint = {
+    step, seed: argv.seed, elapsedMs,
+    variables: vars.map((v) => ({ name: v.name, shape: v.shape })),
+    optimizer: optWeights.map((w) => ({ name: w.name, shape: w.tensor.shape })),
+  };
+  writeFileSync(`${dir}/weights.tmp`, Buffer.from(data.buffer));
+  writeFileSync(`${dir}/checkpoint.tmp`, JSON.stringify(meta));
+  renameSync(`${dir}/weights.tmp`, `${dir}/weights.bin`);
+  renameSync(`${dir}/checkpoint.tmp`, `${dir}/checkpoint.json`);
+}
+
+async function loadCheckpoint(dir: string, p: Params, opt: tf.AdamOptimizer): Promise<Checkpoint> {
+  const meta = JSON.parse(readFileSync(`${dir}/checkpoint.json`, 'utf8')) as Checkpoint;
+  if (meta.seed !== argv.seed) throw new Error(`checkpoint was trained with seed ${meta.seed}, not ${argv.seed}`);
+  const raw = readFileSync(`${dir}/weights.bin`);
+  const data = new Float32Array(raw.buffer, raw.byteOffset, raw.byteLength / 4);
+  let at = 0;
+  const take = (shape: number[]) => { const n = shape.reduce((a, b) => a * b, 1); const t = tf.tensor(data.slice(at, at + n), shape); at += n; return t; };
+  const vars = allVariables(p);
+  meta.variables.forEach((m, i) => { const t = take(m.shape); vars[i].assign(t); t.dispose(); });
+  await opt.setWeights(meta.optimizer.map((m) => ({ name: m.name, tensor: take(m.shape) })));
+  return meta;
+}
+
+// ---- Export ----
+
+function intValues(w: tf.Variable): Int8Array {
+  const q = tf.tidy(() => int4Weight(w));
+  const v = Int8Array.from(q.dataSync() as Float32Array);
+  q.dispose();
+  return v;
+}
+
+export function exportModel(p: Params): Model {
+  return {
+    dims: DIMS, tokEmb: intValues(p.tokEmb), posEmb: intValues(p.posEmb), wOut: intValues(p.wOut),
+    layers: p.layers.map((l) => ({
+      wq: intValues(l.wq), wk: intValues(l.wk), wv: intValues(l.wv), wo: intValues(l.wo), w1: intValues(l.w1), w2: intValues(l.w2),
+      shifts: { ...SHIFTS }, bound1: BOUND, bound2: BOUND,
+    })),
+  };
+}
+
+/**
+ * The exported model must compute what training computed: the golden model's
+ * logits (model/golden.ts, the firmware's arithmetic) at the last prompt
+ * position and at the last answer position, against the training forward's.
+ */
+function checkExport(p: Params, model: Model, problems: Problem[]): void {
+  const { inputs } = encodeBatch(problems);
+  const logits = tf.tidy(() => answerLogits(p, inputs, problems.length));
+  const ours = logits.dataSync() as Float32Array;
+  logits.dispose();
+  problems.forEach((_, b) => {
+    const seq = Array.from(inputs.subarray(b * SEQ, (b + 1) * SEQ));
+    for (const [len, row] of [[PROMPT_LEN, 0], [SEQ, ANSWER_LEN - 1]] as const) {
+      const golden = runGolden(model, { prompt: seq.slice(0, len), decodeSteps: 0, variant: 0 }).logits[0];
+      for (let j = 0; j < VOCAB; j++) {
+        const mine = ours[(b * ANSWER_LEN + row) * VOCAB + j];
+        if (mine !== golden[j]) throw new Error(`export check: problem ${b}, position ${len - 1}, logit ${j}: training says ${mine}, golden model ${golden[j]}`);
+      }
+    }
+  });
+}
+
+// ---- Training ----
+
+function learningRate(step: number): number {
+  if (step < argv.warmup) return (argv.lr * (step + 1)) / argv.warmup;
+  const t = (step - argv.warmup) / Math.max(1, argv.steps - argv.warmup);
+  return argv.lr * (0.05 + 0.95 * 0.5 * (1 + Math.cos(Math.PI * Math.min(1, t))));
+}
+
+async function main(): Promise<void> {
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const params = initParams(argv.seed);
+  const opt = tf.train.adam(argv.lr, 0.9, 0.98, 1e-6);
+  let step = 0, elapsedBefore = 0;
+  if (argv.resume && existsSync(`${argv.ckpt}/checkpoint.json`)) {
+    const meta = await loadCheckpoint(argv.ckpt, params, opt);
+    step = meta.step;
+    elapsedBefore = meta.elapsedMs;
+    console.log(`resumed from ${argv.ckpt} at step ${step}`);
+  }
+  const evalSet = heldOut.slice(0, argv['eval-size']);
+  const weights = weightVariables(params);
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: 'train [{bar}] {value}/{total} | loss {loss} | token acc {acc} | held-out exact {exact} | {eta_formatted} left', etaBuffer: 50 }, cliProgress.Presets.shades_classic)
+    : null;
+  bar?.start(argv.steps, step, { loss: '-', acc: '-', exact: '-' });
+  const t0 = performance.now();
+  let lastExact = '-';
+  let emaLoss = NaN, emaAcc = NaN;
+  if (process.env.TRAIN_PROFILE) {
+    const ps = batchProblems(argv.seed, 0, argv.batch);
+    const { inputs, answers } = encodeBatch(ps);
+    const prof = await tf.profile(() => {
+      opt.minimize(() => tf.losses.softmaxCrossEntropy(tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB), answerLogits(params, inputs, ps.length)) as tf.Scalar);
+    });
+    const by = new Map<string, number>();
+    for (const k of prof.kernels) by.set(k.name, (by.get(k.name) ?? 0) + (await k.kernelTimeMs as number));
+    console.log([...by].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([n, t]) => `${n} ${t.toFixed(0)}`).join('\n'));
+    return;
+  }
+  for (; step < argv.steps; step++) {
+    (opt as unknown as { learningRate: number }).learningRate = learningRate(step);
+    const ps = batchProblems(argv.seed, step, argv.batch);
+    const { inputs, answers } = encodeBatch(ps);
+    let pred = new Int32Array(0);
+    const loss = opt.minimize(() => {
+      const logits = answerLogits(params, inputs, ps.length);
+      const scaled = tf.mul(logits, tf.exp(params.logitScale));
+      pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
+      const labels = tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB);
+      return tf.losses.softmaxCrossEntropy(labels, scaled) as tf.Scalar;
+    }, true)!;
+    const l = loss.dataSync()[0];
+    loss.dispose();
+    tf.tidy(() => { for (const w of weights) w.assign(tf.clipByValue(w, -8.45, 7.45)); });
+    const acc = score(pred, answers, ps.length).tokenAcc;
+    emaLoss = Number.isNaN(emaLoss) ? l : 0.98 * emaLoss + 0.02 * l;
+    emaAcc = Number.isNaN(emaAcc) ? acc : 0.98 * emaAcc + 0.02 * acc;
+    const done = step + 1;
+    if (done % argv['eval-every'] === 0 || done === argv.steps) {
+      const s = evaluate(params, evalSet);
+      lastExact = `${(100 * s.exact).toFixed(1)}%`;
+      const elapsed = elapsedBefore + performance.now() - t0;
+      await saveCheckpoint(argv.ckpt, done, elapsed, params, opt);
+      const line = `step ${done}: loss ${emaLoss.toFixed(4)}, token acc ${(100 * emaAcc).toFixed(2)}%, held-out token acc ${(100 * s.tokenAcc).toFixed(3)}%, exact ${lastExact}, ${(elapsed / 60000).toFixed(1)} min`;
+      if (bar) bar.log?.(`${line}\n`); else console.log(line);
+    }
+    bar?.update(done, { loss: emaLoss.toFixed(4), acc: `${(100 * emaAcc).toFixed(2)}%`, exact: lastExact });
+  }
+  bar?.stop();
+  const elapsedMs = elapsedBefore + performance.now() - t0;
+  const model = exportModel(params);
+  checkExport(params, model, heldOut.slice(0, 8));
+  const { bytes } = buildBlob(model, { prompt: encodePrompt(heldOut[0]), decodeSteps: DECODE_STEPS, variant: 0, stopToken: TOKEN.END });
+  mkdirSync(dirname(argv.out), { recursive: true });
+  writeFileSync(argv.out, bytes);
+  const final = evaluate(params, heldOut);
+  const info = {
+    command: `npx tsx scripts/train.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    seed: argv.seed, steps: argv.steps, batch: argv.batch, lr: argv.lr, trainingMinutes: +(elapsedMs / 60000).toFixed(1),
+    heldOut: { problems: heldOut.length, tokenAccuracy: s4(final.tokenAcc), exactMatch: s4(final.exact) },
+  };
+  writeFileSync(argv.out.replace(/\.ptm$/, '') + '.json', `${JSON.stringify(info, null, 2)}\n`);
+  console.log(`wrote ${argv.out} (${bytes.length} bytes); ${info.trainingMinutes} min; held-out exact match ${(100 * final.exact).toFixed(1)}% of ${heldOut.length}`);
+}
+
+const s4 = (x: number) => +x.toFixed(4);
+
+await main();
