@@ -38,6 +38,8 @@ const argv = yargs(hideBin(process.argv))
   .option('eval-size', { type: 'number', default: 256, describe: 'held-out problems per evaluation' })
   .option('ckpt', { type: 'string', default: 'build/train/adder', describe: 'checkpoint directory' })
   .option('resume', { type: 'boolean', default: false, describe: 'continue from the checkpoint in --ckpt' })
+  .option('leak', { type: 'number', default: 0.1, describe: 'gradient factor where a value saturates (0: cut)' })
+  .option('shift-o', { type: 'number', default: 4, describe: 'requantization shift of the attention output P·V' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
   .parseSync();
@@ -46,7 +48,7 @@ export const DIMS: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: V
 const { d, dFF, heads, layers } = DIMS;
 const dh = d / heads;
 /** Fixed shifts, chosen for the spreads of the initial weights (σ ≈ 2) and activations (σ ≈ 2.5–3). */
-const SHIFTS: LayerShifts = { q: 5, k: 5, v: 5, s: 4, o: 3, a: 5, f1: 5, f2: 5 };
+const SHIFTS: LayerShifts = { q: 5, k: 5, v: 5, s: 4, o: argv['shift-o'], a: 5, f1: 5, f2: 5 };
 const BOUND = 8; // hardtanh bound of both residual adds: the int4 range itself
 const INIT_SIGMA = 2;
 /** Positions of one training sequence: the prompt and the answer but its last token. */
@@ -66,7 +68,7 @@ function requantizer(s: number, lo: number) {
       value: tf.clipByValue(tf.floor(tf.add(u, 0.5)), lo, 7),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const inside = tf.logicalAnd(tf.greaterEqual(saved[0], lo - 0.5), tf.less(saved[0], 7.5));
-        return tf.mul(tf.mul(dy, scale), tf.cast(inside, 'float32'));
+        return tf.mul(dy, tf.where(inside, scale, scale * LEAK));
       },
     };
   });
@@ -77,6 +79,21 @@ function R(acc: tf.Tensor, s: number, lo = -8): tf.Tensor {
   if (!requantizers.has(key)) requantizers.set(key, requantizer(s, lo));
   return requantizers.get(key)!(acc);
 }
+
+const LEAK = argv.leak;
+/** clip(x, lo, hi) whose gradient leaks (×LEAK) where x saturates, so a saturated residual stream still learns. */
+function saturate(lo: number, hi: number) {
+  return tf.customGrad((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([x]);
+    return {
+      value: tf.clipByValue(x, lo, hi),
+      gradFunc: (dy: tf.Tensor, [sx]: tf.Tensor[]) =>
+        tf.mul(dy, tf.where(tf.logicalAnd(tf.greaterEqual(sx, lo), tf.lessEqual(sx, hi)), 1, LEAK)),
+    };
+  });
+}
+const residualSat = saturate(-Math.min(BOUND, 8), Math.min(BOUND, 7));
+const embedSat = saturate(-8, 7);
 
 /** The int4 weight a latent weight stands for: clip(round(w), −8, 7), gradient straight through. */
 const int4Weight = tf.customGrad((w: tf.Tensor) => ({
@@ -152,7 +169,7 @@ function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
   const [B, L] = tokens.shape;
   const tok = mm(tf.oneHot(tf.reshape(tokens, [B * L]), VOCAB), int4Weight(p.tokEmb));
   const pos = tf.slice(int4Weight(p.posEmb), [0, 0], [L, d]);
-  let x = tf.reshape(tf.clipByValue(tf.add(tf.reshape(tok, [B, L, d]), pos), -8, 7), [B * L, d]);
+  let x = tf.reshape(embedSat(tf.add(tf.reshape(tok, [B, L, d]), pos)), [B * L, d]);
   const mask = causal(L);
   for (const w of p.layers) {
     const s = SHIFTS;
@@ -163,10 +180,10 @@ function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
     const pAtt = tf.mul(R(scores, s.s, 0), mask);
     const att = joinHeads(R(tf.matMul(pAtt, splitHeads(v, B, L)), s.o), B, L);
     const proj = R(mm(att, int4Weight(w.wo)), s.a);
-    x = tf.clipByValue(tf.add(x, proj), -Math.min(BOUND, 8), Math.min(BOUND, 7));
+    x = residualSat(tf.add(x, proj));
     const hidden = R(mm(x, int4Weight(w.w1)), s.f1, 0);
     const ffn = R(mm(hidden, int4Weight(w.w2)), s.f2);
-    x = tf.clipByValue(tf.add(x, ffn), -Math.min(BOUND, 8), Math.min(BOUND, 7));
+    x = residualSat(tf.add(x, ffn));
   }
   const answerRows = tf.reshape(tf.slice(tf.reshape(x, [B, L, d]), [0, FIRST_PREDICTION, 0], [B, ANSWER_LEN, d]), [B * ANSWER_LEN, d]);
   return mm(answerRows, int4Weight(p.wOut)) as tf.Tensor2D;

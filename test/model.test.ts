@@ -18,6 +18,7 @@ const VARIANTS: [string, number][] = [
   ['base', 0], ['double-buffered', V.DOUBLE_BUFFER], ['fused', V.DOUBLE_BUFFER | V.FUSED],
   ['FlashAttention', V.DOUBLE_BUFFER | V.FUSED | V.FLASH], ['wait tokens', V.DOUBLE_BUFFER | V.FUSED | V.FLASH | V.TOKENS],
   ['flash without double buffering', V.FLASH], ['tokens alone', V.TOKENS],
+  ['lean, everything', V.DOUBLE_BUFFER | V.FUSED | V.FLASH | V.TOKENS | V.LEAN], ['lean alone', V.LEAN],
 ];
 
 interface Case { name: string; dims: ModelDims; prompt: number; decode: number; variants: [string, number][] }
