@@ -17,7 +17,9 @@ import '@tensorflow/tfjs'; // registers the gradients (tfjs-core alone has none)
 import '@tensorflow/tfjs-backend-wasm';
 import cliProgress from 'cli-progress';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import {
@@ -28,7 +30,10 @@ import { buildBlob, type LayerShifts, type Model, type ModelDims } from '../mode
 import { runGolden } from '../model/golden.ts';
 import { mulberry32 } from '../model/random.ts';
 
-const argv = yargs(hideBin(process.argv))
+/** Worker threads get the command line of the main thread. */
+const ARGS: string[] = isMainThread ? hideBin(process.argv) : (workerData as { args: string[] }).args;
+const argv = yargs(ARGS)
+  .option('workers', { type: 'number', default: Math.min(2, availableParallelism()), describe: 'data-parallel worker threads (each takes an equal share of every batch)' })
   .option('seed', { type: 'number', default: 1, describe: 'seed of the initial weights and of every batch' })
   .option('steps', { type: 'number', default: 4000, describe: 'optimizer steps' })
   .option('batch', { type: 'number', default: 32, describe: 'problems per step' })
@@ -40,6 +45,7 @@ const argv = yargs(hideBin(process.argv))
   .option('resume', { type: 'boolean', default: false, describe: 'continue from the checkpoint in --ckpt' })
   .option('leak', { type: 'number', default: 0.1, describe: 'gradient factor where a value saturates (0: cut)' })
   .option('shift-o', { type: 'number', default: 4, describe: 'requantization shift of the attention output P·V' })
+  .option('float', { type: 'boolean', default: false, describe: 'diagnostic: no rounding anywhere (the architecture in float; not exportable)' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
   .parseSync();
@@ -58,10 +64,14 @@ const FIRST_PREDICTION = PROMPT_LEN - 1;
 
 // ---- Quantizers (custom gradients: straight through, cut where saturated) ----
 
+type Unary = (x: tf.Tensor) => tf.Tensor;
+/** tf.customGrad with the loose typing its variadic signature needs. */
+const custom = <F>(f: (...args: never[]) => unknown): F => tf.customGrad(f as unknown as tf.CustomGradientFunc<tf.Tensor>) as unknown as F;
+
 /** y = clip(floor(acc·2^−s + ½), lo, 7): the platform's requantization, with ReLU when lo = 0. */
 function requantizer(s: number, lo: number) {
   const scale = 2 ** -s;
-  return tf.customGrad((acc: tf.Tensor, save: tf.GradSaveFunc) => {
+  return custom<Unary>((acc: tf.Tensor, save: tf.GradSaveFunc) => {
     const u = tf.mul(acc, scale);
     save([u]);
     return {
@@ -75,6 +85,7 @@ function requantizer(s: number, lo: number) {
 }
 const requantizers = new Map<string, ReturnType<typeof requantizer>>();
 function R(acc: tf.Tensor, s: number, lo = -8): tf.Tensor {
+  if (argv.float) return lo === 0 ? tf.relu(tf.mul(acc, 2 ** -s)) : tf.mul(acc, 2 ** -s);
   const key = `${s}/${lo}`;
   if (!requantizers.has(key)) requantizers.set(key, requantizer(s, lo));
   return requantizers.get(key)!(acc);
@@ -83,7 +94,7 @@ function R(acc: tf.Tensor, s: number, lo = -8): tf.Tensor {
 const LEAK = argv.leak;
 /** clip(x, lo, hi) whose gradient leaks (×LEAK) where x saturates, so a saturated residual stream still learns. */
 function saturate(lo: number, hi: number) {
-  return tf.customGrad((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  return custom<Unary>((x: tf.Tensor, save: tf.GradSaveFunc) => {
     save([x]);
     return {
       value: tf.clipByValue(x, lo, hi),
@@ -96,8 +107,8 @@ const residualSat = saturate(-Math.min(BOUND, 8), Math.min(BOUND, 7));
 const embedSat = saturate(-8, 7);
 
 /** The int4 weight a latent weight stands for: clip(round(w), −8, 7), gradient straight through. */
-const int4Weight = tf.customGrad((w: tf.Tensor) => ({
-  value: tf.clipByValue(tf.round(w), -8, 7),
+const int4Weight = custom<Unary>((w: tf.Tensor) => ({
+  value: argv.float ? tf.clone(w) : tf.clipByValue(tf.round(w), -8, 7),
   gradFunc: (dy: tf.Tensor) => dy,
 }));
 
@@ -106,7 +117,7 @@ const int4Weight = tf.customGrad((w: tf.Tensor) => ({
  * transposes: the wasm backend's XNNPACK path is ten times faster than its
  * transposed and batched matmuls.
  */
-const mm = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+const mm = custom<(a: tf.Tensor, b: tf.Tensor) => tf.Tensor>((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a as tf.Tensor2D, b as tf.Tensor2D),
@@ -115,7 +126,7 @@ const mm = tf.customGrad((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => 
       tf.matMul(tf.transpose(sa) as tf.Tensor2D, dy as tf.Tensor2D),
     ],
   };
-}) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+});
 
 // ---- Parameters ----
 
@@ -350,20 +361,127 @@ function learningRate(step: number): number {
   return argv.lr * (0.05 + 0.95 * 0.5 * (1 + Math.cos(Math.PI * Math.min(1, t))));
 }
 
-async function main(): Promise<void> {
+/** One copy of the model and optimizer; every replica applies the same averaged gradients, so all stay identical. */
+class Trainer {
+  readonly params = initParams(argv.seed);
+  readonly opt = tf.train.adam(argv.lr, 0.9, 0.98, 1e-6);
+  private readonly vars = allVariables(this.params);
+  private readonly weights = weightVariables(this.params);
+
+  /** Gradients of the mean loss over this shard of step `step`'s batch. */
+  gradients(step: number, shard: number, shards: number): GradResult {
+    const all = batchProblems(argv.seed, step, argv.batch);
+    const per = argv.batch / shards;
+    const ps = all.slice(shard * per, (shard + 1) * per);
+    const { inputs, answers } = encodeBatch(ps);
+    let pred: Int32Array = new Int32Array(0);
+    const { value, grads } = tf.variableGrads(() => {
+      const logits = answerLogits(this.params, inputs, ps.length);
+      pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
+      const labels = tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB);
+      return tf.losses.softmaxCrossEntropy(labels, tf.mul(logits, tf.exp(this.params.logitScale))) as tf.Scalar;
+    }, this.vars);
+    const loss = value.dataSync()[0];
+    const out = this.vars.map((v) => Float32Array.from(grads[v.name].dataSync() as Float32Array));
+    value.dispose();
+    for (const g of Object.values(grads)) g.dispose();
+    return { loss, acc: score(pred, answers, ps.length).tokenAcc, grads: out };
+  }
+
+  apply(grads: Float32Array[], lr: number): void {
+    (this.opt as unknown as { learningRate: number }).learningRate = lr;
+    tf.tidy(() => {
+      this.opt.applyGradients(Object.fromEntries(this.vars.map((v, i) => [v.name, tf.tensor(grads[i], v.shape)])) as tf.NamedTensorMap);
+    });
+    tf.tidy(() => { for (const w of this.weights) w.assign(tf.clipByValue(w, -8.45, 7.45)); });
+  }
+
+  async handle(m: Request): Promise<unknown> {
+    switch (m.type) {
+      case 'grads': return this.gradients(m.step, m.shard, m.shards);
+      case 'apply': this.apply(m.grads, m.lr); return null;
+      case 'eval': return evaluate(this.params, heldOut.slice(0, m.n));
+      case 'save': await saveCheckpoint(argv.ckpt, m.step, m.elapsedMs, this.params, this.opt); return null;
+      case 'load': return loadCheckpoint(argv.ckpt, this.params, this.opt);
+      case 'export': {
+        const model = exportModel(this.params);
+        checkExport(this.params, model, heldOut.slice(0, 8));
+        return model;
+      }
+    }
+  }
+}
+
+interface GradResult { loss: number; acc: number; grads: Float32Array[] }
+type Request =
+  | { type: 'grads'; step: number; shard: number; shards: number }
+  | { type: 'apply'; grads: Float32Array[]; lr: number }
+  | { type: 'eval'; n: number }
+  | { type: 'save'; step: number; elapsedMs: number }
+  | { type: 'load' }
+  | { type: 'export' };
+
+interface Replica { call<T>(m: Request): Promise<T>; close(): Promise<void> }
+
+async function startBackend(): Promise<void> {
   await tf.setBackend('wasm');
   await tf.ready();
-  const params = initParams(argv.seed);
-  const opt = tf.train.adam(argv.lr, 0.9, 0.98, 1e-6);
+}
+
+async function localReplica(): Promise<Replica> {
+  await startBackend();
+  const t = new Trainer();
+  return { call: async <T>(m: Request) => (await t.handle(m)) as T, close: async () => {} };
+}
+
+/** A Trainer in a worker thread (this file, run again under tsx's loader). */
+function workerReplica(): Promise<Replica> {
+  const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  const w = new Worker(code, { eval: true, workerData: { args: ARGS } });
+  let pending: ((v: unknown) => void) | null = null;
+  let failed: ((e: Error) => void) | null = null;
+  w.on('message', (msg: { ok: boolean; value?: unknown; error?: string }) => {
+    const [res, rej] = [pending, failed];
+    pending = failed = null;
+    if (msg.ok) res?.(msg.value); else rej?.(new Error(msg.error));
+  });
+  w.on('error', (e) => { failed?.(e); });
+  const replica: Replica = {
+    call: <T>(m: Request) => new Promise<T>((res, rej) => {
+      pending = res as (v: unknown) => void;
+      failed = rej;
+      w.postMessage(m);
+    }),
+    close: async () => { await w.terminate(); },
+  };
+  return replica.call<null>({ type: 'eval', n: 0 }).then(() => replica);
+}
+
+async function workerMain(): Promise<void> {
+  await startBackend();
+  const t = new Trainer();
+  parentPort!.on('message', (m: Request) => {
+    t.handle(m).then(
+      (value) => {
+        const transfer = m.type === 'grads' ? (value as GradResult).grads.map((g) => g.buffer) : [];
+        parentPort!.postMessage({ ok: true, value }, transfer as ArrayBuffer[]);
+      },
+      (e: Error) => parentPort!.postMessage({ ok: false, error: e.message }),
+    );
+  });
+}
+
+async function main(): Promise<void> {
+  const n = argv.workers;
+  if (!(Number.isInteger(n) && n >= 1 && argv.batch % n === 0)) throw new Error(`--workers ${n} must divide --batch ${argv.batch}`);
+  const replicas = n === 1 ? [await localReplica()] : await Promise.all(Array.from({ length: n }, workerReplica));
   let step = 0, elapsedBefore = 0;
   if (argv.resume && existsSync(`${argv.ckpt}/checkpoint.json`)) {
-    const meta = await loadCheckpoint(argv.ckpt, params, opt);
-    step = meta.step;
-    elapsedBefore = meta.elapsedMs;
+    const metas = await Promise.all(replicas.map((r) => r.call<Checkpoint>({ type: 'load' })));
+    step = metas[0].step;
+    elapsedBefore = metas[0].elapsedMs;
     console.log(`resumed from ${argv.ckpt} at step ${step}`);
   }
-  const evalSet = heldOut.slice(0, argv['eval-size']);
-  const weights = weightVariables(params);
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: 'train [{bar}] {value}/{total} | loss {loss} | token acc {acc} | held-out exact {exact} | {eta_formatted} left', etaBuffer: 50 }, cliProgress.Presets.shades_classic)
     : null;
@@ -371,57 +489,41 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   let lastExact = '-';
   let emaLoss = NaN, emaAcc = NaN;
-  if (process.env.TRAIN_PROFILE) {
-    const ps = batchProblems(argv.seed, 0, argv.batch);
-    const { inputs, answers } = encodeBatch(ps);
-    const prof = await tf.profile(() => {
-      opt.minimize(() => tf.losses.softmaxCrossEntropy(tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB), answerLogits(params, inputs, ps.length)) as tf.Scalar);
-    });
-    const by = new Map<string, number>();
-    for (const k of prof.kernels) by.set(k.name, (by.get(k.name) ?? 0) + (await k.kernelTimeMs as number));
-    console.log([...by].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([n, t]) => `${n} ${t.toFixed(0)}`).join('\n'));
-    return;
-  }
   for (; step < argv.steps; step++) {
-    (opt as unknown as { learningRate: number }).learningRate = learningRate(step);
-    const ps = batchProblems(argv.seed, step, argv.batch);
-    const { inputs, answers } = encodeBatch(ps);
-    let pred = new Int32Array(0);
-    const loss = opt.minimize(() => {
-      const logits = answerLogits(params, inputs, ps.length);
-      const scaled = tf.mul(logits, tf.exp(params.logitScale));
-      pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
-      const labels = tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB);
-      return tf.losses.softmaxCrossEntropy(labels, scaled) as tf.Scalar;
-    }, true)!;
-    const l = loss.dataSync()[0];
-    loss.dispose();
-    tf.tidy(() => { for (const w of weights) w.assign(tf.clipByValue(w, -8.45, 7.45)); });
-    const acc = score(pred, answers, ps.length).tokenAcc;
+    const parts = await Promise.all(replicas.map((r, shard) => r.call<GradResult>({ type: 'grads', step, shard, shards: n })));
+    const grads = parts[0].grads.map((g, i) => {
+      const sum = Float32Array.from(g);
+      for (let w = 1; w < n; w++) { const o = parts[w].grads[i]; for (let j = 0; j < sum.length; j++) sum[j] += o[j]; }
+      for (let j = 0; j < sum.length; j++) sum[j] /= n;
+      return sum;
+    });
+    const lr = learningRate(step);
+    await Promise.all(replicas.map((r) => r.call<null>({ type: 'apply', grads, lr })));
+    const l = parts.reduce((a, p) => a + p.loss, 0) / n, acc = parts.reduce((a, p) => a + p.acc, 0) / n;
     emaLoss = Number.isNaN(emaLoss) ? l : 0.98 * emaLoss + 0.02 * l;
     emaAcc = Number.isNaN(emaAcc) ? acc : 0.98 * emaAcc + 0.02 * acc;
     const done = step + 1;
     if (done % argv['eval-every'] === 0 || done === argv.steps) {
-      const s = evaluate(params, evalSet);
+      const s = await replicas[0].call<Score>({ type: 'eval', n: argv['eval-size'] });
       lastExact = `${(100 * s.exact).toFixed(1)}%`;
       const elapsed = elapsedBefore + performance.now() - t0;
-      await saveCheckpoint(argv.ckpt, done, elapsed, params, opt);
+      await replicas[0].call<null>({ type: 'save', step: done, elapsedMs: elapsed });
       const line = `step ${done}: loss ${emaLoss.toFixed(4)}, token acc ${(100 * emaAcc).toFixed(2)}%, held-out token acc ${(100 * s.tokenAcc).toFixed(3)}%, exact ${lastExact}, ${(elapsed / 60000).toFixed(1)} min`;
-      if (bar) bar.log?.(`${line}\n`); else console.log(line);
+      if (bar) process.stderr.write(`\r\x1b[K${line}\n`); else console.log(line);
     }
     bar?.update(done, { loss: emaLoss.toFixed(4), acc: `${(100 * emaAcc).toFixed(2)}%`, exact: lastExact });
   }
   bar?.stop();
   const elapsedMs = elapsedBefore + performance.now() - t0;
-  const model = exportModel(params);
-  checkExport(params, model, heldOut.slice(0, 8));
+  const model = await replicas[0].call<Model>({ type: 'export' });
+  const final = await replicas[0].call<Score>({ type: 'eval', n: heldOut.length });
+  await Promise.all(replicas.map((r) => r.close()));
   const { bytes } = buildBlob(model, { prompt: encodePrompt(heldOut[0]), decodeSteps: DECODE_STEPS, variant: 0, stopToken: TOKEN.END });
   mkdirSync(dirname(argv.out), { recursive: true });
   writeFileSync(argv.out, bytes);
-  const final = evaluate(params, heldOut);
   const info = {
-    command: `npx tsx scripts/train.ts ${process.argv.slice(2).join(' ')}`.trim(),
-    seed: argv.seed, steps: argv.steps, batch: argv.batch, lr: argv.lr, trainingMinutes: +(elapsedMs / 60000).toFixed(1),
+    command: `npx tsx scripts/train.ts ${ARGS.join(' ')}`.trim(),
+    seed: argv.seed, steps: argv.steps, batch: argv.batch, workers: n, lr: argv.lr, trainingMinutes: +(elapsedMs / 60000).toFixed(1),
     heldOut: { problems: heldOut.length, tokenAccuracy: s4(final.tokenAcc), exactMatch: s4(final.exact) },
   };
   writeFileSync(argv.out.replace(/\.ptm$/, '') + '.json', `${JSON.stringify(info, null, 2)}\n`);
@@ -430,4 +532,4 @@ async function main(): Promise<void> {
 
 const s4 = (x: number) => +x.toFixed(4);
 
-await main();
+if (isMainThread) await main(); else await workerMain();
