@@ -3,7 +3,7 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import { writeFileSync, writeSync } from 'node:fs';
+import { existsSync, writeFileSync, writeSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from './config.ts';
@@ -20,7 +20,12 @@ import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
-import { ModelRunError } from '../model/run.ts';
+import { MODEL_ELF, ModelRunError } from '../model/run.ts';
+import {
+  ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
+  formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
+} from '../model/addition-run.ts';
+import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 
 function say(msg: string): void {
   process.stderr.write(`picotpu: ${msg}\n`);
@@ -145,6 +150,109 @@ function writeReport(path: string, r: RunResult): void {
 }
 
 
+// ---- picotpu eval / picotpu demo (model/addition-run.ts) ----
+
+/** Builds the firmware when build/fw/model.elf is missing; false (and a message) when it cannot. */
+function ensureModelElf(): boolean {
+  if (existsSync(MODEL_ELF)) return true;
+  if (!hasToolchain()) {
+    say(`${shownPath(MODEL_ELF)} is missing and the RISC-V toolchain is not installed: run bash toolchain/ensure-toolchain.sh, then make -C firmware-c`);
+    return false;
+  }
+  say('build/fw/model.elf is missing: building the firmware (make -C firmware-c)');
+  try {
+    buildFirmware();
+  } catch (e) {
+    say((e as Error).message);
+    return false;
+  }
+  return true;
+}
+
+function checkVariant(v: number): void {
+  if (!Number.isInteger(v) || v < 0 || v > 31) throw new UsageError(`--variant must be an integer 0-31, got ${v}`);
+}
+
+/** Runs an addition command's work, mapping its failures to one line and an exit status. */
+function addition(work: () => number): number {
+  try {
+    return work();
+  } catch (e) {
+    if (e instanceof EvalUsageError || e instanceof DemoInputError) throw new UsageError(e.message);
+    if (e instanceof AdderModelError) { say(e.message); return EXIT.BAD_PROGRAM; }
+    if (e instanceof ModelRunError) { say(e.message); return e.result.exit !== 0 ? e.result.exit : EXIT.INTERNAL; }
+    throw e;
+  }
+}
+
+export interface EvalCliOptions { n: number; tpu: number; model?: string; variant: number; json: boolean; reference: boolean }
+
+/**
+ * `picotpu eval`: held-out accuracy of the golden model, then the first --tpu
+ * problems on the emulated TPU; exit EXIT.MISMATCH if the TPU's tokens or
+ * logits differ from the golden model's on any.
+ */
+export async function evalCommand(o: EvalCliOptions): Promise<number> {
+  checkVariant(o.variant);
+  const path = o.model ?? ADDER_MODEL;
+  let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
+  if (process.stderr.isTTY && !o.json) {
+    const { default: cliProgress } = await import('cli-progress');
+    bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: 'eval [{bar}] {value}/{total} {phase} {eta_formatted}', hideCursor: true, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+  let phase = '';
+  return addition(() => {
+    const model = loadAdder(path);
+    if (o.tpu > 0 && !ensureModelElf()) return EXIT.BAD_PROGRAM;
+    let r;
+    try {
+      r = runEval(model, shownPath(path), {
+        n: o.n, tpu: o.tpu, variant: o.variant, run: { reference: o.reference },
+        onProgress: (p, done, total) => {
+          if (!bar) return;
+          const name = p === 'golden' ? 'golden model' : 'TPU (emulated)';
+          if (name !== phase) { if (phase) bar.stop(); bar.start(total, done, { phase: name }); phase = name; } else bar.update(done, { phase: name });
+        },
+      });
+    } finally {
+      bar?.stop();
+    }
+    writeAllSync(1, Buffer.from(o.json ? evalJson(r, model) : formatEval(r, model)));
+    if (!evalAgrees(r)) {
+      say(`the TPU disagrees with the golden model on ${r.tpu.disagreements.length} of ${r.tpu.problems} problems (exit ${EXIT.MISMATCH})`);
+      return EXIT.MISMATCH;
+    }
+    return 0;
+  });
+}
+
+export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean }
+
+/** `picotpu demo`: one problem (given, or drawn at random) through the firmware on the emulated TPU, with its reports. */
+export function demoCommand(o: DemoCliOptions): number {
+  checkVariant(o.variant);
+  if (o.seed !== undefined && !(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 0xffffffff)) {
+    throw new UsageError(`--seed must be an integer 0-4294967295, got ${o.seed}`);
+  }
+  if (o.problem !== undefined && o.seed !== undefined) throw new UsageError('give a problem or --seed, not both');
+  return addition(() => {
+    const seed = o.problem === undefined ? (o.seed ?? freshSeed()) : null;
+    const problem = o.problem === undefined ? randomProblem(seed!) : demoProblem(o.problem);
+    const path = o.model ?? ADDER_MODEL;
+    const model = loadAdder(path);
+    if (!ensureModelElf()) return EXIT.BAD_PROGRAM;
+    const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference });
+    writeAllSync(1, Buffer.from(formatDemo(r)));
+    return 0;
+  });
+}
+
+const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
+  + `${EXIT.USAGE} bad command line`;
+
 /** Synchronous write that survives a pipe's partial writes (EAGAIN). */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
   let off = 0;
@@ -209,7 +317,7 @@ export async function main(argv: string[]): Promise<number> {
       (y) => y
         .option('only', { type: 'string', array: true, describe: 'run only experiments whose name contains this (repeatable, case-insensitive)' })
         .option('matmul', { type: 'string', array: true, describe: 'a single MxKxN matmul through mmbench.elf (repeatable); without --only the standard experiments are skipped' })
-        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens)' })
+        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens, 16 lean staging)' })
         .option('layer', { type: 'boolean', default: false, describe: 'add the single-layer benchmark: one layer, a 64-token prefill, variants 0, 1, 3, 7, 15' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON document (experiments, windows, predictions, seed figures, derived figures) and nothing else' })
         .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
@@ -218,6 +326,37 @@ export async function main(argv: string[]): Promise<number> {
         status = await benchCommand({
           only: args.only as string[] | undefined, matmul: args.matmul as string[] | undefined, variant: args.variant,
           layer: args.layer, json: args.json, reference: args.reference, maxCycles: args.maxCycles,
+        });
+      },
+    )
+    .command(
+      'eval',
+      'Held-out accuracy of the addition model (models/adder.ptm) with the golden model, and the TPU held to it token for token',
+      (y) => y
+        .option('n', { type: 'number', default: 1000, describe: 'held-out problems through the golden model (the first n of the held-out set)' })
+        .option('tpu', { type: 'number', default: 20, describe: 'the first this many of them also through build/fw/model.elf on the emulated TPU (0: none)' })
+        .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
+        .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits of the TPU runs (default ${ADDER_VARIANT}: all, the fastest)` })
+        .option('json', { type: 'boolean', default: false, describe: 'print one JSON document and nothing else' })
+        .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+        .epilogue(`${ADDITION_EXITS}; ${EXIT.MISMATCH} the TPU's tokens or logits differ from the golden model's on some problem.`),
+      async (args) => {
+        status = await evalCommand({ n: args.n, tpu: args.tpu, model: args.model, variant: args.variant, json: args.json, reference: args.reference });
+      },
+    )
+    .command(
+      'demo [problem]',
+      'Add two numbers of up to 31 digits on the emulated TPU with the trained model (no problem: a random one) and print the performance reports',
+      (y) => y
+        .positional('problem', { type: 'string', describe: '"a+b", each 1-31 decimal digits, e.g. 123456789+987654321' })
+        .option('seed', { type: 'number', describe: 'draw the random problem from this seed (default: a fresh one each run, printed)' })
+        .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
+        .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits (default ${ADDER_VARIANT}: all, the fastest)` })
+        .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+        .epilogue(`${ADDITION_EXITS}, or a problem that is not "a+b" of 1-31 digits each. A wrong sum is reported, not an error.`),
+      (args) => {
+        status = demoCommand({
+          problem: args.problem as string | undefined, seed: args.seed, model: args.model, variant: args.variant, reference: args.reference,
         });
       },
     )

@@ -17,4 +17,6 @@ export const EXIT = {
   USAGE: 165,
   /** A defect in picotpu itself. */
   INTERNAL: 166,
+  /** `picotpu eval`: the firmware on the emulated TPU produced tokens or logits other than the golden model's. */
+  MISMATCH: 167,
 } as const;

@@ -212,3 +212,69 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
   bytes.set(job.prompt, L.prompt);
   return { bytes, layout: L };
 }
+
+/**
+ * The model in a blob (the inverse of buildBlob's weight part): dimensions
+ * from the header, every tensor from the offset the header or its layer
+ * record gives, shifts and hardtanh bounds from the layer records. The job
+ * fields and the work buffers are ignored. Throws an Error saying what is
+ * wrong when the bytes are not a usable model blob.
+ */
+export function readModel(bytes: Uint8Array): Model {
+  if (bytes.length < HEADER_BYTES) {
+    throw new Error(`not a model blob: ${bytes.length} bytes, shorter than the ${HEADER_BYTES}-byte header`);
+  }
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const get = (name: string) => dv.getUint32(headerOffset(name), true);
+  const hex = (v: number) => `0x${v.toString(16).toUpperCase().padStart(8, '0')}`;
+  const magic = get('MAGIC');
+  if (magic !== MODEL_MAGIC) throw new Error(`not a model blob: magic ${hex(magic)}, wants ${hex(MODEL_MAGIC)} ("PTM1")`);
+  const version = get('VERSION');
+  if (version !== MODEL_VERSION) throw new Error(`model blob version ${version}; this picotpu reads version ${MODEL_VERSION}`);
+  const dims: ModelDims = {
+    d: get('D'), dFF: get('D_FF'), heads: get('HEADS'), layers: get('LAYERS'), vocab: get('VOCAB'), maxSeq: get('MAX_SEQ'),
+  };
+  try {
+    checkDims(dims);
+  } catch (e) {
+    throw new Error(`model blob has bad dimensions ${JSON.stringify(dims)}: ${(e as Error).message}`);
+  }
+  const { d, dFF, vocab, maxSeq, layers } = dims;
+  // A region [at, at + length) must lie inside the file.
+  const region = (what: string, at: number, length: number) => {
+    if (at + length > bytes.length) {
+      throw new Error(`model blob is truncated: ${what} at ${at} needs ${length} bytes, the blob has ${bytes.length}`);
+    }
+    return at;
+  };
+  const tensor = (what: string, at: number, count: number) => unpackInt4(bytes, region(what, at, count / 2), count);
+  const table = region('the layer table', get('LAYER_TABLE'), layers * LAYER_RECORD_BYTES);
+  const tokEmb = tensor('tok_emb', get('TOK_EMB'), vocab * d);
+  const posEmb = tensor('pos_emb', get('POS_EMB'), maxSeq * d);
+  const wOut = tensor('w_out', get('W_OUT'), d * vocab);
+  const out: LayerWeights[] = [];
+  for (let l = 0; l < layers; l++) {
+    const rec = table + l * LAYER_RECORD_BYTES;
+    const word = (name: string) => dv.getUint32(rec + layerOffset(name), true);
+    const qkvs = word('SHIFTS_QKVS'), oaf = word('SHIFTS_OAF'), bounds = word('BOUNDS');
+    const byte = (w: number, i: number) => (w >>> (8 * i)) & 0xff;
+    const shifts: LayerShifts = {
+      q: byte(qkvs, 0), k: byte(qkvs, 1), v: byte(qkvs, 2), s: byte(qkvs, 3),
+      o: byte(oaf, 0), a: byte(oaf, 1), f1: byte(oaf, 2), f2: byte(oaf, 3),
+    };
+    for (const [name, v] of Object.entries(shifts)) {
+      if (v > 31) throw new Error(`model blob layer ${l}: shift ${name} = ${v} is not in 0..31`);
+    }
+    const bound1 = byte(bounds, 0), bound2 = byte(bounds, 1);
+    for (const b of [bound1, bound2]) {
+      if (b < 1 || b > 8) throw new Error(`model blob layer ${l}: hardtanh bound ${b} is not in 1..8`);
+    }
+    out.push({
+      wq: tensor(`layer ${l} wq`, word('WQ'), d * d), wk: tensor(`layer ${l} wk`, word('WK'), d * d),
+      wv: tensor(`layer ${l} wv`, word('WV'), d * d), wo: tensor(`layer ${l} wo`, word('WO'), d * d),
+      w1: tensor(`layer ${l} w1`, word('W1'), d * dFF), w2: tensor(`layer ${l} w2`, word('W2'), dFF * d),
+      shifts, bound1, bound2,
+    });
+  }
+  return { dims, tokEmb, posEmb, wOut, layers: out };
+}

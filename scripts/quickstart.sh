@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# The README's first command: installs what is missing (npm packages, the
-# RISC-V toolchain), builds the firmware and runs a demo on the emulated board.
+# The README's first command: installs what is missing (the RISC-V toolchain
+# and the test tools, npm packages), builds the firmware, then runs the demo:
+# the trained int4 transformer (models/adder.ptm) adds two random 31-digit
+# numbers on the emulated TPU, and the performance reports of its prefill,
+# its decode and the whole run are printed (docs/addition.md).
+#
+#   bash scripts/quickstart.sh                       # a random problem (a fresh seed each run, printed)
+#   bash scripts/quickstart.sh 123456789+987654321   # arguments go to picotpu demo
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,9 +16,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 make -s -C firmware-c
 
-# The demo: C firmware on the CPU, then a stream of tiled int4 matmuls on the
-# TPU (DMA + MXU, wait tokens) with its performance report.
-echo "== picotpu run build/fw/hello.elf =="
-node bin/picotpu.mjs run build/fw/hello.elf --no-report
-echo "== picotpu run build/fw/tpubench.elf =="
-node bin/picotpu.mjs run build/fw/tpubench.elf --stats "$@"
+echo "== picotpu demo $* =="
+node bin/picotpu.mjs demo "$@"

@@ -46,6 +46,7 @@ const argv = yargs(ARGS)
   .option('leak', { type: 'number', default: 0.1, describe: 'gradient factor where a value saturates (0: cut)' })
   .option('shift-o', { type: 'number', default: 4, describe: 'requantization shift of the attention output P·V' })
   .option('float', { type: 'boolean', default: false, describe: 'diagnostic: no rounding anywhere (the architecture in float; not exportable)' })
+  .option('init-out', { type: 'number', default: 0.5, describe: 'initial spread of the residual branches\' output weights (Wo, W2), in int4 units: small, so the stream starts as the embedding' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
   .parseSync();
@@ -66,7 +67,7 @@ const FIRST_PREDICTION = PROMPT_LEN - 1;
 
 type Unary = (x: tf.Tensor) => tf.Tensor;
 /** tf.customGrad with the loose typing its variadic signature needs. */
-const custom = <F>(f: (...args: never[]) => unknown): F => tf.customGrad(f as unknown as tf.CustomGradientFunc<tf.Tensor>) as unknown as F;
+const custom = <F>(f: (...args: never[]) => unknown): F => tf.customGrad(f as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as F;
 
 /** y = clip(floor(acc·2^−s + ½), lo, 7): the platform's requantization, with ReLU when lo = 0. */
 function requantizer(s: number, lo: number) {
@@ -136,9 +137,9 @@ interface Params { tokEmb: tf.Variable; posEmb: tf.Variable; wOut: tf.Variable; 
 function initParams(seed: number): Params {
   const rnd = mulberry32(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
-  const weight = (name: string, shape: [number, number]) => {
+  const weight = (name: string, shape: [number, number], sigma = INIT_SIGMA) => {
     const v = new Float32Array(shape[0] * shape[1]);
-    for (let i = 0; i < v.length; i++) v[i] = Math.max(-8.4, Math.min(7.4, INIT_SIGMA * gauss()));
+    for (let i = 0; i < v.length; i++) v[i] = Math.max(-8.4, Math.min(7.4, sigma * gauss()));
     return tf.variable(tf.tensor2d(v, shape), true, name);
   };
   return {
@@ -148,7 +149,7 @@ function initParams(seed: number): Params {
     logitScale: tf.variable(tf.scalar(Math.log(1 / 32)), true, 'logit_scale'),
     layers: Array.from({ length: layers }, (_, l) => ({
       wq: weight(`l${l}.wq`, [d, d]), wk: weight(`l${l}.wk`, [d, d]), wv: weight(`l${l}.wv`, [d, d]),
-      wo: weight(`l${l}.wo`, [d, d]), w1: weight(`l${l}.w1`, [d, dFF]), w2: weight(`l${l}.w2`, [dFF, d]),
+      wo: weight(`l${l}.wo`, [d, d], argv['init-out']), w1: weight(`l${l}.w1`, [d, dFF]), w2: weight(`l${l}.w2`, [dFF, d], argv['init-out']),
     })),
   };
 }
@@ -391,7 +392,7 @@ class Trainer {
   apply(grads: Float32Array[], lr: number): void {
     (this.opt as unknown as { learningRate: number }).learningRate = lr;
     tf.tidy(() => {
-      this.opt.applyGradients(Object.fromEntries(this.vars.map((v, i) => [v.name, tf.tensor(grads[i], v.shape)])) as tf.NamedTensorMap);
+      this.opt.applyGradients(Object.fromEntries(this.vars.map((v, i) => [v.name, tf.tensor(grads[i], v.shape)])) as unknown as Parameters<tf.AdamOptimizer["applyGradients"]>[0]);
     });
     tf.tidy(() => { for (const w of this.weights) w.assign(tf.clipByValue(w, -8.45, 7.45)); });
   }

@@ -1,0 +1,360 @@
+// The addition model at work (docs/addition.md): loading models/adder.ptm,
+// solving a problem with the golden model or with the firmware on the
+// emulated TPU, and the two commands built on that — `picotpu eval` (held-out
+// accuracy, and the TPU held to the golden model token for token) and
+// `picotpu demo` (one problem, with the PLATFORM.md §7 reports).
+//
+// runEval() / runDemo() run, formatEval() / formatDemo() print, evalJson()
+// is eval's --json document; the CLI (emu/cli.ts) only parses options.
+
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { variantName } from '../emu/bench.ts';
+import { defaultConfig } from '../emu/config.ts';
+import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
+import {
+  decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutProblems, fullWidthProblem,
+  parseProblem, PROMPT_LEN, problemKey, SUM_DIGITS, sumOf, TOKEN, VOCAB, type Problem,
+} from './addition.ts';
+import { readModel, VARIANT, type Job, type Model } from './format.ts';
+import { runGolden } from './golden.ts';
+import { mulberry32 } from './random.ts';
+import { runOnEmulator, type EmulatorRun, type RunOptions } from './run.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The trained model blob, written by scripts/train.ts. */
+export const ADDER_MODEL = join(root, 'models', 'adder.ptm');
+
+/**
+ * The kernel variant the TPU runs by default: every optimisation bit. Of all
+ * 32 variants it is the fastest on the addition job (a 64-token prefill and
+ * 32 decode steps): 36.5 M clocks against 36.6 M for the next best (23, no
+ * wait tokens) and 53.8 M for the base variant.
+ */
+export const ADDER_VARIANT = VARIANT.DOUBLE_BUFFER | VARIANT.FUSED | VARIANT.FLASH | VARIANT.TOKENS | VARIANT.LEAN; // 31
+
+/** The model blob is missing or is not an addition model. */
+export class AdderModelError extends Error {
+  override name = 'AdderModelError';
+}
+
+/** A path as messages show it: relative to the working directory when that is shorter. */
+export function shownPath(path: string): string {
+  const r = relative(process.cwd(), path);
+  return r && r.length < path.length ? r : path;
+}
+
+/** Reads and checks the addition model blob (default models/adder.ptm). */
+export function loadAdder(path = ADDER_MODEL): Model {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new AdderModelError(
+        `${shownPath(path)} is missing: train the model with \`npm run train\` (scripts/train.ts, see docs/addition.md), or give a blob with --model`,
+      );
+    }
+    throw new AdderModelError(`cannot read ${shownPath(path)}: ${code ?? (e as Error).message}`);
+  }
+  let model: Model;
+  try {
+    model = readModel(bytes);
+  } catch (e) {
+    throw new AdderModelError(`${shownPath(path)}: ${(e as Error).message}`);
+  }
+  const { vocab, maxSeq } = model.dims;
+  if (vocab !== VOCAB || maxSeq < PROMPT_LEN + DECODE_STEPS) {
+    throw new AdderModelError(
+      `${shownPath(path)} is not an addition model: vocab ${vocab} and max_seq ${maxSeq}, it needs vocab ${VOCAB} and max_seq ≥ ${PROMPT_LEN + DECODE_STEPS}`,
+    );
+  }
+  return model;
+}
+
+/** The job of one problem: its prompt, up to DECODE_STEPS decode steps, stopping after END. */
+export function adderJob(p: Problem, variant = 0): Job {
+  return { prompt: encodePrompt(p), decodeSteps: DECODE_STEPS, variant, stopToken: TOKEN.END };
+}
+
+export interface Solution {
+  problem: Problem;
+  /** The tokens generated: the prefill's, then one per decode step (up to and including END). */
+  tokens: number[];
+  /** The logits each token was chosen from. */
+  logits: Int32Array[];
+  /** decodeAnswer(tokens): the number written, or null when the tokens are not digits followed by END. */
+  answer: string | null;
+  /** sumOf(problem). */
+  expected: string;
+  correct: boolean;
+}
+
+export interface TpuSolution extends Solution { run: EmulatorRun }
+
+function solution(problem: Problem, tokens: number[], logits: Int32Array[]): Solution {
+  const answer = decodeAnswer(tokens);
+  const expected = sumOf(problem);
+  return { problem, tokens, logits, answer, expected, correct: answer === expected };
+}
+
+/** The problem through the golden model (model/golden.ts). */
+export function solveGolden(model: Model, problem: Problem): Solution {
+  const g = runGolden(model, adderJob(problem));
+  return solution(problem, g.tokens, g.logits);
+}
+
+/** The problem through build/fw/model.elf on the emulated board; throws ModelRunError if the run fails. */
+export function solveOnTpu(model: Model, problem: Problem, variant: number = ADDER_VARIANT, opts: RunOptions = {}): TpuSolution {
+  const run = runOnEmulator(model, adderJob(problem, variant), opts);
+  return { ...solution(problem, run.tokens, run.logits), run };
+}
+
+/** Sum digits in place (of SUM_DIGITS) in free-running generation; a missing digit is wrong. */
+export function digitsRight(s: Solution): number {
+  const want = encodeAnswer(s.problem);
+  let n = 0;
+  for (let i = 0; i < SUM_DIGITS; i++) if (s.tokens[i] === want[i]) n++;
+  return n;
+}
+
+export const sameTokens = (a: number[], b: number[]) => a.length === b.length && a.every((t, i) => t === b[i]);
+export const sameLogits = (a: Int32Array[], b: Int32Array[]) =>
+  a.length === b.length && a.every((row, i) => row.length === b[i].length && row.every((v, j) => v === b[i][j]));
+
+// ---- picotpu eval ----
+
+export interface EvalOptions {
+  /** Held-out problems through the golden model (default 1000). */
+  n?: number;
+  /** The first `tpu` of them through the firmware on the emulated TPU (default 20, at most n). */
+  tpu?: number;
+  variant?: number;
+  run?: RunOptions;
+  /** Called before each problem of a phase and once at its end (done === total). */
+  onProgress?: (phase: 'golden' | 'tpu', done: number, total: number) => void;
+}
+
+export interface WrongAnswer { problem: string; expected: string; answer: string | null }
+
+export interface Disagreement {
+  problem: string;
+  /** Index of the first token that differs (or where one sequence ends), null when only logits differ. */
+  firstToken: number | null;
+  golden: number[];
+  tpu: number[];
+  logitsAgree: boolean;
+}
+
+export interface EvalResult {
+  modelPath: string;
+  variant: number;
+  golden: {
+    problems: number; exact: number; digits: number; digitsTotal: number;
+    wrong: WrongAnswer[]; wallMs: number;
+  };
+  tpu: {
+    problems: number; tokensAgree: number; logitsAgree: number; exact: number;
+    /** Per problem: clocks from reset to EXIT, and of the PERF_CTRL windows (prefill + decode). */
+    clocks: number[]; windowClocks: number[];
+    /** Host milliseconds of the emulation, per problem. */
+    wallMs: number[];
+    disagreements: Disagreement[];
+  };
+  clockHz: number;
+  wallMs: number;
+}
+
+export class EvalUsageError extends Error {}
+
+export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): EvalResult {
+  const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT;
+  if (!Number.isSafeInteger(n) || n < 1) throw new EvalUsageError(`--n must be a positive integer, got ${n}`);
+  if (!Number.isSafeInteger(tpuN) || tpuN < 0) throw new EvalUsageError(`--tpu must be an integer ≥ 0, got ${tpuN}`);
+  if (tpuN > n) throw new EvalUsageError(`--tpu ${tpuN} is more than --n ${n}: the TPU runs the first --tpu of the --n problems`);
+  const t0 = performance.now();
+  const problems = heldOutProblems(n);
+  const golden: Solution[] = [];
+  problems.forEach((p, i) => {
+    o.onProgress?.('golden', i, n);
+    golden.push(solveGolden(model, p));
+  });
+  o.onProgress?.('golden', n, n);
+  const goldenMs = performance.now() - t0;
+  const wrong = golden.filter((s) => !s.correct).map((s) => ({ problem: problemKey(s.problem), expected: s.expected, answer: s.answer }));
+  const tpu: EvalResult['tpu'] = {
+    problems: tpuN, tokensAgree: 0, logitsAgree: 0, exact: 0, clocks: [], windowClocks: [], wallMs: [], disagreements: [],
+  };
+  for (let i = 0; i < tpuN; i++) {
+    o.onProgress?.('tpu', i, tpuN);
+    const t = solveOnTpu(model, problems[i], variant, o.run);
+    const g = golden[i];
+    const tokensAgree = sameTokens(t.tokens, g.tokens), logitsAgree = sameLogits(t.logits, g.logits);
+    if (tokensAgree) tpu.tokensAgree++;
+    if (logitsAgree) tpu.logitsAgree++;
+    if (t.correct) tpu.exact++;
+    if (!tokensAgree || !logitsAgree) {
+      let first: number | null = null;
+      if (!tokensAgree) {
+        first = 0;
+        while (first < Math.min(t.tokens.length, g.tokens.length) && t.tokens[first] === g.tokens[first]) first++;
+      }
+      tpu.disagreements.push({ problem: problemKey(problems[i]), firstToken: first, golden: g.tokens, tpu: t.tokens, logitsAgree });
+    }
+    tpu.clocks.push(t.run.result.clocks);
+    tpu.windowClocks.push(sumCounters(t.run.windows).cycles);
+    tpu.wallMs.push(t.run.wallMs);
+  }
+  if (tpuN) o.onProgress?.('tpu', tpuN, tpuN);
+  return {
+    modelPath, variant,
+    golden: {
+      problems: n, exact: n - wrong.length,
+      digits: golden.reduce((s, x) => s + digitsRight(x), 0), digitsTotal: n * SUM_DIGITS,
+      wrong, wallMs: goldenMs,
+    },
+    tpu, clockHz: defaultConfig().clockHz, wallMs: performance.now() - t0,
+  };
+}
+
+/** Whether every TPU run gave the golden model's tokens and logits. */
+export const evalAgrees = (r: EvalResult) => r.tpu.disagreements.length === 0;
+
+const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(2) : '0.00');
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+const group = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function clockLine(clocks: number[], wallMs: number[], clockHz: number): string {
+  const mean = sum(clocks) / clocks.length;
+  const s = sum(wallMs) / 1000;
+  return `emulated clocks per problem (reset to EXIT): mean ${group(mean)}, min ${group(Math.min(...clocks))}, max ${group(Math.max(...clocks))}`
+    + ` = ${(mean / clockHz).toFixed(3)} s on the ${clockHz / 1e6} MHz board\n`
+    + `wall per TPU problem ${(s / clocks.length).toFixed(3)} s: ${(sum(clocks) / s / 1e6).toFixed(1)} M clocks/s, `
+    + `${(sum(clocks) / clockHz / s).toFixed(2)}x real time\n`;
+}
+
+export function formatEval(r: EvalResult, model: Model): string {
+  const d = model.dims, g = r.golden, t = r.tpu;
+  const out: string[] = [];
+  out.push(`model ${r.modelPath}: d=${d.d} dFF=${d.dFF} heads=${d.heads} layers=${d.layers} vocab=${d.vocab} maxSeq=${d.maxSeq}\n`);
+  out.push(`held-out problems: the first ${g.problems} from seed 0x${HELD_OUT_SEED.toString(16).toUpperCase().padStart(8, '0')}, two ${DIGITS}-digit operands each\n\n`);
+  out.push(`== golden model (model/golden.ts), ${g.problems} problems ==\n`);
+  out.push(`exact match ${g.exact}/${g.problems} (${pct(g.exact, g.problems)}%)\n`);
+  out.push(`digits right ${g.digits}/${g.digitsTotal} (${pct(g.digits, g.digitsTotal)}%; free-running, ${SUM_DIGITS} per problem)\n`);
+  for (const w of g.wrong.slice(0, 5)) out.push(`  wrong: ${w.problem} = ${w.expected}, model wrote ${w.answer ?? '(not a number)'}\n`);
+  if (g.wrong.length > 5) out.push(`  ... and ${g.wrong.length - 5} more\n`);
+  out.push(`wall ${(g.wallMs / 1000).toFixed(1)} s (${(g.wallMs / g.problems).toFixed(1)} ms per problem)\n`);
+  if (t.problems) {
+    out.push(`\n== TPU: build/fw/model.elf on the emulated board, variant ${r.variant} (${variantName(r.variant)}), the first ${t.problems} problems ==\n`);
+    out.push(`tokens identical to the golden model's: ${t.tokensAgree}/${t.problems}; logits identical: ${t.logitsAgree}/${t.problems}\n`);
+    out.push(`exact match ${t.exact}/${t.problems} (${pct(t.exact, t.problems)}%)\n`);
+    for (const x of t.disagreements.slice(0, 5)) {
+      out.push(x.firstToken === null
+        ? `  DISAGREES: ${x.problem}: same tokens, different logits\n`
+        : `  DISAGREES: ${x.problem}: first differing token ${x.firstToken}: golden ${x.golden.join(' ')}; TPU ${x.tpu.join(' ')}\n`);
+    }
+    out.push(clockLine(t.clocks, t.wallMs, r.clockHz));
+    out.push(evalAgrees(r) ? 'the TPU agrees with the golden model on every problem\n' : `the TPU DISAGREES with the golden model on ${t.disagreements.length} of ${t.problems} problems\n`);
+  }
+  out.push(`\nwall ${(r.wallMs / 1000).toFixed(1)} s\n`);
+  return out.join('');
+}
+
+/** eval's --json document. */
+export function evalJson(r: EvalResult, model: Model): string {
+  const g = r.golden, t = r.tpu;
+  const s = sum(t.wallMs) / 1000;
+  return JSON.stringify({
+    model: r.modelPath, dims: model.dims,
+    heldOut: { seed: HELD_OUT_SEED, problems: g.problems },
+    golden: {
+      problems: g.problems, exact: g.exact, exactMatch: g.exact / g.problems,
+      digits: g.digits, digitsTotal: g.digitsTotal, digitAccuracy: g.digits / g.digitsTotal,
+      wrong: g.wrong, wallMs: g.wallMs,
+    },
+    tpu: {
+      problems: t.problems, variant: r.variant, variantName: variantName(r.variant),
+      tokensAgree: t.tokensAgree, logitsAgree: t.logitsAgree, agrees: evalAgrees(r),
+      exact: t.exact, exactMatch: t.problems ? t.exact / t.problems : null,
+      clocks: t.clocks, windowClocks: t.windowClocks, wallMs: t.wallMs,
+      meanClocks: t.problems ? sum(t.clocks) / t.problems : null,
+      clocksPerSecond: t.problems ? sum(t.clocks) / s : null,
+      disagreements: t.disagreements,
+    },
+    clockHz: r.clockHz, wallMs: r.wallMs,
+  }, null, 2) + '\n';
+}
+
+// ---- picotpu demo ----
+
+export class DemoInputError extends Error {}
+
+/** The demo's problem from its argument: one clear line (DemoInputError) when it is not "a+b" of 1..31 digits each. */
+export function demoProblem(text: string): Problem {
+  const m = /^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$/.exec(text);
+  if (!m) throw new DemoInputError(`"${text}" is not an addition problem: give "a+b", two numbers of 1 to ${DIGITS} decimal digits, e.g. 123456789+987654321`);
+  for (const x of [m[1], m[2]]) {
+    if (x.length > DIGITS) throw new DemoInputError(`"${text}": ${x.length}-digit operand; the model adds numbers of at most ${DIGITS} digits`);
+  }
+  // parseProblem accepts exactly what passed the checks above.
+  return parseProblem(text)!;
+}
+
+/** A seed from the system's random source: different every invocation, independent of the clock. */
+export const freshSeed = (): number => randomBytes(4).readUInt32LE(0);
+
+/** The demo's random problem: two 31-digit operands from mulberry32(seed). */
+export const randomProblem = (seed: number): Problem => fullWidthProblem(mulberry32(seed));
+
+export interface DemoResult {
+  problem: Problem;
+  /** The seed the problem was drawn from, null when it was given. */
+  seed: number | null;
+  modelPath: string;
+  variant: number;
+  solution: TpuSolution;
+  /** The PERF_CTRL windows: prefill, decode (when a decode step ran), and their sum. */
+  prefill: CounterSnapshot;
+  decode: CounterSnapshot | null;
+  total: CounterSnapshot;
+  clockHz: number;
+}
+
+export function runDemo(model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}): DemoResult {
+  const solution = solveOnTpu(model, problem, variant, run);
+  const w = solution.run.windows.length ? solution.run.windows : [solution.run.result.counters];
+  return {
+    problem, seed, modelPath, variant, solution,
+    prefill: w[0], decode: w[1] ?? null, total: sumCounters(w), clockHz: defaultConfig().clockHz,
+  };
+}
+
+export function formatDemo(r: DemoResult): string {
+  const { problem: p, solution: s } = r;
+  const out: string[] = [];
+  const drawn = r.seed === null ? '' : `   (drawn at random, seed 0x${r.seed.toString(16).padStart(8, '0')}; pass "a+b" to choose one)`;
+  out.push(`problem   ${p.a} + ${p.b}${drawn}\n`);
+  out.push(`model     ${r.modelPath} on build/fw/model.elf, variant ${r.variant} (${variantName(r.variant)})\n`);
+  out.push(`prompt    ${encodePrompt(p).map(tokenName).join(' ')}\n`);
+  out.push(`generated ${s.tokens.map(tokenName).join(' ')}   (${s.tokens.length} tokens, least significant digit first)\n`);
+  out.push(`sum       ${s.answer ?? '(the firmware did not write a number followed by END)'}\n`);
+  out.push(`expected  ${s.expected}\n`);
+  out.push(`correct   ${s.correct ? 'yes' : 'NO'}\n\n`);
+  const decodeSteps = s.tokens.length - 1;
+  out.push(`== prefill: ${PROMPT_LEN} prompt tokens, the first sum digit ==\n`, formatReport(r.prefill, r.clockHz));
+  if (r.decode) out.push(`\n== decode: ${decodeSteps} steps, one token each ==\n`, formatReport(r.decode, r.clockHz));
+  out.push(`\n== whole run: prefill + decode (the sum of the PERF_CTRL windows) ==\n`, formatReport(r.total, r.clockHz));
+  const res = s.run.result, sec = s.run.wallMs / 1000;
+  out.push(`\nwall ${sec.toFixed(3)} s for ${group(res.clocks)} emulated clocks (reset to EXIT): `
+    + `${(res.clocks / sec / 1e6).toFixed(1)} M clocks/s, ${(res.clocks / r.clockHz / sec).toFixed(2)}x real time on the ${r.clockHz / 1e6} MHz board\n`);
+  return out.join('');
+}
+
+/** How a token prints: its digit, "+", "=" or "END". */
+export function tokenName(t: number): string {
+  if (t <= 9) return String(t);
+  return t === TOKEN.PLUS ? '+' : t === TOKEN.EQUALS ? '=' : t === TOKEN.END ? 'END' : `<${t}>`;
+}
