@@ -23,7 +23,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import {
-  ANSWER_LEN, DECODE_STEPS, encodeAnswer, encodePrompt, heldOutProblems, MAX_SEQ, problemKey, PROMPT_LEN,
+  ANSWER_LEN, DECODE_STEPS, DIGITS, SUM_DIGITS, encodeAnswer, encodePrompt, heldOutProblems, MAX_SEQ, problemKey, PROMPT_LEN,
   TOKEN, trainingProblem, VOCAB, type Problem,
 } from '../model/addition.ts';
 import { buildBlob, type LayerShifts, type Model, type ModelDims } from '../model/format.ts';
@@ -47,6 +47,11 @@ const argv = yargs(ARGS)
   .option('shift-o', { type: 'number', default: 4, describe: 'requantization shift of the attention output P·V' })
   .option('float', { type: 'boolean', default: false, describe: 'diagnostic: no rounding anywhere (the architecture in float; not exportable)' })
   .option('init-out', { type: 'number', default: 0.5, describe: 'initial spread of the residual branches\' output weights (Wo, W2), in int4 units: small, so the stream starts as the embedding' })
+  .option('tie-qk', { type: 'boolean', default: false, describe: 'initialise each layer\'s Wk equal to its Wq, so attention starts out favouring similar positions (same digit index)' })
+  .option('init-segment', { type: 'number', default: 2, describe: 'initial spread of the segment embedding, in int4 units' })
+  .option('shift-s', { type: 'number', default: 4, describe: 'requantization shift of the attention scores q·k (larger: sparser attention at the start)' })
+  .option('init-tok', { type: 'number', default: 2, describe: 'initial spread of the token embedding, in int4 units' })
+  .option('analyze', { type: 'boolean', default: false, describe: 'load the checkpoint in --ckpt and print held-out accuracy per answer position, then stop' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
   .parseSync();
@@ -55,7 +60,7 @@ export const DIMS: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: V
 const { d, dFF, heads, layers } = DIMS;
 const dh = d / heads;
 /** Fixed shifts, chosen for the spreads of the initial weights (σ ≈ 2) and activations (σ ≈ 2.5–3). */
-const SHIFTS: LayerShifts = { q: 5, k: 5, v: 5, s: 4, o: argv['shift-o'], a: 5, f1: 5, f2: 5 };
+const SHIFTS: LayerShifts = { q: 5, k: 5, v: 5, s: argv['shift-s'], o: argv['shift-o'], a: 5, f1: 5, f2: 5 };
 const BOUND = 8; // hardtanh bound of both residual adds: the int4 range itself
 const INIT_SIGMA = 2;
 /** Positions of one training sequence: the prompt and the answer but its last token. */
@@ -131,8 +136,40 @@ const mm = custom<(a: tf.Tensor, b: tf.Tensor) => tf.Tensor>((a: tf.Tensor, b: t
 
 // ---- Parameters ----
 
+/**
+ * The positional embedding is trained as the sum of a digit-significance
+ * embedding and a segment embedding ("Abacus" embeddings, McLeish et al.
+ * 2024): position p's digit index is the significance of the digit it holds
+ * (a_i at i, b_i at 32 + i) or, in the answer, of the digit it predicts (the
+ * position holding s_{i−1} predicts s_i: index i), so that every digit an
+ * answer digit depends on shares its index or the one below. The exported
+ * table is an ordinary int4 [max_seq, d] pos_emb: the sum, quantized; the
+ * firmware and the golden model see nothing else.
+ */
+const DIGIT_INDICES = MAX_SEQ - PROMPT_LEN + 2;
+const SEGMENT = { A: 0, B: 1, ANSWER: 2, PLUS: 3 } as const;
+const SEGMENTS = 4;
+function positionCodes(): { digit: Int32Array; segment: Int32Array } {
+  const digit = new Int32Array(MAX_SEQ), segment = new Int32Array(MAX_SEQ);
+  for (let p = 0; p < MAX_SEQ; p++) {
+    if (p < DIGITS) { digit[p] = p; segment[p] = SEGMENT.A; }
+    else if (p === DIGITS) { digit[p] = DIGITS; segment[p] = SEGMENT.PLUS; }
+    else if (p < PROMPT_LEN - 1) { digit[p] = p - DIGITS - 1; segment[p] = SEGMENT.B; }
+    else { digit[p] = p - (PROMPT_LEN - 1); segment[p] = SEGMENT.ANSWER; }
+  }
+  return { digit, segment };
+}
+const CODES = positionCodes();
+
+/** The int4 pos_emb [max_seq, d]: clip(round(digit_emb[digit(p)] + segment_emb[segment(p)])), straight through. */
+function positionTable(p: Params): tf.Tensor {
+  const digit = mm(tf.oneHot(tf.tensor1d(CODES.digit, 'int32'), DIGIT_INDICES), p.digitEmb);
+  const segment = mm(tf.oneHot(tf.tensor1d(CODES.segment, 'int32'), SEGMENTS), p.segmentEmb);
+  return int4Weight(tf.add(digit, segment));
+}
+
 interface LayerParams { wq: tf.Variable; wk: tf.Variable; wv: tf.Variable; wo: tf.Variable; w1: tf.Variable; w2: tf.Variable }
-interface Params { tokEmb: tf.Variable; posEmb: tf.Variable; wOut: tf.Variable; logitScale: tf.Variable; layers: LayerParams[] }
+interface Params { tokEmb: tf.Variable; digitEmb: tf.Variable; segmentEmb: tf.Variable; wOut: tf.Variable; logitScale: tf.Variable; layers: LayerParams[] }
 
 function initParams(seed: number): Params {
   const rnd = mulberry32(seed);
@@ -143,19 +180,24 @@ function initParams(seed: number): Params {
     return tf.variable(tf.tensor2d(v, shape), true, name);
   };
   return {
-    tokEmb: weight('tok_emb', [VOCAB, d]),
-    posEmb: weight('pos_emb', [MAX_SEQ, d]),
+    tokEmb: weight('tok_emb', [VOCAB, d], argv['init-tok']),
+    digitEmb: weight('digit_emb', [DIGIT_INDICES, d]),
+    segmentEmb: weight('segment_emb', [SEGMENTS, d], argv['init-segment']),
     wOut: weight('w_out', [d, VOCAB]),
     logitScale: tf.variable(tf.scalar(Math.log(1 / 32)), true, 'logit_scale'),
-    layers: Array.from({ length: layers }, (_, l) => ({
-      wq: weight(`l${l}.wq`, [d, d]), wk: weight(`l${l}.wk`, [d, d]), wv: weight(`l${l}.wv`, [d, d]),
-      wo: weight(`l${l}.wo`, [d, d], argv['init-out']), w1: weight(`l${l}.w1`, [d, dFF]), w2: weight(`l${l}.w2`, [dFF, d], argv['init-out']),
-    })),
+    layers: Array.from({ length: layers }, (_, l) => {
+      const wq = weight(`l${l}.wq`, [d, d]);
+      const wk = argv['tie-qk'] ? tf.variable(wq.clone(), true, `l${l}.wk`) : weight(`l${l}.wk`, [d, d]);
+      return {
+        wq, wk, wv: weight(`l${l}.wv`, [d, d]),
+        wo: weight(`l${l}.wo`, [d, d], argv['init-out']), w1: weight(`l${l}.w1`, [d, dFF]), w2: weight(`l${l}.w2`, [dFF, d], argv['init-out']),
+      };
+    }),
   };
 }
 
 const allVariables = (p: Params): tf.Variable[] =>
-  [p.tokEmb, p.posEmb, p.wOut, p.logitScale, ...p.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.w1, l.w2])];
+  [p.tokEmb, p.digitEmb, p.segmentEmb, p.wOut, p.logitScale, ...p.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.w1, l.w2])];
 const weightVariables = (p: Params) => allVariables(p).filter((v) => v !== p.logitScale);
 
 // ---- The forward pass: model/golden.ts, batched over sequences and positions ----
@@ -180,7 +222,7 @@ const joinHeads = (x: tf.Tensor, B: number, L: number) =>
 function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
   const [B, L] = tokens.shape;
   const tok = mm(tf.oneHot(tf.reshape(tokens, [B * L]), VOCAB), int4Weight(p.tokEmb));
-  const pos = tf.slice(int4Weight(p.posEmb), [0, 0], [L, d]);
+  const pos = tf.slice(positionTable(p), [0, 0], [L, d]);
   let x = tf.reshape(embedSat(tf.add(tf.reshape(tok, [B, L, d]), pos)), [B * L, d]);
   const mask = causal(L);
   for (const w of p.layers) {
@@ -316,7 +358,10 @@ async function loadCheckpoint(dir: string, p: Params, opt: tf.AdamOptimizer): Pr
 // ---- Export ----
 
 function intValues(w: tf.Variable): Int8Array {
-  const q = tf.tidy(() => int4Weight(w));
+  return int4Values(tf.tidy(() => int4Weight(w)));
+}
+
+function int4Values(q: tf.Tensor): Int8Array {
   const v = Int8Array.from(q.dataSync() as Float32Array);
   q.dispose();
   return v;
@@ -324,7 +369,7 @@ function intValues(w: tf.Variable): Int8Array {
 
 export function exportModel(p: Params): Model {
   return {
-    dims: DIMS, tokEmb: intValues(p.tokEmb), posEmb: intValues(p.posEmb), wOut: intValues(p.wOut),
+    dims: DIMS, tokEmb: intValues(p.tokEmb), posEmb: int4Values(tf.tidy(() => positionTable(p))), wOut: intValues(p.wOut),
     layers: p.layers.map((l) => ({
       wq: intValues(l.wq), wk: intValues(l.wk), wv: intValues(l.wv), wo: intValues(l.wo), w1: intValues(l.w1), w2: intValues(l.w2),
       shifts: { ...SHIFTS }, bound1: BOUND, bound2: BOUND,
@@ -371,7 +416,7 @@ class Trainer {
 
   /** Gradients of the mean loss over this shard of step `step`'s batch. */
   gradients(step: number, shard: number, shards: number): GradResult {
-    const all = batchProblems(argv.seed, step, argv.batch);
+    const all = batchProblems(argv.seed, process.env.TRAIN_OVERFIT ? 0 : step, argv.batch);
     const per = argv.batch / shards;
     const ps = all.slice(shard * per, (shard + 1) * per);
     const { inputs, answers } = encodeBatch(ps);
@@ -472,7 +517,23 @@ async function workerMain(): Promise<void> {
   });
 }
 
+/** Held-out accuracy of each answer position (s0 … s31, END), from the checkpoint. */
+async function analyze(): Promise<void> {
+  await startBackend();
+  const t = new Trainer();
+  const meta = await loadCheckpoint(argv.ckpt, t.params, t.opt);
+  const ps = heldOut.slice(0, argv['eval-size']);
+  const { inputs, answers } = encodeBatch(ps);
+  const logits = tf.tidy(() => answerLogits(t.params, inputs, ps.length));
+  const pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
+  const right = new Array<number>(ANSWER_LEN).fill(0);
+  for (let b = 0; b < ps.length; b++) for (let i = 0; i < ANSWER_LEN; i++) right[i] += pred[b * ANSWER_LEN + i] === answers[b * ANSWER_LEN + i] ? 1 : 0;
+  console.log(`step ${meta.step}: accuracy per answer position (%)`);
+  console.log(right.map((r, i) => `${i === SUM_DIGITS ? 'END' : `s${i}`} ${((100 * r) / ps.length).toFixed(0)}`).join('  '));
+}
+
 async function main(): Promise<void> {
+  if (argv.analyze) return analyze();
   const n = argv.workers;
   if (!(Number.isInteger(n) && n >= 1 && argv.batch % n === 0)) throw new Error(`--workers ${n} must divide --batch ${argv.batch}`);
   const replicas = n === 1 ? [await localReplica()] : await Promise.all(Array.from({ length: n }, workerReplica));
