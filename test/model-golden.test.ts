@@ -241,11 +241,10 @@ describe('golden model: semantics', () => {
     expect(() => runGolden(short, { prompt: [1], decodeSteps: 0, variant: 0 })).toThrow(/w1/);
   });
 
-  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) in well under a second', () => {
+  // Its speed is a benchmark's business, not a test's (a loaded machine would fail it).
+  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) to the end', () => {
     const model = randomModel(BENCH, 1);
-    const t0 = performance.now();
     const r = runGolden(model, { prompt: randomPrompt(BENCH, 64, 1), decodeSteps: 64, variant: 0 });
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(r.tokens).toHaveLength(65);
     expect(r.kCache[3].length).toBe((128 * 128) / 2);
   });
