@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 120_000,
+    testTimeout: 300_000,
     hookTimeout: 300_000,
     // Firmware builds and qemu runs share the toolchain; one fork per file is plenty on 2 cores.
     pool: 'forks',

@@ -95,7 +95,7 @@ describe.skipIf(!haveFirmware)('picotpu bench', () => {
     expect(limited.status).toBe(EXIT.CYCLE_LIMIT);
     expect(limited.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(limited.stdout).toBe('');
-  }, 30_000);
+  });
 
   it('--matmul 64x128x128 matches predictMatmul within 2 %', () => {
     const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
