@@ -52,6 +52,8 @@ const argv = yargs(ARGS)
   .option('shift-s', { type: 'number', default: 4, describe: 'requantization shift of the attention scores q·k (larger: sparser attention at the start)' })
   .option('init-tok', { type: 'number', default: 2, describe: 'initial spread of the token embedding, in int4 units' })
   .option('final-eval', { type: 'number', default: 1000, describe: 'held-out problems of the teacher-forced evaluation written to the .json' })
+  .option('aux', { type: 'number', default: 0, describe: 'weight of the auxiliary column-sum and carry losses (training only; 0: off)' })
+  .option('aux-until', { type: 'number', default: 0.5, describe: 'the auxiliary weight falls linearly to 0 at this fraction of --steps' })
   .option('analyze', { type: 'boolean', default: false, describe: 'load the checkpoint in --ckpt and print held-out accuracy per answer position, then stop' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
@@ -170,7 +172,7 @@ function positionTable(p: Params): tf.Tensor {
 }
 
 interface LayerParams { wq: tf.Variable; wk: tf.Variable; wv: tf.Variable; wo: tf.Variable; w1: tf.Variable; w2: tf.Variable }
-interface Params { tokEmb: tf.Variable; digitEmb: tf.Variable; segmentEmb: tf.Variable; wOut: tf.Variable; logitScale: tf.Variable; layers: LayerParams[] }
+interface Params { tokEmb: tf.Variable; digitEmb: tf.Variable; segmentEmb: tf.Variable; wOut: tf.Variable; logitScale: tf.Variable; auxSum: tf.Variable; auxCarry: tf.Variable; layers: LayerParams[] }
 
 function initParams(seed: number): Params {
   const rnd = mulberry32(seed);
@@ -186,6 +188,8 @@ function initParams(seed: number): Params {
     segmentEmb: weight('segment_emb', [SEGMENTS, d], argv['init-segment']),
     wOut: weight('w_out', [d, VOCAB]),
     logitScale: tf.variable(tf.scalar(Math.log(1 / 32)), true, 'logit_scale'),
+    auxSum: tf.variable(tf.mul(tf.randomNormal([d, AUX_SUMS], 0, 1, 'float32', seed), 0.05), true, 'aux_sum'),
+    auxCarry: tf.variable(tf.mul(tf.randomNormal([d, 2], 0, 1, 'float32', seed + 1), 0.05), true, 'aux_carry'),
     layers: Array.from({ length: layers }, (_, l) => {
       const wq = weight(`l${l}.wq`, [d, d]);
       const wk = argv['tie-qk'] ? tf.variable(wq.clone(), true, `l${l}.wk`) : weight(`l${l}.wk`, [d, d]);
@@ -198,8 +202,8 @@ function initParams(seed: number): Params {
 }
 
 const allVariables = (p: Params): tf.Variable[] =>
-  [p.tokEmb, p.digitEmb, p.segmentEmb, p.wOut, p.logitScale, ...p.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.w1, l.w2])];
-const weightVariables = (p: Params) => allVariables(p).filter((v) => v !== p.logitScale);
+  [p.tokEmb, p.digitEmb, p.segmentEmb, p.wOut, p.logitScale, p.auxSum, p.auxCarry, ...p.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.w1, l.w2])];
+const weightVariables = (p: Params) => allVariables(p).filter((v) => v !== p.logitScale && v !== p.auxSum && v !== p.auxCarry);
 
 // ---- The forward pass: model/golden.ts, batched over sequences and positions ----
 
@@ -220,7 +224,11 @@ const joinHeads = (x: tf.Tensor, B: number, L: number) =>
  * [B·ANSWER_LEN, vocab]. (Embeddings are looked up as one-hot products and
  * positions sliced: the wasm backend has no gradient kernel for gather.)
  */
-function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
+/** x at the answer rows, [B·ANSWER_LEN, d]. */
+const answerRowsOf = (x: tf.Tensor, B: number, L: number) =>
+  tf.reshape(tf.slice(tf.reshape(x, [B, L, d]), [0, FIRST_PREDICTION, 0], [B, ANSWER_LEN, d]), [B * ANSWER_LEN, d]);
+
+function forward(p: Params, tokens: tf.Tensor2D, taps?: tf.Tensor[]): tf.Tensor2D {
   const [B, L] = tokens.shape;
   const tok = mm(tf.oneHot(tf.reshape(tokens, [B * L]), VOCAB), int4Weight(p.tokEmb));
   const pos = tf.slice(positionTable(p), [0, 0], [L, d]);
@@ -239,9 +247,9 @@ function forward(p: Params, tokens: tf.Tensor2D): tf.Tensor2D {
     const hidden = R(mm(x, int4Weight(w.w1)), s.f1, 0);
     const ffn = R(mm(hidden, int4Weight(w.w2)), s.f2);
     x = residualSat(tf.add(x, ffn));
+    taps?.push(answerRowsOf(x, B, L));
   }
-  const answerRows = tf.reshape(tf.slice(tf.reshape(x, [B, L, d]), [0, FIRST_PREDICTION, 0], [B, ANSWER_LEN, d]), [B * ANSWER_LEN, d]);
-  return mm(answerRows, int4Weight(p.wOut)) as tf.Tensor2D;
+  return mm(answerRowsOf(x, B, L), int4Weight(p.wOut)) as tf.Tensor2D;
 }
 
 // ---- Data ----
@@ -261,15 +269,34 @@ function batchProblems(seed: number, step: number, n: number): Problem[] {
 }
 
 /** Inputs [B, SEQ] (prompt and answer but its last token) and the answer tokens [B, ANSWER_LEN]. */
-function encodeBatch(ps: Problem[]): { inputs: Int32Array; answers: Int32Array } {
+function encodeBatch(ps: Problem[]): { inputs: Int32Array; answers: Int32Array; sums: Int32Array; carries: Int32Array } {
   const inputs = new Int32Array(ps.length * SEQ), answers = new Int32Array(ps.length * ANSWER_LEN);
+  const sums = new Int32Array(ps.length * ANSWER_LEN), carries = new Int32Array(ps.length * ANSWER_LEN);
   ps.forEach((p, i) => {
-    const seq = [...encodePrompt(p), ...encodeAnswer(p)];
+    const prompt = encodePrompt(p);
+    const seq = [...prompt, ...encodeAnswer(p)];
     inputs.set(seq.slice(0, SEQ), i * SEQ);
     answers.set(seq.slice(PROMPT_LEN), i * ANSWER_LEN);
+    let carry = 0;
+    for (let j = 0; j < ANSWER_LEN; j++) {
+      const column = j < DIGITS ? prompt[j] + prompt[DIGITS + 1 + j] : 0;
+      sums[i * ANSWER_LEN + j] = column;
+      carries[i * ANSWER_LEN + j] = carry;
+      carry = column + carry >= 10 ? 1 : 0;
+    }
   });
-  return { inputs, answers };
+  return { inputs, answers, sums, carries };
 }
+
+/**
+ * Auxiliary targets (training only; the heads are not exported): at the
+ * position that predicts s_i, the column sum a_i + b_i (0..18) read out after
+ * the first layer and the carry into digit i after the second. The digit
+ * s_i = (a_i + b_i + c_i) mod 10 is independent of a_i alone and of b_i
+ * alone, so the main loss gives attention no first-order signal to gather
+ * them (a parity-like plateau); the column sum and the carry do.
+ */
+const AUX_SUMS = 19;
 
 function answerLogits(p: Params, inputs: Int32Array, B: number): tf.Tensor2D {
   return forward(p, tf.tensor2d(inputs, [B, SEQ], 'int32'));
@@ -420,16 +447,25 @@ class Trainer {
     const all = batchProblems(argv.seed, process.env.TRAIN_OVERFIT ? 0 : step, argv.batch);
     const per = argv.batch / shards;
     const ps = all.slice(shard * per, (shard + 1) * per);
-    const { inputs, answers } = encodeBatch(ps);
+    const { inputs, answers, sums, carries } = encodeBatch(ps);
     let pred: Int32Array = new Int32Array(0);
+    const auxWeight = argv.aux * Math.max(0, 1 - step / (argv['aux-until'] * argv.steps));
     const { value, grads } = tf.variableGrads(() => {
-      const logits = answerLogits(this.params, inputs, ps.length);
+      const taps: tf.Tensor[] = [];
+      const logits = forward(this.params, tf.tensor2d(inputs, [ps.length, SEQ], 'int32'), taps);
       pred = argmaxRows(logits.dataSync() as Float32Array, ps.length * ANSWER_LEN);
       const labels = tf.oneHot(tf.tensor1d(answers, 'int32'), VOCAB);
-      return tf.losses.softmaxCrossEntropy(labels, tf.mul(logits, tf.exp(this.params.logitScale))) as tf.Scalar;
+      let loss = tf.losses.softmaxCrossEntropy(labels, tf.mul(logits, tf.exp(this.params.logitScale))) as tf.Scalar;
+      if (auxWeight > 0) {
+        const sumLoss = tf.losses.softmaxCrossEntropy(tf.oneHot(tf.tensor1d(sums, 'int32'), AUX_SUMS), tf.matMul(taps[0], this.params.auxSum));
+        const carryLoss = tf.losses.softmaxCrossEntropy(tf.oneHot(tf.tensor1d(carries, 'int32'), 2), tf.matMul(taps[1], this.params.auxCarry));
+        loss = tf.add(loss, tf.mul(tf.add(sumLoss, carryLoss), auxWeight)) as tf.Scalar;
+      }
+      return loss;
     }, this.vars);
     const loss = value.dataSync()[0];
-    const out = this.vars.map((v) => Float32Array.from(grads[v.name].dataSync() as Float32Array));
+    // A variable the loss does not reach (an auxiliary head once its weight is 0) gets a zero gradient.
+    const out = this.vars.map((v) => (grads[v.name] ? Float32Array.from(grads[v.name].dataSync() as Float32Array) : new Float32Array(v.size)));
     value.dispose();
     for (const g of Object.values(grads)) g.dispose();
     return { loss, acc: score(pred, answers, ps.length).tokenAcc, grads: out };
