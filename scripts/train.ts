@@ -444,7 +444,7 @@ class Trainer {
 
   /** Gradients of the mean loss over this shard of step `step`'s batch. */
   gradients(step: number, shard: number, shards: number): GradResult {
-    const all = batchProblems(argv.seed, process.env.TRAIN_OVERFIT ? 0 : step, argv.batch);
+    const all = batchProblems(argv.seed, step, argv.batch);
     const per = argv.batch / shards;
     const ps = all.slice(shard * per, (shard + 1) * per);
     const { inputs, answers, sums, carries } = encodeBatch(ps);
