@@ -54,6 +54,7 @@ const argv = yargs(ARGS)
   .option('final-eval', { type: 'number', default: 1000, describe: 'held-out problems of the teacher-forced evaluation written to the .json' })
   .option('aux', { type: 'number', default: 0, describe: 'weight of the auxiliary column-sum and carry losses (training only; 0: off)' })
   .option('aux-until', { type: 'number', default: 0.5, describe: 'the auxiliary weight falls linearly to 0 at this fraction of --steps' })
+  .option('clip-factor', { type: 'number', default: 0, describe: 'clip a step\'s gradient norm to this many times its running average (0: off); guards against single bad batches' })
   .option('analyze', { type: 'boolean', default: false, describe: 'load the checkpoint in --ckpt and print held-out accuracy per answer position, then stop' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
@@ -348,9 +349,12 @@ function evaluate(p: Params, problems: Problem[]): Score {
 
 // ---- Checkpoints ----
 
-interface Checkpoint { step: number; seed: number; elapsedMs: number; variables: { name: string; shape: number[] }[]; optimizer: { name: string; shape: number[] }[] }
+/** What the driver carries between steps, saved with each checkpoint so a resumed run continues exactly. */
+interface RunState { gradNormEma: number; best: { step: number; exact: number; tokenAcc: number } | null }
 
-async function saveCheckpoint(dir: string, step: number, elapsedMs: number, p: Params, opt: tf.AdamOptimizer): Promise<void> {
+interface Checkpoint { step: number; seed: number; elapsedMs: number; run?: RunState; variables: { name: string; shape: number[] }[]; optimizer: { name: string; shape: number[] }[] }
+
+async function saveCheckpoint(dir: string, step: number, elapsedMs: number, run: RunState, p: Params, opt: tf.AdamOptimizer): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const vars = allVariables(p);
   const optWeights = await opt.getWeights();
@@ -360,7 +364,7 @@ async function saveCheckpoint(dir: string, step: number, elapsedMs: number, p: P
   let at = 0;
   for (const t of tensors) { data.set(await t.tensor.data() as Float32Array, at); at += t.tensor.size; }
   const meta: Checkpoint = {
-    step, seed: argv.seed, elapsedMs,
+    step, seed: argv.seed, elapsedMs, run,
     variables: vars.map((v) => ({ name: v.name, shape: v.shape })),
     optimizer: optWeights.map((w) => ({ name: w.name, shape: w.tensor.shape })),
   };
@@ -484,8 +488,8 @@ class Trainer {
       case 'grads': return this.gradients(m.step, m.shard, m.shards);
       case 'apply': this.apply(m.grads, m.lr); return null;
       case 'eval': return evaluate(this.params, heldOut.slice(0, m.n));
-      case 'save': await saveCheckpoint(argv.ckpt, m.step, m.elapsedMs, this.params, this.opt); return null;
-      case 'load': return loadCheckpoint(argv.ckpt, this.params, this.opt);
+      case 'save': await saveCheckpoint(m.dir, m.step, m.elapsedMs, m.run, this.params, this.opt); return null;
+      case 'load': return loadCheckpoint(m.dir, this.params, this.opt);
       case 'export': {
         const model = exportModel(this.params);
         checkExport(this.params, model, heldOut.slice(0, 8));
@@ -500,8 +504,8 @@ type Request =
   | { type: 'grads'; step: number; shard: number; shards: number }
   | { type: 'apply'; grads: Float32Array[]; lr: number }
   | { type: 'eval'; n: number }
-  | { type: 'save'; step: number; elapsedMs: number }
-  | { type: 'load' }
+  | { type: 'save'; dir: string; step: number; elapsedMs: number; run: RunState }
+  | { type: 'load'; dir: string }
   | { type: 'export' };
 
 interface Replica { call<T>(m: Request): Promise<T>; close(): Promise<void> }
@@ -574,11 +578,15 @@ async function main(): Promise<void> {
   const n = argv.workers;
   if (!(Number.isInteger(n) && n >= 1 && argv.batch % n === 0)) throw new Error(`--workers ${n} must divide --batch ${argv.batch}`);
   const replicas = n === 1 ? [await localReplica()] : await Promise.all(Array.from({ length: n }, workerReplica));
+  const bestDir = `${argv.ckpt}/best`;
   let step = 0, elapsedBefore = 0;
+  let run: RunState = { gradNormEma: NaN, best: null };
   if (argv.resume && existsSync(`${argv.ckpt}/checkpoint.json`)) {
-    const metas = await Promise.all(replicas.map((r) => r.call<Checkpoint>({ type: 'load' })));
+    const metas = await Promise.all(replicas.map((r) => r.call<Checkpoint>({ type: 'load', dir: argv.ckpt })));
     step = metas[0].step;
     elapsedBefore = metas[0].elapsedMs;
+    run = metas[0].run ?? run;
+    run.gradNormEma ??= NaN; // JSON has no NaN
     console.log(`resumed from ${argv.ckpt} at step ${step}`);
   }
   const bar = process.stderr.isTTY
@@ -596,6 +604,7 @@ async function main(): Promise<void> {
       for (let j = 0; j < sum.length; j++) sum[j] /= n;
       return sum;
     });
+    clipGradients(grads, run);
     const lr = learningRate(step);
     await Promise.all(replicas.map((r) => r.call<null>({ type: 'apply', grads, lr })));
     const l = parts.reduce((a, p) => a + p.loss, 0) / n, acc = parts.reduce((a, p) => a + p.acc, 0) / n;
@@ -606,14 +615,24 @@ async function main(): Promise<void> {
       const s = await replicas[0].call<Score>({ type: 'eval', n: argv['eval-size'] });
       lastExact = `${(100 * s.exact).toFixed(1)}%`;
       const elapsed = elapsedBefore + performance.now() - t0;
-      await replicas[0].call<null>({ type: 'save', step: done, elapsedMs: elapsed });
-      const line = `step ${done}: loss ${emaLoss.toFixed(4)}, token acc ${(100 * emaAcc).toFixed(2)}%, held-out token acc ${(100 * s.tokenAcc).toFixed(3)}%, exact ${lastExact}, ${(elapsed / 60000).toFixed(1)} min`;
+      const better = !run.best || s.exact > run.best.exact || (s.exact === run.best.exact && s.tokenAcc > run.best.tokenAcc);
+      if (better) {
+        run.best = { step: done, exact: s.exact, tokenAcc: s.tokenAcc };
+        await replicas[0].call<null>({ type: 'save', dir: bestDir, step: done, elapsedMs: elapsed, run });
+      }
+      await replicas[0].call<null>({ type: 'save', dir: argv.ckpt, step: done, elapsedMs: elapsed, run });
+      const line = `step ${done}: loss ${emaLoss.toFixed(4)}, token acc ${(100 * emaAcc).toFixed(2)}%, held-out token acc ${(100 * s.tokenAcc).toFixed(3)}%, exact ${lastExact}${better ? ' (best)' : ''}, ${(elapsed / 60000).toFixed(1)} min`;
       if (bar) process.stderr.write(`\r\x1b[K${line}\n`); else console.log(line);
     }
     bar?.update(done, { loss: emaLoss.toFixed(4), acc: `${(100 * emaAcc).toFixed(2)}%`, exact: lastExact });
   }
   bar?.stop();
   const elapsedMs = elapsedBefore + performance.now() - t0;
+  // Export the best evaluated weights, not the last: a late unstable stretch must not cost the run.
+  if (run.best && run.best.step !== argv.steps) {
+    await replicas[0].call<Checkpoint>({ type: 'load', dir: bestDir });
+    console.log(`exporting the best checkpoint: step ${run.best.step} (held-out exact ${(100 * run.best.exact).toFixed(1)}%)`);
+  }
   const model = await replicas[0].call<Model>({ type: 'export' });
   const finalN = Math.min(heldOut.length, argv['final-eval']);
   const final = await replicas[0].call<Score>({ type: 'eval', n: finalN });
@@ -624,6 +643,7 @@ async function main(): Promise<void> {
   const info = {
     command: `npx tsx scripts/train.ts ${ARGS.join(' ')}`.trim(),
     seed: argv.seed, steps: argv.steps, batch: argv.batch, workers: n, lr: argv.lr, trainingMinutes: +(elapsedMs / 60000).toFixed(1),
+    exportedStep: run.best?.step ?? argv.steps,
     heldOut: { problems: finalN, tokenAccuracy: s4(final.tokenAcc), exactMatch: s4(final.exact) },
   };
   writeFileSync(argv.out.replace(/\.ptm$/, '') + '.json', `${JSON.stringify(info, null, 2)}\n`);
@@ -631,5 +651,17 @@ async function main(): Promise<void> {
 }
 
 const s4 = (x: number) => +x.toFixed(4);
+
+/** Scale the step's gradients down to clip-factor × the running mean norm when they exceed it (then update the mean). */
+function clipGradients(grads: Float32Array[], run: RunState): void {
+  if (!(argv['clip-factor'] > 0)) return;
+  let sq = 0;
+  for (const g of grads) for (let j = 0; j < g.length; j++) sq += g[j] * g[j];
+  const norm = Math.sqrt(sq);
+  const limit = argv['clip-factor'] * run.gradNormEma;
+  if (norm > limit) { const k = limit / norm; for (const g of grads) for (let j = 0; j < g.length; j++) g[j] *= k; }
+  const seen = Math.min(norm, Number.isNaN(limit) ? norm : limit);
+  run.gradNormEma = Number.isNaN(run.gradNormEma) ? seen : 0.98 * run.gradNormEma + 0.02 * seen;
+}
 
 if (isMainThread) await main(); else await workerMain();
