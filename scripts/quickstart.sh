@@ -16,13 +16,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 make -s -C firmware-c
 
-if [ -f models/adder.ptm ]; then
-  echo "== picotpu demo $* =="
-  node bin/picotpu.mjs demo "$@"
-else
-  # Until a trained model is committed (docs/addition.md), the demo is the
-  # TPU's own: C firmware streaming tiled int4 matmuls, with its report.
-  echo "models/adder.ptm is not trained yet (npm run train; docs/addition.md): running the TPU demo instead"
-  echo "== picotpu run build/fw/tpubench.elf =="
-  node bin/picotpu.mjs run build/fw/tpubench.elf --stats
-fi
+echo "== picotpu demo $* =="
+exec node bin/picotpu.mjs demo "$@"
