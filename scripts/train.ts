@@ -55,6 +55,7 @@ const argv = yargs(ARGS)
   .option('aux', { type: 'number', default: 0, describe: 'weight of the auxiliary column-sum and carry losses (training only; 0: off)' })
   .option('aux-until', { type: 'number', default: 0.5, describe: 'the auxiliary weight falls linearly to 0 at this fraction of --steps' })
   .option('clip-factor', { type: 'number', default: 0, describe: 'clip a step\'s gradient norm to this many times its running average (0: off); guards against single bad batches' })
+  .option('export', { choices: ['best', 'last'] as const, default: 'best' as const, describe: 'export the checkpoint with the best held-out exact match (ties: token accuracy), or the last weights' })
   .option('analyze', { type: 'boolean', default: false, describe: 'load the checkpoint in --ckpt and print held-out accuracy per answer position, then stop' })
   .option('out', { type: 'string', default: 'models/adder.ptm', describe: 'the trained model blob' })
   .strict()
@@ -629,7 +630,7 @@ async function main(): Promise<void> {
   bar?.stop();
   const elapsedMs = elapsedBefore + performance.now() - t0;
   // Export the best evaluated weights, not the last: a late unstable stretch must not cost the run.
-  if (run.best && run.best.step !== argv.steps) {
+  if (argv.export === 'best' && run.best && run.best.step !== argv.steps) {
     await replicas[0].call<Checkpoint>({ type: 'load', dir: bestDir });
     console.log(`exporting the best checkpoint: step ${run.best.step} (held-out exact ${(100 * run.best.exact).toFixed(1)}%)`);
   }
@@ -643,7 +644,7 @@ async function main(): Promise<void> {
   const info = {
     command: `npx tsx scripts/train.ts ${ARGS.join(' ')}`.trim(),
     seed: argv.seed, steps: argv.steps, batch: argv.batch, workers: n, lr: argv.lr, trainingMinutes: +(elapsedMs / 60000).toFixed(1),
-    exportedStep: run.best?.step ?? argv.steps,
+    exportedStep: argv.export === 'best' ? run.best?.step ?? argv.steps : argv.steps,
     heldOut: { problems: finalN, tokenAccuracy: s4(final.tokenAcc), exactMatch: s4(final.exact) },
   };
   writeFileSync(argv.out.replace(/\.ptm$/, '') + '.json', `${JSON.stringify(info, null, 2)}\n`);

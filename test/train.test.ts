@@ -12,7 +12,7 @@ import { readModel } from '../model/format.ts';
 
 const train = (dir: string, ...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'scripts/train.ts', '--batch', '4', '--eval-every', '1', '--eval-size', '4',
-    '--final-eval', '4', '--lr', '0.5', '--warmup', '1', '--ckpt', join(dir, 'ckpt'), '--out', join(dir, 'm.ptm'), ...args], { encoding: 'utf8' });
+    '--final-eval', '4', '--lr', '0.5', '--warmup', '1', '--export', 'last', '--ckpt', join(dir, 'ckpt'), '--out', join(dir, 'm.ptm'), ...args], { encoding: 'utf8' });
 
 describe('scripts/train.ts', () => {
   it('trains, checkpoints, resumes and exports a model the golden model computes exactly', () => {
@@ -37,5 +37,11 @@ describe('scripts/train.ts', () => {
     const afterTwo = readFileSync(join(dir, 'm.ptm'));
     expect(Buffer.compare(readFileSync(join(other, 'm.ptm')), afterTwo)).toBe(0);
     expect(Buffer.compare(afterOne, afterTwo)).not.toBe(0); // (a step does change the int4 weights)
+    // --export best (the default) writes the best evaluated checkpoint and says which.
+    const best = train(other, '--steps', '2', '--workers', '2', '--export', 'best', '--resume');
+    expect(best.status, best.stderr).toBe(0);
+    const exported = JSON.parse(readFileSync(join(other, 'm.json'), 'utf8')).exportedStep;
+    expect([1, 2]).toContain(exported);
+    expect(Buffer.compare(readFileSync(join(other, 'm.ptm')), exported === 1 ? afterOne : afterTwo)).toBe(0);
   });
 });
