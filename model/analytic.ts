@@ -12,7 +12,8 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { VARIANT, type Job, type ModelDims } from './format.ts';
 
-export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number }
+/** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
+export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number }
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
 export interface MatmulShape { m: number; k: number; n: number }
 
@@ -32,25 +33,27 @@ interface MatmulCall {
 
 /** Busy clocks of one kernel call, per unit. */
 class Work {
-  mxu = 0; vpu = 0; dma = 0;
+  mxu = 0; vpu = 0; dma = 0; bytesIn = 0; bytesOut = 0;
   constructor(private readonly cfg: PlatformConfig) {}
-  load(rows: number, rowBytes: number): void { this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramReadClocksPerByte; }
-  store(rows: number, rowBytes: number): void { this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramWriteClocksPerByte; }
+  load(rows: number, rowBytes: number): void { this.bytesIn += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramReadClocksPerByte; }
+  store(rows: number, rowBytes: number): void { this.bytesOut += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramWriteClocksPerByte; }
   matmul(k: number, accumulate = false): void { this.mxu += this.cfg.tpu.mxuSetup + (accumulate ? 8 : 0) + k + 2 * (8 - 1) + 8; }
   vector(rows: number, cols: number): void { this.vpu += this.cfg.tpu.vpuSetup + rows * Math.ceil(cols / 8); }
 }
 
 /** Sums kernel calls into a phase. */
 class Phase {
-  mxu = 0; vpu = 0; dma = 0; lowerBound = 0;
+  mxu = 0; vpu = 0; dma = 0; lowerBound = 0; bytesIn = 0; bytesOut = 0;
   constructor(readonly name: string, private readonly cfg: PlatformConfig) {}
   call(fill: (w: Work) => void): void {
     const w = new Work(this.cfg);
     fill(w);
-    this.mxu += w.mxu; this.vpu += w.vpu; this.dma += w.dma;
+    this.mxu += w.mxu; this.vpu += w.vpu; this.dma += w.dma; this.bytesIn += w.bytesIn; this.bytesOut += w.bytesOut;
     this.lowerBound += Math.max(w.mxu, w.vpu, w.dma);
   }
-  result(): PhasePrediction { return { name: this.name, mxu: this.mxu, vpu: this.vpu, dma: this.dma, lowerBound: this.lowerBound }; }
+  result(): PhasePrediction {
+    return { name: this.name, mxu: this.mxu, vpu: this.vpu, dma: this.dma, lowerBound: this.lowerBound, bytesIn: this.bytesIn, bytesOut: this.bytesOut };
+  }
 }
 
 class Kernels {
@@ -179,7 +182,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
     phases.push(decode.result());
   }
   const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
-  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), phases };
+  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut'), phases };
 }
 
 /** One tiled matmul, as build/fw/mmbench.elf runs it. */
