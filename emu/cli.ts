@@ -25,6 +25,7 @@ import {
   ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
 } from '../model/addition-run.ts';
+import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../scripts/sweep/sweep.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 
 function say(msg: string): void {
@@ -70,6 +71,40 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
     bar?.stop();
   }
   writeAllSync(1, Buffer.from(o.json ? benchJson(result) : formatBench(result)));
+  return 0;
+}
+
+/** `picotpu sweep`: tables on standard output, a progress bar on a terminal's standard error. */
+export async function sweepCommand(o: { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }): Promise<number> {
+  if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
+  let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
+  if (process.stderr.isTTY) {
+    const { default: cliProgress } = await import('cli-progress');
+    bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: 'sweep {experiment} [{bar}] {value}/{total} {key} | {eta_formatted} left', hideCursor: true, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+  let current = '';
+  const t0 = performance.now();
+  try {
+    await runSweep({
+      experiment: o.experiment, jobs: o.jobs, fresh: o.fresh, scale: o.small ? 'small' : 'full', results: o.results, docs: o.docs,
+      print: (text) => { bar?.stop(); current = ''; writeAllSync(1, Buffer.from(`${text}\n`)); },
+      onProgress: (experiment, p) => {
+        if (!bar) return;
+        if (current !== experiment) { bar.start(p.total, p.done, { experiment, key: p.key }); current = experiment; } else bar.update(p.done, { experiment, key: p.key });
+      },
+    });
+  } catch (e) {
+    if (e instanceof SweepUsageError) throw new UsageError(e.message);
+    if (e instanceof Error && /is missing: build the firmware/.test(e.message)) { say(e.message); return EXIT.BAD_PROGRAM; }
+    if (e instanceof Error && /^sweep point /.test(e.message)) { say(e.message); return EXIT.INTERNAL; }
+    throw e;
+  } finally {
+    bar?.stop();
+  }
+  say(`sweep ${o.experiment}: ${((performance.now() - t0) / 1000).toFixed(1)} s; figures and ${o.docs}/scaling.md written`);
   return 0;
 }
 
@@ -326,6 +361,22 @@ export async function main(argv: string[]): Promise<number> {
         status = await benchCommand({
           only: args.only as string[] | undefined, matmul: args.matmul as string[] | undefined, variant: args.variant,
           layer: args.layer, json: args.json, reference: args.reference, maxCycles: args.maxCycles,
+        });
+      },
+    )
+    .command(
+      'sweep <experiment>',
+      `Run a scaling experiment on all cores (resumable), print its table, write its SVG figures and rebuild docs/scaling.md; experiments: ${EXPERIMENT_NAMES.join(', ')}, all`,
+      (y) => y
+        .positional('experiment', { type: 'string', describe: `${EXPERIMENT_NAMES.join(' | ')} | all` })
+        .option('jobs', { type: 'number', describe: 'worker threads (default: one per core)' })
+        .option('fresh', { type: 'boolean', default: false, describe: 'discard earlier results instead of resuming' })
+        .option('small', { type: 'boolean', default: false, describe: 'the small instances the tests use (seconds, not minutes)' })
+        .option('results', { type: 'string', default: 'build/sweep', describe: 'directory of the JSON-lines results' })
+        .option('docs', { type: 'string', default: 'docs', describe: 'directory of scaling.md and figures/' }),
+      async (args) => {
+        status = await sweepCommand({
+          experiment: args.experiment as string, jobs: args.jobs, fresh: args.fresh, small: args.small, results: args.results, docs: args.docs,
         });
       },
     )

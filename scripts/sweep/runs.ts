@@ -1,0 +1,89 @@
+// One sweep point = one emulator run (a single matmul through mmbench.elf,
+// or a model job through model.elf) next to the analytic model's prediction
+// for the same configuration. Points are plain JSON so they cross to worker
+// threads and into the JSON-lines results file unchanged.
+
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
+import type { Job, ModelDims } from '../../model/format.ts';
+import { randomModel, randomPrompt } from '../../model/random.ts';
+import { runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
+import type { CounterSnapshot } from '../../periph/counters.ts';
+
+/** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
+export interface ConfigOverride {
+  queueDepth?: number;
+  sramReadClocksPerByte?: number;
+  sramWriteClocksPerByte?: number;
+}
+
+export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
+export interface ModelPoint {
+  kind: 'model'; dims: ModelDims; promptLength: number; decodeSteps: number; variant: number;
+  /** Sequences decoded together (batched decode); 1 when absent. */
+  batch?: number;
+  config?: ConfigOverride;
+}
+export type RunPoint = MatmulPoint | ModelPoint;
+
+/** What the emulator measured in one window (a phase). */
+export interface MeasuredPhase { name: string; cycles: number; mxu: number; vpu: number; dma: number; idle: number; overlap: number }
+
+export interface RunRecord {
+  key: string;
+  point: RunPoint;
+  measured: MeasuredPhase[];
+  predicted: PhasePrediction[];
+  /** Clocks from reset to EXIT, and the host time the emulation took. */
+  emulatedClocks: number;
+  wallMs: number;
+}
+
+/** Weights and prompts are random with this seed: they do not change clocks, only bytes. */
+const SEED = 1;
+
+export function configFor(o: ConfigOverride = {}): PlatformConfig {
+  const c = defaultConfig();
+  if (o.queueDepth !== undefined) c.tpu.queueDepth = o.queueDepth;
+  if (o.sramReadClocksPerByte !== undefined) c.bus.sramReadClocksPerByte = o.sramReadClocksPerByte;
+  if (o.sramWriteClocksPerByte !== undefined) c.bus.sramWriteClocksPerByte = o.sramWriteClocksPerByte;
+  return c;
+}
+
+const measuredOf = (name: string, c: CounterSnapshot): MeasuredPhase =>
+  ({ name, cycles: c.cycles, mxu: c.mxuBusy, vpu: c.vpuBusy, dma: c.dmaBusy, idle: c.idle, overlap: c.overlap });
+
+/** The job of a model point: B prompts of the same length (batch 1: the plain single-prompt job). */
+export function jobFor(p: ModelPoint): Job {
+  const b = p.batch ?? 1;
+  const prompts = Array.from({ length: b }, (_, s) => randomPrompt(p.dims, p.promptLength, SEED + s));
+  const job: Job = { prompt: prompts[0], decodeSteps: p.decodeSteps, variant: p.variant };
+  // The stop token is out of the vocabulary so every job runs all its decode steps.
+  (job as Job & { stopToken: number }).stopToken = 255;
+  if (b > 1) (job as Job & { prompts: number[][] }).prompts = prompts;
+  return job;
+}
+
+/** Runs one point on the emulator (fast unit models) and predicts it. */
+export function runPoint(key: string, p: RunPoint): RunRecord {
+  const config = configFor(p.config);
+  if (p.kind === 'matmul') {
+    const shape = { m: p.m, k: p.k, n: p.n };
+    const r = runMatmulOnEmulator(shape, p.variant, { config });
+    const w = r.windows.length ? r.windows : [r.result.counters];
+    return {
+      key, point: p, measured: w.map((c) => measuredOf('matmul', c)), predicted: [predictMatmul(shape, p.variant, config)],
+      emulatedClocks: r.result.clocks, wallMs: r.wallMs,
+    };
+  }
+  const job = jobFor(p);
+  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config });
+  const names = ['prefill', 'decode'];
+  return {
+    key, point: p, measured: r.windows.map((c, i) => measuredOf(names[i] ?? `window ${i + 1}`, c)),
+    predicted: predict(p.dims, job, config).phases, emulatedClocks: r.result.clocks, wallMs: r.wallMs,
+  };
+}
+
+/** Signed relative error of a prediction, in percent. */
+export const errorPct = (pred: number, meas: number) => (meas === 0 ? (pred === 0 ? 0 : Infinity) : (100 * (pred - meas)) / meas);

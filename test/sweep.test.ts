@@ -1,0 +1,134 @@
+// The scaling sweeps on their small instances: every busy-clock prediction
+// within 5 % of the emulator's measurement, resumable JSON-lines results,
+// worker threads giving the same records as one thread, and SVG figures that
+// parse and carry their series.
+
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MMBENCH_ELF, MODEL_ELF } from '../model/run.ts';
+import { readRecords, fingerprint, sweep } from '../scripts/sweep/engine.ts';
+import { crossover, EXPERIMENTS, findExperiment, table, worstBusyError } from '../scripts/sweep/experiments.ts';
+import { plotSvg } from '../scripts/sweep/plot.ts';
+import { runSweep } from '../scripts/sweep/sweep.ts';
+import type { RunRecord } from '../scripts/sweep/runs.ts';
+import { buildFirmware } from '../toolchain/toolchain.ts';
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+
+/** The series groups of an SVG: name, kind and number of points drawn. */
+function seriesOf(svg: string): { name: string; kind: string; points: number }[] {
+  expect(XMLValidator.validate(svg)).toBe(true);
+  const doc = parser.parse(svg) as { svg: { g: { class: string; 'data-series'?: string; 'data-kind'?: string; 'data-points'?: string }[] } };
+  return doc.svg.g.filter((g) => g.class === 'series').map((g) => ({ name: g['data-series']!, kind: g['data-kind']!, points: Number(g['data-points']) }));
+}
+
+describe('plot', () => {
+  it('writes a parseable SVG with one group per series, lines and points', () => {
+    const svg = plotSvg({
+      title: 'a <test> & more', xLabel: 'x', yLabel: 'y', xLog: true, yLog: true,
+      series: [
+        { name: 'predicted', kind: 'line', points: [[1, 2], [10, 20], [100, 200]] },
+        { name: 'measured', kind: 'points', points: [[1, 2.1], [10, 19], [0, 5]] }, // x = 0 cannot sit on a log axis
+      ],
+    });
+    const s = seriesOf(svg);
+    expect(s).toEqual([{ name: 'predicted', kind: 'line', points: 3 }, { name: 'measured', kind: 'points', points: 2 }]);
+    expect(svg).toContain('<path d="M');
+    expect((svg.match(/<circle /g) ?? []).length).toBe(2 + 1); // two markers and one legend dot
+  });
+
+  it('draws categorical axes with every label', () => {
+    const svg = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', xCategories: ['base', '+fusion'], series: [{ name: 'm', kind: 'points', points: [[0, 1], [1, 2]] }] });
+    expect(svg).toContain('>base<');
+    expect(svg).toContain('>+fusion<');
+  });
+});
+
+describe('helpers', () => {
+  it('finds the batch where MXU busy reaches DMA busy between sweep points', () => {
+    // MXU 10, 30; DMA 20, 20 at batches 8, 16: equal at 12.
+    expect(crossover([[8, 10, 20], [16, 30, 20]])).toBeCloseTo(12, 10);
+    expect(crossover([[1, 1, 10], [2, 2, 10]])).toBeNaN();
+  });
+
+  it('formats a table with aligned columns', () => {
+    expect(table(['a', 'bb'], [['x', '1'], ['yy', '22']])).toBe('a  | bb\n---|---\nx  |  1\nyy | 22');
+  });
+});
+
+describe.sequential('experiments, small instances', () => {
+  let dir: string;
+  const records = new Map<string, RunRecord[]>();
+
+  beforeAll(async () => {
+    if (!existsSync(MODEL_ELF) || !existsSync(MMBENCH_ELF)) buildFirmware();
+    dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
+    for (const e of EXPERIMENTS) records.set(e.name, await sweep(e.plan('small'), { file: join(dir, `${e.name}.jsonl`), jobs: 1 }));
+  });
+
+  for (const e of EXPERIMENTS) {
+    it(`${e.name}: every busy-clock prediction within 5 % of the measurement`, () => {
+      const rs = records.get(e.name)!;
+      expect(rs.length).toBe(e.plan('small').length);
+      expect(worstBusyError(rs)).toBeLessThanOrEqual(5);
+    });
+
+    it(`${e.name}: figures parse and carry predicted lines and measured points`, () => {
+      const report = e.report(records.get(e.name)!, 'small');
+      expect(report.figures.length).toBeGreaterThan(0);
+      for (const f of report.figures) {
+        const s = seriesOf(f.svg);
+        expect(s.some((x) => x.kind === 'line' && x.points >= 2)).toBe(true);
+        expect(s.some((x) => x.kind === 'points' && x.points >= 1)).toBe(true);
+        for (const x of s) expect(report.markdown).toContain(`figures/${f.file}`), expect(x.name.length).toBeGreaterThan(0);
+      }
+      expect(report.markdown).toContain(report.text);
+    });
+  }
+});
+
+describe.sequential('engine', () => {
+  it('resumes: a second sweep runs nothing new; a cut-off last line is run again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
+    const file = join(dir, 'ladder.jsonl');
+    const plan = findExperiment('ladder')!.plan('small');
+    const first = await sweep(plan, { file, jobs: 1 });
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.length).toBe(plan.length);
+    let started = -1;
+    const again = await sweep(plan, { file, jobs: 1, onProgress: (p) => { if (started < 0) started = p.done; } });
+    expect(started).toBe(plan.length);
+    expect(again).toEqual(first);
+    // An interrupted write leaves half a line: that point runs again, the rest are kept.
+    writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${lines.at(-1)!.slice(0, 40)}`);
+    expect(readRecords(file, fingerprint()).size).toBe(plan.length - 1);
+    const third = await sweep(plan, { file, jobs: 1 });
+    expect(third.map((r) => r.measured)).toEqual(first.map((r) => r.measured));
+  });
+
+  it('worker threads give the same records as one thread (determinism)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
+    const plan = findExperiment('what-if')!.plan('small');
+    const one = await sweep(plan, { file: join(dir, 'a.jsonl'), jobs: 1 });
+    const two = await sweep(plan, { file: join(dir, 'b.jsonl'), jobs: 2 });
+    const strip = (rs: RunRecord[]) => rs.map(({ wallMs: _w, ...r }) => r);
+    expect(strip(two)).toEqual(strip(one));
+  });
+
+  it('rebuilds scaling.md from complete results and names the experiments not yet run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
+    const printed: string[] = [];
+    await runSweep({ experiment: 'ladder', scale: 'small', jobs: 1, results: join(dir, 'results'), docs: join(dir, 'docs'), print: (t) => printed.push(t) });
+    const doc = readFileSync(join(dir, 'docs', 'scaling.md'), 'utf8');
+    expect(doc).toContain('## The optimisation ladder');
+    expect(doc).toContain('![The optimisation ladder](figures/ladder.svg)');
+    expect(doc).toContain('picotpu sweep roofline'); // not run
+    const table = printed[0].split('\n').slice(1).join('\n').trim();
+    expect(doc).toContain(table); // the document's numbers are the printed ones
+    expect(seriesOf(readFileSync(join(dir, 'docs', 'figures', 'ladder.svg'), 'utf8')).length).toBe(4);
+    await expect(runSweep({ experiment: 'nope', results: dir, docs: dir, print: () => {} })).rejects.toThrow(/unknown experiment "nope"/);
+  });
+});
