@@ -10,7 +10,7 @@
 // empty pipeline, as the kernels' barriers make it).
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { VARIANT, type Job, type ModelDims } from './format.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
 export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number }
@@ -169,9 +169,40 @@ function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0:
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
 }
 
+/** One batched decode step (model.c batch_decode_layers): weight matmuls over B rows, attention per sequence. */
+function batchDecodeCalls(p: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  const dh = d / heads, ctx8 = ceil8(pos + 1);
+  for (let s = 0; s < B; s++) p.call((w) => k.embed(w, 1, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (let i = 0; i < 3; i++) p.call((w) => k.matmul(w, { m: B, k: d, n: d }));
+    for (let s = 0; s < B; s++) {
+      if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
+      else {
+        for (let h = 0; h < heads; h++) {
+          p.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
+          if (!k.fuses(1)) p.call((w) => k.elementwise(w, 1, ctx8, 1, 2));
+          p.call((w) => k.matmul(w, { m: 1, k: ctx8, n: dh, causal: true, row0: pos }));
+        }
+      }
+    }
+    const residual = (kIn: number) => {
+      p.call((w) => k.matmul(w, { m: B, k: kIn, n: d, epi: Epi.Residual }));
+      if (!k.fuses(B)) p.call((w) => k.elementwise(w, B, d, 2, 2));
+    };
+    residual(d);
+    p.call((w) => k.matmul(w, { m: B, k: d, n: dFF, epi: Epi.Relu }));
+    if (!k.fuses(B)) p.call((w) => k.elementwise(w, B, dFF, 1, 1));
+    residual(dFF);
+  }
+  p.call((w) => k.matmul(w, { m: B, k: d, n: dims.vocab, out32: true }));
+}
+
 /** Prefill, then (when the job has decode steps) every decode step, as the firmware runs them. */
 export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig()): Prediction {
   const k = new Kernels(job.variant);
+  const B = jobPrompts(job).length;
+  if (B > 1) return predictBatch(dims, job, B, k, cfg);
   const P = job.prompt.length;
   const prefill = new Phase('prefill', cfg);
   forwardCalls(prefill, k, dims, P, 0, job.variant);
@@ -179,6 +210,21 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
   if (job.decodeSteps > 0) {
     const decode = new Phase('decode', cfg);
     for (let i = 1; i <= job.decodeSteps; i++) forwardCalls(decode, k, dims, 1, P + i - 1, job.variant);
+    phases.push(decode.result());
+  }
+  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
+  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut'), phases };
+}
+
+/** A batched job: B prefills one after another, then the batched decode steps (every step runs). */
+function predictBatch(dims: ModelDims, job: Job, B: number, k: Kernels, cfg: PlatformConfig): Prediction {
+  const P = jobPrompts(job)[0].length;
+  const prefill = new Phase('prefill', cfg);
+  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, 0, job.variant);
+  const phases = [prefill.result()];
+  if (job.decodeSteps > 0) {
+    const decode = new Phase('decode', cfg);
+    for (let i = 1; i <= job.decodeSteps; i++) batchDecodeCalls(decode, k, dims, B, P + i - 1, job.variant);
     phases.push(decode.result());
   }
   const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);

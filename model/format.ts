@@ -53,6 +53,7 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'GENERATED', offset: 100, doc: 'written by the firmware: tokens written to OUT_TOKENS' },
   { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header, 3 TPU error' },
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
+  { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together (0 reads as 1). B > 1: prompts, OUT_TOKENS and LOGITS are B blocks, sequence after sequence; K/V caches interleave the sequences position by position' },
 ];
 
 /** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */
@@ -99,7 +100,14 @@ export interface LayerWeights {
 
 export interface Model { dims: ModelDims; tokEmb: Int8Array; posEmb: Int8Array; wOut: Int8Array; layers: LayerWeights[] }
 
-export interface Job { prompt: number[]; decodeSteps: number; variant: number; stopToken?: number }
+export interface Job {
+  prompt: number[]; decodeSteps: number; variant: number; stopToken?: number;
+  /** Batched decode: B prompts of one length, decoded together (prompt is ignored; every step runs, the stop token is not honoured). */
+  prompts?: number[][];
+}
+
+/** The prompts of a job: one, or the batch. */
+export const jobPrompts = (job: Job): number[][] => job.prompts ?? [job.prompt];
 
 export function checkDims(m: ModelDims): void {
   const mult8 = (n: number) => Number.isInteger(n) && n >= 8 && n % 8 === 0;
@@ -136,12 +144,13 @@ export function planLayout(dims: ModelDims, job: Job): Layout {
       w1: take((d * dFF) / 2), w2: take((dFF * d) / 2), kCache: 0, vCache: 0,
     });
   }
-  for (const l of ls) { l.kCache = take((ceil8(maxSeq) * d) / 2); l.vCache = take((ceil8(maxSeq) * d) / 2); }
-  const rows = ceil8(Math.max(job.prompt.length, 1));
+  const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
+  for (const l of ls) { l.kCache = take((B * ceil8(maxSeq) * d) / 2); l.vCache = take((B * ceil8(maxSeq) * d) / 2); }
+  const rows = ceil8(Math.max(P, B, 1));
   const scoresStride = ceil8(maxSeq) / 2;
-  const prompt = take(job.prompt.length);
-  const outTokens = take(job.decodeSteps + 1);
-  const logits = take((job.decodeSteps + 1) * vocab * 4);
+  const prompt = take(B * P);
+  const outTokens = take(B * (job.decodeSteps + 1));
+  const logits = take(B * (job.decodeSteps + 1) * vocab * 4);
   const x = take((rows * d) / 2), q = take((rows * d) / 2), att = take((rows * d) / 2), tmp = take((rows * d) / 2);
   const hidden = take((rows * dFF) / 2);
   const scores = take(rows * scoresStride);
@@ -150,10 +159,19 @@ export function planLayout(dims: ModelDims, job: Job): Layout {
   return { tokEmb, posEmb, wOut, layerTable, prompt, outTokens, logits, x, q, att, tmp, hidden, scores, end, layers: ls, rows, scoresStride };
 }
 
+/** The firmware's largest batch (model.c MAX_BATCH). */
+export const MAX_BATCH = 64;
+
 export function checkJob(dims: ModelDims, job: Job): void {
-  if (job.prompt.length < 1) throw new Error('the prompt needs at least one token');
-  if (job.prompt.length + job.decodeSteps > dims.maxSeq) throw new Error('prompt_len + decode_steps exceeds max_seq');
-  for (const t of job.prompt) if (!(Number.isInteger(t) && t >= 0 && t < dims.vocab)) throw new Error(`token ${t} is not in the vocabulary`);
+  const prompts = jobPrompts(job);
+  if (prompts.length < 1 || prompts.length > MAX_BATCH) throw new Error(`a batch holds 1 to ${MAX_BATCH} sequences, not ${prompts.length}`);
+  const P = prompts[0].length;
+  for (const prompt of prompts) {
+    if (prompt.length < 1) throw new Error('the prompt needs at least one token');
+    if (prompt.length !== P) throw new Error('the prompts of a batch must have the same length');
+    for (const t of prompt) if (!(Number.isInteger(t) && t >= 0 && t < dims.vocab)) throw new Error(`token ${t} is not in the vocabulary`);
+  }
+  if (P + job.decodeSteps > dims.maxSeq) throw new Error('prompt_len + decode_steps exceeds max_seq');
 }
 
 /** Packs int4 values two per byte, element 2i in the low nibble. */
@@ -183,7 +201,8 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
   const { d, dFF, heads, layers, vocab, maxSeq } = model.dims;
   put('MAGIC', MODEL_MAGIC); put('VERSION', MODEL_VERSION);
   put('D', d); put('D_FF', dFF); put('HEADS', heads); put('LAYERS', layers); put('VOCAB', vocab); put('MAX_SEQ', maxSeq);
-  put('PROMPT_LEN', job.prompt.length); put('DECODE_STEPS', job.decodeSteps); put('VARIANT', job.variant);
+  const prompts = jobPrompts(job);
+  put('PROMPT_LEN', prompts[0].length); put('BATCH', prompts.length); put('DECODE_STEPS', job.decodeSteps); put('VARIANT', job.variant);
   put('STOP_TOKEN', job.stopToken ?? NO_STOP_TOKEN);
   put('TOK_EMB', L.tokEmb); put('POS_EMB', L.posEmb); put('W_OUT', L.wOut); put('LAYER_TABLE', L.layerTable);
   put('PROMPT', L.prompt); put('OUT_TOKENS', L.outTokens); put('LOGITS', L.logits);
@@ -209,7 +228,7 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
       packInt4(t, bytes, at);
     }
   });
-  bytes.set(job.prompt, L.prompt);
+  prompts.forEach((p, s) => bytes.set(p, L.prompt + s * p.length));
   return { bytes, layout: L };
 }
 

@@ -7,7 +7,7 @@
 // Every value is int4 (−8..7) except the accumulators, int32 and wrapping.
 // Requantization is the platform's: R(acc, s) = sat4(rshift(acc, s)).
 
-import { checkDims, checkJob, packInt4, type Job, type Model } from './format.ts';
+import { checkDims, checkJob, jobPrompts, packInt4, type Job, type Model } from './format.ts';
 
 export interface GoldenResult {
   /** out[0] from the prefill, then one token per decode step run. */
@@ -211,4 +211,10 @@ export function runGolden(model: Model, job: Job, opts: GoldenOptions = {}): Gol
     kCache: net.keys.map((c) => net.packed(c, positions)),
     vCache: net.values.map((c) => net.packed(c, positions)),
   };
+}
+
+/** A batched job, sequence by sequence: batching changes how the TPU schedules the work, not what each sequence computes. */
+export function runGoldenBatch(model: Model, job: Job, opts: GoldenOptions = {}): GoldenResult[] {
+  // A batch runs every decode step: the stop token is not honoured.
+  return jobPrompts(job).map((prompt) => runGolden(model, { prompt, decodeSteps: job.decodeSteps, variant: job.variant }, opts));
 }

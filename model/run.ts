@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { DEFAULT_MAX_CYCLES, describeStop, Machine, type RunResult } from '../emu/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
-import { buildBlob, headerOffset, MATMUL_FIELDS, MATMUL_MAGIC, type Job, type Model } from './format.ts';
+import { buildBlob, headerOffset, jobPrompts, MATMUL_FIELDS, MATMUL_MAGIC, type Job, type Model } from './format.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The model program (firmware-c/model/model.c), built by `make -C firmware-c`. */
@@ -45,7 +45,11 @@ export interface EmulatorRun {
   sram: Uint8Array;
   /** Host milliseconds the emulation took. */
   wallMs: number;
+  /** Per sequence of the batch (one entry for a single-prompt job): the same as tokens … vCache. */
+  sequences: SequenceOutput[];
 }
+
+export interface SequenceOutput { tokens: number[]; logits: Int32Array[]; kCache: Uint8Array[]; vCache: Uint8Array[] }
 
 /** A model or matmul run that did not end with exit 0 and STATUS = 1; `result` says how it stopped. */
 export class ModelRunError extends Error {
@@ -100,18 +104,29 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
     throw new ModelRunError(`model run: GENERATED is ${generated}, not 1..${job.decodeSteps + 1}`, result);
   }
   const { vocab, d } = model.dims;
-  const tokens = Array.from(sram.subarray(layout.outTokens, layout.outTokens + generated));
-  const logits = tokens.map((_, i) => {
-    const row = new Int32Array(vocab);
-    for (let j = 0; j < vocab; j++) row[j] = dv.getInt32(layout.logits + (i * vocab + j) * 4, true);
-    return row;
+  const B = jobPrompts(job).length, P = jobPrompts(job)[0].length, rs = d / 2, steps1 = job.decodeSteps + 1;
+  const positions = P + generated - 1;
+  const sequences = Array.from({ length: B }, (_, s): SequenceOutput => {
+    const tokensAt = layout.outTokens + s * steps1, logitsAt = layout.logits + s * steps1 * vocab * 4;
+    const tokens = Array.from(sram.subarray(tokensAt, tokensAt + generated));
+    const logits = tokens.map((_, i) => {
+      const row = new Int32Array(vocab);
+      for (let j = 0; j < vocab; j++) row[j] = dv.getInt32(logitsAt + (i * vocab + j) * 4, true);
+      return row;
+    });
+    // The caches interleave the sequences position by position (one sequence: plain rows).
+    const rows = (off: number) => {
+      const out = new Uint8Array(positions * rs);
+      for (let t = 0; t < positions; t++) out.set(sram.subarray(off + (t * B + s) * rs, off + (t * B + s + 1) * rs), t * rs);
+      return out;
+    };
+    return { tokens, logits, kCache: layout.layers.map((l) => rows(l.kCache)), vCache: layout.layers.map((l) => rows(l.vCache)) };
   });
-  const positions = job.prompt.length + generated - 1;
-  const rows = (off: number) => sram.slice(off, off + (positions * d) / 2);
   const copy = sram.slice();
+  const first = sequences[0];
   return {
-    tokens, logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs,
-    kCache: layout.layers.map((l) => rows(l.kCache)), vCache: layout.layers.map((l) => rows(l.vCache)),
+    tokens: first.tokens, logits: first.logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs,
+    kCache: first.kCache, vCache: first.vCache, sequences,
   };
 }
 

@@ -8,18 +8,18 @@
 /* Standard attention: P = relu(causal(R(q·kᵀ))) goes to SRAM (the scores
  * buffer, one head at a time), then out_h = R(P·v_h) reads it back. */
 static void standard_attention(const struct attn_args *a) {
-  uint32_t dh = a->d / a->heads, hb = dh / 2, rs = a->d / 2;
+  uint32_t dh = a->d / a->heads, hb = dh / 2, rs = a->d / 2, kvs = a->kv_stride ? a->kv_stride : rs;
   uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
   for (uint32_t h = 0; h < a->heads; h++) {
     struct mm_args s = {
-      .a = a->q + h * hb, .a_stride = rs, .b = a->k_cache + h * hb, .b_stride = rs,
+      .a = a->q + h * hb, .a_stride = rs, .b = a->k_cache + h * hb, .b_stride = kvs,
       .c = a->scores, .c_stride = a->scores_stride, .m = a->rows, .k = dh, .n = ctx8,
       .shift = a->shift_s, .flags = MM_TRANSPOSE | MM_CAUSAL, .epi = EPI_MASK_RELU, .row0 = a->row0,
     };
     matmul(&s);
     if (!k_fuses(a->rows)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx8, a->row0);
     struct mm_args o = {
-      .a = a->scores, .a_stride = a->scores_stride, .b = a->v_cache + h * hb, .b_stride = rs,
+      .a = a->scores, .a_stride = a->scores_stride, .b = a->v_cache + h * hb, .b_stride = kvs,
       .c = a->out + h * hb, .c_stride = rs, .m = a->rows, .k = ctx8, .n = dh,
       .shift = a->shift_o, .flags = MM_CAUSAL, .row0 = a->row0,
     };
@@ -30,7 +30,7 @@ static void standard_attention(const struct attn_args *a) {
 /* FlashAttention state for one head and one block of queries. */
 struct flash {
   const struct attn_args *a;
-  uint32_t h, dh, hb, rs;
+  uint32_t h, dh, hb, rs, kvs;
   uint32_t q0, mq, groups;     /* the query block */
   uint32_t kv0, bk;            /* the key block and its capacity */
   uint32_t kv_loaded;          /* DMA ticket: K and V blocks are in */
@@ -107,8 +107,8 @@ static void flash_key_block(struct flash *f) {
   uint32_t nk = last + 1 - f->kv0;
   if (nk > f->bk) nk = f->bk;
   k_need(DMA, MXU, tpu_pushed[MXU]); /* the previous key block has been read */
-  k_issued(DMA, dma_load(a->k_cache + f->kv0 * f->rs + f->h * f->hb, SP_FK, nk, f->hb, f->rs, f->hb));
-  f->kv_loaded = k_issued(DMA, dma_load(a->v_cache + f->kv0 * f->rs + f->h * f->hb, SP_FV, nk, f->hb, f->rs, f->hb));
+  k_issued(DMA, dma_load(a->k_cache + f->kv0 * f->kvs + f->h * f->hb, SP_FK, nk, f->hb, f->kvs, f->hb));
+  f->kv_loaded = k_issued(DMA, dma_load(a->v_cache + f->kv0 * f->kvs + f->h * f->hb, SP_FV, nk, f->hb, f->kvs, f->hb));
   /* Pipelined: scores of group g+1 run on the MXU while the VPU masks g. */
   uint32_t prev = ~0u, prev_oa = 0, qa = SP_FQ, oa = SP_FO32;
   for (uint32_t g = 0; g < f->groups; g++, qa += 8 * f->hb, oa += 8 * 4 * f->dh) {
@@ -128,7 +128,7 @@ static void flash_key_block(struct flash *f) {
 }
 
 static void flash_attention(const struct attn_args *a) {
-  struct flash f = { .a = a, .dh = a->d / a->heads, .rs = a->d / 2 };
+  struct flash f = { .a = a, .dh = a->d / a->heads, .rs = a->d / 2, .kvs = a->kv_stride ? a->kv_stride : a->d / 2 };
   f.hb = f.dh / 2;
   f.pipelined = k_variant & (VARIANT_DOUBLE_BUFFER | VARIANT_TOKENS);
   /* Query blocks: Q in one region, the int32 accumulator in four. */

@@ -111,6 +111,7 @@ struct attn_args {
   uint32_t rows, row0;                /* queries at positions row0 .. row0+rows-1 */
   uint32_t d, heads;
   uint32_t shift_s, shift_o;
+  uint32_t kv_stride;                 /* bytes from one cache row to the next (0: d/2; batched decode interleaves sequences) */
 };
 /* out = R(relu(causal(R(q·kᵀ, shift_s))) · v, shift_o), head by head. */
 void attention(const struct attn_args *a);

@@ -10,6 +10,7 @@
 
 #define MAX_LAYERS 16
 #define MAX_SEQ_LIMIT 1024
+#define MAX_BATCH 64
 
 #define SRAM_WORD(off) (*(volatile uint32_t *)(SRAM_BASE + (off)))
 #define SRAM_BYTE(off) (*(volatile uint8_t *)(SRAM_BASE + (off)))
@@ -21,7 +22,7 @@ struct layer {
 
 static struct {
   uint32_t d, d_ff, heads, layers, vocab, max_seq;
-  uint32_t prompt_len, decode_steps, variant, stop_token;
+  uint32_t prompt_len, decode_steps, variant, stop_token, batch;
   uint32_t tok_emb, pos_emb, w_out, prompt, out_tokens, logits;
   uint32_t x, q, att, tmp, hidden, scores, scores_stride;
 } M;
@@ -40,6 +41,7 @@ static const char *read_header(void) {
   M.layers = hdr(MODEL_H_LAYERS); M.vocab = hdr(MODEL_H_VOCAB); M.max_seq = hdr(MODEL_H_MAX_SEQ);
   M.prompt_len = hdr(MODEL_H_PROMPT_LEN); M.decode_steps = hdr(MODEL_H_DECODE_STEPS);
   M.variant = hdr(MODEL_H_VARIANT); M.stop_token = hdr(MODEL_H_STOP_TOKEN);
+  M.batch = hdr(MODEL_H_BATCH); if (M.batch == 0) M.batch = 1;
   M.tok_emb = hdr(MODEL_H_TOK_EMB); M.pos_emb = hdr(MODEL_H_POS_EMB); M.w_out = hdr(MODEL_H_W_OUT);
   M.prompt = hdr(MODEL_H_PROMPT); M.out_tokens = hdr(MODEL_H_OUT_TOKENS); M.logits = hdr(MODEL_H_LOGITS);
   M.x = hdr(MODEL_H_X); M.q = hdr(MODEL_H_Q); M.att = hdr(MODEL_H_ATT); M.tmp = hdr(MODEL_H_TMP);
@@ -51,6 +53,7 @@ static const char *read_header(void) {
   if (M.layers == 0 || M.layers > MAX_LAYERS) return "bad layer count";
   if (M.max_seq == 0 || M.max_seq > MAX_SEQ_LIMIT) return "bad max_seq";
   if (M.prompt_len == 0 || M.prompt_len + M.decode_steps > M.max_seq) return "bad job length";
+  if (M.batch > MAX_BATCH) return "bad batch";
   uint32_t table = hdr(MODEL_H_LAYER_TABLE);
   for (uint32_t l = 0; l < M.layers; l++) {
     uint32_t r = table + l * MODEL_LAYER_RECORD_BYTES;
@@ -94,6 +97,116 @@ static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, ui
     projection(a, a_stride, rows, k, w, M.d, M.tmp, rs, shift);
     residual_pass(M.x, M.tmp, rs, rows, M.d, bound);
   }
+}
+
+/* ---- Batched decode (BATCH > 1) ----
+ * The K/V caches interleave the sequences position by position
+ * ([position][sequence][d/2]): the B new rows of a decode step are one
+ * block the K and V projections write at once, and sequence s reads its own
+ * keys at stride B·d/2. Prefill runs each sequence alone; every decode step
+ * runs all B rows through each weight matmul together (each weight tile is
+ * loaded once for the batch) and attention per sequence. */
+
+/* Prefill of sequence s: its prompt at rows 0..P-1, caches at stride B·d/2. */
+static void batch_prefill(uint32_t s, const uint8_t *toks) {
+  uint32_t rs = M.d / 2, kvs = M.batch * rs, P = M.prompt_len, fs = M.d_ff / 2;
+  embed(M.x, toks, P, 0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    const struct layer *y = &L[l];
+    projection(M.x, rs, P, M.d, y->wq, M.d, M.q, rs, y->sq);
+    projection(M.x, rs, P, M.d, y->wk, M.d, y->k_cache + s * rs, kvs, y->sk);
+    projection(M.x, rs, P, M.d, y->wv, M.d, y->v_cache + s * rs, kvs, y->sv);
+    struct attn_args at = {
+      .q = M.q, .k_cache = y->k_cache + s * rs, .v_cache = y->v_cache + s * rs, .out = M.att,
+      .scores = M.scores, .scores_stride = M.scores_stride, .rows = P, .row0 = 0,
+      .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = kvs,
+    };
+    attention(&at);
+    residual_projection(M.att, rs, P, M.d, y->wo, y->sa, y->bound1);
+    struct mm_args f1 = {
+      .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
+      .m = P, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
+    };
+    matmul(&f1);
+    if (!k_fuses(P)) relu_pass(M.hidden, fs, P, M.d_ff);
+    residual_projection(M.hidden, fs, P, M.d_ff, y->w2, y->s2, y->bound2);
+  }
+}
+
+/* One decode step at position pos for all B sequences: X holds B rows. */
+static void batch_decode_layers(uint32_t pos) {
+  uint32_t rs = M.d / 2, B = M.batch, kvs = B * rs, fs = M.d_ff / 2;
+  for (uint32_t l = 0; l < M.layers; l++) {
+    const struct layer *y = &L[l];
+    uint32_t at_row = pos * kvs; /* the block of B new cache rows */
+    projection(M.x, rs, B, M.d, y->wq, M.d, M.q, rs, y->sq);
+    projection(M.x, rs, B, M.d, y->wk, M.d, y->k_cache + at_row, rs, y->sk);
+    projection(M.x, rs, B, M.d, y->wv, M.d, y->v_cache + at_row, rs, y->sv);
+    for (uint32_t s = 0, off = 0; s < B; s++, off += rs) {
+      struct attn_args at = {
+        .q = M.q + off, .k_cache = y->k_cache + off, .v_cache = y->v_cache + off, .out = M.att + off,
+        .scores = M.scores, .scores_stride = M.scores_stride, .rows = 1, .row0 = pos,
+        .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = kvs,
+      };
+      attention(&at);
+    }
+    residual_projection(M.att, rs, B, M.d, y->wo, y->sa, y->bound1);
+    struct mm_args f1 = {
+      .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
+      .m = B, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
+    };
+    matmul(&f1);
+    if (!k_fuses(B)) relu_pass(M.hidden, fs, B, M.d_ff);
+    residual_projection(M.hidden, fs, B, M.d_ff, y->w2, y->s2, y->bound2);
+  }
+}
+
+/* Logits of `rows` rows of X (row r: sequence first + r) for `step`; argmaxes into out[]. */
+static void batch_head(uint32_t a_row, uint32_t first, uint32_t rows, uint32_t step, uint8_t *out) {
+  uint32_t rs = M.d / 2, seq_stride = (M.decode_steps + 1) * M.vocab * 4;
+  uint32_t c = M.logits + first * seq_stride + step * M.vocab * 4;
+  struct mm_args m = {
+    .a = M.x + a_row * rs, .a_stride = rs, .b = M.w_out, .b_stride = M.vocab / 2, .c = c, .c_stride = seq_stride,
+    .m = rows, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
+  };
+  matmul(&m);
+  tpu_drain(TPU_UNIT_DMA);
+  for (uint32_t r = 0; r < rows; r++, c += seq_stride) {
+    uint32_t best = 0;
+    int32_t best_v = (int32_t)SRAM_WORD(c);
+    for (uint32_t i = 1; i < M.vocab; i++) {
+      int32_t v = (int32_t)SRAM_WORD(c + 4 * i);
+      if (v > best_v) { best_v = v; best = i; }
+    }
+    out[r] = (uint8_t)best;
+  }
+}
+
+static uint8_t batch_tokens[MAX_BATCH];
+
+/* Batched job: every sequence runs every decode step (the stop token is not honoured). */
+static uint32_t run_batch(void) {
+  uint32_t B = M.batch, P = M.prompt_len, rs = M.d / 2, steps1 = M.decode_steps + 1;
+  tpu_perf_start();
+  for (uint32_t s = 0; s < B; s++) {
+    for (uint32_t i = 0; i < P; i++) tokens[i] = SRAM_BYTE(M.prompt + s * P + i);
+    batch_prefill(s, tokens);
+    batch_head(P - 1, s, 1, 0, &batch_tokens[s]);
+    SRAM_BYTE(M.out_tokens + s * steps1) = batch_tokens[s];
+  }
+  tpu_perf_stop();
+  if (M.decode_steps) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint32_t pos = P + i - 1;
+      for (uint32_t s = 0; s < B; s++) embed(M.x + s * rs, &batch_tokens[s], 1, pos, M.tok_emb, M.pos_emb, M.d);
+      batch_decode_layers(pos);
+      batch_head(0, 0, B, i, batch_tokens);
+      for (uint32_t s = 0; s < B; s++) SRAM_BYTE(M.out_tokens + s * steps1 + i) = batch_tokens[s];
+    }
+    tpu_perf_stop();
+  }
+  return steps1;
 }
 
 /* One layer over `rows` positions starting at row0 (prefill: 0; decode: the
@@ -151,10 +264,14 @@ int main(void) {
     return 2;
   }
   kernels_begin(M.variant);
+  uint32_t produced = 0;
+  if (M.batch > 1) {
+    produced = run_batch();
+    goto done;
+  }
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
 
   tpu_perf_start();
-  uint32_t produced = 0;
   uint32_t tok = forward(tokens, M.prompt_len, 0, 0);
   tokens[M.prompt_len] = (uint8_t)tok;
   produced = 1;
@@ -172,6 +289,7 @@ int main(void) {
     tpu_perf_stop();
   }
   for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+done:
   SRAM_WORD(MODEL_H_GENERATED) = produced;
   uint32_t err = tpu_error();
   SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;

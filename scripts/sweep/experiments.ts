@@ -138,7 +138,7 @@ const prefillDecode: Experiment = {
   title: 'Prefill vs decode',
   plan(scale) {
     const dims = scale === 'full' ? BASE_DIMS : SMALL_DIMS;
-    const ps = scale === 'full' ? [8, 16, 32, 64, 96, 112] : [8, 16];
+    const ps = scale === 'full' ? [8, 16, 24, 32, 48, 64] : [8, 16]; // P = 64 + 16 steps is what the 512 KiB SRAM holds beside the weights
     const steps = scale === 'full' ? 16 : 4;
     const out: PlannedRun[] = ps.map((p) => ({ key: `P${p}+${steps}`, point: { kind: 'model', dims, promptLength: p, decodeSteps: steps, variant: 15 } as ModelPoint }));
     const fullP = scale === 'full' ? 64 : 16;
@@ -420,8 +420,7 @@ const ladder: Experiment = {
   },
 };
 
-export const EXPERIMENTS: readonly Experiment[] = [roofline, prefillDecode, context, whatIf, ladder];
-export const PENDING = [batchedDecode]; // needs batched decode in the firmware
+export const EXPERIMENTS: readonly Experiment[] = [roofline, prefillDecode, batchedDecode, context, whatIf, ladder];
 
 export function findExperiment(name: string): Experiment | undefined {
   return EXPERIMENTS.find((e) => e.name === name);
