@@ -103,8 +103,8 @@ const roofline: Experiment = {
       const macs = p.m * p.k * p.n, bytes = pr.bytesIn + pr.bytesOut, ai = macs / bytes;
       maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
       const v = p.variant ? 'double-buffered' : 'base';
-      if (p.variant === 1) add(`predicted bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      add(`measured ${v}, K=${p.k}`, ai, macs / me.cycles);
+      if (p.variant === 1) add(`bound, K=${p.k}`, ai, macs / pr.lowerBound);
+      add(`${p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
@@ -112,8 +112,8 @@ const roofline: Experiment = {
       busyCheck(records)].join('\n');
     const roofX = [minAi / 1.2, 64, maxAi * 1.2];
     const plot: Series[] = [
-      { name: 'roof: 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roofX.map((x) => [x, Math.min(64, x)] as [number, number]) },
-      ...[...series].map(([name, pts]) => ({ name, kind: name.startsWith('predicted') ? 'line' as const : 'points' as const, points: pts.sort((a, b) => a[0] - b[0]) })),
+      { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roofX.map((x) => [x, Math.min(64, x)] as [number, number]) },
+      ...[...series].map(([name, pts]) => ({ name, kind: name.startsWith('bound') ? 'line' as const : 'points' as const, points: pts.sort((a, b) => a[0] - b[0]) })),
     ];
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
@@ -124,7 +124,7 @@ const roofline: Experiment = {
     const bp = best.r?.point as MatmulPoint | undefined;
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
-      'The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
+      'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
       `The predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time. The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
     ].join(' ');
     return { text, figures: [fig], markdown: section(roofline.title, [fig], text, reading) };
