@@ -53,7 +53,7 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'GENERATED', offset: 100, doc: 'written by the firmware: tokens written to OUT_TOKENS' },
   { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header, 3 TPU error' },
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
-  { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together (0 reads as 1). B > 1: prompts, OUT_TOKENS and LOGITS are B blocks, sequence after sequence; K/V caches interleave the sequences position by position' },
+  { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together (0 reads as 1; §6, batched decode)' },
 ];
 
 /** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */

@@ -38,7 +38,7 @@
 #define MODEL_H_GENERATED 100u /* written by the firmware: tokens written to OUT_TOKENS */
 #define MODEL_H_STATUS 104u /* written by the firmware: 1 done, 2 bad header, 3 TPU error */
 #define MODEL_H_BLOB_END 108u /* first byte after every buffer */
-#define MODEL_H_BATCH 112u /* job: sequences decoded together (0 reads as 1). B > 1: prompts, OUT_TOKENS and LOGITS are B blocks, sequence after sequence; K/V caches interleave the sequences position by position */
+#define MODEL_H_BATCH 112u /* job: sequences decoded together (0 reads as 1; §6, batched decode) */
 
 /* Layer record words (byte offsets within a record) */
 #define MODEL_L_WQ 0u /* int4 [d, d] */
