@@ -341,6 +341,8 @@ const WHAT_IFS: WhatIf[] = [
   { name: 'queue depth 16', config: { queueDepth: 16 } },
   { name: 'SRAM half speed', config: { sramReadClocksPerByte: 2, sramWriteClocksPerByte: 4 } },
   { name: 'stores as fast as loads', config: { sramWriteClocksPerByte: 1 } },
+  { name: 'TPU registers, no wait', config: { tpuWait: 0 } },
+  { name: 'CPU barrel shifter', config: { barrelShifter: true } },
 ];
 
 const whatIf: Experiment = {
@@ -382,6 +384,7 @@ const whatIf: Experiment = {
       q1 ? `Queue depth does not change how long any unit works, so the bound stays put; a 1-deep queue slows prefill to ${q1[2]} and decode to ${q1[5]} of the as-built speed, because the CPU blocks on a full queue instead of running ahead.` : '',
       half ? `Halving SRAM bandwidth doubles the DMA's work and the bound (${half[3]} prefill, ${half[6]} decode), but the runs slow only to ${half[2]} and ${half[5]}: much of the DMA time was already hidden behind the CPU's issue time, which does not change.` : '',
       st ? `Stores as fast as loads (a faster write strobe) would buy prefill ${st[2]} and decode ${st[5]} (bound ${st[3]}, ${st[6]}): stores are a small share of the traffic.` : '',
+      row('TPU registers, no wait') ? `The CPU's side: with no wait clocks on the TPU's register port (${row('TPU registers, no wait')![2]} prefill, ${row('TPU registers, no wait')![5]} decode) and with PicoRV32's barrel shifter (${row('CPU barrel shifter')?.[2] ?? '-'}, ${row('CPU barrel shifter')?.[5] ?? '-'}) no unit works less — the bound stays put — yet both phases run faster: the CPU's issue time is on the critical path. The shifter buys more than the register port because the firmware builds every command word with shifts, and without BARREL_SHIFTER a shift by n costs ⌊n/4⌋ + (n mod 4) extra clocks (the two-stage shifter), while a register access waits only 2.` : '',
       'The scratchpad size and the MXU\'s size are fixed in the firmware\'s plan (sixteen 4 KiB regions, 8-wide tiles) and are not swept: a different plan is a different firmware, left for later.',
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(whatIf.title, [fig], text, reading) };

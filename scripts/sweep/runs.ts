@@ -15,6 +15,10 @@ export interface ConfigOverride {
   queueDepth?: number;
   sramReadClocksPerByte?: number;
   sramWriteClocksPerByte?: number;
+  /** Wait clocks of an AXI access to the TPU's registers (the CPU's issue cost per MMIO word). */
+  tpuWait?: number;
+  /** PicoRV32's single-cycle shifter (the firmware packs command words with shifts). */
+  barrelShifter?: boolean;
 }
 
 export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
@@ -47,6 +51,8 @@ export function configFor(o: ConfigOverride = {}): PlatformConfig {
   if (o.queueDepth !== undefined) c.tpu.queueDepth = o.queueDepth;
   if (o.sramReadClocksPerByte !== undefined) c.bus.sramReadClocksPerByte = o.sramReadClocksPerByte;
   if (o.sramWriteClocksPerByte !== undefined) c.bus.sramWriteClocksPerByte = o.sramWriteClocksPerByte;
+  if (o.tpuWait !== undefined) c.bus.tpuWait = o.tpuWait;
+  if (o.barrelShifter !== undefined) c.cpu.BARREL_SHIFTER = o.barrelShifter;
   return c;
 }
 
