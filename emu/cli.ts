@@ -20,7 +20,7 @@ import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
-import { MODEL_ELF, ModelRunError } from '../model/run.ts';
+import { MMBENCH_ELF, MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
@@ -77,6 +77,7 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
 /** `picotpu sweep`: tables on standard output, a progress bar on a terminal's standard error. */
 export async function sweepCommand(o: { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }): Promise<number> {
   if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
+  if (!ensureModelElf([MODEL_ELF, MMBENCH_ELF])) return EXIT.BAD_PROGRAM;
   let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
   if (process.stderr.isTTY) {
     const { default: cliProgress } = await import('cli-progress');
@@ -187,14 +188,15 @@ function writeReport(path: string, r: RunResult): void {
 
 // ---- picotpu eval / picotpu demo (model/addition-run.ts) ----
 
-/** Builds the firmware when build/fw/model.elf is missing; false (and a message) when it cannot. */
-function ensureModelElf(): boolean {
-  if (existsSync(MODEL_ELF)) return true;
+/** Builds the firmware when build/fw/model.elf (or another of `elfs`) is missing; false (and a message) when it cannot. */
+function ensureModelElf(elfs: string[] = [MODEL_ELF]): boolean {
+  const missing = elfs.find((e) => !existsSync(e));
+  if (!missing) return true;
   if (!hasToolchain()) {
-    say(`${shownPath(MODEL_ELF)} is missing and the RISC-V toolchain is not installed: run bash toolchain/ensure-toolchain.sh, then make -C firmware-c`);
+    say(`${shownPath(missing)} is missing and the RISC-V toolchain is not installed: run bash toolchain/ensure-toolchain.sh, then make -C firmware-c`);
     return false;
   }
-  say('build/fw/model.elf is missing: building the firmware (make -C firmware-c)');
+  say(`${shownPath(missing)} is missing: building the firmware (make -C firmware-c)`);
   try {
     buildFirmware();
   } catch (e) {
@@ -373,10 +375,11 @@ export async function main(argv: string[]): Promise<number> {
         .option('fresh', { type: 'boolean', default: false, describe: 'discard earlier results instead of resuming' })
         .option('small', { type: 'boolean', default: false, describe: 'the small instances the tests use (seconds, not minutes)' })
         .option('results', { type: 'string', default: 'build/sweep', describe: 'directory of the JSON-lines results' })
-        .option('docs', { type: 'string', default: 'docs', describe: 'directory of scaling.md and figures/' }),
+        .option('docs', { type: 'string', describe: 'directory of scaling.md and figures/ (default docs; with --small, <results>/small-docs, so the small instances never overwrite the study)' }),
       async (args) => {
         status = await sweepCommand({
-          experiment: args.experiment as string, jobs: args.jobs, fresh: args.fresh, small: args.small, results: args.results, docs: args.docs,
+          experiment: args.experiment as string, jobs: args.jobs, fresh: args.fresh, small: args.small, results: args.results,
+          docs: args.docs ?? (args.small ? `${args.results}/small-docs` : 'docs'),
         });
       },
     )

@@ -3,6 +3,7 @@
 // worker threads giving the same records as one thread, and SVG figures that
 // parse and carry their series.
 
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,5 +131,14 @@ describe.sequential('engine', () => {
     expect(doc).toContain(table); // the document's numbers are the printed ones
     expect(seriesOf(readFileSync(join(dir, 'docs', 'figures', 'ladder.svg'), 'utf8')).length).toBe(4);
     await expect(runSweep({ experiment: 'nope', results: dir, docs: dir, print: () => {} })).rejects.toThrow(/unknown experiment "nope"/);
+  });
+
+  it('picotpu sweep: a bad experiment or --jobs is one line and exit 165', () => {
+    for (const args of [['nope'], ['ladder', '--jobs', '0']]) {
+      const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'sweep', ...args], { encoding: 'utf8' });
+      expect(r.status).toBe(165);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout).toBe('');
+    }
   });
 });
