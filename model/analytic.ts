@@ -17,9 +17,14 @@ export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: 
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
 export interface MatmulShape { m: number; k: number; n: number }
 
-/** The firmware's scratchpad plan (kernels.h): 4 KiB regions, an A block of 8. */
+/** The firmware's scratchpad plan (kernels.h): 4 KiB regions; the A block and FlashAttention's blocks by scratchpad size. */
 const REGION = 4096;
-const A_BYTES = 8 * REGION;
+interface Plan { aBytes: number; kvRegions: number; o32Regions: number }
+function planFor(cfg: PlatformConfig): Plan {
+  if (cfg.tpu.spadKiB === 64) return { aBytes: 8 * REGION, kvRegions: 2, o32Regions: 4 };
+  if (cfg.tpu.spadKiB === 32) return { aBytes: 2 * REGION, kvRegions: 1, o32Regions: 2 };
+  throw new Error(`the kernels have a scratchpad plan for 64 or 32 KiB, not ${cfg.tpu.spadKiB}`);
+}
 
 const ceil8 = (n: number) => Math.ceil(n / 8) * 8;
 
@@ -57,7 +62,8 @@ class Phase {
 }
 
 class Kernels {
-  constructor(private readonly variant: number) {}
+  private readonly plan: Plan;
+  constructor(private readonly variant: number, cfg: PlatformConfig = defaultConfig()) { this.plan = planFor(cfg); }
   /** kernels.h k_fuses: epilogues go into the tiles of blocks with a full row group. */
   fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= 8; }
 
@@ -66,7 +72,7 @@ class Kernels {
     const arow = c.k / 2, crow = c.out32 ? 32 : 4, row0 = c.row0 ?? 0;
     const epi = this.fuses(c.m) ? (c.epi ?? Epi.None) : Epi.None;
     const causalCols = !!(c.causal && c.transpose), causalK = !!(c.causal && !c.transpose);
-    let block = Math.min(Math.floor(A_BYTES / arow), Math.floor(REGION / crow)) & ~7;
+    let block = Math.min(Math.floor(this.plan.aBytes / arow), Math.floor(REGION / crow)) & ~7;
     block = Math.min(block, ceil8(c.m));
     for (let r0 = 0; r0 < c.m; r0 += block) {
       const rows = Math.min(block, c.m - r0), groups = Math.ceil(rows / 8);
@@ -113,8 +119,8 @@ class Kernels {
   /** kernels/attention.c, FlashAttention: Q blocks, key blocks, P in the scratchpad. */
   flash(w: Work, rows: number, row0: number, d: number, heads: number): void {
     const dh = d / heads, hb = dh / 2, ctx8 = ceil8(row0 + rows);
-    const bq = Math.min(Math.floor(REGION / hb), Math.floor((4 * REGION) / (dh * 4)), ceil8(rows)) & ~7;
-    const bk = Math.min(Math.floor((2 * REGION) / hb), 2 * REGION, ctx8) & ~7;
+    const bq = Math.min(Math.floor(REGION / hb), Math.floor((this.plan.o32Regions * REGION) / (dh * 4)), ceil8(rows)) & ~7;
+    const bk = Math.min(Math.floor((this.plan.kvRegions * REGION) / hb), 2 * REGION, ctx8) & ~7;
     for (let h = 0; h < heads; h++) {
       for (let q0 = 0; q0 < rows; q0 += bq) {
         const mq = Math.min(bq, rows - q0), groups = Math.ceil(mq / 8);
@@ -200,7 +206,7 @@ function batchDecodeCalls(p: Phase, k: Kernels, dims: ModelDims, B: number, pos:
 
 /** Prefill, then (when the job has decode steps) every decode step, as the firmware runs them. */
 export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig()): Prediction {
-  const k = new Kernels(job.variant);
+  const k = new Kernels(job.variant, cfg);
   const B = jobPrompts(job).length;
   if (B > 1) return predictBatch(dims, job, B, k, cfg);
   const P = job.prompt.length;
@@ -234,6 +240,6 @@ function predictBatch(dims: ModelDims, job: Job, B: number, k: Kernels, cfg: Pla
 /** One tiled matmul, as build/fw/mmbench.elf runs it. */
 export function predictMatmul(shape: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): PhasePrediction {
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
-  p.call((w) => new Kernels(variant).matmul(w, { m: shape.m, k: shape.k, n: shape.n }));
+  p.call((w) => new Kernels(variant, cfg).matmul(w, { m: shape.m, k: shape.k, n: shape.n }));
   return p.result();
 }

@@ -133,13 +133,13 @@ static void flash_attention(const struct attn_args *a) {
   f.pipelined = k_variant & (VARIANT_DOUBLE_BUFFER | VARIANT_TOKENS);
   /* Query blocks: Q in one region, the int32 accumulator in four. */
   uint32_t bq = SP_REGION / f.hb;
-  if (bq > 4 * SP_REGION / (f.dh * 4)) bq = 4 * SP_REGION / (f.dh * 4);
+  if (bq > SP_FO32_REGIONS * SP_REGION / (f.dh * 4)) bq = SP_FO32_REGIONS * SP_REGION / (f.dh * 4);
   uint32_t rows8 = (a->rows + 7) & ~7u;
   if (bq > rows8) bq = rows8;
   bq &= ~7u;
   /* Key blocks: K and V in two regions each, P tiles of 8 rows in one. */
   uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
-  f.bk = 2 * SP_REGION / f.hb;
+  f.bk = SP_FKV_REGIONS * SP_REGION / f.hb;
   if (f.bk > 2 * SP_REGION) f.bk = 2 * SP_REGION;
   if (f.bk > ctx8) f.bk = ctx8;
   f.bk &= ~7u;

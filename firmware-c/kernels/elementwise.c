@@ -14,7 +14,7 @@ struct ew {
   uint32_t loaded[2];  /* DMA ticket that completes each buffer's loads */
 };
 
-/* Chunk i uses SP(b) for x and SP(8 + b) for t, b its buffer. */
+/* Chunk i uses SP(b) for x and SP_EW2(b) for t, b its buffer. */
 static uint32_t chunk_rows(const struct ew *e, uint32_t i) {
   uint32_t r = i * e->chunk;
   return e->rows - r < e->chunk ? e->rows - r : e->chunk;
@@ -24,14 +24,14 @@ static void ew_load(struct ew *e, uint32_t i) {
   uint32_t b = e->double_buffer ? (i & 1) : 0, r = i * e->chunk, n = chunk_rows(e, i), rb = e->row_bytes;
   k_need(DMA, VPU, e->used[b]);
   uint32_t t = k_issued(DMA, dma_load(e->x + r * e->stride, SP(b), n, rb, e->stride, rb));
-  if (e->kind == EW_RESIDUAL) t = k_issued(DMA, dma_load(e->t + r * e->stride, SP(8 + b), n, rb, e->stride, rb));
+  if (e->kind == EW_RESIDUAL) t = k_issued(DMA, dma_load(e->t + r * e->stride, SP_EW2(b), n, rb, e->stride, rb));
   e->loaded[b] = t;
 }
 
 static void ew_process(struct ew *e, uint32_t i) {
   uint32_t b = e->double_buffer ? (i & 1) : 0, r = i * e->chunk, n = chunk_rows(e, i), rb = e->row_bytes;
   struct vpu_op v = {
-    .a = SP(b), .b = SP(8 + b), .c = SP(b), .a_stride = rb, .b_stride = rb, .c_stride = rb,
+    .a = SP(b), .b = SP_EW2(b), .c = SP(b), .a_stride = rb, .b_stride = rb, .c_stride = rb,
     .rows = n, .cols = e->cols, .param = 0,
   };
   k_need(VPU, DMA, e->loaded[b]);
@@ -91,8 +91,8 @@ void embed(uint32_t x, const uint8_t *tokens, uint32_t rows, uint32_t pos0, uint
     k_need(TPU_UNIT_DMA, VPU, tpu_pushed[VPU]);
     for (uint32_t i = 0; i < n; i++)
       k_issued(DMA, dma_load(tok_emb + tokens[r + i] * rb, SP(0) + i * rb, 1, rb, rb, rb));
-    uint32_t t = k_issued(DMA, dma_load(pos_emb + (pos0 + r) * rb, SP(8), n, rb, rb, rb));
-    struct vpu_op v = { .a = SP(0), .b = SP(8), .c = SP(0), .a_stride = rb, .b_stride = rb, .c_stride = rb, .rows = n, .cols = d };
+    uint32_t t = k_issued(DMA, dma_load(pos_emb + (pos0 + r) * rb, SP_EW2(0), n, rb, rb, rb));
+    struct vpu_op v = { .a = SP(0), .b = SP_EW2(0), .c = SP(0), .a_stride = rb, .b_stride = rb, .c_stride = rb, .rows = n, .cols = d };
     k_need(VPU, DMA, t);
     uint32_t a = k_issued(VPU, vpu_add(&v));
     k_need(DMA, VPU, a);

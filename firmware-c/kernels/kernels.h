@@ -20,9 +20,15 @@
 #include "tpu.h"
 #include "model_format.h"
 
-/* Scratchpad plan: sixteen 4 KiB regions (64 KiB). */
+/* Scratchpad plan. The platform as built has sixteen 4 KiB regions (64 KiB);
+ * -DSP_KIB=32 builds the plan for half of it (eight regions: the
+ * scratchpad-size what-if, build/fw/model-spad32.elf and mmbench-spad32.elf). */
+#ifndef SP_KIB
+#define SP_KIB 64
+#endif
 #define SP_REGION 4096u
 #define SP(r) ((r) * SP_REGION)
+#if SP_KIB == 64
 /* Matmul: A block in regions 0-7, B tiles in 8/9, C tiles in 10/11,
  * residual tiles in 12/13. Elementwise passes reuse 0/1 and 8/9. */
 #define SP_A SP(0)
@@ -30,14 +36,38 @@
 #define SP_B(i) SP(8 + (i))
 #define SP_C(i) SP(10 + (i))
 #define SP_R(i) SP(12 + (i))
+#define SP_EW2(i) SP(8 + (i))
 /* FlashAttention: Q block 0, K block 1-2, V block 3-4, int32 O accumulator
  * 5-8, P tiles 10/11, int4 O 12. */
 #define SP_FQ SP(0)
 #define SP_FK SP(1)
 #define SP_FV SP(3)
+#define SP_FKV_REGIONS 2u
 #define SP_FO32 SP(5)
+#define SP_FO32_REGIONS 4u
 #define SP_FP(i) SP(10 + (i))
 #define SP_FO4 SP(12)
+#elif SP_KIB == 32
+/* Matmul: A block in regions 0-1, B tiles 2/3, C tiles 4/5, residual 6/7;
+ * elementwise passes 0/1 and 2/3. FlashAttention: Q 0, K 1, V 2, int32 O
+ * 3-4, P tiles 5/6, int4 O 7. */
+#define SP_A SP(0)
+#define SP_A_BYTES (2 * SP_REGION)
+#define SP_B(i) SP(2 + (i))
+#define SP_C(i) SP(4 + (i))
+#define SP_R(i) SP(6 + (i))
+#define SP_EW2(i) SP(2 + (i))
+#define SP_FQ SP(0)
+#define SP_FK SP(1)
+#define SP_FV SP(2)
+#define SP_FKV_REGIONS 1u
+#define SP_FO32 SP(3)
+#define SP_FO32_REGIONS 2u
+#define SP_FP(i) SP(5 + (i))
+#define SP_FO4 SP(7)
+#else
+#error "SP_KIB must be 64 or 32"
+#endif
 
 /* The variant in force (set by kernels_begin). */
 extern uint32_t k_variant;

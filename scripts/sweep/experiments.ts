@@ -341,6 +341,7 @@ const WHAT_IFS: WhatIf[] = [
   { name: 'queue depth 16', config: { queueDepth: 16 } },
   { name: 'SRAM half speed', config: { sramReadClocksPerByte: 2, sramWriteClocksPerByte: 4 } },
   { name: 'stores as fast as loads', config: { sramWriteClocksPerByte: 1 } },
+  { name: 'scratchpad 32 KiB', config: { spadKiB: 32 } },
   { name: 'TPU registers, no wait', config: { tpuWait: 0 } },
   { name: 'CPU barrel shifter', config: { barrelShifter: true } },
 ];
@@ -351,7 +352,7 @@ const whatIf: Experiment = {
   plan(scale) {
     const dims = scale === 'full' ? BASE_DIMS : SMALL_DIMS;
     const P = scale === 'full' ? 64 : 16, steps = scale === 'full' ? 16 : 4;
-    const list = scale === 'full' ? WHAT_IFS : [WHAT_IFS[0], WHAT_IFS[1], WHAT_IFS[5]];
+    const list = scale === 'full' ? WHAT_IFS : WHAT_IFS.filter((w) => ['as built', 'queue depth 1', 'SRAM half speed', 'scratchpad 32 KiB'].includes(w.name));
     return list.map((w) => ({ key: w.name, point: { kind: 'model', dims, promptLength: P, decodeSteps: steps, variant: 15, config: w.config } as ModelPoint }));
   },
   report(records) {
@@ -385,7 +386,8 @@ const whatIf: Experiment = {
       half ? `Halving SRAM bandwidth doubles the DMA's work and the bound (${half[3]} prefill, ${half[6]} decode), but the runs slow only to ${half[2]} and ${half[5]}: much of the DMA time was already hidden behind the CPU's issue time, which does not change.` : '',
       st ? `Stores as fast as loads (a faster write strobe) would buy prefill ${st[2]} and decode ${st[5]} (bound ${st[3]}, ${st[6]}): stores are a small share of the traffic.` : '',
       row('TPU registers, no wait') ? `The CPU's side: with no wait clocks on the TPU's register port (${row('TPU registers, no wait')![2]} prefill, ${row('TPU registers, no wait')![5]} decode) and with PicoRV32's barrel shifter (${row('CPU barrel shifter')?.[2] ?? '-'}, ${row('CPU barrel shifter')?.[5] ?? '-'}) no unit works less — the bound stays put — yet both phases run faster: the CPU's issue time is on the critical path. The shifter buys more than the register port because the firmware builds every command word with shifts, and without BARREL_SHIFTER a shift by n costs ⌊n/4⌋ + (n mod 4) extra clocks (the two-stage shifter), while a register access waits only 2.` : '',
-      'The scratchpad size and the MXU\'s size are fixed in the firmware\'s plan (sixteen 4 KiB regions, 8-wide tiles) and are not swept: a different plan is a different firmware, left for later.',
+      row('scratchpad 32 KiB') ? `Half the scratchpad (firmware built with -DSP_KIB=32: an A block of 8 KiB instead of 32, FlashAttention key blocks of one region) makes the DMA re-read B tiles for every 8 KiB of A rows: the bound drops to ${row('scratchpad 32 KiB')![3]} on prefill, yet the run only to ${row('scratchpad 32 KiB')![2]}, and decode (one row, nothing to re-read) runs at ${row('scratchpad 32 KiB')![5]}: at this model's size the 64 KiB scratchpad is more than the kernels need.` : '',
+      'The MXU\'s size (8×8 against 16×16) is not swept: the firmware\'s tiles and the MXU model are 8 wide; that what-if needs an MXU_DIM parameter in both.',
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(whatIf.title, [fig], text, reading) };
   },

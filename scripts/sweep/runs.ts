@@ -7,7 +7,7 @@ import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
 import type { Job, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
-import { runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
+import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
@@ -19,7 +19,12 @@ export interface ConfigOverride {
   tpuWait?: number;
   /** PicoRV32's single-cycle shifter (the firmware packs command words with shifts). */
   barrelShifter?: boolean;
+  /** Scratchpad KiB: 32 runs the firmware built for half the scratchpad (build/fw/*-spad32.elf). */
+  spadKiB?: 32 | 64;
 }
+
+/** The firmware built for a 32 KiB scratchpad (firmware-c/Makefile SPAD32). */
+export const SPAD32_ELFS = { model: MODEL_ELF.replace(/\.elf$/, '-spad32.elf'), mmbench: MMBENCH_ELF.replace(/\.elf$/, '-spad32.elf') };
 
 export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
 export interface ModelPoint {
@@ -53,6 +58,7 @@ export function configFor(o: ConfigOverride = {}): PlatformConfig {
   if (o.sramWriteClocksPerByte !== undefined) c.bus.sramWriteClocksPerByte = o.sramWriteClocksPerByte;
   if (o.tpuWait !== undefined) c.bus.tpuWait = o.tpuWait;
   if (o.barrelShifter !== undefined) c.cpu.BARREL_SHIFTER = o.barrelShifter;
+  if (o.spadKiB !== undefined) c.tpu.spadKiB = o.spadKiB;
   return c;
 }
 
@@ -75,7 +81,7 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
   const config = configFor(p.config);
   if (p.kind === 'matmul') {
     const shape = { m: p.m, k: p.k, n: p.n };
-    const r = runMatmulOnEmulator(shape, p.variant, { config });
+    const r = runMatmulOnEmulator(shape, p.variant, { config, elfPath: config.tpu.spadKiB === 32 ? SPAD32_ELFS.mmbench : undefined });
     const w = r.windows.length ? r.windows : [r.result.counters];
     return {
       key, point: p, measured: w.map((c) => measuredOf('matmul', c)), predicted: [predictMatmul(shape, p.variant, config)],
@@ -83,7 +89,7 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
     };
   }
   const job = jobFor(p);
-  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config });
+  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config, elfPath: config.tpu.spadKiB === 32 ? SPAD32_ELFS.model : undefined });
   const names = ['prefill', 'decode'];
   return {
     key, point: p, measured: r.windows.map((c, i) => measuredOf(names[i] ?? `window ${i + 1}`, c)),
