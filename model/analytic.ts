@@ -39,6 +39,8 @@ interface MatmulCall {
 /** Busy clocks of one kernel call, per unit. */
 class Work {
   mxu = 0; vpu = 0; dma = 0; bytesIn = 0; bytesOut = 0;
+  /** Bytes of B-operand tiles loaded by matmuls over weights, and the DMA clocks of those loads. */
+  weightBytes = 0; weightDma = 0;
   constructor(private readonly cfg: PlatformConfig) {}
   load(rows: number, rowBytes: number): void { this.bytesIn += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramReadClocksPerByte; }
   store(rows: number, rowBytes: number): void { this.bytesOut += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramWriteClocksPerByte; }
@@ -48,12 +50,13 @@ class Work {
 
 /** Sums kernel calls into a phase. */
 class Phase {
-  mxu = 0; vpu = 0; dma = 0; lowerBound = 0; bytesIn = 0; bytesOut = 0;
+  mxu = 0; vpu = 0; dma = 0; lowerBound = 0; bytesIn = 0; bytesOut = 0; weightBytes = 0; weightDma = 0;
   constructor(readonly name: string, private readonly cfg: PlatformConfig) {}
   call(fill: (w: Work) => void): void {
     const w = new Work(this.cfg);
     fill(w);
     this.mxu += w.mxu; this.vpu += w.vpu; this.dma += w.dma; this.bytesIn += w.bytesIn; this.bytesOut += w.bytesOut;
+    this.weightBytes += w.weightBytes; this.weightDma += w.weightDma;
     this.lowerBound += Math.max(w.mxu, w.vpu, w.dma);
   }
   result(): PhasePrediction {
@@ -63,12 +66,12 @@ class Phase {
 
 class Kernels {
   private readonly plan: Plan;
-  constructor(private readonly variant: number, cfg: PlatformConfig = defaultConfig()) { this.plan = planFor(cfg); }
+  constructor(private readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) { this.plan = planFor(cfg); }
   /** kernels.h k_fuses: epilogues go into the tiles of blocks with a full row group. */
   fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= 8; }
 
-  /** kernels/matmul.c: A blocks, 8-column B tiles, causal tiles skipped. */
-  matmul(w: Work, c: MatmulCall): void {
+  /** kernels/matmul.c: A blocks, 8-column B tiles, causal tiles skipped; `weights`: B is a weight matrix (counted in weightBytes). */
+  matmul(w: Work, c: MatmulCall, weights = false): void {
     const arow = c.k / 2, crow = c.out32 ? 32 : 4, row0 = c.row0 ?? 0;
     const epi = this.fuses(c.m) ? (c.epi ?? Epi.None) : Epi.None;
     const causalCols = !!(c.causal && c.transpose), causalK = !!(c.causal && !c.transpose);
@@ -84,6 +87,11 @@ class Kernels {
         const base = row0 + r0;
         const g0 = causalCols && 8 * j > base ? (8 * j - base) >> 3 : 0;
         if (c.transpose) w.load(8, arow); else w.load(c.k, 4);
+        if (weights) {
+          const bytes = c.transpose ? 8 * arow : 4 * c.k;
+          w.weightBytes += bytes;
+          w.weightDma += this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramReadClocksPerByte;
+        }
         if (epi === Epi.Residual) w.load(rows, 4);
         for (let g = g0; g < groups; g++) w.matmul(causalK ? Math.min(c.k, ceil8(groupLast(g) + 1)) : c.k);
         const vr = rows - 8 * g0;
@@ -175,66 +183,90 @@ function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0:
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
 }
 
-/** One batched decode step (model.c batch_decode_layers): weight matmuls over B rows, attention per sequence. */
-function batchDecodeCalls(p: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
+/**
+ * One decode step at position pos for B sequences, as model.c issues it
+ * (B = 1: forward with one row; B > 1: batch_decode_layers): the embedding
+ * of each sequence's token; per layer the Q, K, V projections, Wo, W1 and W2
+ * over the B rows together (their epilogues fused or as passes by
+ * k_fuses(B)) and attention per sequence (one query row against its own
+ * cache); the output head over the B rows. `batched` gets the calls over the
+ * B rows together, `perSequence` the embeddings and attention calls.
+ */
+function decodeStepCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
   const { d, dFF, heads } = dims;
   const dh = d / heads, ctx8 = ceil8(pos + 1);
-  for (let s = 0; s < B; s++) p.call((w) => k.embed(w, 1, d));
+  for (let s = 0; s < B; s++) perSequence.call((w) => k.embed(w, 1, d));
   for (let l = 0; l < dims.layers; l++) {
-    for (let i = 0; i < 3; i++) p.call((w) => k.matmul(w, { m: B, k: d, n: d }));
+    for (let i = 0; i < 3; i++) batched.call((w) => k.matmul(w, { m: B, k: d, n: d }, true));
     for (let s = 0; s < B; s++) {
-      if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
+      if (variant & VARIANT.FLASH) perSequence.call((w) => k.flash(w, 1, pos, d, heads));
       else {
         for (let h = 0; h < heads; h++) {
-          p.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
-          if (!k.fuses(1)) p.call((w) => k.elementwise(w, 1, ctx8, 1, 2));
-          p.call((w) => k.matmul(w, { m: 1, k: ctx8, n: dh, causal: true, row0: pos }));
+          perSequence.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
+          if (!k.fuses(1)) perSequence.call((w) => k.elementwise(w, 1, ctx8, 1, 2));
+          perSequence.call((w) => k.matmul(w, { m: 1, k: ctx8, n: dh, causal: true, row0: pos }));
         }
       }
     }
     const residual = (kIn: number) => {
-      p.call((w) => k.matmul(w, { m: B, k: kIn, n: d, epi: Epi.Residual }));
-      if (!k.fuses(B)) p.call((w) => k.elementwise(w, B, d, 2, 2));
+      batched.call((w) => k.matmul(w, { m: B, k: kIn, n: d, epi: Epi.Residual }, true));
+      if (!k.fuses(B)) batched.call((w) => k.elementwise(w, B, d, 2, 2));
     };
     residual(d);
-    p.call((w) => k.matmul(w, { m: B, k: d, n: dFF, epi: Epi.Relu }));
-    if (!k.fuses(B)) p.call((w) => k.elementwise(w, B, dFF, 1, 1));
+    batched.call((w) => k.matmul(w, { m: B, k: d, n: dFF, epi: Epi.Relu }, true));
+    if (!k.fuses(B)) batched.call((w) => k.elementwise(w, B, dFF, 1, 1));
     residual(dFF);
   }
-  p.call((w) => k.matmul(w, { m: B, k: d, n: dims.vocab, out32: true }));
+  batched.call((w) => k.matmul(w, { m: B, k: d, n: dims.vocab, out32: true }, true));
 }
 
-/** Prefill, then (when the job has decode steps) every decode step, as the firmware runs them. */
+const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
+  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
+  return { name, mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut') };
+};
+
+/**
+ * Prefill, then (when the job has decode steps) every decode step, as the
+ * firmware runs them. A batch (Job.prompts, B sequences) prefills each
+ * sequence on its own (B forwards of P rows) and decodes with
+ * decodeStepCalls; a batch of one is the single-prompt job. Every decode step
+ * is counted: the model does not know where a stop token would end decoding.
+ */
 export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig()): Prediction {
   const k = new Kernels(job.variant, cfg);
-  const B = jobPrompts(job).length;
-  if (B > 1) return predictBatch(dims, job, B, k, cfg);
-  const P = job.prompt.length;
-  const prefill = new Phase('prefill', cfg);
-  forwardCalls(prefill, k, dims, P, 0, job.variant);
-  const phases = [prefill.result()];
-  if (job.decodeSteps > 0) {
-    const decode = new Phase('decode', cfg);
-    for (let i = 1; i <= job.decodeSteps; i++) forwardCalls(decode, k, dims, 1, P + i - 1, job.variant);
-    phases.push(decode.result());
-  }
-  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
-  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut'), phases };
-}
-
-/** A batched job: B prefills one after another, then the batched decode steps (every step runs). */
-function predictBatch(dims: ModelDims, job: Job, B: number, k: Kernels, cfg: PlatformConfig): Prediction {
-  const P = jobPrompts(job)[0].length;
+  const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
   const prefill = new Phase('prefill', cfg);
   for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, 0, job.variant);
   const phases = [prefill.result()];
   if (job.decodeSteps > 0) {
     const decode = new Phase('decode', cfg);
-    for (let i = 1; i <= job.decodeSteps; i++) batchDecodeCalls(decode, k, dims, B, P + i - 1, job.variant);
+    for (let i = 1; i <= job.decodeSteps; i++) decodeStepCalls(decode, decode, k, dims, B, P + i - 1, job.variant);
     phases.push(decode.result());
   }
-  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
-  return { name: 'total', mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut'), phases };
+  return { ...sumPhases('total', phases), phases };
+}
+
+/** One decode step split by who shares it (decodeStepCalls). */
+export interface DecodeStepPrediction {
+  /** The whole step: batched + perSequence. */
+  total: PhasePrediction;
+  /** The calls over the B rows together: the weight matmuls, their elementwise passes and the output head. */
+  batched: PhasePrediction;
+  /** The embeddings and the attention calls of the B sequences. */
+  perSequence: PhasePrediction;
+  /** Bytes of weight tiles (the matmuls' B operands) the batched calls load: the model's weights once when every A block holds the B rows. */
+  weightBytes: number;
+  /** The DMA busy clocks of those weight-tile loads (part of batched.dma). */
+  weightDma: number;
+}
+
+/** One decode step at position pos for a batch of B sequences (predict's decode phase is the sum of these over the steps). */
+export function predictDecodeStep(dims: ModelDims, B: number, pos: number, variant: number, cfg: PlatformConfig = defaultConfig()): DecodeStepPrediction {
+  const k = new Kernels(variant, cfg);
+  const batched = new Phase('batched', cfg), perSequence = new Phase('per sequence', cfg);
+  decodeStepCalls(batched, perSequence, k, dims, B, pos, variant);
+  const b = batched.result(), s = perSequence.result();
+  return { total: sumPhases('decode step', [b, s]), batched: b, perSequence: s, weightBytes: batched.weightBytes, weightDma: batched.weightDma };
 }
 
 /** One tiled matmul, as build/fw/mmbench.elf runs it. */

@@ -41,19 +41,20 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'POS_EMB', offset: 52, doc: 'int4 [max_seq, d] positional embedding' },
   { name: 'W_OUT', offset: 56, doc: 'int4 [d, vocab] output head (int32 logits)' },
   { name: 'LAYER_TABLE', offset: 60, doc: 'layers × 64-byte layer records' },
-  { name: 'PROMPT', offset: 64, doc: 'u8 [prompt_len] prompt tokens' },
-  { name: 'OUT_TOKENS', offset: 68, doc: 'u8 [decode_steps + 1]: written by the firmware' },
-  { name: 'LOGITS', offset: 72, doc: 'int32 [decode_steps + 1, vocab]: written by the firmware' },
-  { name: 'X', offset: 76, doc: 'int4 [rows, d] activations (rows = prompt_len rounded up to 8)' },
+  { name: 'PROMPT', offset: 64, doc: 'u8 [batch, prompt_len] prompt tokens, sequence after sequence' },
+  { name: 'OUT_TOKENS', offset: 68, doc: 'u8 [batch, decode_steps + 1]: written by the firmware' },
+  { name: 'LOGITS', offset: 72, doc: 'int32 [batch, decode_steps + 1, vocab]: written by the firmware' },
+  { name: 'X', offset: 76, doc: 'int4 [rows, d] activations (rows = max(prompt_len, batch) rounded up to 8)' },
   { name: 'Q', offset: 80, doc: 'int4 [rows, d] queries' },
   { name: 'ATT', offset: 84, doc: 'int4 [rows, d] attention output (heads side by side)' },
   { name: 'TMP', offset: 88, doc: 'int4 [rows, d] matmul output before the residual (unfused kernels)' },
   { name: 'HIDDEN', offset: 92, doc: 'int4 [rows, d_ff] FFN hidden activations' },
   { name: 'SCORES', offset: 96, doc: 'int4 [rows, max_seq rounded up to 8] one head\'s scores P (standard attention)' },
-  { name: 'GENERATED', offset: 100, doc: 'written by the firmware: tokens written to OUT_TOKENS' },
+  { name: 'GENERATED', offset: 100, doc: 'written by the firmware: 1 + decode steps run (tokens written to OUT_TOKENS when batch is 1)' },
   { name: 'STATUS', offset: 104, doc: 'written by the firmware: 1 done, 2 bad header, 3 TPU error' },
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
-  { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together (0 reads as 1; §6, batched decode)' },
+  { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together, 1..64 (0, as buildBlob writes for one sequence, reads as 1)' },
+  { name: 'SEQ_GENERATED', offset: 116, doc: 'u32 [batch]: written by the firmware: tokens written per sequence (batch > 1; 0 when batch is 1)' },
 ];
 
 /** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */
@@ -64,8 +65,8 @@ export const LAYER_FIELDS: readonly HeaderField[] = [
   { name: 'WO', offset: 12, doc: 'int4 [d, d]' },
   { name: 'W1', offset: 16, doc: 'int4 [d, d_ff]' },
   { name: 'W2', offset: 20, doc: 'int4 [d_ff, d]' },
-  { name: 'K_CACHE', offset: 24, doc: 'int4 [max_seq, d] keys of every position' },
-  { name: 'V_CACHE', offset: 28, doc: 'int4 [max_seq, d] values of every position' },
+  { name: 'K_CACHE', offset: 24, doc: 'int4 [max_seq, batch, d] keys of every position (sequences interleaved)' },
+  { name: 'V_CACHE', offset: 28, doc: 'int4 [max_seq, batch, d] values of every position (sequences interleaved)' },
   { name: 'SHIFTS_QKVS', offset: 32, doc: 'shift q (7:0), k (15:8), v (23:16), scores (31:24)' },
   { name: 'SHIFTS_OAF', offset: 36, doc: 'shift attention P·V (7:0), Wo (15:8), W1 (23:16), W2 (31:24)' },
   { name: 'BOUNDS', offset: 40, doc: 'hardtanh bound after attention (7:0) and after the FFN (15:8), 1..8' },
@@ -102,7 +103,12 @@ export interface Model { dims: ModelDims; tokEmb: Int8Array; posEmb: Int8Array; 
 
 export interface Job {
   prompt: number[]; decodeSteps: number; variant: number; stopToken?: number;
-  /** Batched decode: B prompts of one length, decoded together (prompt is ignored; every step runs, the stop token is not honoured). */
+  /**
+   * Batched decode: B = 1..64 prompts of one length, decoded together; when
+   * present it replaces `prompt`. A sequence that produces the stop token
+   * keeps being computed with the others but records no more tokens; decoding
+   * ends when every sequence has stopped (docs/model-format.md §6).
+   */
   prompts?: number[][];
 }
 
@@ -123,6 +129,8 @@ const align64 = (n: number) => Math.ceil(n / 64) * 64;
 export interface Layout {
   tokEmb: number; posEmb: number; wOut: number; layerTable: number; prompt: number; outTokens: number; logits: number;
   x: number; q: number; att: number; tmp: number; hidden: number; scores: number; end: number;
+  /** Sequences of the job, and the per-sequence GENERATED counts (u32 [batch]; 0, not allocated, for one sequence). */
+  batch: number; seqGenerated: number;
   layers: { wq: number; wk: number; wv: number; wo: number; w1: number; w2: number; kCache: number; vCache: number }[];
   /** Rows of the activation buffers, and bytes per scores row. */
   rows: number; scoresStride: number;
@@ -145,18 +153,20 @@ export function planLayout(dims: ModelDims, job: Job): Layout {
     });
   }
   const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
-  for (const l of ls) { l.kCache = take((B * ceil8(maxSeq) * d) / 2); l.vCache = take((B * ceil8(maxSeq) * d) / 2); }
+  // [max_seq][batch][d/2]: position t of sequence s is row t·B + s (one sequence: plain rows).
+  for (const l of ls) { l.kCache = take((B * maxSeq * d) / 2); l.vCache = take((B * maxSeq * d) / 2); }
   const rows = ceil8(Math.max(P, B, 1));
   const scoresStride = ceil8(maxSeq) / 2;
   const prompt = take(B * P);
   const outTokens = take(B * (job.decodeSteps + 1));
   const logits = take(B * (job.decodeSteps + 1) * vocab * 4);
+  const seqGenerated = B > 1 ? take(4 * B) : 0;
   const x = take((rows * d) / 2), q = take((rows * d) / 2), att = take((rows * d) / 2), tmp = take((rows * d) / 2);
   const hidden = take((rows * dFF) / 2);
   const scores = take(rows * scoresStride);
   const end = at;
   if (end > SRAM_SIZE) throw new Error(`model and buffers need ${end} bytes of SRAM, more than ${SRAM_SIZE}`);
-  return { tokEmb, posEmb, wOut, layerTable, prompt, outTokens, logits, x, q, att, tmp, hidden, scores, end, layers: ls, rows, scoresStride };
+  return { tokEmb, posEmb, wOut, layerTable, prompt, outTokens, logits, x, q, att, tmp, hidden, scores, end, layers: ls, rows, scoresStride, batch: B, seqGenerated };
 }
 
 /** The firmware's largest batch (model.c MAX_BATCH). */
@@ -202,12 +212,14 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
   put('MAGIC', MODEL_MAGIC); put('VERSION', MODEL_VERSION);
   put('D', d); put('D_FF', dFF); put('HEADS', heads); put('LAYERS', layers); put('VOCAB', vocab); put('MAX_SEQ', maxSeq);
   const prompts = jobPrompts(job);
-  put('PROMPT_LEN', prompts[0].length); put('BATCH', prompts.length); put('DECODE_STEPS', job.decodeSteps); put('VARIANT', job.variant);
+  // BATCH stays 0 (read as 1) for one sequence: that blob is byte for byte the single-prompt blob.
+  put('PROMPT_LEN', prompts[0].length); put('BATCH', prompts.length > 1 ? prompts.length : 0);
+  put('DECODE_STEPS', job.decodeSteps); put('VARIANT', job.variant);
   put('STOP_TOKEN', job.stopToken ?? NO_STOP_TOKEN);
   put('TOK_EMB', L.tokEmb); put('POS_EMB', L.posEmb); put('W_OUT', L.wOut); put('LAYER_TABLE', L.layerTable);
   put('PROMPT', L.prompt); put('OUT_TOKENS', L.outTokens); put('LOGITS', L.logits);
   put('X', L.x); put('Q', L.q); put('ATT', L.att); put('TMP', L.tmp); put('HIDDEN', L.hidden); put('SCORES', L.scores);
-  put('BLOB_END', L.end);
+  put('BLOB_END', L.end); put('SEQ_GENERATED', L.seqGenerated);
   const sizes: [Int8Array, number, string][] = [[model.tokEmb, vocab * d, 'tok_emb'], [model.posEmb, maxSeq * d, 'pos_emb'], [model.wOut, d * vocab, 'w_out']];
   for (const [t, n, what] of sizes) if (t.length !== n) throw new Error(`${what} has ${t.length} values, wants ${n}`);
   packInt4(model.tokEmb, bytes, L.tokEmb); packInt4(model.posEmb, bytes, L.posEmb); packInt4(model.wOut, bytes, L.wOut);

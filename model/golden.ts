@@ -192,10 +192,12 @@ class Transformer {
 export function runGolden(model: Model, job: Job, opts: GoldenOptions = {}): GoldenResult {
   checkModel(model);
   checkJob(model.dims, job);
+  if (jobPrompts(job).length > 1) throw new Error('runGolden runs one sequence: use runGoldenBatch for a batched job');
+  const prompt = jobPrompts(job)[0];
   const net = new Transformer(model, opts.probe);
-  const P = job.prompt.length;
+  const P = prompt.length;
   let logits: Int32Array = new Int32Array(0);
-  for (let t = 0; t < P; t++) logits = net.step(job.prompt[t], t);
+  for (let t = 0; t < P; t++) logits = net.step(prompt[t], t);
   const tokens = [argmax(logits)];
   const all = [logits];
   let positions = P;
@@ -213,8 +215,15 @@ export function runGolden(model: Model, job: Job, opts: GoldenOptions = {}): Gol
   };
 }
 
-/** A batched job, sequence by sequence: batching changes how the TPU schedules the work, not what each sequence computes. */
+/**
+ * A batched job (Job.prompts; a single-prompt job is a batch of one),
+ * sequence by sequence: batching changes how the TPU schedules the work, not
+ * what each sequence computes. Sequence s's result is exactly the result of
+ * its prompt run alone with the job's decode steps and stop token: its tokens
+ * up to and including its first stop token, their logits, and the caches of
+ * the positions it processed. (In the batch a stopped sequence keeps being
+ * computed until every sequence has stopped, but records nothing more.)
+ */
 export function runGoldenBatch(model: Model, job: Job, opts: GoldenOptions = {}): GoldenResult[] {
-  // A batch runs every decode step: the stop token is not honoured.
-  return jobPrompts(job).map((prompt) => runGolden(model, { prompt, decodeSteps: job.decodeSteps, variant: job.variant }, opts));
+  return jobPrompts(job).map((prompt) => runGolden(model, { prompt, decodeSteps: job.decodeSteps, variant: job.variant, stopToken: job.stopToken }, opts));
 }

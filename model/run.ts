@@ -27,11 +27,11 @@ export interface RunOptions {
 }
 
 export interface EmulatorRun {
-  /** OUT_TOKENS[0..GENERATED). */
+  /** Sequence 0's tokens: OUT_TOKENS[0..GENERATED) for a single-prompt job. */
   tokens: number[];
-  /** LOGITS rows 0..GENERATED−1. */
+  /** Sequence 0's logits: LOGITS rows 0..GENERATED−1 for a single-prompt job. */
   logits: Int32Array[];
-  /** Per layer: K / V cache bytes of the positions processed (prompt_len + GENERATED − 1 rows of d/2 bytes). */
+  /** Sequence 0, per layer: K / V cache bytes of the positions processed (prompt_len + GENERATED − 1 rows of d/2 bytes). */
   kCache: Uint8Array[];
   vCache: Uint8Array[];
   /** The header's STATUS word (1: done). */
@@ -45,10 +45,17 @@ export interface EmulatorRun {
   sram: Uint8Array;
   /** Host milliseconds the emulation took. */
   wallMs: number;
-  /** Per sequence of the batch (one entry for a single-prompt job): the same as tokens … vCache. */
+  /** The header's GENERATED: 1 + the decode steps run (for a batch, the longest sequence's token count). */
+  generated: number;
+  /** Per sequence of the batch (one entry for a single-prompt job): the same as tokens … vCache; sequences[0] is those fields. */
   sequences: SequenceOutput[];
 }
 
+/**
+ * One sequence's results: its SEQ_GENERATED (GENERATED for one sequence) = n tokens,
+ * their logits, and per layer its K / V rows of positions 0..prompt_len + n − 2
+ * gathered from the interleaved caches (row stride d/2), as runGolden gives them.
+ */
 export interface SequenceOutput { tokens: number[]; logits: Int32Array[]; kCache: Uint8Array[]; vCache: Uint8Array[] }
 
 /** A model or matmul run that did not end with exit 0 and STATUS = 1; `result` says how it stopped. */
@@ -105,16 +112,23 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
   }
   const { vocab, d } = model.dims;
   const B = jobPrompts(job).length, P = jobPrompts(job)[0].length, rs = d / 2, steps1 = job.decodeSteps + 1;
-  const positions = P + generated - 1;
+  // Tokens recorded per sequence: SEQ_GENERATED for a batch, GENERATED for one sequence.
+  const counts = B === 1 ? [generated] : Array.from({ length: B }, (_, s) => dv.getUint32(layout.seqGenerated + 4 * s, true));
+  counts.forEach((n, s) => {
+    if (n < 1 || n > generated) throw new ModelRunError(`model run: sequence ${s} generated ${n} tokens, not 1..GENERATED = ${generated}`, result);
+  });
+  if (Math.max(...counts) !== generated) throw new ModelRunError(`model run: GENERATED is ${generated}, no sequence generated that many`, result);
   const sequences = Array.from({ length: B }, (_, s): SequenceOutput => {
+    const n = counts[s], positions = P + n - 1;
     const tokensAt = layout.outTokens + s * steps1, logitsAt = layout.logits + s * steps1 * vocab * 4;
-    const tokens = Array.from(sram.subarray(tokensAt, tokensAt + generated));
+    const tokens = Array.from(sram.subarray(tokensAt, tokensAt + n));
     const logits = tokens.map((_, i) => {
       const row = new Int32Array(vocab);
       for (let j = 0; j < vocab; j++) row[j] = dv.getInt32(logitsAt + (i * vocab + j) * 4, true);
       return row;
     });
-    // The caches interleave the sequences position by position (one sequence: plain rows).
+    // The caches interleave the sequences position by position (one sequence: plain rows);
+    // a sequence's result is the positions it processed up to its last recorded token.
     const rows = (off: number) => {
       const out = new Uint8Array(positions * rs);
       for (let t = 0; t < positions; t++) out.set(sram.subarray(off + (t * B + s) * rs, off + (t * B + s + 1) * rs), t * rs);
@@ -126,7 +140,7 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
   const first = sequences[0];
   return {
     tokens: first.tokens, logits: first.logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs,
-    kCache: first.kCache, vCache: first.vCache, sequences,
+    kCache: first.kCache, vCache: first.vCache, generated, sequences,
   };
 }
 

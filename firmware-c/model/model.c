@@ -4,7 +4,9 @@
  * the job (prompt, decode steps, kernel variant) and the offset of every
  * tensor and buffer, so one ELF serves every configuration. It runs prefill
  * and then the decode steps with a KV cache in SRAM, each phase in its own
- * PERF_CTRL window, and writes the tokens and logits back to the blob. */
+ * PERF_CTRL window, and writes the tokens and logits back to the blob.
+ * With BATCH = B > 1 it prefills B sequences one by one and then decodes
+ * them together, each weight matmul over the B rows at once (run_batch). */
 #include "picotpu.h"
 #include "kernels.h"
 
@@ -53,7 +55,7 @@ static const char *read_header(void) {
   if (M.layers == 0 || M.layers > MAX_LAYERS) return "bad layer count";
   if (M.max_seq == 0 || M.max_seq > MAX_SEQ_LIMIT) return "bad max_seq";
   if (M.prompt_len == 0 || M.prompt_len + M.decode_steps > M.max_seq) return "bad job length";
-  if (M.batch > MAX_BATCH) return "bad batch";
+  if (M.batch > 1 && (M.batch > MAX_BATCH || !hdr(MODEL_H_SEQ_GENERATED))) return "bad batch";
   uint32_t table = hdr(MODEL_H_LAYER_TABLE);
   for (uint32_t l = 0; l < M.layers; l++) {
     uint32_t r = table + l * MODEL_LAYER_RECORD_BYTES;
@@ -105,7 +107,9 @@ static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, ui
  * block the K and V projections write at once, and sequence s reads its own
  * keys at stride B·d/2. Prefill runs each sequence alone; every decode step
  * runs all B rows through each weight matmul together (each weight tile is
- * loaded once for the batch) and attention per sequence. */
+ * loaded once for the batch) and attention per sequence. A sequence that has
+ * produced the stop token stays in the batch (the schedule does not change)
+ * but records no more tokens; decoding ends when every sequence has stopped. */
 
 /* Prefill of sequence s: its prompt at rows 0..P-1, caches at stride B·d/2. */
 static void batch_prefill(uint32_t s, const uint8_t *toks) {
@@ -182,31 +186,48 @@ static void batch_head(uint32_t a_row, uint32_t first, uint32_t rows, uint32_t s
   }
 }
 
-static uint8_t batch_tokens[MAX_BATCH];
-
-/* Batched job: every sequence runs every decode step (the stop token is not honoured). */
+/* Batched job: B prefills, then the batched decode steps; returns GENERATED
+ * (1 + the decode steps run) and writes the per-sequence counts to
+ * SEQ_GENERATED. It keeps its state in the prompt buffer tokens[], free once
+ * the prefills are done, and in SEQ_GENERATED itself, so that a single job
+ * (which never comes here) runs with the same BRAM image as before batches. */
 static uint32_t run_batch(void) {
-  uint32_t B = M.batch, P = M.prompt_len, rs = M.d / 2, steps1 = M.decode_steps + 1;
+  uint32_t B = M.batch, P = M.prompt_len, rs = M.d / 2, steps1 = M.decode_steps + 1, live = 0, run = 0;
+  uint32_t counts = hdr(MODEL_H_SEQ_GENERATED);
+  uint8_t *next = tokens, *alive = tokens + MAX_BATCH; /* each sequence's next input token; 1 while it runs */
   tpu_perf_start();
-  for (uint32_t s = 0; s < B; s++) {
-    for (uint32_t i = 0; i < P; i++) tokens[i] = SRAM_BYTE(M.prompt + s * P + i);
+  for (uint32_t s = 0, at = M.prompt, out = M.out_tokens; s < B; s++, at += P, out += steps1) {
+    uint8_t tok;
+    for (uint32_t i = 0; i < P; i++) tokens[i] = SRAM_BYTE(at + i);
     batch_prefill(s, tokens);
-    batch_head(P - 1, s, 1, 0, &batch_tokens[s]);
-    SRAM_BYTE(M.out_tokens + s * steps1) = batch_tokens[s];
+    batch_head(P - 1, s, 1, 0, &tok);
+    SRAM_BYTE(out) = tok;
   }
   tpu_perf_stop();
-  if (M.decode_steps) {
+  for (uint32_t s = 0, out = M.out_tokens; s < B; s++, out += steps1) {
+    next[s] = SRAM_BYTE(out);
+    alive[s] = next[s] != M.stop_token;
+    live += alive[s];
+    SRAM_WORD(counts + 4 * s) = 1;
+  }
+  if (M.decode_steps && live) {
     tpu_perf_start();
-    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+    for (uint32_t i = 1; i <= M.decode_steps && live; i++) {
       uint32_t pos = P + i - 1;
-      for (uint32_t s = 0; s < B; s++) embed(M.x + s * rs, &batch_tokens[s], 1, pos, M.tok_emb, M.pos_emb, M.d);
+      for (uint32_t s = 0, x = M.x; s < B; s++, x += rs) embed(x, &next[s], 1, pos, M.tok_emb, M.pos_emb, M.d);
       batch_decode_layers(pos);
-      batch_head(0, 0, B, i, batch_tokens);
-      for (uint32_t s = 0; s < B; s++) SRAM_BYTE(M.out_tokens + s * steps1 + i) = batch_tokens[s];
+      batch_head(0, 0, B, i, next);
+      for (uint32_t s = 0, out = M.out_tokens + i, c = counts; s < B; s++, out += steps1, c += 4) {
+        if (!alive[s]) continue;
+        SRAM_BYTE(out) = next[s];
+        SRAM_WORD(c) = i + 1;
+        if (next[s] == M.stop_token) { alive[s] = 0; live--; }
+      }
+      run = i;
     }
     tpu_perf_stop();
   }
-  return steps1;
+  return 1 + run;
 }
 
 /* One layer over `rows` positions starting at row0 (prefill: 0; decode: the
@@ -256,6 +277,21 @@ static uint32_t forward(const uint8_t *toks, uint32_t rows, uint32_t row0, uint3
   return head(rows - 1, step);
 }
 
+/* GENERATED and STATUS: the end of a run. */
+static int finish(uint32_t produced) {
+  SRAM_WORD(MODEL_H_GENERATED) = produced;
+  uint32_t err = tpu_error();
+  SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;
+  if (err) {
+    printf("model: TPU error 0x%lx\n", (unsigned long)err);
+    return 3;
+  }
+  return 0;
+}
+
+/* A batched job, kept out of main so that a single job's code is what it was. */
+static __attribute__((noinline)) int main_batch(void) { return finish(run_batch()); }
+
 int main(void) {
   const char *bad = read_header();
   if (bad) {
@@ -264,14 +300,11 @@ int main(void) {
     return 2;
   }
   kernels_begin(M.variant);
-  uint32_t produced = 0;
-  if (M.batch > 1) {
-    produced = run_batch();
-    goto done;
-  }
+  if (M.batch > 1) return main_batch();
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
 
   tpu_perf_start();
+  uint32_t produced = 0;
   uint32_t tok = forward(tokens, M.prompt_len, 0, 0);
   tokens[M.prompt_len] = (uint8_t)tok;
   produced = 1;
@@ -289,7 +322,6 @@ int main(void) {
     tpu_perf_stop();
   }
   for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
-done:
   SRAM_WORD(MODEL_H_GENERATED) = produced;
   uint32_t err = tpu_error();
   SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;

@@ -26,19 +26,20 @@
 #define MODEL_H_POS_EMB 52u /* int4 [max_seq, d] positional embedding */
 #define MODEL_H_W_OUT 56u /* int4 [d, vocab] output head (int32 logits) */
 #define MODEL_H_LAYER_TABLE 60u /* layers × 64-byte layer records */
-#define MODEL_H_PROMPT 64u /* u8 [prompt_len] prompt tokens */
-#define MODEL_H_OUT_TOKENS 68u /* u8 [decode_steps + 1]: written by the firmware */
-#define MODEL_H_LOGITS 72u /* int32 [decode_steps + 1, vocab]: written by the firmware */
-#define MODEL_H_X 76u /* int4 [rows, d] activations (rows = prompt_len rounded up to 8) */
+#define MODEL_H_PROMPT 64u /* u8 [batch, prompt_len] prompt tokens, sequence after sequence */
+#define MODEL_H_OUT_TOKENS 68u /* u8 [batch, decode_steps + 1]: written by the firmware */
+#define MODEL_H_LOGITS 72u /* int32 [batch, decode_steps + 1, vocab]: written by the firmware */
+#define MODEL_H_X 76u /* int4 [rows, d] activations (rows = max(prompt_len, batch) rounded up to 8) */
 #define MODEL_H_Q 80u /* int4 [rows, d] queries */
 #define MODEL_H_ATT 84u /* int4 [rows, d] attention output (heads side by side) */
 #define MODEL_H_TMP 88u /* int4 [rows, d] matmul output before the residual (unfused kernels) */
 #define MODEL_H_HIDDEN 92u /* int4 [rows, d_ff] FFN hidden activations */
 #define MODEL_H_SCORES 96u /* int4 [rows, max_seq rounded up to 8] one head's scores P (standard attention) */
-#define MODEL_H_GENERATED 100u /* written by the firmware: tokens written to OUT_TOKENS */
+#define MODEL_H_GENERATED 100u /* written by the firmware: 1 + decode steps run (tokens written to OUT_TOKENS when batch is 1) */
 #define MODEL_H_STATUS 104u /* written by the firmware: 1 done, 2 bad header, 3 TPU error */
 #define MODEL_H_BLOB_END 108u /* first byte after every buffer */
-#define MODEL_H_BATCH 112u /* job: sequences decoded together (0 reads as 1; §6, batched decode) */
+#define MODEL_H_BATCH 112u /* job: sequences decoded together, 1..64 (0, as buildBlob writes for one sequence, reads as 1) */
+#define MODEL_H_SEQ_GENERATED 116u /* u32 [batch]: written by the firmware: tokens written per sequence (batch > 1; 0 when batch is 1) */
 
 /* Layer record words (byte offsets within a record) */
 #define MODEL_L_WQ 0u /* int4 [d, d] */
@@ -47,8 +48,8 @@
 #define MODEL_L_WO 12u /* int4 [d, d] */
 #define MODEL_L_W1 16u /* int4 [d, d_ff] */
 #define MODEL_L_W2 20u /* int4 [d_ff, d] */
-#define MODEL_L_K_CACHE 24u /* int4 [max_seq, d] keys of every position */
-#define MODEL_L_V_CACHE 28u /* int4 [max_seq, d] values of every position */
+#define MODEL_L_K_CACHE 24u /* int4 [max_seq, batch, d] keys of every position (sequences interleaved) */
+#define MODEL_L_V_CACHE 28u /* int4 [max_seq, batch, d] values of every position (sequences interleaved) */
 #define MODEL_L_SHIFTS_QKVS 32u /* shift q (7:0), k (15:8), v (23:16), scores (31:24) */
 #define MODEL_L_SHIFTS_OAF 36u /* shift attention P·V (7:0), Wo (15:8), W1 (23:16), W2 (31:24) */
 #define MODEL_L_BOUNDS 40u /* hardtanh bound after attention (7:0) and after the FFN (15:8), 1..8 */
