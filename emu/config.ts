@@ -34,6 +34,8 @@ export interface TpuConfig {
   spadKiB: number;
   /** Scratchpad region size in KiB; each region has one read and one write port. */
   regionKiB: number;
+  /** MXU array dimension D: 8 as built; 16 is the MXU-size what-if (hardware.md §5.5). */
+  mxuDim: number;
   /** Fixed clocks at the start of every DMA command (descriptor decode, address setup). */
   dmaSetup: number;
   /** Fixed issue clocks at the start of every MXU command. */
@@ -70,6 +72,7 @@ export function defaultConfig(): PlatformConfig {
       queueDepth: 8,
       spadKiB: 64,
       regionKiB: 4,
+      mxuDim: 8,
       dmaSetup: 2,
       mxuSetup: 2,
       vpuSetup: 2,
@@ -99,6 +102,7 @@ export const TPU_CONFIG_NAMES = [
   'queueDepth',
   'spadKiB',
   'regionKiB',
+  'mxuDim',
   'dmaSetup',
   'mxuSetup',
   'vpuSetup',
@@ -151,6 +155,7 @@ function checkConsistent(cfg: PlatformConfig): void {
   if (t.regionKiB < 1 || t.spadKiB % t.regionKiB !== 0 || t.spadKiB / t.regionKiB > 32) {
     throw new ConfigError('regionKiB must divide spadKiB into at most 32 regions');
   }
+  if (t.mxuDim !== 8 && t.mxuDim !== 16) throw new ConfigError('mxuDim must be 8 (as built) or 16 (the what-if)');
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM

@@ -1,29 +1,31 @@
-// The MXU: an 8×8 output-stationary systolic array of int4×int4 → int32 MACs
-// (PLATFORM.md §6.5). One MATMUL computes an 8×8 tile
+// The MXU: a D×D output-stationary systolic array of int4×int4 → int32 MACs
+// (PLATFORM.md §6.5). D = tpu.mxuDim: 8 as built, 16 the MXU-size what-if
+// (hardware.md §5.5). One MATMUL computes a D×D tile
 //   C[i][j] = (ACCUMULATE ? Cin[i][j] : 0) + Σ_k A[i][k]·B[k][j]   (mod 2^32)
 // with B[k][j] = Bt[j][k] under TRANSPOSE_B, and writes it as int32 rows
 // (OUT_INT32) or requantized int4 rows sat4(rshift(x, SHIFT)).
 //
 // Schedule, in clocks relative to the clock s the command begins (both models):
 //   setup      mxuSetup clocks, no memory access;
-//   preload    ACCUMULATE only, 8 clocks: preload clock p reads Cin row p
-//              (32 bytes at CIN_ADDR + p·CIN_STRIDE) in tickRead;
-//   stream     K + 14 clocks: stream clock t < K reads, in tickRead,
-//                A:  4 bytes at A_ADDR + (t%8)·A_STRIDE + (t>>3)·4
-//                    (row t%8 of k-block t>>3: A[t%8][8b .. 8b+7]);
-//                B:  4 bytes at B_ADDR + t·B_STRIDE (row t of B: B[t][0..7]), or,
-//                    with TRANSPOSE_B, at B_ADDR + (t%8)·B_STRIDE + (t>>3)·4
-//                    (row t%8 of k-block t>>3 of Bt);
-//              the last K..K+13 clocks drain the skew (2·(8−1) clocks);
-//   writeback  8 clocks: writeback clock w writes C row w (32 bytes int32 or
-//              4 bytes int4) at C_ADDR + w·C_STRIDE in tickWrite; the last one
-//              is the command's last clock.
-// Total: mxuSetup + (ACCUMULATE ? 8 : 0) + K + 14 + 8 = nominalClocks.
+//   preload    ACCUMULATE only, D clocks: preload clock p reads Cin row p
+//              (4·D bytes at CIN_ADDR + p·CIN_STRIDE) in tickRead;
+//   stream     K + 2·(D−1) clocks: stream clock t < K reads, in tickRead,
+//                A:  D/2 bytes at A_ADDR + (t%D)·A_STRIDE + ⌊t/D⌋·D/2
+//                    (row t%D of k-block b = ⌊t/D⌋: A[t%D][D·b .. D·b+D−1]);
+//                B:  D/2 bytes at B_ADDR + t·B_STRIDE (row t of B), or, with
+//                    TRANSPOSE_B, at B_ADDR + (t%D)·B_STRIDE + ⌊t/D⌋·D/2
+//                    (row t%D of k-block b of Bt);
+//              the last 2·(D−1) clocks drain the skew;
+//   writeback  D clocks: writeback clock w writes C row w (4·D bytes int32 or
+//              D/2 bytes int4) at C_ADDR + w·C_STRIDE in tickWrite; the last
+//              one is the command's last clock.
+// Total: mxuSetup + (ACCUMULATE ? D : 0) + K + 2·(D−1) + D = nominalClocks
+// (as built: setup + (ACCUMULATE ? 8 : 0) + K + 14 + 8).
 //
-// MxuReference moves values through the 64 PEs clock by clock. MxuFast reads
+// MxuReference moves values through the D² PEs clock by clock. MxuFast reads
 // the same bytes at the same clocks, but keeps the current k-block of A and B
-// in two 8×8 buffers and does the block's 512 MACs when its last row arrives
-// (stream clock 8b+7). Sums wrap mod 2^32 in both, so the order of the
+// in two D×D buffers and does the block's D³ MACs when its last row arrives
+// (stream clock D·b + D−1). Sums wrap mod 2^32 in both, so the order of the
 // additions does not matter.
 
 import type { TpuConfig } from '../emu/config.ts';
@@ -71,17 +73,17 @@ export const ACCUMULATE = flagBit('MXU', 'ACCUMULATE');
 export const OUT_INT32 = flagBit('MXU', 'OUT_INT32');
 const DEFINED_FLAGS = MXU.flags.reduce((m, fl) => m | (1 << fl.bit), 0);
 
-/** Array dimension. */
-const N = 8;
-/** Clocks of the preload phase (ACCUMULATE). */
-export const MXU_PRELOAD_CLOCKS = N;
-/** Skew fill and drain of the stream phase, beyond its K clocks: 2·(8−1). */
-export const MXU_SKEW_CLOCKS = 2 * (N - 1);
-/** Clocks of the writeback phase: one C row per clock through the 256-bit port. */
-export const MXU_WRITEBACK_CLOCKS = N;
+// Phase lengths of a D×D array: preload (ACCUMULATE) moves one Cin row per
+// clock and writeback one C row per clock through the 32·D-bit port; the skew
+// fill and drain beyond the stream's K clocks is 2·(D−1).
+const preloadClocks = (dim: number): number => dim;
+const skewClocks = (dim: number): number => 2 * (dim - 1);
+const writebackClocks = (dim: number): number => dim;
 
 /** A MATMUL command's fields and phase boundaries, decoded once per command. */
 export class MxuFields {
+  /** Array dimension D. */
+  dim = 8;
   aAddr = 0;
   bAddr = 0;
   cAddr = 0;
@@ -101,7 +103,8 @@ export class MxuFields {
   writebackStart = 0;
   total = 0;
 
-  load(cmd: Cmd, setup: number): this {
+  load(cmd: Cmd, setup: number, dim: number): this {
+    this.dim = dim;
     this.aAddr = get(cmd, F_A_ADDR);
     this.bAddr = get(cmd, F_B_ADDR);
     this.cAddr = get(cmd, F_C_ADDR);
@@ -116,15 +119,15 @@ export class MxuFields {
     this.accumulate = (cmd.flags & ACCUMULATE) !== 0;
     this.outInt32 = (cmd.flags & OUT_INT32) !== 0;
     this.preloadStart = setup;
-    this.streamStart = setup + (this.accumulate ? MXU_PRELOAD_CLOCKS : 0);
-    this.writebackStart = this.streamStart + this.k + MXU_SKEW_CLOCKS;
-    this.total = this.writebackStart + MXU_WRITEBACK_CLOCKS;
+    this.streamStart = setup + (this.accumulate ? preloadClocks(dim) : 0);
+    this.writebackStart = this.streamStart + this.k + skewClocks(dim);
+    this.total = this.writebackStart + writebackClocks(dim);
     return this;
   }
 
   /** Row bytes of the C operand. */
   get cRowBytes(): number {
-    return this.outInt32 ? 4 * N : N / 2;
+    return this.outInt32 ? 4 * this.dim : this.dim / 2;
   }
 }
 
@@ -137,13 +140,14 @@ interface Block {
 }
 
 function blocks(d: MxuFields): { a: Block; b: Block; cin: Block | null; c: Block } {
+  const n = d.dim;
   return {
-    a: { addr: d.aAddr, rows: N, rowBytes: d.k / 2, stride: d.aStride },
+    a: { addr: d.aAddr, rows: n, rowBytes: d.k / 2, stride: d.aStride },
     b: d.transposeB
-      ? { addr: d.bAddr, rows: N, rowBytes: d.k / 2, stride: d.bStride }
-      : { addr: d.bAddr, rows: d.k, rowBytes: N / 2, stride: d.bStride },
-    cin: d.accumulate ? { addr: d.cinAddr, rows: N, rowBytes: 4 * N, stride: d.cinStride } : null,
-    c: { addr: d.cAddr, rows: N, rowBytes: d.cRowBytes, stride: d.cStride },
+      ? { addr: d.bAddr, rows: n, rowBytes: d.k / 2, stride: d.bStride }
+      : { addr: d.bAddr, rows: d.k, rowBytes: n / 2, stride: d.bStride },
+    cin: d.accumulate ? { addr: d.cinAddr, rows: n, rowBytes: 4 * n, stride: d.cinStride } : null,
+    c: { addr: d.cAddr, rows: n, rowBytes: d.cRowBytes, stride: d.cStride },
   };
 }
 
@@ -151,22 +155,26 @@ export function mxuRules(cfg: TpuConfig): UnitRules {
   const spadBytes = cfg.spadKiB * 1024;
   const regionBytes = cfg.regionKiB * 1024;
   const mask = (b: Block): number => regionMask(b.addr, b.rows, b.rowBytes, b.stride, regionBytes);
+  const fields = (cmd: Cmd): MxuFields => new MxuFields().load(cmd, cfg.mxuSetup, cfg.mxuDim);
+  // Operand rows move through D/2-byte (D int4) ports: addresses and strides
+  // are multiples of D/2 (4 as built).
+  const align = cfg.mxuDim / 2;
 
   return {
     validate(cmd: Cmd): number {
       if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
-      const d = new MxuFields().load(cmd, cfg.mxuSetup);
+      const d = fields(cmd);
       if (d.k === 0) return ERR.ZERO_SIZE;
-      if (d.k % N !== 0) return ERR.BAD_K;
+      if (d.k % d.dim !== 0) return ERR.BAD_K;
       const { a, b, cin, c } = blocks(d);
       const operands = cin ? [a, b, cin, c] : [a, b, c];
-      for (const o of operands) if (o.addr % 4 !== 0 || o.stride % 4 !== 0) return ERR.MISALIGNED;
+      for (const o of operands) if (o.addr % align !== 0 || o.stride % align !== 0) return ERR.MISALIGNED;
       for (const o of operands) if (blockEnd(o.addr, o.rows, o.rowBytes, o.stride) > spadBytes) return ERR.RANGE;
       return 0;
     },
 
     footprint(cmd: Cmd): Footprint {
-      const { a, b, cin, c } = blocks(new MxuFields().load(cmd, cfg.mxuSetup));
+      const { a, b, cin, c } = blocks(fields(cmd));
       const ma = mask(a);
       const mb = mask(b);
       const mc = cin ? mask(cin) : 0;
@@ -178,11 +186,11 @@ export function mxuRules(cfg: TpuConfig): UnitRules {
     },
 
     nominalClocks(cmd: Cmd): number {
-      return new MxuFields().load(cmd, cfg.mxuSetup).total;
+      return fields(cmd).total;
     },
 
     describe(cmd: Cmd): string {
-      const d = new MxuFields().load(cmd, cfg.mxuSetup);
+      const d = fields(cmd);
       const hex = (n: number) => '0x' + n.toString(16).padStart(4, '0');
       const names = MXU.flags.filter((fl) => cmd.flags & (1 << fl.bit)).map((fl) => fl.name);
       const op = MXU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `op${cmd.opcode}`;
@@ -208,14 +216,22 @@ abstract class MxuBase {
   /** tickRead(next) was called, tickWrite(next) not yet. */
   protected readDone = false;
 
+  /** Array dimension D, and log2 D: stream clock t is row t & (D−1) of k-block t >> log2D. */
+  protected readonly n: number;
+  protected readonly log2n: number;
+
   constructor(
     protected readonly mem: UnitMemories,
     protected readonly cfg: TpuConfig,
-  ) {}
+  ) {
+    this.n = cfg.mxuDim;
+    this.log2n = Math.log2(cfg.mxuDim);
+    if (!Number.isInteger(this.log2n) || this.n < 2) throw new Error(`MXU: array dimension ${cfg.mxuDim} is not a power of two`);
+  }
 
   protected beginCommon(cmd: Cmd, clock: number): void {
     if (this.running) throw new Error(`MXU: begin at clock ${clock} while a command is running`);
-    this.d.load(cmd, this.cfg.mxuSetup);
+    this.d.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
     this.start = clock;
     this.next = clock;
     this.readDone = false;
@@ -245,33 +261,54 @@ abstract class MxuBase {
 const NONE = -1;
 
 export class MxuReference extends MxuBase implements UnitModel {
-  // PE (i, j) is index i*8 + j. Each holds an A register, a B register and
+  // PE (i, j) is index i*D + j. Each holds an A register, a B register and
   // its int32 sum; kA/kB tag each register with the k of the value it holds
   // (NONE: no data), which lets the model check its own skew: a PE only ever
   // multiplies an A and a B of the same k.
-  private readonly sum = new Int32Array(N * N);
-  private readonly aReg = new Int32Array(N * N);
-  private readonly bReg = new Int32Array(N * N);
-  private readonly kA = new Int32Array(N * N);
-  private readonly kB = new Int32Array(N * N);
+  private readonly sum: Int32Array;
+  private readonly aReg: Int32Array;
+  private readonly bReg: Int32Array;
+  private readonly kA: Int32Array;
+  private readonly kB: Int32Array;
   /** MACs each PE did with valid data, checked against K at the end of the stream. */
-  private readonly macs = new Int32Array(N * N);
-  // A row buffers (8 per array row): loaded with one 32-bit read (8 values of
-  // one row of one k-block) and shifted out into PE(i, 0) one value per clock.
-  private readonly aBuf = new Int32Array(N * N);
-  private readonly aBufK = new Int32Array(N * N);
+  private readonly macs: Int32Array;
+  // A row buffers (D per array row): loaded with one D/2-byte read (D values
+  // of one row of one k-block) and shifted out into PE(i, 0) one value per clock.
+  private readonly aBuf: Int32Array;
+  private readonly aBufK: Int32Array;
   // B input skew: without TRANSPOSE_B, column j goes through a chain of j delay
-  // registers (bDelay[j*8 + r], r = 0 newest); with TRANSPOSE_B, column buffers
-  // like A's (bBuf[j*8 + m]).
-  private readonly bDelay = new Int32Array(N * N);
-  private readonly bDelayK = new Int32Array(N * N);
-  private readonly bBuf = new Int32Array(N * N);
-  private readonly bBufK = new Int32Array(N * N);
+  // registers (bDelay[j*D + r], r = 0 newest); with TRANSPOSE_B, column buffers
+  // like A's (bBuf[j*D + m]).
+  private readonly bDelay: Int32Array;
+  private readonly bDelayK: Int32Array;
+  private readonly bBuf: Int32Array;
+  private readonly bBufK: Int32Array;
   // Values entering the array this clock.
-  private readonly aIn = new Int32Array(N);
-  private readonly aInK = new Int32Array(N);
-  private readonly bIn = new Int32Array(N);
-  private readonly bInK = new Int32Array(N);
+  private readonly aIn: Int32Array;
+  private readonly aInK: Int32Array;
+  private readonly bIn: Int32Array;
+  private readonly bInK: Int32Array;
+
+  constructor(mem: UnitMemories, cfg: TpuConfig) {
+    super(mem, cfg);
+    const pes = this.n * this.n;
+    this.sum = new Int32Array(pes);
+    this.aReg = new Int32Array(pes);
+    this.bReg = new Int32Array(pes);
+    this.kA = new Int32Array(pes);
+    this.kB = new Int32Array(pes);
+    this.macs = new Int32Array(pes);
+    this.aBuf = new Int32Array(pes);
+    this.aBufK = new Int32Array(pes);
+    this.bDelay = new Int32Array(pes);
+    this.bDelayK = new Int32Array(pes);
+    this.bBuf = new Int32Array(pes);
+    this.bBufK = new Int32Array(pes);
+    this.aIn = new Int32Array(this.n);
+    this.aInK = new Int32Array(this.n);
+    this.bIn = new Int32Array(this.n);
+    this.bInK = new Int32Array(this.n);
+  }
 
   begin(cmd: Cmd, clock: number): void {
     this.beginCommon(cmd, clock);
@@ -308,7 +345,7 @@ export class MxuReference extends MxuBase implements UnitModel {
     if (rel < d.writebackStart) return false;
     const w = rel - d.writebackStart;
     this.drainRow(w);
-    if (w === MXU_WRITEBACK_CLOCKS - 1) {
+    if (rel === d.total - 1) {
       this.running = false;
       return true;
     }
@@ -323,67 +360,69 @@ export class MxuReference extends MxuBase implements UnitModel {
     throw new Error('MxuReference is driven clock by clock only');
   }
 
-  /** Preload clock p: Cin row p (8 int32) into the sums of PE row p. */
+  /** Preload clock p: Cin row p (D int32) into the sums of PE row p. */
   private preload(p: number): void {
+    const n = this.n;
     const spad = this.mem.spad;
     const base = this.d.cinAddr + p * this.d.cinStride;
-    for (let j = 0; j < N; j++) {
+    for (let j = 0; j < n; j++) {
       const at = base + 4 * j;
-      this.sum[p * N + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+      this.sum[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
     }
   }
 
   private streamClock(t: number): void {
     const d = this.d;
+    const n = this.n;
     const spad = this.mem.spad;
     const reading = t < d.k;
-    const r = t % N;
-    const blk = t >> 3;
+    const r = t & (n - 1);
+    const blk = t >> this.log2n;
 
-    // 1. Memory: 32 bits of A into the row buffer of A row t%8.
+    // 1. Memory: D/2 bytes of A into the row buffer of A row t%D.
     if (reading) {
-      const at = d.aAddr + r * d.aStride + blk * 4;
-      for (let m = 0; m < N; m++) {
-        this.aBuf[r * N + m] = getInt4(spad, at, m);
-        this.aBufK[r * N + m] = blk * N + m;
+      const at = d.aAddr + r * d.aStride + blk * (n / 2);
+      for (let m = 0; m < n; m++) {
+        this.aBuf[r * n + m] = getInt4(spad, at, m);
+        this.aBufK[r * n + m] = blk * n + m;
       }
     }
     // 2. A row buffers shift one value each into column 0 of the array.
-    for (let i = 0; i < N; i++) {
-      this.aIn[i] = this.aBuf[i * N];
-      this.aInK[i] = this.aBufK[i * N];
-      for (let m = 0; m < N - 1; m++) {
-        this.aBuf[i * N + m] = this.aBuf[i * N + m + 1];
-        this.aBufK[i * N + m] = this.aBufK[i * N + m + 1];
+    for (let i = 0; i < n; i++) {
+      this.aIn[i] = this.aBuf[i * n];
+      this.aInK[i] = this.aBufK[i * n];
+      for (let m = 0; m < n - 1; m++) {
+        this.aBuf[i * n + m] = this.aBuf[i * n + m + 1];
+        this.aBufK[i * n + m] = this.aBufK[i * n + m + 1];
       }
-      this.aBuf[i * N + N - 1] = 0;
-      this.aBufK[i * N + N - 1] = NONE;
+      this.aBuf[i * n + n - 1] = 0;
+      this.aBufK[i * n + n - 1] = NONE;
     }
 
-    // 3. B: 32 bits into the skew registers, one value per column into row 0.
+    // 3. B: D/2 bytes into the skew registers, one value per column into row 0.
     if (d.transposeB) {
       if (reading) {
-        // Row t%8 of block t>>3 of Bt: B[8·blk + m][t%8], m = 0..7.
-        const at = d.bAddr + r * d.bStride + blk * 4;
-        for (let m = 0; m < N; m++) {
-          this.bBuf[r * N + m] = getInt4(spad, at, m);
-          this.bBufK[r * N + m] = blk * N + m;
+        // Row t%D of block t/D of Bt: B[D·blk + m][t%D], m = 0..D−1.
+        const at = d.bAddr + r * d.bStride + blk * (n / 2);
+        for (let m = 0; m < n; m++) {
+          this.bBuf[r * n + m] = getInt4(spad, at, m);
+          this.bBufK[r * n + m] = blk * n + m;
         }
       }
-      for (let j = 0; j < N; j++) {
-        this.bIn[j] = this.bBuf[j * N];
-        this.bInK[j] = this.bBufK[j * N];
-        for (let m = 0; m < N - 1; m++) {
-          this.bBuf[j * N + m] = this.bBuf[j * N + m + 1];
-          this.bBufK[j * N + m] = this.bBufK[j * N + m + 1];
+      for (let j = 0; j < n; j++) {
+        this.bIn[j] = this.bBuf[j * n];
+        this.bInK[j] = this.bBufK[j * n];
+        for (let m = 0; m < n - 1; m++) {
+          this.bBuf[j * n + m] = this.bBuf[j * n + m + 1];
+          this.bBufK[j * n + m] = this.bBufK[j * n + m + 1];
         }
-        this.bBuf[j * N + N - 1] = 0;
-        this.bBufK[j * N + N - 1] = NONE;
+        this.bBuf[j * n + n - 1] = 0;
+        this.bBufK[j * n + n - 1] = NONE;
       }
     } else {
       // Row t of B: B[t][j] enters column j's chain of j delay registers.
       const at = d.bAddr + t * d.bStride;
-      for (let j = 0; j < N; j++) {
+      for (let j = 0; j < n; j++) {
         const v = reading ? getInt4(spad, at, j) : 0;
         const vk = reading ? t : NONE;
         if (j === 0) {
@@ -391,47 +430,47 @@ export class MxuReference extends MxuBase implements UnitModel {
           this.bInK[0] = vk;
           continue;
         }
-        this.bIn[j] = this.bDelay[j * N + j - 1];
-        this.bInK[j] = this.bDelayK[j * N + j - 1];
+        this.bIn[j] = this.bDelay[j * n + j - 1];
+        this.bInK[j] = this.bDelayK[j * n + j - 1];
         for (let q = j - 1; q > 0; q--) {
-          this.bDelay[j * N + q] = this.bDelay[j * N + q - 1];
-          this.bDelayK[j * N + q] = this.bDelayK[j * N + q - 1];
+          this.bDelay[j * n + q] = this.bDelay[j * n + q - 1];
+          this.bDelayK[j * n + q] = this.bDelayK[j * n + q - 1];
         }
-        this.bDelay[j * N] = v;
-        this.bDelayK[j * N] = vk;
+        this.bDelay[j * n] = v;
+        this.bDelayK[j * n] = vk;
       }
     }
 
     // 4. The array: A moves right, B moves down, one PE per clock.
-    for (let i = 0; i < N; i++) {
-      for (let j = N - 1; j > 0; j--) {
-        this.aReg[i * N + j] = this.aReg[i * N + j - 1];
-        this.kA[i * N + j] = this.kA[i * N + j - 1];
+    for (let i = 0; i < n; i++) {
+      for (let j = n - 1; j > 0; j--) {
+        this.aReg[i * n + j] = this.aReg[i * n + j - 1];
+        this.kA[i * n + j] = this.kA[i * n + j - 1];
       }
-      this.aReg[i * N] = this.aIn[i];
-      this.kA[i * N] = this.aInK[i];
+      this.aReg[i * n] = this.aIn[i];
+      this.kA[i * n] = this.aInK[i];
     }
-    for (let j = 0; j < N; j++) {
-      for (let i = N - 1; i > 0; i--) {
-        this.bReg[i * N + j] = this.bReg[(i - 1) * N + j];
-        this.kB[i * N + j] = this.kB[(i - 1) * N + j];
+    for (let j = 0; j < n; j++) {
+      for (let i = n - 1; i > 0; i--) {
+        this.bReg[i * n + j] = this.bReg[(i - 1) * n + j];
+        this.kB[i * n + j] = this.kB[(i - 1) * n + j];
       }
       this.bReg[j] = this.bIn[j];
       this.kB[j] = this.bInK[j];
     }
 
     // 5. Every PE multiplies the pair it holds and adds it to its sum.
-    for (let p = 0; p < N * N; p++) {
+    for (let p = 0; p < n * n; p++) {
       if (this.kA[p] !== this.kB[p]) {
-        throw new Error(`MxuReference: PE(${p >> 3},${p & 7}) holds A k=${this.kA[p]} and B k=${this.kB[p]} at stream clock ${t}`);
+        throw new Error(`MxuReference: PE(${p >> this.log2n},${p & (n - 1)}) holds A k=${this.kA[p]} and B k=${this.kB[p]} at stream clock ${t}`);
       }
       if (this.kA[p] !== NONE) this.macs[p]++;
       this.sum[p] = (this.sum[p] + this.aReg[p] * this.bReg[p]) | 0;
     }
 
-    if (t === d.k + MXU_SKEW_CLOCKS - 1) {
-      for (let p = 0; p < N * N; p++) {
-        if (this.macs[p] !== d.k) throw new Error(`MxuReference: PE(${p >> 3},${p & 7}) did ${this.macs[p]} MACs, K=${d.k}`);
+    if (t === d.writebackStart - d.streamStart - 1) {
+      for (let p = 0; p < n * n; p++) {
+        if (this.macs[p] !== d.k) throw new Error(`MxuReference: PE(${p >> this.log2n},${p & (n - 1)}) did ${this.macs[p]} MACs, K=${d.k}`);
       }
     }
   }
@@ -439,10 +478,11 @@ export class MxuReference extends MxuBase implements UnitModel {
   /** Writeback clock w: C row w out of the sums of PE row w. */
   private drainRow(w: number): void {
     const d = this.d;
+    const n = this.n;
     const spad = this.mem.spad;
     const base = d.cAddr + w * d.cStride;
-    for (let j = 0; j < N; j++) {
-      const v = this.sum[w * N + j];
+    for (let j = 0; j < n; j++) {
+      const v = this.sum[w * n + j];
       if (d.outInt32) {
         spad[base + 4 * j] = v & 0xff;
         spad[base + 4 * j + 1] = (v >>> 8) & 0xff;
@@ -450,7 +490,7 @@ export class MxuReference extends MxuBase implements UnitModel {
         spad[base + 4 * j + 3] = (v >>> 24) & 0xff;
       } else if (j & 1) {
         // Two nibbles per byte, element 2q low: the byte is written whole.
-        const lo = sat4(rshift(this.sum[w * N + j - 1], d.shift));
+        const lo = sat4(rshift(this.sum[w * n + j - 1], d.shift));
         const hi = sat4(rshift(v, d.shift));
         spad[base + (j >> 1)] = (lo & 15) | ((hi & 15) << 4);
       }
@@ -458,14 +498,21 @@ export class MxuReference extends MxuBase implements UnitModel {
   }
 }
 
-// ---- Fast: block buffers, one 8×8×8 step per k-block ----
+// ---- Fast: block buffers, one D×D×D step per k-block ----
 
 export class MxuFast extends MxuBase implements UnitModel {
-  private readonly acc = new Int32Array(N * N);
-  /** A of the current k-block: a[i*8 + m] = A[i][8b + m]. */
-  private readonly a = new Int32Array(N * N);
-  /** B of the current k-block: b[m*8 + j] = B[8b + m][j]. */
-  private readonly b = new Int32Array(N * N);
+  private readonly acc: Int32Array;
+  /** A of the current k-block: a[i*D + m] = A[i][D·b + m]. */
+  private readonly a: Int32Array;
+  /** B of the current k-block: b[m*D + j] = B[D·b + m][j]. */
+  private readonly b: Int32Array;
+
+  constructor(mem: UnitMemories, cfg: TpuConfig) {
+    super(mem, cfg);
+    this.acc = new Int32Array(this.n * this.n);
+    this.a = new Int32Array(this.n * this.n);
+    this.b = new Int32Array(this.n * this.n);
+  }
 
   begin(cmd: Cmd, clock: number): void {
     this.beginCommon(cmd, clock);
@@ -528,51 +575,56 @@ export class MxuFast extends MxuBase implements UnitModel {
   /** The read half of relative clock `rel`. */
   private readAt(rel: number): void {
     const d = this.d;
+    const n = this.n;
+    const half = n >> 1;
     const spad = this.mem.spad;
     if (rel < d.preloadStart) return;
     if (rel < d.streamStart) {
       const p = rel - d.preloadStart;
       let at = d.cinAddr + p * d.cinStride;
-      for (let j = 0; j < N; j++, at += 4) {
-        this.acc[p * N + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+      for (let j = 0; j < n; j++, at += 4) {
+        this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
       }
       return;
     }
     const t = rel - d.streamStart;
     if (t >= d.k) return;
-    const r = t & 7;
-    const blk = t >> 3;
+    const r = t & (n - 1);
+    const blk = t >> this.log2n;
     const a = this.a;
     const b = this.b;
-    // A row r of block blk: A[r][8·blk .. 8·blk+7].
-    let at = d.aAddr + r * d.aStride + blk * 4;
-    for (let q = 0; q < 4; q++) {
+    // A row r of block blk: A[r][D·blk .. D·blk+D−1].
+    let at = d.aAddr + r * d.aStride + blk * half;
+    for (let q = 0; q < half; q++) {
       const v = spad[at + q];
-      a[r * N + 2 * q] = (v << 28) >> 28;
-      a[r * N + 2 * q + 1] = (v << 24) >> 28;
+      a[r * n + 2 * q] = (v << 28) >> 28;
+      a[r * n + 2 * q + 1] = (v << 24) >> 28;
     }
     if (d.transposeB) {
-      // Bt row r of block blk: B[8·blk + m][r].
-      at = d.bAddr + r * d.bStride + blk * 4;
-      for (let q = 0; q < 4; q++) {
+      // Bt row r of block blk: B[D·blk + m][r].
+      at = d.bAddr + r * d.bStride + blk * half;
+      for (let q = 0; q < half; q++) {
         const v = spad[at + q];
-        b[2 * q * N + r] = (v << 28) >> 28;
-        b[(2 * q + 1) * N + r] = (v << 24) >> 28;
+        b[2 * q * n + r] = (v << 28) >> 28;
+        b[(2 * q + 1) * n + r] = (v << 24) >> 28;
       }
     } else {
-      // B row t: B[8·blk + r][0..7].
+      // B row t: B[D·blk + r][0..D−1].
       at = d.bAddr + t * d.bStride;
-      for (let q = 0; q < 4; q++) {
+      for (let q = 0; q < half; q++) {
         const v = spad[at + q];
-        b[r * N + 2 * q] = (v << 28) >> 28;
-        b[r * N + 2 * q + 1] = (v << 24) >> 28;
+        b[r * n + 2 * q] = (v << 28) >> 28;
+        b[r * n + 2 * q + 1] = (v << 24) >> 28;
       }
     }
-    if (r === N - 1) this.macBlock();
+    if (r === n - 1) {
+      if (n === 8) this.macBlock8();
+      else this.macBlock();
+    }
   }
 
-  /** acc += a·b for one 8×8×8 k-block: row by row, eight sums in locals. */
-  private macBlock(): void {
+  /** acc += a·b for one 8×8×8 k-block (the as-built array): row by row, eight sums in locals. */
+  private macBlock8(): void {
     const a = this.a, b = this.b, acc = this.acc;
     for (let i = 0; i < 64; i += 8) {
       let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
@@ -590,15 +642,29 @@ export class MxuFast extends MxuBase implements UnitModel {
     }
   }
 
+  /** acc += a·b for one D×D×D k-block, any D. A k-block's D products of int4s fit an int32 exactly. */
+  private macBlock(): void {
+    const a = this.a, b = this.b, acc = this.acc, n = this.n;
+    for (let i = 0; i < n * n; i += n) {
+      for (let m = 0; m < n; m++) {
+        const av = a[i + m];
+        if (av === 0) continue;
+        const o = m * n;
+        for (let j = 0; j < n; j++) acc[i + j] = (acc[i + j] + av * b[o + j]) | 0;
+      }
+    }
+  }
+
   /** Writeback clock w: C row w. */
   private writeRow(w: number): void {
     const d = this.d;
+    const n = this.n;
     const spad = this.mem.spad;
     const acc = this.acc;
     const base = d.cAddr + w * d.cStride;
     if (d.outInt32) {
-      for (let j = 0; j < N; j++) {
-        const v = acc[w * N + j];
+      for (let j = 0; j < n; j++) {
+        const v = acc[w * n + j];
         const at = base + 4 * j;
         spad[at] = v;
         spad[at + 1] = v >> 8;
@@ -607,9 +673,9 @@ export class MxuFast extends MxuBase implements UnitModel {
       }
     } else {
       const s = d.shift;
-      for (let q = 0; q < 4; q++) {
-        const lo = sat4(rshift(acc[w * N + 2 * q], s));
-        const hi = sat4(rshift(acc[w * N + 2 * q + 1], s));
+      for (let q = 0; q < n >> 1; q++) {
+        const lo = sat4(rshift(acc[w * n + 2 * q], s));
+        const hi = sat4(rshift(acc[w * n + 2 * q + 1], s));
         spad[base + q] = (lo & 15) | ((hi & 15) << 4);
       }
     }

@@ -49,7 +49,7 @@ export const GLOBAL_REGS: readonly Register[] = [
   {
     name: 'CONFIG', offset: 0x004, access: 'R', doc: 'the platform configuration, one byte each',
     fields: [
-      { name: 'ARRAY_DIM', lsb: 0, width: 8, doc: 'MXU array dimension (8)' },
+      { name: 'ARRAY_DIM', lsb: 0, width: 8, doc: 'MXU array dimension D (8 as built; 16 with mxuDim = 16)' },
       { name: 'QUEUE_DEPTH', lsb: 8, width: 8, doc: 'command FIFO depth of each unit' },
       { name: 'SPAD_KIB', lsb: 16, width: 8, doc: 'scratchpad size in KiB' },
       { name: 'REGION_KIB', lsb: 24, width: 8, doc: 'scratchpad region size in KiB' },

@@ -132,7 +132,7 @@ export class Tpu implements MmioDevice, SramSharer {
       case GLOBAL.ID: return TPU_ID_VALUE;
       case GLOBAL.CONFIG: {
         const t = this.cfg.tpu;
-        return (8 | (t.queueDepth << 8) | (Math.min(255, t.spadKiB) << 16) | (t.regionKiB << 24)) >>> 0;
+        return (t.mxuDim | (t.queueDepth << 8) | (Math.min(255, t.spadKiB) << 16) | (t.regionKiB << 24)) >>> 0;
       }
       case GLOBAL.ERROR: return this.errorReg;
       case GLOBAL.CYCLES_LO: return c.cycles >>> 0;

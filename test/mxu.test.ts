@@ -37,10 +37,12 @@ interface Mm {
   tr: boolean;
   acc: boolean;
   o32: boolean;
+  /** Array dimension D the command is meant for (tpu.mxuDim). */
+  dim: number;
 }
 
 function mm(over: Partial<Mm>): Mm {
-  return { a: 0, b: 0x1000, c: 0x2000, k: 16, as: 8, bs: 4, cs: 32, shift: 0, cin: 0x3000, cins: 32, tr: false, acc: false, o32: true, ...over };
+  return { a: 0, b: 0x1000, c: 0x2000, k: 16, as: 8, bs: 4, cs: 32, shift: 0, cin: 0x3000, cins: 32, tr: false, acc: false, o32: true, dim: 8, ...over };
 }
 
 function flagsOf(p: Mm): number {
@@ -55,8 +57,8 @@ function cmdOf(p: Mm, op = MATMUL, flags = flagsOf(p)): Cmd {
   return { args: Uint32Array.from(args), opcode: op, flags, serial: 0, pushClock: 0, token: 0 };
 }
 
-/** The documented busy clocks of a command. */
-const clocksOf = (p: Mm, setup: number) => setup + (p.acc ? 8 : 0) + p.k + 14 + 8;
+/** The documented busy clocks of a command (hardware.md §5.5): setup + (ACCUMULATE ? D : 0) + K + 2·(D−1) + D. */
+const clocksOf = (p: Mm, setup: number) => setup + (p.acc ? p.dim : 0) + p.k + 2 * (p.dim - 1) + p.dim;
 
 // ---- golden ----
 
@@ -72,11 +74,13 @@ const sat4G = (x: number) => Math.max(-8, Math.min(7, x));
 
 /** C[i][j] as int32, by plain loops, every operand byte taken at its read clock. */
 function goldenC(p: Mm, setup: number, byteAt: ByteAt): number[][] {
-  const stream = setup + (p.acc ? 8 : 0);
-  const A = (i: number, k: number) => nib(byteAt(p.a + i * p.as + (k >> 1), stream + 8 * (k >> 3) + i), (k & 1) === 1);
+  const D = p.dim;
+  const stream = setup + (p.acc ? D : 0);
+  const blockStart = (k: number) => D * Math.floor(k / D);
+  const A = (i: number, k: number) => nib(byteAt(p.a + i * p.as + (k >> 1), stream + blockStart(k) + i), (k & 1) === 1);
   const B = (k: number, j: number) =>
     p.tr
-      ? nib(byteAt(p.b + j * p.bs + (k >> 1), stream + 8 * (k >> 3) + j), (k & 1) === 1)
+      ? nib(byteAt(p.b + j * p.bs + (k >> 1), stream + blockStart(k) + j), (k & 1) === 1)
       : nib(byteAt(p.b + k * p.bs + (j >> 1), stream + k), (j & 1) === 1);
   const Cin = (i: number, j: number) => {
     let v = 0;
@@ -84,9 +88,9 @@ function goldenC(p: Mm, setup: number, byteAt: ByteAt): number[][] {
     return v | 0;
   };
   const C: number[][] = [];
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < D; i++) {
     C.push([]);
-    for (let j = 0; j < 8; j++) {
+    for (let j = 0; j < D; j++) {
       let s = p.acc ? Cin(i, j) : 0;
       for (let k = 0; k < p.k; k++) s = (s + A(i, k) * B(k, j)) | 0;
       C[i].push(s);
@@ -95,11 +99,11 @@ function goldenC(p: Mm, setup: number, byteAt: ByteAt): number[][] {
   return C;
 }
 
-/** Writes C rows 0..7 in order into `img` (later rows win where rows overlap). */
+/** Writes C rows 0..D−1 in order into `img` (later rows win where rows overlap). */
 function writeC(img: Uint8Array, p: Mm, C: number[][]): void {
-  for (let i = 0; i < 8; i++) {
+  for (let i = 0; i < p.dim; i++) {
     const row = p.c + i * p.cs;
-    for (let j = 0; j < 8; j++) {
+    for (let j = 0; j < p.dim; j++) {
       const v = C[i][j];
       if (p.o32) {
         for (let q = 0; q < 4; q++) img[row + 4 * j + q] = (v >>> (8 * q)) & 0xff;
@@ -192,8 +196,10 @@ function memOf(spad: Uint8Array): UnitMemories {
 
 // ---- random commands ----
 
-function randomMm(rng: () => number, spadBytes: number, kMax = 256): Mm {
-  const k = 8 * (1 + randInt(rng, kMax / 8));
+function randomMm(rng: () => number, spadBytes: number, kMax = 256, dim = 8): Mm {
+  const D = dim;
+  const al = D / 2; // address and stride alignment
+  const k = D * (1 + randInt(rng, kMax / D));
   const tr = rng() < 0.5;
   const acc = rng() < 0.5;
   const o32 = rng() < 0.5;
@@ -201,16 +207,16 @@ function randomMm(rng: () => number, spadBytes: number, kMax = 256): Mm {
   const place = (rows: number, rowBytes: number): [number, number] => {
     const u = rng();
     let stride =
-      u < 0.6 ? rowBytes + 4 * randInt(rng, 4) : u < 0.75 ? 4 * randInt(rng, rowBytes / 4 + 1) : u < 0.85 ? 0 : 4 * randInt(rng, 64);
+      u < 0.6 ? rowBytes + al * randInt(rng, 4) : u < 0.75 ? al * randInt(rng, rowBytes / al + 1) : u < 0.85 ? 0 : al * randInt(rng, 64);
     if ((rows - 1) * stride + rowBytes > spadBytes) stride = rowBytes;
     const extent = (rows - 1) * stride + rowBytes;
-    return [4 * randInt(rng, (spadBytes - extent) / 4 + 1), stride];
+    return [al * randInt(rng, Math.floor((spadBytes - extent) / al) + 1), stride];
   };
-  const [a, as] = place(8, k / 2);
-  const [b, bs] = tr ? place(8, k / 2) : place(k, 4);
-  const [c, cs] = place(8, o32 ? 32 : 4);
-  const [cin, cins] = place(8, 32);
-  return { a, as, b, bs, c, cs, cin, cins, k, tr, acc, o32, shift };
+  const [a, as] = place(D, k / 2);
+  const [b, bs] = tr ? place(D, k / 2) : place(k, D / 2);
+  const [c, cs] = place(D, o32 ? 4 * D : D / 2);
+  const [cin, cins] = place(D, 4 * D);
+  return { a, as, b, bs, c, cs, cin, cins, k, tr, acc, o32, shift, dim: D };
 }
 
 function randomSpad(rng: () => number, bytes: number): Uint8Array {
@@ -478,16 +484,19 @@ describe('MXU schedule: reads and writes at the documented clocks', () => {
   /** The bytes read (tickRead) and written (tickWrite) at each relative clock, by the brief's schedule. */
   function expectedTrace(p: Mm, setup: number): string[] {
     const out: string[] = [];
-    const stream = setup + (p.acc ? 8 : 0);
+    const D = p.dim;
+    const half = D / 2;
+    const stream = setup + (p.acc ? D : 0);
     const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
     const push = (rel: number, kind: string, addrs: number[]) => out.push(`${rel} ${kind} ${[...new Set(addrs)].sort((x, y) => x - y).join(',')}`);
-    if (p.acc) for (let q = 0; q < 8; q++) push(setup + q, 'R', range(p.cin + q * p.cins, 32));
+    if (p.acc) for (let q = 0; q < D; q++) push(setup + q, 'R', range(p.cin + q * p.cins, 4 * D));
     for (let t = 0; t < p.k; t++) {
-      const a = range(p.a + (t % 8) * p.as + (t >> 3) * 4, 4);
-      const b = p.tr ? range(p.b + (t % 8) * p.bs + (t >> 3) * 4, 4) : range(p.b + t * p.bs, 4);
+      const blk = Math.floor(t / D);
+      const a = range(p.a + (t % D) * p.as + blk * half, half);
+      const b = p.tr ? range(p.b + (t % D) * p.bs + blk * half, half) : range(p.b + t * p.bs, half);
       push(stream + t, 'R', [...a, ...b]);
     }
-    for (let w = 0; w < 8; w++) push(stream + p.k + 14 + w, 'W', range(p.c + w * p.cs, p.o32 ? 32 : 4));
+    for (let w = 0; w < D; w++) push(stream + p.k + 2 * (D - 1) + w, 'W', range(p.c + w * p.cs, p.o32 ? 4 * D : half));
     return out;
   }
 
@@ -527,17 +536,22 @@ describe('MXU schedule: reads and writes at the documented clocks', () => {
 
   it('both models touch exactly the scheduled bytes at the scheduled clocks', () => {
     const rng = rngOf(99);
+    const cfg16 = { ...cfg, mxuDim: 16 };
     const cases: Mm[] = [
       mm({ k: 16, acc: true, tr: false, o32: true }),
       mm({ k: 24, acc: false, tr: true, o32: false, bs: 12, cs: 8 }),
       mm({ k: 8, acc: true, tr: true, o32: false, as: 0, bs: 4, cs: 0 }),
+      mm({ dim: 16, k: 32, acc: true, tr: false, o32: true, as: 16, bs: 8, cs: 64, cins: 64 }),
+      mm({ dim: 16, k: 48, acc: false, tr: true, o32: false, as: 24, bs: 32, cs: 8 }),
     ];
     for (let n = 0; n < 6; n++) cases.push(randomMm(rng, 65536, 64));
+    for (let n = 0; n < 4; n++) cases.push(randomMm(rng, 65536, 64, 16));
     for (const p of cases) {
+      const c = p.dim === 16 ? cfg16 : cfg;
       const init = randomSpad(rng, 65536);
-      const want = expectedTrace(p, cfg.mxuSetup);
-      const ref = traced((m) => new MxuReference(m, cfg), p, init, 17);
-      const fast = traced((m) => new MxuFast(m, cfg), p, init, 17);
+      const want = expectedTrace(p, c.mxuSetup);
+      const ref = traced((m) => new MxuReference(m, c), p, init, 17);
+      const fast = traced((m) => new MxuFast(m, c), p, init, 17);
       expect(ref.trace, `reference ${JSON.stringify(p)}`).toEqual(want);
       expect(fast.trace, `fast ${JSON.stringify(p)}`).toEqual(want);
       sameBytes(ref.out, goldenImage(init, p, cfg.mxuSetup), 'reference vs golden');
@@ -727,5 +741,69 @@ describe('MXU clock protocol', () => {
     // A whole command in one skip, straight after begin.
     m.begin(cmdOf(p), 200);
     expect(m.skip(200, m.horizon(200))).toBe(true);
+  });
+});
+
+describe('a 16×16 MXU (tpu.mxuDim = 16, the MXU-size what-if)', () => {
+  const cfg = tpuCfg({ mxuDim: 16 });
+  const rules = mxuRules(cfg);
+  const ok = mm({ dim: 16, a: 0x100, b: 0x1000, c: 0x2000, k: 64, as: 32, bs: 8, cs: 64, acc: true, o32: true, cin: 0x3000, cins: 64 });
+
+  it('clocks: setup + (ACCUMULATE ? 16 : 0) + K + 30 + 16', () => {
+    expect(rules.validate(cmdOf(ok))).toBe(0);
+    expect(rules.nominalClocks(cmdOf(ok))).toBe(2 + 16 + 64 + 30 + 16);
+    expect(rules.nominalClocks(cmdOf({ ...ok, acc: false, k: 16 }))).toBe(2 + 16 + 30 + 16);
+  });
+
+  it('K a multiple of 16; addresses and strides multiples of 8', () => {
+    for (const k of [8, 24, 40]) expect(rules.validate(cmdOf({ ...ok, k }))).toBe(ERR.BAD_K);
+    for (const d of [{ a: 0x104 }, { b: 0x1004 }, { c: 0x2004 }, { cin: 0x3004 }, { as: 36 }, { bs: 12 }, { cs: 68 }, { cins: 60 }] as Partial<Mm>[]) {
+      expect(rules.validate(cmdOf({ ...ok, ...d })), JSON.stringify(d)).toBe(ERR.MISALIGNED);
+    }
+    // The same command is well-formed for the 8×8 array, whose alignment is 4.
+    expect(mxuRules(tpuCfg()).validate(cmdOf({ ...ok, k: 24, a: 0x104 }))).toBe(0);
+  });
+
+  it('extents: 16 rows of A, K rows of 8 bytes of B, 16 rows of 64-byte C', () => {
+    const S = cfg.spadKiB * 1024;
+    // C int32: 16 rows of 64, stride 64: extent 1024.
+    expect(rules.validate(cmdOf({ ...ok, c: S - 1024 }))).toBe(0);
+    expect(rules.validate(cmdOf({ ...ok, c: S - 1016 }))).toBe(ERR.RANGE);
+    // B: 64 rows of 8 bytes, stride 8: extent 512.
+    expect(rules.validate(cmdOf({ ...ok, b: S - 512 }))).toBe(0);
+    expect(rules.validate(cmdOf({ ...ok, b: S - 504 }))).toBe(ERR.RANGE);
+    // B region mask: 64 rows of stride 0x100 span four regions.
+    expect(rules.footprint(cmdOf({ ...ok, acc: false, bs: 0x100 })).read).toBe(0b1_1111);
+  });
+
+  it('a hand-worked 16×16×16 case: 3·I times B', () => {
+    const spad = new Uint8Array(4096);
+    const p = mm({ dim: 16, a: 0, as: 8, b: 0x200, bs: 8, c: 0x400, cs: 64, k: 16, o32: true });
+    for (let i = 0; i < 16; i++) spad[p.a + i * 8 + (i >> 1)] |= 3 << (4 * (i & 1));
+    const bv = (k: number, j: number) => Math.max(-8, Math.min(7, k - j));
+    for (let k = 0; k < 16; k++) for (let j = 0; j < 16; j++) spad[p.b + k * 8 + (j >> 1)] |= (bv(k, j) & 15) << (4 * (j & 1));
+    const C = goldenC(p, 2, (x) => spad[x]);
+    for (let i = 0; i < 16; i++) for (let j = 0; j < 16; j++) expect(C[i][j]).toBe(3 * bv(i, j));
+    const small = tpuCfg({ mxuDim: 16, spadKiB: 4, regionKiB: 1 });
+    checkAll(small, p, spad, 100, rngOf(1));
+    checkAll(small, { ...p, o32: false, shift: 1, cs: 8 }, spad, 100, rngOf(1));
+  });
+
+  it('random shapes, strides, flags and shifts: reference, fast and fast-with-skips = golden', () => {
+    const rng = rngOf(0x16);
+    const seen = new Set<string>();
+    for (const over of [{ mxuDim: 16 }, { mxuDim: 16, mxuSetup: 0, spadKiB: 16, regionKiB: 2 }] as Partial<TpuConfig>[]) {
+      const c = tpuCfg(over);
+      const S = c.spadKiB * 1024;
+      const models = persistentModels(c);
+      let s = randInt(rng, 50);
+      for (let n = 0; n < 40; n++) {
+        const p = randomMm(rng, S, 256, 16);
+        seen.add(`${p.tr}${p.acc}${p.o32}`);
+        checkAll(c, p, randomSpad(rng, S), s, rng, models);
+        s += clocksOf(p, c.mxuSetup) + randInt(rng, 3);
+      }
+    }
+    expect(seen.size).toBe(8);
   });
 });
