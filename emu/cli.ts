@@ -20,13 +20,13 @@ import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
-import { MMBENCH_ELF, MODEL_ELF, ModelRunError } from '../model/run.ts';
+import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
 } from '../model/addition-run.ts';
 import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../scripts/sweep/sweep.ts';
-import { SPAD32_ELFS } from '../scripts/sweep/runs.ts';
+import { SWEEP_ELFS } from '../scripts/sweep/runs.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 
 function say(msg: string): void {
@@ -78,7 +78,7 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
 /** `picotpu sweep`: tables on standard output, a progress bar on a terminal's standard error. */
 export async function sweepCommand(o: { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }): Promise<number> {
   if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
-  if (!ensureModelElf([MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench])) return EXIT.BAD_PROGRAM;
+  if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
   let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
   if (process.stderr.isTTY) {
     const { default: cliProgress } = await import('cli-progress');

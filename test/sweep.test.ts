@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MMBENCH_ELF, MODEL_ELF } from '../model/run.ts';
 import { readRecords, fingerprint, sweep } from '../scripts/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, table, worstBusyError } from '../scripts/sweep/experiments.ts';
 import { plotSvg } from '../scripts/sweep/plot.ts';
 import { runSweep } from '../scripts/sweep/sweep.ts';
-import type { RunRecord } from '../scripts/sweep/runs.ts';
+import { SWEEP_ELFS, type RunRecord } from '../scripts/sweep/runs.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
@@ -65,7 +64,7 @@ describe.sequential('experiments, small instances', () => {
   const records = new Map<string, RunRecord[]>();
 
   beforeAll(async () => {
-    if (!existsSync(MODEL_ELF) || !existsSync(MMBENCH_ELF)) buildFirmware();
+    if (!SWEEP_ELFS.every((e) => existsSync(e))) buildFirmware();
     dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
     for (const e of EXPERIMENTS) records.set(e.name, await sweep(e.plan('small'), { file: join(dir, `${e.name}.jsonl`), jobs: 1 }));
   });

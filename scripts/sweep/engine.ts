@@ -11,8 +11,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'nod
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MMBENCH_ELF, MODEL_ELF } from '../../model/run.ts';
-import { runPoint, SPAD32_ELFS, type RunPoint, type RunRecord } from './runs.ts';
+import { runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
 /** Bump when RunRecord's meaning changes. */
 const RECORD_FORMAT = 2;
@@ -34,7 +33,7 @@ export interface SweepOptions {
 /** Identifies the firmware and record format the results were made with. */
 export function fingerprint(): string {
   const h = createHash('sha256').update(`format ${RECORD_FORMAT}\n`);
-  for (const elf of [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench]) {
+  for (const elf of SWEEP_ELFS) {
     if (!existsSync(elf)) throw new Error(`${elf} is missing: build the firmware with \`make -C firmware-c\``);
     h.update(readFileSync(elf));
   }

@@ -21,10 +21,28 @@ export interface ConfigOverride {
   barrelShifter?: boolean;
   /** Scratchpad KiB: 32 runs the firmware built for half the scratchpad (build/fw/*-spad32.elf). */
   spadKiB?: 32 | 64;
+  /** MXU array dimension: 16 runs the firmware built for a 16×16 MXU (build/fw/*-mxu16.elf). */
+  mxuDim?: 8 | 16;
 }
 
+interface FirmwareElfs { model: string; mmbench: string }
+const build = (suffix: string): FirmwareElfs =>
+  ({ model: MODEL_ELF.replace(/\.elf$/, `${suffix}.elf`), mmbench: MMBENCH_ELF.replace(/\.elf$/, `${suffix}.elf`) });
+
 /** The firmware built for a 32 KiB scratchpad (firmware-c/Makefile SPAD32). */
-export const SPAD32_ELFS = { model: MODEL_ELF.replace(/\.elf$/, '-spad32.elf'), mmbench: MMBENCH_ELF.replace(/\.elf$/, '-spad32.elf') };
+export const SPAD32_ELFS = build('-spad32');
+/** The firmware built for a 16×16 MXU (firmware-c/Makefile MXU16). */
+export const MXU16_ELFS = build('-mxu16');
+/** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
+export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench];
+
+/** The kernels are compiled for one scratchpad plan and one MXU size: the build a configuration needs. */
+export function firmwareFor(c: PlatformConfig): FirmwareElfs {
+  if (c.tpu.spadKiB !== 64 && c.tpu.mxuDim !== 8) throw new Error('no firmware build changes both the scratchpad and the MXU');
+  if (c.tpu.spadKiB === 32) return SPAD32_ELFS;
+  if (c.tpu.mxuDim === 16) return MXU16_ELFS;
+  return { model: MODEL_ELF, mmbench: MMBENCH_ELF };
+}
 
 export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
 export interface ModelPoint {
@@ -59,6 +77,7 @@ export function configFor(o: ConfigOverride = {}): PlatformConfig {
   if (o.tpuWait !== undefined) c.bus.tpuWait = o.tpuWait;
   if (o.barrelShifter !== undefined) c.cpu.BARREL_SHIFTER = o.barrelShifter;
   if (o.spadKiB !== undefined) c.tpu.spadKiB = o.spadKiB;
+  if (o.mxuDim !== undefined) c.tpu.mxuDim = o.mxuDim;
   return c;
 }
 
@@ -81,7 +100,7 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
   const config = configFor(p.config);
   if (p.kind === 'matmul') {
     const shape = { m: p.m, k: p.k, n: p.n };
-    const r = runMatmulOnEmulator(shape, p.variant, { config, elfPath: config.tpu.spadKiB === 32 ? SPAD32_ELFS.mmbench : undefined });
+    const r = runMatmulOnEmulator(shape, p.variant, { config, elfPath: firmwareFor(config).mmbench });
     const w = r.windows.length ? r.windows : [r.result.counters];
     return {
       key, point: p, measured: w.map((c) => measuredOf('matmul', c)), predicted: [predictMatmul(shape, p.variant, config)],
@@ -89,7 +108,7 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
     };
   }
   const job = jobFor(p);
-  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config, elfPath: config.tpu.spadKiB === 32 ? SPAD32_ELFS.model : undefined });
+  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config, elfPath: firmwareFor(config).model });
   const names = ['prefill', 'decode'];
   return {
     key, point: p, measured: r.windows.map((c, i) => measuredOf(names[i] ?? `window ${i + 1}`, c)),
