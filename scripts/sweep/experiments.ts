@@ -72,6 +72,20 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), w.map((n) => '-'.repeat(n)).join('-|-'), ...rows.map(line)].join('\n');
 }
 
+/** One quantity's prediction (drawn as a line) and measurement (points), collected point by point. */
+class Compared {
+  readonly predicted: [number, number][] = [];
+  readonly measured: [number, number][] = [];
+  add(x: number, predicted: number, measured: number): void {
+    this.predicted.push([x, predicted]);
+    this.measured.push([x, measured]);
+  }
+  /** The two series of a figure: `<label>, <predictedAs>` and `<label>, measured`. */
+  series(label: string, predictedAs = 'predicted'): Series[] {
+    return [{ name: `${label}, ${predictedAs}`, kind: 'line', points: this.predicted }, { name: `${label}, measured`, kind: 'points', points: this.measured }];
+  }
+}
+
 const byKey = (records: RunRecord[]) => new Map(records.map((r) => [r.key, r]));
 const need = (m: Map<string, RunRecord>, key: string) => { const r = m.get(key); if (!r) throw new Error(`sweep record ${key} is missing`); return r; };
 
@@ -149,15 +163,15 @@ const prefillDecode: Experiment = {
     const sweepRecords = records.filter((r) => !r.key.startsWith('full'));
     const full = records.find((r) => r.key.startsWith('full'))!;
     const rows: string[][] = [];
-    const s = { pre: [] as [number, number][], preB: [] as [number, number][], dec: [] as [number, number][], decB: [] as [number, number][],
-      rPre: [] as [number, number][], rPreM: [] as [number, number][], rDec: [] as [number, number][], rDecM: [] as [number, number][] };
+    const s = { pre: new Compared(), dec: new Compared(), rPre: new Compared(), rDec: new Compared() };
     for (const r of sweepRecords) {
       const p = r.point as ModelPoint, steps = p.decodeSteps;
       const mp = measuredPhase(r, 'prefill'), pp = predictedPhase(r, 'prefill'), md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
       const P = p.promptLength;
-      s.pre.push([P, mp.cycles / P]); s.preB.push([P, pp.lowerBound / P]);
-      s.dec.push([P, md.cycles / steps]); s.decB.push([P, pd.lowerBound / steps]);
-      s.rPre.push([P, pp.dma / pp.mxu]); s.rPreM.push([P, mp.dma / mp.mxu]); s.rDec.push([P, pd.dma / pd.mxu]); s.rDecM.push([P, md.dma / md.mxu]);
+      s.pre.add(P, pp.lowerBound / P, mp.cycles / P);
+      s.dec.add(P, pd.lowerBound / steps, md.cycles / steps);
+      s.rPre.add(P, pp.dma / pp.mxu, mp.dma / mp.mxu);
+      s.rDec.add(P, pd.dma / pd.mxu, md.dma / md.mxu);
       rows.push([String(P), f0(mp.cycles / P), f0(pp.lowerBound / P), f2(mp.dma / mp.mxu), f0(md.cycles / steps), f0(pd.lowerBound / steps), f2(md.dma / md.mxu),
         f1((md.cycles / steps) / (mp.cycles / P))]);
     }
@@ -171,19 +185,15 @@ const prefillDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
-      svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true, series: [
-        { name: 'prefill, bound', kind: 'line', points: s.preB }, { name: 'prefill, measured', kind: 'points', points: s.pre },
-        { name: 'decode, bound', kind: 'line', points: s.decB }, { name: 'decode, measured', kind: 'points', points: s.dec },
-      ] }),
+      svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true,
+        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound')] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
-      svg: plotSvg({ title: 'Memory vs compute: DMA busy / MXU busy', xLabel: 'prompt length (tokens)', yLabel: 'DMA busy / MXU busy', yInclude: 0, series: [
-        { name: 'prefill, predicted', kind: 'line', points: s.rPre }, { name: 'prefill, measured', kind: 'points', points: s.rPreM },
-        { name: 'decode, predicted', kind: 'line', points: s.rDec }, { name: 'decode, measured', kind: 'points', points: s.rDecM },
-      ] }),
+      svg: plotSvg({ title: 'Memory vs compute: DMA busy / MXU busy', xLabel: 'prompt length (tokens)', yLabel: 'DMA busy / MXU busy', yInclude: 0,
+        series: [...s.rPre.series('prefill'), ...s.rDec.series('decode')] }),
     };
-    const d0 = s.rDecM[0]?.[1] ?? NaN, p0 = s.rPreM.at(-1)?.[1] ?? NaN;
+    const d0 = s.rDec.measured[0]?.[1] ?? NaN, p0 = s.rPre.measured.at(-1)?.[1] ?? NaN;
     const reading = [
       `Decode moves every weight for one row of work: its DMA is busy ${f2(d0)}× as long as its MXU, so it is memory-bound, and at a ${rows.at(-1)?.[0] ?? '-'}-token prompt a decoded token costs ${rows.at(-1)?.[7] ?? '-'}× a prefill token.`,
       `Prefill reuses each weight tile across the prompt's rows; at the longest prompt its DMA/MXU ratio is ${f2(p0)}, close to balanced.`,
@@ -228,14 +238,14 @@ const batchedDecode: Experiment = {
   },
   report(records) {
     const rows: string[][] = [];
-    const s = { dmaP: [] as [number, number][], dmaM: [] as [number, number][], mxuP: [] as [number, number][], mxuM: [] as [number, number][],
-      tokM: [] as [number, number][], tokB: [] as [number, number][] };
+    const s = { dma: new Compared(), mxu: new Compared(), tok: new Compared() };
     const pc: [number, number, number][] = [], mc: [number, number, number][] = [];
     for (const r of records) {
       const p = r.point as ModelPoint, b = p.batch ?? 1, steps = p.decodeSteps;
       const md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
-      s.dmaP.push([b, pd.dma / steps]); s.dmaM.push([b, md.dma / steps]); s.mxuP.push([b, pd.mxu / steps]); s.mxuM.push([b, md.mxu / steps]);
-      s.tokM.push([b, md.cycles / (steps * b)]); s.tokB.push([b, pd.lowerBound / (steps * b)]);
+      s.dma.add(b, pd.dma / steps, md.dma / steps);
+      s.mxu.add(b, pd.mxu / steps, md.mxu / steps);
+      s.tok.add(b, pd.lowerBound / (steps * b), md.cycles / (steps * b));
       pc.push([b, pd.mxu / steps, pd.dma / steps]); mc.push([b, md.mxu / steps, md.dma / steps]);
       rows.push([String(b), f0(md.cycles / steps), f0(md.cycles / (steps * b)), f0(pd.lowerBound / (steps * b)), f0(md.dma / steps), f0(pd.dma / steps), f0(md.mxu / steps), f0(pd.mxu / steps),
         f2(md.dma / md.mxu)]);
@@ -252,15 +262,13 @@ const batchedDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'batched-decode-busy.svg', title: 'Busy clocks per decode step against batch',
-      svg: plotSvg({ title: 'One decode step: DMA and MXU busy against batch', xLabel: 'sequences decoded together (batch)', yLabel: 'busy clocks per step', yInclude: 0, series: [
-        { name: 'DMA, predicted', kind: 'line', points: s.dmaP }, { name: 'DMA, measured', kind: 'points', points: s.dmaM },
-        { name: 'MXU, predicted', kind: 'line', points: s.mxuP }, { name: 'MXU, measured', kind: 'points', points: s.mxuM },
-      ] }),
+      svg: plotSvg({ title: 'One decode step: DMA and MXU busy against batch', xLabel: 'sequences decoded together (batch)', yLabel: 'busy clocks per step', yInclude: 0,
+        series: [...s.dma.series('DMA'), ...s.mxu.series('MXU')] }),
     };
     const fig2: Figure = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
       svg: plotSvg({ title: 'Cost of a decoded token against batch', xLabel: 'batch', yLabel: 'clocks per token per sequence', xLog: true, yLog: true, series: [
-        { name: 'bound (busiest unit)', kind: 'line', points: s.tokB }, { name: 'measured run', kind: 'points', points: s.tokM },
+        { name: 'bound (busiest unit)', kind: 'line', points: s.tok.predicted }, { name: 'measured run', kind: 'points', points: s.tok.measured },
       ] }),
     };
     const reading = [
@@ -374,7 +382,7 @@ const whatIf: Experiment = {
     const base = records[0];
     const rows: string[][] = [];
     const cats: string[] = [];
-    const s = { preM: [] as [number, number][], preP: [] as [number, number][], decM: [] as [number, number][], decP: [] as [number, number][] };
+    const s = { pre: new Compared(), dec: new Compared() };
     records.forEach((r, i) => {
       cats.push(r.key);
       const speed = (ph: string) => ({
@@ -382,16 +390,15 @@ const whatIf: Experiment = {
         p: predictedPhase(base, ph).lowerBound / predictedPhase(r, ph).lowerBound,
       });
       const pre = speed('prefill'), dec = speed('decode');
-      s.preM.push([i, pre.m]); s.preP.push([i, pre.p]); s.decM.push([i, dec.m]); s.decP.push([i, dec.p]);
+      s.pre.add(i, pre.p, pre.m);
+      s.dec.add(i, dec.p, dec.m);
       rows.push([r.key, f0(measuredPhase(r, 'prefill').cycles), `${f2(pre.m)}x`, `${f2(pre.p)}x`, f0(measuredPhase(r, 'decode').cycles), `${f2(dec.m)}x`, `${f2(dec.p)}x`]);
     });
     const text = [table(['platform', 'prefill clk', 'speed-up', 'bound speed-up', 'decode clk', 'speed-up', 'bound speed-up'], rows), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
-      svg: plotSvg({ title: 'Speed-up over the platform as built', xLabel: 'platform change', yLabel: 'speed-up (×)', xCategories: cats, yInclude: 0, series: [
-        { name: 'prefill, bound', kind: 'line', points: s.preP }, { name: 'prefill, measured', kind: 'points', points: s.preM },
-        { name: 'decode, bound', kind: 'line', points: s.decP }, { name: 'decode, measured', kind: 'points', points: s.decM },
-      ] }),
+      svg: plotSvg({ title: 'Speed-up over the platform as built', xLabel: 'platform change', yLabel: 'speed-up (×)', xCategories: cats, yInclude: 0,
+        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound')] }),
     };
     const row = (name: string) => rows.find((r) => r[0] === name);
     const q1 = row('queue depth 1'), half = row('SRAM half speed'), st = row('stores as fast as loads');
@@ -429,20 +436,19 @@ const ladder: Experiment = {
     const bound = (r: RunRecord) => r.predicted.reduce((a, p) => a + p.lowerBound, 0);
     const p0 = need(m, `prefill v${vs[0]}`), full0 = need(m, `full v${vs[0]}`);
     const rows: string[][] = [];
-    const s = { pm: [] as [number, number][], pb: [] as [number, number][], fm: [] as [number, number][], fb: [] as [number, number][] };
+    const s = { prefill: new Compared(), full: new Compared() };
     vs.forEach((v, i) => {
       const p = need(m, `prefill v${v}`), f = need(m, `full v${v}`);
-      s.pm.push([i, total(p0) / total(p)]); s.pb.push([i, bound(p0) / bound(p)]); s.fm.push([i, total(full0) / total(f)]); s.fb.push([i, bound(full0) / bound(f)]);
+      s.prefill.add(i, bound(p0) / bound(p), total(p0) / total(p));
+      s.full.add(i, bound(full0) / bound(f), total(full0) / total(f));
       rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f))]);
     });
     const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'full inference clk', 'vs base', 'full bound'], rows), busyCheck(records)].join('\n');
     const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
-      svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0, series: [
-        { name: 'prefill, bound', kind: 'line', points: s.pb }, { name: 'prefill, measured', kind: 'points', points: s.pm },
-        { name: 'full inference, bound', kind: 'line', points: s.fb }, { name: 'full inference, measured', kind: 'points', points: s.fm },
-      ] }),
+      svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0,
+        series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound')] }),
     };
     const last = rows.at(-1)!;
     const reading = [
