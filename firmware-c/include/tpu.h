@@ -116,6 +116,14 @@ static inline uint32_t dma_store(uint32_t sram_off, uint32_t spad, uint32_t rows
 
 /* ---- MXU ---- */
 
+/* The MXU's array dimension D the firmware is built for: 8 as built;
+ * -DTPU_MXU_DIM=16 builds for the 16×16 what-if (docs/hardware.md §5.5).
+ * A MATMUL computes a D×D tile; K is a multiple of D; operand addresses and
+ * strides are multiples of D/2 bytes. */
+#ifndef TPU_MXU_DIM
+#define TPU_MXU_DIM 8
+#endif
+
 struct mxu_op {
   uint16_t a, b, c, cin;            /* scratchpad addresses */
   uint16_t a_stride, b_stride, c_stride, cin_stride;

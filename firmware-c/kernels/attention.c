@@ -9,18 +9,18 @@
  * buffer, one head at a time), then out_h = R(P·v_h) reads it back. */
 static void standard_attention(const struct attn_args *a) {
   uint32_t dh = a->d / a->heads, hb = dh / 2, rs = a->d / 2, kvs = a->kv_stride ? a->kv_stride : rs;
-  uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
+  uint32_t ctx = (a->row0 + a->rows + (TILE - 1)) & ~(TILE - 1u);
   for (uint32_t h = 0; h < a->heads; h++) {
     struct mm_args s = {
       .a = a->q + h * hb, .a_stride = rs, .b = a->k_cache + h * hb, .b_stride = kvs,
-      .c = a->scores, .c_stride = a->scores_stride, .m = a->rows, .k = dh, .n = ctx8,
+      .c = a->scores, .c_stride = a->scores_stride, .m = a->rows, .k = dh, .n = ctx,
       .shift = a->shift_s, .flags = MM_TRANSPOSE | MM_CAUSAL, .epi = EPI_MASK_RELU, .row0 = a->row0,
     };
     matmul(&s);
-    if (!k_fuses(a->rows)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx8, a->row0);
+    if (!k_fuses(a->rows)) mask_relu_pass(a->scores, a->scores_stride, a->rows, ctx, a->row0);
     struct mm_args o = {
       .a = a->scores, .a_stride = a->scores_stride, .b = a->v_cache + h * hb, .b_stride = kvs,
-      .c = a->out + h * hb, .c_stride = rs, .m = a->rows, .k = ctx8, .n = dh,
+      .c = a->out + h * hb, .c_stride = rs, .m = a->rows, .k = ctx, .n = dh,
       .shift = a->shift_o, .flags = MM_CAUSAL, .row0 = a->row0,
     };
     matmul(&o);
@@ -41,7 +41,7 @@ struct flash {
 };
 
 static uint32_t flash_group_last(const struct flash *f, uint32_t g) {
-  uint32_t r = 8 * g + 7;
+  uint32_t r = TILE * g + (TILE - 1);
   if (r > f->mq - 1) r = f->mq - 1;
   return f->a->row0 + f->q0 + r;
 }
@@ -50,8 +50,8 @@ static uint32_t flash_group_last(const struct flash *f, uint32_t g) {
 static uint32_t flash_tiles(const struct flash *f, uint32_t g) {
   uint32_t last = flash_group_last(f, g);
   if (f->kv0 > last) return 0;
-  uint32_t n = (last + 8 - f->kv0) / 8;
-  return n < f->bk / 8 ? n : f->bk / 8;
+  uint32_t n = (last + TILE - f->kv0) / TILE;
+  return n < f->bk / TILE ? n : f->bk / TILE;
 }
 
 /* qa: the group's rows in the Q block; oa: its int32 accumulator rows. (RV32I
@@ -67,8 +67,8 @@ static void flash_scores(struct flash *f, uint32_t g, uint32_t qa) {
   m.c = SP_FP(pb);
   for (uint32_t c = 0; c < n; c++) {
     f->scores_done[pb] = k_issued(MXU, mxu_matmul(&m));
-    m.b += 8 * f->hb;
-    m.c += 4;
+    m.b += TILE * f->hb;
+    m.c += TILE_ROW4;
   }
 }
 
@@ -76,7 +76,7 @@ static void flash_mask(struct flash *f, uint32_t g) {
   uint32_t n = flash_tiles(f, g), pb = g & 1;
   struct vpu_op v = {
     .a = SP_FP(pb), .c = SP_FP(pb), .a_stride = f->bk / 2, .c_stride = f->bk / 2,
-    .rows = 8, .cols = 8 * n, .param = vpu_mask_offsets(f->a->row0 + f->q0 + 8 * g, f->kv0),
+    .rows = TILE, .cols = TILE * n, .param = vpu_mask_offsets(f->a->row0 + f->q0 + TILE * g, f->kv0),
   };
   k_need(VPU, MXU, f->scores_done[pb]);
   k_issued(VPU, vpu_causal_mask(&v));
@@ -89,15 +89,15 @@ static void flash_pv(struct flash *f, uint32_t g, uint32_t oa) {
   uint32_t n = flash_tiles(f, g), pb = g & 1, orow = f->dh * 4;
   struct mxu_op m = {
     .a = SP_FP(pb), .a_stride = f->bk / 2, .b_stride = f->hb, .c_stride = orow, .cin_stride = orow,
-    .k = 8 * n, .flags = TPU_MXU_FLAG_OUT_INT32 | (f->kv0 ? TPU_MXU_FLAG_ACCUMULATE : 0),
+    .k = TILE * n, .flags = TPU_MXU_FLAG_OUT_INT32 | (f->kv0 ? TPU_MXU_FLAG_ACCUMULATE : 0),
   };
   k_need(MXU, VPU, f->mask_done[pb]);
   m.b = SP_FV;
   m.c = m.cin = oa;
-  for (uint32_t c = 0; c < f->dh / 8; c++) {
+  for (uint32_t c = 0; c < f->dh / TILE; c++) {
     f->last_pv = k_issued(MXU, mxu_matmul(&m));
-    m.b += 4;
-    m.c = m.cin = m.c + 32;
+    m.b += TILE_ROW4;
+    m.c = m.cin = m.c + TILE_ROW32;
   }
 }
 
@@ -111,7 +111,7 @@ static void flash_key_block(struct flash *f) {
   f->kv_loaded = k_issued(DMA, dma_load(a->v_cache + f->kv0 * f->kvs + f->h * f->hb, SP_FV, nk, f->hb, f->kvs, f->hb));
   /* Pipelined: scores of group g+1 run on the MXU while the VPU masks g. */
   uint32_t prev = ~0u, prev_oa = 0, qa = SP_FQ, oa = SP_FO32;
-  for (uint32_t g = 0; g < f->groups; g++, qa += 8 * f->hb, oa += 8 * 4 * f->dh) {
+  for (uint32_t g = 0; g < f->groups; g++, qa += TILE * f->hb, oa += TILE * 4 * f->dh) {
     if (!flash_tiles(f, g)) continue;
     flash_scores(f, g, qa);
     if (!f->pipelined) {
@@ -134,19 +134,19 @@ static void flash_attention(const struct attn_args *a) {
   /* Query blocks: Q in one region, the int32 accumulator in four. */
   uint32_t bq = SP_REGION / f.hb;
   if (bq > SP_FO32_REGIONS * SP_REGION / (f.dh * 4)) bq = SP_FO32_REGIONS * SP_REGION / (f.dh * 4);
-  uint32_t rows8 = (a->rows + 7) & ~7u;
-  if (bq > rows8) bq = rows8;
-  bq &= ~7u;
-  /* Key blocks: K and V in two regions each, P tiles of 8 rows in one. */
-  uint32_t ctx8 = (a->row0 + a->rows + 7) & ~7u;
+  uint32_t rows_t = (a->rows + (TILE - 1)) & ~(TILE - 1u);
+  if (bq > rows_t) bq = rows_t;
+  bq &= ~(TILE - 1u);
+  /* Key blocks: K and V in two regions each, P tiles of TILE rows in one. */
+  uint32_t ctx = (a->row0 + a->rows + (TILE - 1)) & ~(TILE - 1u);
   f.bk = SP_FKV_REGIONS * SP_REGION / f.hb;
   if (f.bk > 2 * SP_REGION) f.bk = 2 * SP_REGION;
-  if (f.bk > ctx8) f.bk = ctx8;
-  f.bk &= ~7u;
+  if (f.bk > ctx) f.bk = ctx;
+  f.bk &= ~(TILE - 1u);
   for (f.h = 0; f.h < a->heads; f.h++) {
     for (f.q0 = 0; f.q0 < a->rows; f.q0 += bq) {
       f.mq = a->rows - f.q0 < bq ? a->rows - f.q0 : bq;
-      f.groups = (f.mq + 7) / 8;
+      f.groups = (f.mq + (TILE - 1)) / TILE;
       k_barrier();
       k_issued(DMA, dma_load(a->q + f.q0 * f.rs + f.h * f.hb, SP_FQ, f.mq, f.hb, f.rs, f.hb));
       uint32_t last = flash_group_last(&f, f.groups - 1);

@@ -20,6 +20,19 @@
 #include "tpu.h"
 #include "model_format.h"
 
+/* The MXU tile edge D (tpu.h TPU_MXU_DIM) and the bytes of one tile row:
+ * D int4 values, or D int32 partial sums. */
+#define TILE TPU_MXU_DIM
+#define TILE_ROW4 (TILE / 2)
+#define TILE_ROW32 (4 * TILE)
+#if TILE == 8
+#define TILE_LOG2 3
+#elif TILE == 16
+#define TILE_LOG2 4
+#else
+#error "TPU_MXU_DIM must be 8 or 16"
+#endif
+
 /* Scratchpad plan. The platform as built has sixteen 4 KiB regions (64 KiB);
  * -DSP_KIB=32 builds the plan for half of it (eight regions: the
  * scratchpad-size what-if, build/fw/model-spad32.elf and mmbench-spad32.elf). */
@@ -93,7 +106,7 @@ static inline void k_need(unsigned unit, unsigned on, uint32_t ticket) {
 /* Whether a kernel over `rows` rows fuses its epilogue into the output
  * tiles. Fusion saves a pass over SRAM, but costs VPU commands per tile; for
  * a single decode row the separate pass (a few commands) is cheaper. */
-static inline int k_fuses(uint32_t rows) { return (k_variant & VARIANT_FUSED) && rows >= 8; }
+static inline int k_fuses(uint32_t rows) { return (k_variant & VARIANT_FUSED) && rows >= TILE; }
 
 /* Kernels start with the scratchpad free: every MXU and VPU command pushed
  * so far has finished before this kernel's DMA overwrites their operands.
@@ -108,7 +121,7 @@ struct mm_args {
   uint32_t a, a_stride;     /* A [m, k] */
   uint32_t b, b_stride;     /* B [k, n], or Bt [n, k] with MM_TRANSPOSE */
   uint32_t c, c_stride;     /* C [m, n]: int4, or int32 with MM_OUT_INT32 */
-  uint32_t m, k, n;         /* k and n multiples of 8 */
+  uint32_t m, k, n;         /* k and n multiples of TILE */
   uint32_t shift;           /* requantization of int4 output */
   uint32_t flags;           /* MM_* */
   uint32_t epi;             /* EPI_*, applied per tile when the variant is FUSED */
@@ -121,8 +134,8 @@ struct mm_args {
   uint32_t row0;
 };
 
-/* C = epilogue(R(A·B)): A blocks of 8·S rows, S fitted to the scratchpad;
- * B tiles of 8 columns; C tiles 8 × 8. */
+/* C = epilogue(R(A·B)): A blocks of TILE·S rows, S fitted to the scratchpad;
+ * B tiles of TILE columns; C tiles TILE × TILE. */
 void matmul(const struct mm_args *a);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */

@@ -45,10 +45,10 @@ struct mm_block {
   const struct mm_args *p;
   uint32_t r0, rows, groups;   /* the block: rows r0 .. r0+rows-1 of A */
   uint32_t arow, crow;         /* bytes per row of A and of C in the scratchpad */
-  uint32_t a_group, c_group;   /* bytes per row group (8 rows) of A and C in the scratchpad */
+  uint32_t a_group, c_group;   /* bytes per row group (TILE rows) of A and C in the scratchpad */
   uint32_t epi, double_buffer, causal_cols, causal_k;
   uint32_t b_tile, b_tile_step; /* SRAM address of B tile j, and its step */
-  uint32_t c_tile;             /* SRAM address of C tile j, row r0 + 8·g0 */
+  uint32_t c_tile;             /* SRAM address of C tile j, row r0 + TILE·g0 */
   uint32_t res_tile;           /* likewise for the residual */
   uint32_t g0;                 /* first row group tile j needs */
   uint32_t a_first, c_first;   /* its offsets in the A block and in a C buffer */
@@ -65,7 +65,7 @@ struct mm_block {
 
 /* Position of the last query of row group g. */
 static uint32_t group_last(const struct mm_block *s, uint32_t g) {
-  uint32_t r = 8 * g + 7;
+  uint32_t r = TILE * g + (TILE - 1);
   if (r > s->rows - 1) r = s->rows - 1;
   return s->p->row0 + s->r0 + r;
 }
@@ -75,9 +75,9 @@ static uint32_t group_last(const struct mm_block *s, uint32_t g) {
 static void seek_tile(struct mm_block *s, uint32_t j) {
   const struct mm_args *p = s->p;
   if (s->causal_cols) {
-    uint32_t base = p->row0 + s->r0, first = 8 * j > base ? (8 * j - base) >> 3 : 0;
+    uint32_t base = p->row0 + s->r0, first = TILE * j > base ? (TILE * j - base) >> TILE_LOG2 : 0;
     for (; s->g0 < first; s->g0++) {
-      s->c_tile += 8 * p->c_stride;
+      s->c_tile += TILE * p->c_stride;
       s->a_first += s->a_group;
       s->c_first += s->c_group;
     }
@@ -96,15 +96,15 @@ static void load_tile(struct mm_block *s, uint32_t j) {
     tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, s->b_arg3);
     t = tpu_push(DMA, TPU_DMA_LOAD, 0);
   } else if (p->flags & MM_TRANSPOSE)
-    t = dma_load(s->b_tile, SP_B(bi), 8, s->arow, p->b_stride, s->arow);
+    t = dma_load(s->b_tile, SP_B(bi), TILE, s->arow, p->b_stride, s->arow);
   else
-    t = dma_load(s->b_tile, SP_B(bi), p->k, 4, p->b_stride, 4);
+    t = dma_load(s->b_tile, SP_B(bi), p->k, TILE_ROW4, p->b_stride, TILE_ROW4);
   s->b_tile += s->b_tile_step;
   k_issued(DMA, t);
   if (s->epi == EPI_RESIDUAL) {
     /* Residual tiles exist only for plain (non-causal) matmuls: g0 is 0. */
     k_need(DMA, VPU, s->r_read[bi]);
-    t = k_issued(DMA, dma_load(s->res_tile + 4 * j, SP_R(bi), s->rows, 4, p->res_stride, 4));
+    t = k_issued(DMA, dma_load(s->res_tile + TILE_ROW4 * j, SP_R(bi), s->rows, TILE_ROW4, p->res_stride, TILE_ROW4));
   }
   s->loaded[bi] = t;
 }
@@ -112,8 +112,8 @@ static void load_tile(struct mm_block *s, uint32_t j) {
 static uint32_t epilogue(struct mm_block *s, uint32_t j, uint32_t bi, uint32_t g0) {
   const struct mm_args *p = s->p;
   struct vpu_op v = {
-    .a = SP_C(bi) + 32 * g0, .b = SP_R(bi) + 32 * g0, .c = SP_C(bi) + 32 * g0,
-    .a_stride = 4, .b_stride = 4, .c_stride = 4, .rows = s->rows - 8 * g0, .cols = 8, .param = 0,
+    .a = SP_C(bi) + TILE * TILE_ROW4 * g0, .b = SP_R(bi) + TILE * TILE_ROW4 * g0, .c = SP_C(bi) + TILE * TILE_ROW4 * g0,
+    .a_stride = TILE_ROW4, .b_stride = TILE_ROW4, .c_stride = TILE_ROW4, .rows = s->rows - TILE * g0, .cols = TILE, .param = 0,
   };
   switch (s->epi) {
   case EPI_RELU:
@@ -123,7 +123,7 @@ static uint32_t epilogue(struct mm_block *s, uint32_t j, uint32_t bi, uint32_t g
     v.param = p->bound;
     return k_issued(VPU, vpu_hardtanh(&v));
   default: /* EPI_MASK_RELU */
-    v.param = vpu_mask_offsets(p->row0 + s->r0 + 8 * g0, 8 * j);
+    v.param = vpu_mask_offsets(p->row0 + s->r0 + TILE * g0, TILE * j);
     k_issued(VPU, vpu_causal_mask(&v));
     v.param = 0;
     return k_issued(VPU, vpu_relu(&v));
@@ -136,7 +136,7 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   uint32_t g0 = s->g0;
   uint32_t transpose = p->flags & MM_TRANSPOSE;
   struct mxu_op m = {
-    .b = SP_B(bi), .a_stride = s->arow, .b_stride = transpose ? s->arow : 4, .c_stride = s->crow,
+    .b = SP_B(bi), .a_stride = s->arow, .b_stride = transpose ? s->arow : TILE_ROW4, .c_stride = s->crow,
     .k = p->k, .shift = p->shift,
     .flags = (transpose ? TPU_MXU_FLAG_TRANSPOSE_B : 0) | ((p->flags & MM_OUT_INT32) ? TPU_MXU_FLAG_OUT_INT32 : 0),
   };
@@ -149,7 +149,7 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
     uint32_t ab = a | (SP_B(bi) << 16), ck = c | (p->k << 16);
     for (uint32_t g = g0; g < s->groups; g++) {
       if (s->causal_k) {
-        uint32_t k = (group_last(s, g) + 8) & ~7u;
+        uint32_t k = (group_last(s, g) + TILE) & ~(TILE - 1u);
         ck = (ck & 0xffffu) | ((k < p->k ? k : p->k) << 16);
       }
       tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
@@ -163,7 +163,7 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
     m.a = a;
     m.c = c;
     if (s->causal_k) { /* causal P·V: row group g needs keys up to its last query only */
-      uint32_t k = (group_last(s, g) + 8) & ~7u;
+      uint32_t k = (group_last(s, g) + TILE) & ~(TILE - 1u);
       m.k = k < p->k ? k : p->k;
     }
     last = k_issued(MXU, mxu_matmul(&m));
@@ -181,35 +181,35 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   }
   if (s->lean) {
     tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, s->c_tile);
-    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, (SP_C(bi) + s->c_first) | ((s->rows - 8 * g0) << 16));
+    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, (SP_C(bi) + s->c_first) | ((s->rows - TILE * g0) << 16));
     tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, s->s_arg2);
     tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, s->s_arg3);
     k_issued(DMA, tpu_push(DMA, TPU_DMA_STORE, 0));
   } else {
-    k_issued(DMA, dma_store(s->c_tile, SP_C(bi) + s->c_first, s->rows - 8 * g0, s->crow, p->c_stride, s->crow));
+    k_issued(DMA, dma_store(s->c_tile, SP_C(bi) + s->c_first, s->rows - TILE * g0, s->crow, p->c_stride, s->crow));
   }
   s->c_tile += s->crow;
 }
 
 void matmul(const struct mm_args *p) {
   struct mm_block s = {
-    .p = p, .arow = p->k / 2, .crow = (p->flags & MM_OUT_INT32) ? 32 : 4,
+    .p = p, .arow = p->k / 2, .crow = (p->flags & MM_OUT_INT32) ? TILE_ROW32 : TILE_ROW4,
     .epi = k_fuses(p->m) ? p->epi : EPI_NONE,
     .double_buffer = k_variant & VARIANT_DOUBLE_BUFFER,
     .causal_cols = (p->flags & MM_CAUSAL) && (p->flags & MM_TRANSPOSE),
     .causal_k = (p->flags & MM_CAUSAL) && !(p->flags & MM_TRANSPOSE),
   };
-  s.a_group = 8 * s.arow;
-  s.c_group = 8 * s.crow;
-  s.b_tile_step = (p->flags & MM_TRANSPOSE) ? 8 * p->b_stride : 4;
+  s.a_group = TILE * s.arow;
+  s.c_group = TILE * s.crow;
+  s.b_tile_step = (p->flags & MM_TRANSPOSE) ? TILE * p->b_stride : TILE_ROW4;
   s.lean = k_variant & VARIANT_LEAN;
   if (s.lean) {
     uint32_t transpose = p->flags & MM_TRANSPOSE;
     for (uint32_t i = 0; i < 2; i++)
-      s.b_arg1[i] = TPU_DMA_SPAD_ADDR(SP_B(i)) | TPU_DMA_ROWS(transpose ? 8 : p->k);
-    s.b_arg2 = transpose ? TPU_DMA_ROW_BYTES(s.arow) | TPU_DMA_SPAD_STRIDE(s.arow) : TPU_DMA_ROW_BYTES(4) | TPU_DMA_SPAD_STRIDE(4);
+      s.b_arg1[i] = TPU_DMA_SPAD_ADDR(SP_B(i)) | TPU_DMA_ROWS(transpose ? TILE : p->k);
+    s.b_arg2 = transpose ? TPU_DMA_ROW_BYTES(s.arow) | TPU_DMA_SPAD_STRIDE(s.arow) : TPU_DMA_ROW_BYTES(TILE_ROW4) | TPU_DMA_SPAD_STRIDE(TILE_ROW4);
     s.b_arg3 = TPU_DMA_SRAM_STRIDE(p->b_stride);
-    s.m_arg2 = TPU_MXU_A_STRIDE(s.arow) | TPU_MXU_B_STRIDE(transpose ? s.arow : 4);
+    s.m_arg2 = TPU_MXU_A_STRIDE(s.arow) | TPU_MXU_B_STRIDE(transpose ? s.arow : TILE_ROW4);
     s.m_arg3 = TPU_MXU_C_STRIDE(s.crow) | TPU_MXU_SHIFT(p->shift);
     s.m_flags = (transpose ? TPU_MXU_FLAG_TRANSPOSE_B : 0) | ((p->flags & MM_OUT_INT32) ? TPU_MXU_FLAG_OUT_INT32 : 0);
     s.s_arg2 = TPU_DMA_ROW_BYTES(s.crow) | TPU_DMA_SPAD_STRIDE(s.crow);
@@ -218,14 +218,14 @@ void matmul(const struct mm_args *p) {
   /* Rows per A block: A and the C tiles must fit their regions. */
   uint32_t block = SP_A_BYTES / s.arow;
   if (block > SP_REGION / s.crow) block = SP_REGION / s.crow;
-  block &= ~7u;
-  uint32_t m8 = (p->m + 7) & ~7u;
-  if (block > m8) block = m8;
-  uint32_t tiles = p->n / 8;
+  block &= ~(TILE - 1u);
+  uint32_t m_tiles = (p->m + (TILE - 1)) & ~(TILE - 1u);
+  if (block > m_tiles) block = m_tiles;
+  uint32_t tiles = p->n / TILE;
   k_barrier();
   for (s.r0 = 0; s.r0 < p->m; s.r0 += block) {
     s.rows = p->m - s.r0 < block ? p->m - s.r0 : block;
-    s.groups = (s.rows + 7) / 8;
+    s.groups = (s.rows + (TILE - 1)) / TILE;
     uint32_t block_tiles = tiles;
     uint32_t a_rows = p->a + s.r0 * p->a_stride;
     s.b_tile = p->b;
@@ -233,7 +233,7 @@ void matmul(const struct mm_args *p) {
     s.res_tile = p->res + s.r0 * p->res_stride;
     s.g0 = s.a_first = s.c_first = 0;
     if (s.causal_cols) {
-      uint32_t last_tile = group_last(&s, s.groups - 1) / 8 + 1;
+      uint32_t last_tile = group_last(&s, s.groups - 1) / TILE + 1;
       if (last_tile < block_tiles) block_tiles = last_tile;
     }
     /* The previous block's matmuls have read A. */

@@ -8,11 +8,18 @@
 
 int main(void) {
   uint32_t m = SRAM_WORD(MATMUL_H_M), k = SRAM_WORD(MATMUL_H_K), n = SRAM_WORD(MATMUL_H_N);
-  if (SRAM_WORD(MATMUL_H_MAGIC) != MATMUL_MAGIC || m == 0 || k < 8 || (k & 7) || k > 1024 || n < 8 || (n & 7)) {
+  if (SRAM_WORD(MATMUL_H_MAGIC) != MATMUL_MAGIC || m == 0 || k < TILE || (k & (TILE - 1)) || k > 1024 || n < TILE || (n & (TILE - 1))) {
     SRAM_WORD(MATMUL_H_STATUS) = 2;
     printf("mmbench: bad header\n");
     return 2;
   }
+#if TILE != 8
+  if (TPU_REG_CONFIG_ARRAY_DIM_GET(tpu_config()) != TILE) {
+    SRAM_WORD(MATMUL_H_STATUS) = 2;
+    printf("mmbench: built for a 16x16 MXU; the TPU's CONFIG.ARRAY_DIM differs (run with --set mxuDim=16)\n");
+    return 2;
+  }
+#endif
   struct mm_args a = {
     .a = SRAM_WORD(MATMUL_H_A), .a_stride = k / 2, .b = SRAM_WORD(MATMUL_H_B), .b_stride = n / 2,
     .c = SRAM_WORD(MATMUL_H_C), .c_stride = n / 2, .m = m, .k = k, .n = n, .shift = SRAM_WORD(MATMUL_H_SHIFT),

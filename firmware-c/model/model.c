@@ -33,7 +33,8 @@ static uint8_t tokens[MAX_SEQ_LIMIT + 1];
 
 static uint32_t hdr(uint32_t off) { return SRAM_WORD(off); }
 
-static int mult8(uint32_t n) { return n >= 8 && (n & 7) == 0; }
+/* The kernels tile every dimension by the MXU's tile edge (kernels.h TILE). */
+static int mult_tile(uint32_t n) { return n >= TILE && (n & (TILE - 1)) == 0; }
 
 /* Reads the header into BRAM; 0 if it is usable. */
 static const char *read_header(void) {
@@ -50,10 +51,16 @@ static const char *read_header(void) {
   M.hidden = hdr(MODEL_H_HIDDEN); M.scores = hdr(MODEL_H_SCORES);
   M.scores_stride = ((M.max_seq + 7) & ~7u) / 2;
   /* What the kernels' scratchpad plan can hold (docs/model-format.md). */
-  if (!mult8(M.d) || !mult8(M.d_ff) || !mult8(M.vocab) || M.d > 1024 || M.d_ff > 1024) return "bad dimensions";
-  if (M.heads == 0 || M.d % M.heads || !mult8(M.d / M.heads)) return "bad head count";
+  if (!mult_tile(M.d) || !mult_tile(M.d_ff) || !mult_tile(M.vocab) || M.d > 1024 || M.d_ff > 1024) return "bad dimensions";
+  if (M.heads == 0 || M.d % M.heads || !mult_tile(M.d / M.heads)) return "bad head count";
   if (M.layers == 0 || M.layers > MAX_LAYERS) return "bad layer count";
   if (M.max_seq == 0 || M.max_seq > MAX_SEQ_LIMIT) return "bad max_seq";
+#if TILE != 8
+  /* A wider tile: the TPU must have it, and a score row (max_seq rounded up
+   * to 8 columns in the blob's layout) must hold whole tiles. */
+  if (TPU_REG_CONFIG_ARRAY_DIM_GET(tpu_config()) != TILE) return "built for a 16x16 MXU; the TPU's CONFIG.ARRAY_DIM differs (run with --set mxuDim=16)";
+  if (M.max_seq % TILE) return "bad max_seq (not a multiple of the MXU tile)";
+#endif
   if (M.prompt_len == 0 || M.prompt_len + M.decode_steps > M.max_seq) return "bad job length";
   if (M.batch > 1 && (M.batch > MAX_BATCH || !hdr(MODEL_H_SEQ_GENERATED))) return "bad batch";
   uint32_t table = hdr(MODEL_H_LAYER_TABLE);
