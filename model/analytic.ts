@@ -26,7 +26,14 @@ function planFor(cfg: PlatformConfig): Plan {
   throw new Error(`the kernels have a scratchpad plan for 64 or 32 KiB, not ${cfg.tpu.spadKiB}`);
 }
 
-const ceil8 = (n: number) => Math.ceil(n / 8) * 8;
+/** The MXU tile edge D the kernels are built for (kernels.h TILE = tpu.h TPU_MXU_DIM; hardware.md §5.5). */
+function tileFor(cfg: PlatformConfig): number {
+  if (cfg.tpu.mxuDim === 8 || cfg.tpu.mxuDim === 16) return cfg.tpu.mxuDim;
+  throw new Error(`the kernels are built for an MXU of 8 or 16, not ${cfg.tpu.mxuDim}`);
+}
+
+/** n rounded up to a multiple of the tile edge D. */
+const ceilTo = (n: number, D: number) => Math.ceil(n / D) * D;
 
 enum Epi { None, Relu, Residual, MaskRelu }
 
@@ -44,7 +51,11 @@ class Work {
   constructor(private readonly cfg: PlatformConfig) {}
   load(rows: number, rowBytes: number): void { this.bytesIn += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramReadClocksPerByte; }
   store(rows: number, rowBytes: number): void { this.bytesOut += rows * rowBytes; this.dma += this.cfg.tpu.dmaSetup + rows * rowBytes * this.cfg.bus.sramWriteClocksPerByte; }
-  matmul(k: number, accumulate = false): void { this.mxu += this.cfg.tpu.mxuSetup + (accumulate ? 8 : 0) + k + 2 * (8 - 1) + 8; }
+  /** One MATMUL on the D×D array: setup, preload (ACCUMULATE), K stream clocks, skew, write-back. */
+  matmul(k: number, accumulate = false): void {
+    const D = this.cfg.tpu.mxuDim;
+    this.mxu += this.cfg.tpu.mxuSetup + (accumulate ? D : 0) + k + 2 * (D - 1) + D;
+  }
   vector(rows: number, cols: number): void { this.vpu += this.cfg.tpu.vpuSetup + rows * Math.ceil(cols / 8); }
 }
 
@@ -66,37 +77,43 @@ class Phase {
 
 class Kernels {
   private readonly plan: Plan;
-  constructor(private readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) { this.plan = planFor(cfg); }
+  /** The MXU tile edge: D×D output tiles, row groups of D, K in multiples of D. */
+  readonly D: number;
+  constructor(private readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) {
+    this.plan = planFor(cfg);
+    this.D = tileFor(cfg);
+  }
   /** kernels.h k_fuses: epilogues go into the tiles of blocks with a full row group. */
-  fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= 8; }
+  fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= this.D; }
 
-  /** kernels/matmul.c: A blocks, 8-column B tiles, causal tiles skipped; `weights`: B is a weight matrix (counted in weightBytes). */
+  /** kernels/matmul.c: A blocks, D-column B tiles, causal tiles skipped; `weights`: B is a weight matrix (counted in weightBytes). */
   matmul(w: Work, c: MatmulCall, weights = false): void {
-    const arow = c.k / 2, crow = c.out32 ? 32 : 4, row0 = c.row0 ?? 0;
+    const D = this.D, row4 = D / 2;
+    const arow = c.k / 2, crow = c.out32 ? 4 * D : row4, row0 = c.row0 ?? 0;
     const epi = this.fuses(c.m) ? (c.epi ?? Epi.None) : Epi.None;
     const causalCols = !!(c.causal && c.transpose), causalK = !!(c.causal && !c.transpose);
-    let block = Math.min(Math.floor(this.plan.aBytes / arow), Math.floor(REGION / crow)) & ~7;
-    block = Math.min(block, ceil8(c.m));
+    let block = Math.min(Math.floor(this.plan.aBytes / arow), Math.floor(REGION / crow)) & ~(D - 1);
+    block = Math.min(block, ceilTo(c.m, D));
     for (let r0 = 0; r0 < c.m; r0 += block) {
-      const rows = Math.min(block, c.m - r0), groups = Math.ceil(rows / 8);
-      const groupLast = (g: number) => row0 + r0 + Math.min(8 * g + 7, rows - 1);
-      let tiles = c.n / 8;
-      if (causalCols) tiles = Math.min(tiles, Math.floor(groupLast(groups - 1) / 8) + 1);
+      const rows = Math.min(block, c.m - r0), groups = Math.ceil(rows / D);
+      const groupLast = (g: number) => row0 + r0 + Math.min(D * g + D - 1, rows - 1);
+      let tiles = c.n / D;
+      if (causalCols) tiles = Math.min(tiles, Math.floor(groupLast(groups - 1) / D) + 1);
       w.load(rows, arow);
       for (let j = 0; j < tiles; j++) {
         const base = row0 + r0;
-        const g0 = causalCols && 8 * j > base ? (8 * j - base) >> 3 : 0;
-        if (c.transpose) w.load(8, arow); else w.load(c.k, 4);
+        const g0 = causalCols && D * j > base ? Math.floor((D * j - base) / D) : 0;
+        if (c.transpose) w.load(D, arow); else w.load(c.k, row4);
         if (weights) {
-          const bytes = c.transpose ? 8 * arow : 4 * c.k;
+          const bytes = c.transpose ? D * arow : row4 * c.k;
           w.weightBytes += bytes;
           w.weightDma += this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramReadClocksPerByte;
         }
-        if (epi === Epi.Residual) w.load(rows, 4);
-        for (let g = g0; g < groups; g++) w.matmul(causalK ? Math.min(c.k, ceil8(groupLast(g) + 1)) : c.k);
-        const vr = rows - 8 * g0;
-        if (epi === Epi.Relu) w.vector(vr, 8);
-        else if (epi !== Epi.None) { w.vector(vr, 8); w.vector(vr, 8); }
+        if (epi === Epi.Residual) w.load(rows, row4);
+        for (let g = g0; g < groups; g++) w.matmul(causalK ? Math.min(c.k, ceilTo(groupLast(g) + 1, D)) : c.k);
+        const vr = rows - D * g0;
+        if (epi === Epi.Relu) w.vector(vr, D);
+        else if (epi !== Epi.None) { w.vector(vr, D); w.vector(vr, D); }
         w.store(vr, crow);
       }
     }
@@ -126,13 +143,14 @@ class Kernels {
 
   /** kernels/attention.c, FlashAttention: Q blocks, key blocks, P in the scratchpad. */
   flash(w: Work, rows: number, row0: number, d: number, heads: number): void {
-    const dh = d / heads, hb = dh / 2, ctx8 = ceil8(row0 + rows);
-    const bq = Math.min(Math.floor(REGION / hb), Math.floor((this.plan.o32Regions * REGION) / (dh * 4)), ceil8(rows)) & ~7;
-    const bk = Math.min(Math.floor((this.plan.kvRegions * REGION) / hb), 2 * REGION, ctx8) & ~7;
+    const D = this.D;
+    const dh = d / heads, hb = dh / 2, ctx = ceilTo(row0 + rows, D);
+    const bq = Math.min(Math.floor(REGION / hb), Math.floor((this.plan.o32Regions * REGION) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
+    const bk = Math.min(Math.floor((this.plan.kvRegions * REGION) / hb), 2 * REGION, ctx) & ~(D - 1);
     for (let h = 0; h < heads; h++) {
       for (let q0 = 0; q0 < rows; q0 += bq) {
-        const mq = Math.min(bq, rows - q0), groups = Math.ceil(mq / 8);
-        const groupLast = (g: number) => row0 + q0 + Math.min(8 * g + 7, mq - 1);
+        const mq = Math.min(bq, rows - q0), groups = Math.ceil(mq / D);
+        const groupLast = (g: number) => row0 + q0 + Math.min(D * g + D - 1, mq - 1);
         w.load(mq, hb);
         const last = groupLast(groups - 1);
         for (let kv0 = 0; kv0 <= last; kv0 += bk) {
@@ -141,10 +159,10 @@ class Kernels {
           for (let g = 0; g < groups; g++) {
             const gl = groupLast(g);
             if (kv0 > gl) continue;
-            const n = Math.min(Math.floor((gl + 8 - kv0) / 8), bk / 8);
+            const n = Math.min(Math.floor((gl + D - kv0) / D), bk / D);
             for (let c = 0; c < n; c++) w.matmul(dh);
-            w.vector(8, 8 * n); w.vector(8, 8 * n);
-            for (let c = 0; c < dh / 8; c++) w.matmul(8 * n, kv0 > 0);
+            w.vector(D, D * n); w.vector(D, D * n);
+            for (let c = 0; c < dh / D; c++) w.matmul(D * n, kv0 > 0);
           }
         }
         w.vector(mq, dh);
@@ -154,70 +172,60 @@ class Kernels {
   }
 }
 
-function layerCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0: number, variant: number): void {
+/**
+ * One layer as model.c's layer_forward issues it: the Q, K, V projections,
+ * Wo, W1 and W2 over `rows` rows together (their epilogues fused or as
+ * passes by k_fuses(rows)), and attention once per sequence — `sequences`
+ * calls of `attnRows` query rows at positions attnRow0.. against that
+ * sequence's cache. Prefill: rows = attnRows = P, one sequence at row 0;
+ * a decode step of B sequences: rows = B, B calls of one row at pos.
+ * `batched` gets the calls over the rows together, `perSequence` the
+ * attention calls.
+ */
+interface LayerShape { rows: number; sequences: number; attnRows: number; attnRow0: number }
+function layerCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelDims, at: LayerShape, variant: number): void {
   const { d, dFF, heads } = dims;
-  const dh = d / heads, ctx8 = ceil8(row0 + rows);
-  for (let i = 0; i < 3; i++) p.call((w) => k.matmul(w, { m: rows, k: d, n: d }));
-  if (variant & VARIANT.FLASH) {
-    p.call((w) => k.flash(w, rows, row0, d, heads));
-  } else {
+  const { rows, attnRows, attnRow0: row0 } = at;
+  const dh = d / heads, ctx = ceilTo(row0 + attnRows, k.D);
+  for (let i = 0; i < 3; i++) batched.call((w) => k.matmul(w, { m: rows, k: d, n: d }, true));
+  for (let s = 0; s < at.sequences; s++) {
+    if (variant & VARIANT.FLASH) {
+      perSequence.call((w) => k.flash(w, attnRows, row0, d, heads));
+      continue;
+    }
     for (let h = 0; h < heads; h++) {
-      p.call((w) => k.matmul(w, { m: rows, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0 }));
-      if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, ctx8, 1, 2));
-      p.call((w) => k.matmul(w, { m: rows, k: ctx8, n: dh, causal: true, row0 }));
+      perSequence.call((w) => k.matmul(w, { m: attnRows, k: dh, n: ctx, transpose: true, causal: true, epi: Epi.MaskRelu, row0 }));
+      if (!k.fuses(attnRows)) perSequence.call((w) => k.elementwise(w, attnRows, ctx, 1, 2));
+      perSequence.call((w) => k.matmul(w, { m: attnRows, k: ctx, n: dh, causal: true, row0 }));
     }
   }
   const residual = (kIn: number) => {
-    p.call((w) => k.matmul(w, { m: rows, k: kIn, n: d, epi: Epi.Residual }));
-    if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, d, 2, 2));
+    batched.call((w) => k.matmul(w, { m: rows, k: kIn, n: d, epi: Epi.Residual }, true));
+    if (!k.fuses(rows)) batched.call((w) => k.elementwise(w, rows, d, 2, 2));
   };
   residual(d);
-  p.call((w) => k.matmul(w, { m: rows, k: d, n: dFF, epi: Epi.Relu }));
-  if (!k.fuses(rows)) p.call((w) => k.elementwise(w, rows, dFF, 1, 1));
+  batched.call((w) => k.matmul(w, { m: rows, k: d, n: dFF, epi: Epi.Relu }, true));
+  if (!k.fuses(rows)) batched.call((w) => k.elementwise(w, rows, dFF, 1, 1));
   residual(dFF);
 }
 
-function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, row0: number, variant: number): void {
+/** A prompt's forward pass: embedding, the layers, the output head on the last row. */
+function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number): void {
   p.call((w) => k.embed(w, rows, dims.d));
-  for (let l = 0; l < dims.layers; l++) layerCalls(p, k, dims, rows, row0, variant);
+  for (let l = 0; l < dims.layers; l++) layerCalls(p, p, k, dims, { rows, sequences: 1, attnRows: rows, attnRow0: 0 }, variant);
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
 }
 
 /**
  * One decode step at position pos for B sequences, as model.c issues it
  * (B = 1: forward with one row; B > 1: batch_decode_layers): the embedding
- * of each sequence's token; per layer the Q, K, V projections, Wo, W1 and W2
- * over the B rows together (their epilogues fused or as passes by
- * k_fuses(B)) and attention per sequence (one query row against its own
- * cache); the output head over the B rows. `batched` gets the calls over the
- * B rows together, `perSequence` the embeddings and attention calls.
+ * of each sequence's token, the layers (weight matmuls over the B rows,
+ * attention per sequence), the output head over the B rows.
  */
 function decodeStepCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
-  const { d, dFF, heads } = dims;
-  const dh = d / heads, ctx8 = ceil8(pos + 1);
-  for (let s = 0; s < B; s++) perSequence.call((w) => k.embed(w, 1, d));
-  for (let l = 0; l < dims.layers; l++) {
-    for (let i = 0; i < 3; i++) batched.call((w) => k.matmul(w, { m: B, k: d, n: d }, true));
-    for (let s = 0; s < B; s++) {
-      if (variant & VARIANT.FLASH) perSequence.call((w) => k.flash(w, 1, pos, d, heads));
-      else {
-        for (let h = 0; h < heads; h++) {
-          perSequence.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx8, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
-          if (!k.fuses(1)) perSequence.call((w) => k.elementwise(w, 1, ctx8, 1, 2));
-          perSequence.call((w) => k.matmul(w, { m: 1, k: ctx8, n: dh, causal: true, row0: pos }));
-        }
-      }
-    }
-    const residual = (kIn: number) => {
-      batched.call((w) => k.matmul(w, { m: B, k: kIn, n: d, epi: Epi.Residual }, true));
-      if (!k.fuses(B)) batched.call((w) => k.elementwise(w, B, d, 2, 2));
-    };
-    residual(d);
-    batched.call((w) => k.matmul(w, { m: B, k: d, n: dFF, epi: Epi.Relu }, true));
-    if (!k.fuses(B)) batched.call((w) => k.elementwise(w, B, dFF, 1, 1));
-    residual(dFF);
-  }
-  batched.call((w) => k.matmul(w, { m: B, k: d, n: dims.vocab, out32: true }, true));
+  for (let s = 0; s < B; s++) perSequence.call((w) => k.embed(w, 1, dims.d));
+  for (let l = 0; l < dims.layers; l++) layerCalls(batched, perSequence, k, dims, { rows: B, sequences: B, attnRows: 1, attnRow0: pos }, variant);
+  batched.call((w) => k.matmul(w, { m: B, k: dims.d, n: dims.vocab, out32: true }, true));
 }
 
 const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
@@ -236,7 +244,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
   const k = new Kernels(job.variant, cfg);
   const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
   const prefill = new Phase('prefill', cfg);
-  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, 0, job.variant);
+  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, job.variant);
   const phases = [prefill.result()];
   if (job.decodeSteps > 0) {
     const decode = new Phase('decode', cfg);
