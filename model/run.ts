@@ -76,6 +76,8 @@ function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machi
   const m = new Machine(opts.config ?? defaultConfig(), { reference: opts.reference ?? false });
   m.loadElf(image);
   m.loadSram(blob, 0);
+  // The firmware prints only when it refuses a job: that line goes into ModelRunError.
+  m.bus.console.captureOutput(true);
   const t0 = performance.now();
   const result = m.run(opts.maxCycles ?? DEFAULT_MAX_CYCLES);
   return { m, result, wallMs: performance.now() - t0 };
@@ -86,10 +88,11 @@ const windowsOf = (r: RunResult): CounterSnapshot[] => r.windows ?? [];
 
 const sramView = (sram: Uint8Array) => new DataView(sram.buffer, sram.byteOffset, sram.byteLength);
 
-function checkRun(what: string, result: RunResult, status: number): void {
+function checkRun(what: string, result: RunResult, status: number, printed: string): void {
   if (result.reason !== 'exit' || result.exit !== 0 || status !== 1) {
     const why = status === 2 ? ' (bad header)' : status === 3 ? ' (TPU error)' : status === 0 ? ' (never written)' : '';
-    throw new ModelRunError(`${what} failed: ${describeStop(result)}; STATUS ${status}${why}`, result);
+    const said = printed.trim().split('\n').at(-1);
+    throw new ModelRunError(`${what} failed: ${describeStop(result)}; STATUS ${status}${why}${said ? `: ${said}` : ''}`, result);
   }
 }
 
@@ -105,7 +108,7 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
   const sram = m.bus.sram.bytes;
   const dv = sramView(sram);
   const status = dv.getUint32(headerOffset('STATUS'), true);
-  checkRun('model run', result, status);
+  checkRun('model run', result, status, m.bus.console.capturedText());
   const generated = dv.getUint32(headerOffset('GENERATED'), true);
   if (generated < 1 || generated > job.decodeSteps + 1) {
     throw new ModelRunError(`model run: GENERATED is ${generated}, not 1..${job.decodeSteps + 1}`, result);
@@ -161,6 +164,6 @@ export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, 
   for (let i = a; i < c; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; blob[i] = s >>> 24; }
   const { m: machine, result, wallMs } = runMachine(opts.elfPath ?? MMBENCH_ELF, blob, opts);
   const sram = machine.bus.sram.bytes;
-  checkRun('matmul run', result, sramView(sram).getUint32(off('STATUS'), true));
+  checkRun('matmul run', result, sramView(sram).getUint32(off('STATUS'), true), machine.bus.console.capturedText());
   return { result, windows: windowsOf(result), c: sram.slice(c, end), wallMs };
 }
