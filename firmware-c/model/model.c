@@ -108,6 +108,39 @@ static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, ui
   }
 }
 
+/* One layer: the Q, K, V projections, Wo, W1 and W2 over `rows` rows of X,
+ * and attention for `seqs` sequences of `attn_rows` queries at positions
+ * row0... The caches hold position p of sequence s at cache0 + p·pos_stride
+ * + s·d/2; the new K and V rows (at row0) are written `new_stride` apart.
+ *   single job:                 rows = attn_rows, 1 sequence, both strides d/2
+ *   batched prefill of seq. s:  P rows, 1 sequence, cache0 = s·d/2, both strides B·d/2
+ *   batched decode step:        B rows, B sequences of one query, pos_stride B·d/2, new rows d/2 apart
+ * Inlined with constants, so the single job's code is what it was before batches. */
+static inline __attribute__((always_inline)) void layer_body(const struct layer *y, uint32_t rows, uint32_t seqs,
+                                                             uint32_t attn_rows, uint32_t row0, uint32_t cache0,
+                                                             uint32_t pos_stride, uint32_t new_stride) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  projection(M.x, rs, rows, M.d, y->wq, M.d, M.q, rs, y->sq);
+  projection(M.x, rs, rows, M.d, y->wk, M.d, y->k_cache + cache0 + row0 * pos_stride, new_stride, y->sk);
+  projection(M.x, rs, rows, M.d, y->wv, M.d, y->v_cache + cache0 + row0 * pos_stride, new_stride, y->sv);
+  for (uint32_t s = 0, off = 0; s < seqs; s++, off += rs) {
+    struct attn_args at = {
+      .q = M.q + off, .k_cache = y->k_cache + cache0 + off, .v_cache = y->v_cache + cache0 + off, .out = M.att + off,
+      .scores = M.scores, .scores_stride = M.scores_stride, .rows = attn_rows, .row0 = row0,
+      .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = pos_stride == rs ? 0 : pos_stride,
+    };
+    attention(&at);
+  }
+  residual_projection(M.att, rs, rows, M.d, y->wo, y->sa, y->bound1);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
+    .m = rows, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul(&f1);
+  if (!k_fuses(rows)) relu_pass(M.hidden, fs, rows, M.d_ff);
+  residual_projection(M.hidden, fs, rows, M.d_ff, y->w2, y->s2, y->bound2);
+}
+
 /* ---- Batched decode (BATCH > 1) ----
  * The K/V caches interleave the sequences position by position
  * ([position][sequence][d/2]): the B new rows of a decode step are one
@@ -120,56 +153,15 @@ static void residual_projection(uint32_t a, uint32_t a_stride, uint32_t rows, ui
 
 /* Prefill of sequence s: its prompt at rows 0..P-1, caches at stride B·d/2. */
 static void batch_prefill(uint32_t s, const uint8_t *toks) {
-  uint32_t rs = M.d / 2, kvs = M.batch * rs, P = M.prompt_len, fs = M.d_ff / 2;
+  uint32_t rs = M.d / 2, kvs = M.batch * rs, P = M.prompt_len;
   embed(M.x, toks, P, 0, M.tok_emb, M.pos_emb, M.d);
-  for (uint32_t l = 0; l < M.layers; l++) {
-    const struct layer *y = &L[l];
-    projection(M.x, rs, P, M.d, y->wq, M.d, M.q, rs, y->sq);
-    projection(M.x, rs, P, M.d, y->wk, M.d, y->k_cache + s * rs, kvs, y->sk);
-    projection(M.x, rs, P, M.d, y->wv, M.d, y->v_cache + s * rs, kvs, y->sv);
-    struct attn_args at = {
-      .q = M.q, .k_cache = y->k_cache + s * rs, .v_cache = y->v_cache + s * rs, .out = M.att,
-      .scores = M.scores, .scores_stride = M.scores_stride, .rows = P, .row0 = 0,
-      .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = kvs,
-    };
-    attention(&at);
-    residual_projection(M.att, rs, P, M.d, y->wo, y->sa, y->bound1);
-    struct mm_args f1 = {
-      .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
-      .m = P, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
-    };
-    matmul(&f1);
-    if (!k_fuses(P)) relu_pass(M.hidden, fs, P, M.d_ff);
-    residual_projection(M.hidden, fs, P, M.d_ff, y->w2, y->s2, y->bound2);
-  }
+  for (uint32_t l = 0; l < M.layers; l++) layer_body(&L[l], P, 1, P, 0, s * rs, kvs, kvs);
 }
 
 /* One decode step at position pos for all B sequences: X holds B rows. */
 static void batch_decode_layers(uint32_t pos) {
-  uint32_t rs = M.d / 2, B = M.batch, kvs = B * rs, fs = M.d_ff / 2;
-  for (uint32_t l = 0; l < M.layers; l++) {
-    const struct layer *y = &L[l];
-    uint32_t at_row = pos * kvs; /* the block of B new cache rows */
-    projection(M.x, rs, B, M.d, y->wq, M.d, M.q, rs, y->sq);
-    projection(M.x, rs, B, M.d, y->wk, M.d, y->k_cache + at_row, rs, y->sk);
-    projection(M.x, rs, B, M.d, y->wv, M.d, y->v_cache + at_row, rs, y->sv);
-    for (uint32_t s = 0, off = 0; s < B; s++, off += rs) {
-      struct attn_args at = {
-        .q = M.q + off, .k_cache = y->k_cache + off, .v_cache = y->v_cache + off, .out = M.att + off,
-        .scores = M.scores, .scores_stride = M.scores_stride, .rows = 1, .row0 = pos,
-        .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = kvs,
-      };
-      attention(&at);
-    }
-    residual_projection(M.att, rs, B, M.d, y->wo, y->sa, y->bound1);
-    struct mm_args f1 = {
-      .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
-      .m = B, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
-    };
-    matmul(&f1);
-    if (!k_fuses(B)) relu_pass(M.hidden, fs, B, M.d_ff);
-    residual_projection(M.hidden, fs, B, M.d_ff, y->w2, y->s2, y->bound2);
-  }
+  uint32_t rs = M.d / 2, B = M.batch, kvs = B * rs;
+  for (uint32_t l = 0; l < M.layers; l++) layer_body(&L[l], B, B, 1, pos, 0, kvs, rs);
 }
 
 /* Logits of `rows` rows of X (row r: sequence first + r) for `step`; argmaxes into out[]. */
@@ -240,24 +232,8 @@ static uint32_t run_batch(void) {
 /* One layer over `rows` positions starting at row0 (prefill: 0; decode: the
  * position of the one new token). */
 static void layer_forward(const struct layer *y, uint32_t rows, uint32_t row0) {
-  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
-  projection(M.x, rs, rows, M.d, y->wq, M.d, M.q, rs, y->sq);
-  projection(M.x, rs, rows, M.d, y->wk, M.d, y->k_cache + row0 * rs, rs, y->sk);
-  projection(M.x, rs, rows, M.d, y->wv, M.d, y->v_cache + row0 * rs, rs, y->sv);
-  struct attn_args at = {
-    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att,
-    .scores = M.scores, .scores_stride = M.scores_stride, .rows = rows, .row0 = row0,
-    .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
-  };
-  attention(&at);
-  residual_projection(M.att, rs, rows, M.d, y->wo, y->sa, y->bound1);
-  struct mm_args f1 = {
-    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs,
-    .m = rows, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU,
-  };
-  matmul(&f1);
-  if (!k_fuses(rows)) relu_pass(M.hidden, fs, rows, M.d_ff);
-  residual_projection(M.hidden, fs, rows, M.d_ff, y->w2, y->s2, y->bound2);
+  uint32_t rs = M.d / 2;
+  layer_body(y, rows, 1, rows, row0, 0, rs, rs);
 }
 
 /* Logits of activation row `row` into LOGITS[step]; returns the argmax. */
