@@ -97,6 +97,18 @@ const busyCheck = (records: RunRecord[]) => `largest busy-clock prediction error
 
 // ---- roofline ----
 
+/** The roofline's 16×16 points against the same double-buffered shapes on the 8×8 array: the largest shape of both. */
+function wideReading(narrow: RunRecord[], wide: RunRecord[]): string {
+  const shape = (r: RunRecord) => { const p = r.point as MatmulPoint; return `${p.m}x${p.k}x${p.n}`; };
+  const pair = wide.map((w) => [narrow.find((n) => shape(n) === shape(w)), w] as const).filter((x): x is readonly [RunRecord, RunRecord] => !!x[0]).at(-1);
+  if (!pair) return '';
+  const [n8, n16] = pair, p = n8.point as MatmulPoint, macs = p.m * p.k * p.n;
+  const bound = (r: RunRecord) => f2(macs / predictedPhase(r, 'matmul').lowerBound);
+  const run = (r: RunRecord) => f2(macs / measuredPhase(r, 'matmul').cycles);
+  const gap = (r: RunRecord) => f2(measuredPhase(r, 'matmul').cycles / predictedPhase(r, 'matmul').lowerBound);
+  return `On a 16×16 MXU (the MXU-size what-if, build/fw/mmbench-mxu16.elf) the compute roof rises to 256 MACs per clock and the knee to 256 MACs per byte, beyond every shape here, so the same matmuls turn memory-bound. At ${shape(n8)} the bound rises from ${bound(n8)} to ${bound(n16)} MACs per clock (the array), and the run comes within ${gap(n16)}x of its bound instead of ${gap(n8)}x (a quarter of the MXU commands to issue): ${run(n8)} → ${run(n16)} MACs per clock.`;
+}
+
 const roofline: Experiment = {
   name: 'roofline',
   title: 'Roofline: one matmul, many shapes',
@@ -105,7 +117,11 @@ const roofline: Experiment = {
     const ks = scale === 'full' ? [128, 512] : [64];
     const n = scale === 'full' ? 128 : 64;
     const variants = scale === 'full' ? [0, 1] : [1];
-    return variants.flatMap((v) => ks.flatMap((k) => ms.map((m) => ({ key: `mm ${m}x${k}x${n} v${v}`, point: { kind: 'matmul', m, k, n, variant: v } as MatmulPoint }))));
+    const asBuilt = variants.flatMap((v) => ks.flatMap((k) => ms.map((m) => ({ key: `mm ${m}x${k}x${n} v${v}`, point: { kind: 'matmul', m, k, n, variant: v } as MatmulPoint }))));
+    // The same double-buffered shapes on a 16×16 MXU (the MXU-size what-if): the compute roof and the knee move.
+    const k16 = ks[ks.length - 1];
+    const big = ms.map((m) => ({ key: `mm ${m}x${k16}x${n} v1 mxu16`, point: { kind: 'matmul', m, k: k16, n, variant: 1, config: { mxuDim: 16 } } as MatmulPoint }));
+    return [...asBuilt, ...big];
   },
   report(records) {
     const rows: string[][] = [];
@@ -116,31 +132,41 @@ const roofline: Experiment = {
       const p = r.point as MatmulPoint, pr = predictedPhase(r, 'matmul'), me = measuredPhase(r, 'matmul');
       const macs = p.m * p.k * p.n, bytes = pr.bytesIn + pr.bytesOut, ai = macs / bytes;
       maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
-      const v = p.variant ? 'double-buffered' : 'base';
-      if (p.variant === 1) add(`bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      add(`${p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
+      const wide = p.config?.mxuDim === 16, mxu = wide ? '16×16 ' : '';
+      const v = `${p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
+      if (p.variant === 1) add(`${mxu}bound, K=${p.k}`, ai, macs / pr.lowerBound);
+      add(`${mxu}${p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
     const text = [table(['M x K x N', 'variant', 'MACs', 'bytes moved', 'MACs/B', 'bound clk', 'run clk', 'MAC/clk bound', 'MAC/clk run', 'run/bound', 'MXU err', 'DMA err'], rows),
       busyCheck(records)].join('\n');
-    const roofX = [minAi / 1.2, 64, maxAi * 1.2];
+    const roof = (peak: number): [number, number][] =>
+      [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
+    const hasWide = records.some((r) => (r.point as MatmulPoint).config?.mxuDim === 16);
     const plot: Series[] = [
-      { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roofX.map((x) => [x, Math.min(64, x)] as [number, number]) },
-      ...[...series].map(([name, pts]) => ({ name, kind: name.startsWith('bound') ? 'line' as const : 'points' as const, points: pts.sort((a, b) => a[0] - b[0]) })),
+      { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roof(64) },
+      ...(hasWide ? [{ name: 'roof 16×16: 256 MAC/clk', kind: 'line' as const, dashed: true, color: '#999', points: roof(256) }] : []),
+      ...[...series].map(([name, pts]) => ({ name, kind: name.includes('bound') ? 'line' as const : 'points' as const, points: pts.sort((a, b) => a[0] - b[0]) })),
     ];
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
       svg: plotSvg({ title: 'Roofline: achieved MACs per clock (N = 128)', xLabel: 'arithmetic intensity (MACs per byte moved by the DMA)', yLabel: 'MACs per clock', xLog: true, yLog: true, series: plot }),
     };
-    const db = records.filter((r) => (r.point as MatmulPoint).variant === 1);
-    const best = db.reduce((a, r) => { const p = r.point as MatmulPoint; const x = (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; return x > a.x ? { x, r } : a; }, { x: 0, r: db[0] });
-    const bp = best.r?.point as MatmulPoint | undefined;
+    const bestOf = (rs: RunRecord[]) => {
+      const b = rs.reduce((a, r) => { const p = r.point as MatmulPoint; const x = (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; return x > a.x ? { x, r } : a; }, { x: 0, r: rs[0] });
+      return { x: b.x, p: b.r?.point as MatmulPoint | undefined };
+    };
+    const isWide = (r: RunRecord) => (r.point as MatmulPoint).config?.mxuDim === 16;
+    const db = records.filter((r) => (r.point as MatmulPoint).variant === 1 && !isWide(r));
+    const best = bestOf(db), bp = best.p;
+    const wide = records.filter(isWide);
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
       'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
       `The predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time. The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
-    ].join(' ');
+      wideReading(db, wide),
+    ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(roofline.title, [fig], text, reading) };
   },
 };

@@ -29,8 +29,11 @@ export interface Plot {
   yInclude?: number;
 }
 
-const W = 720, H = 440;
+/** The plot area is 436 × 336; the figure widens when the legend's longest name needs more than 200 px. */
+const PLOT_W = 436, H = 440;
 const M = { left: 84, right: 200, top: 40, bottom: 64 };
+/** Legend column: marker and gap (42 px), then the name at about 6.8 px a character (12 px sans-serif). */
+const legendWidth = (names: readonly string[]) => Math.max(M.right, Math.ceil(42 + 6.8 * Math.max(0, ...names.map((n) => n.length)) + 8));
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f'];
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -91,7 +94,8 @@ function axis(values: number[], log: boolean, from: number, to: number, include?
 export function plotSvg(p: Plot): string {
   const xs = p.series.flatMap((s) => s.points.map((q) => q[0]));
   const ys = p.series.flatMap((s) => s.points.map((q) => q[1]));
-  const x0 = M.left, x1 = W - M.right, y0 = H - M.bottom, y1 = M.top;
+  const W = M.left + PLOT_W + legendWidth(p.series.map((s) => s.name));
+  const x0 = M.left, x1 = M.left + PLOT_W, y0 = H - M.bottom, y1 = M.top;
   const cat = p.xCategories;
   const X = cat ? { map: (v: number) => x0 + ((v + 0.5) / cat.length) * (x1 - x0), ticks: cat.map((_, i) => i) } : axis(xs, !!p.xLog, x0, x1);
   const Y = axis(ys, !!p.yLog, y0, y1, p.yInclude);
