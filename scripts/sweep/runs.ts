@@ -88,10 +88,9 @@ const measuredOf = (name: string, c: CounterSnapshot): MeasuredPhase =>
 export function jobFor(p: ModelPoint): Job {
   const b = p.batch ?? 1;
   const prompts = Array.from({ length: b }, (_, s) => randomPrompt(p.dims, p.promptLength, SEED + s));
-  const job: Job = { prompt: prompts[0], decodeSteps: p.decodeSteps, variant: p.variant };
   // The stop token is out of the vocabulary so every job runs all its decode steps.
-  (job as Job & { stopToken: number }).stopToken = 255;
-  if (b > 1) (job as Job & { prompts: number[][] }).prompts = prompts;
+  const job: Job = { prompt: prompts[0], decodeSteps: p.decodeSteps, variant: p.variant, stopToken: 255 };
+  if (b > 1) job.prompts = prompts;
   return job;
 }
 
