@@ -116,6 +116,12 @@ describe('the 16×16 MXU build', () => {
     expect(() => runMatmulOnEmulator({ m: 16, k: 32, n: 16 }, 0, { elfPath: MXU16_ELFS.mmbench })).toThrow(/mmbench: built for a 16x16 MXU/);
     // On its own platform the same job runs.
     expect(runOnEmulator(m, job, { config: mxu16(), elfPath: MXU16_ELFS.model }).result.exit).toBe(0);
+    // Dimensions the 8×8 build takes but 16-wide tiles cannot (docs/model-format.md §1).
+    const odd = (dims: ModelDims) => () => runOnEmulator(randomModel(dims, 1), jobOf(dims, 1, 5, 1, 0), { config: mxu16(), elfPath: MXU16_ELFS.model });
+    expect(odd({ ...SMALL, maxSeq: 40 })).toThrow(/bad max_seq \(not a multiple of the MXU tile\)/);
+    expect(odd({ ...SMALL, d: 24, heads: 1 })).toThrow(/bad dimensions/);
+    expect(odd({ ...SMALL, heads: 4 })).toThrow(/bad head count/);
+    expect(runOnEmulator(randomModel({ ...SMALL, maxSeq: 40 }, 1), jobOf({ ...SMALL, maxSeq: 40 }, 1, 5, 1, 0)).result.exit).toBe(0);
     // An MXU size the platform does not have is refused by the config: one line, exit 165.
     const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'run', MXU16_ELFS.mmbench, '--set', 'mxuDim=12'], { encoding: 'utf8' });
     expect(r.status).toBe(165);
