@@ -44,6 +44,20 @@ describe('plot', () => {
     const svg = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', xCategories: ['base', '+fusion'], series: [{ name: 'm', kind: 'points', points: [[0, 1], [1, 2]] }] });
     expect(svg).toContain('>base<');
     expect(svg).toContain('>+fusion<');
+    expect(svg).not.toContain('rotate(-40');
+  });
+
+  it('slants category labels that would overlap, and widens the figure for a long legend', () => {
+    const cats = Array.from({ length: 11 }, (_, i) => `platform change number ${i}`);
+    const points: [number, number][] = cats.map((_, i) => [i, 1]);
+    const svg = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', xCategories: cats, series: [{ name: 'm', kind: 'points', points }] });
+    expect((svg.match(/transform="rotate\(-40 /g) ?? []).length).toBe(11);
+    const size = (x: string) => x.match(/<svg [^>]*width="(\d+)" height="(\d+)"/)!.slice(1).map(Number);
+    const plain = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 'm', kind: 'points', points }] });
+    expect(size(svg)[1]).toBeGreaterThan(size(plain)[1]);
+    const long = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 'a series name far longer than the legend column', kind: 'points', points }] });
+    expect(size(long)[0]).toBeGreaterThan(size(plain)[0]);
+    expect(size(plain)).toEqual([720, 440]);
   });
 });
 

@@ -30,10 +30,20 @@ export interface Plot {
 }
 
 /** The plot area is 436 × 336; the figure widens when the legend's longest name needs more than 200 px. */
-const PLOT_W = 436, H = 440;
+const PLOT_W = 436, PLOT_H = 440;
 const M = { left: 84, right: 200, top: 40, bottom: 64 };
-/** Legend column: marker and gap (42 px), then the name at about 6.8 px a character (12 px sans-serif). */
-const legendWidth = (names: readonly string[]) => Math.max(M.right, Math.ceil(42 + 6.8 * Math.max(0, ...names.map((n) => n.length)) + 8));
+/** Text width at about 6.8 px a character (12 px sans-serif). */
+const textWidth = (s: string) => 6.8 * s.length;
+/** Legend column: marker and gap (42 px), then the longest name. */
+const legendWidth = (names: readonly string[]) => Math.max(M.right, Math.ceil(42 + Math.max(0, ...names.map(textWidth)) + 8));
+/** Category labels too wide for their slot are drawn slanted; the figure grows by the height they need. */
+const SLANT = 40;
+function categoryLayout(cat: readonly string[] | undefined): { slant: boolean; extra: number } {
+  if (!cat?.length) return { slant: false, extra: 0 };
+  const widest = Math.max(...cat.map(textWidth));
+  if (widest <= PLOT_W / cat.length - 6) return { slant: false, extra: 0 };
+  return { slant: true, extra: Math.ceil(widest * Math.sin((SLANT * Math.PI) / 180)) };
+}
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f'];
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -95,7 +105,9 @@ export function plotSvg(p: Plot): string {
   const xs = p.series.flatMap((s) => s.points.map((q) => q[0]));
   const ys = p.series.flatMap((s) => s.points.map((q) => q[1]));
   const W = M.left + PLOT_W + legendWidth(p.series.map((s) => s.name));
-  const x0 = M.left, x1 = M.left + PLOT_W, y0 = H - M.bottom, y1 = M.top;
+  const cats = categoryLayout(p.xCategories);
+  const H = PLOT_H + cats.extra;
+  const x0 = M.left, x1 = M.left + PLOT_W, y0 = H - M.bottom - cats.extra, y1 = M.top;
   const cat = p.xCategories;
   const X = cat ? { map: (v: number) => x0 + ((v + 0.5) / cat.length) * (x1 - x0), ticks: cat.map((_, i) => i) } : axis(xs, !!p.xLog, x0, x1);
   const Y = axis(ys, !!p.yLog, y0, y1, p.yInclude);
@@ -114,7 +126,9 @@ export function plotSvg(p: Plot): string {
   for (const t of Y.ticks) out.push(`<text x="${x0 - 6}" y="${num(Y.map(t) + 4)}" text-anchor="end">${esc(tickLabel(t))}</text>`);
   X.ticks.forEach((t, i) => {
     const label = cat ? cat[i] : tickLabel(t);
-    out.push(`<text x="${num(X.map(t))}" y="${y0 + 16}" text-anchor="middle">${esc(label)}</text>`);
+    const x = num(X.map(t));
+    if (cats.slant) out.push(`<text x="${x}" y="${y0 + 14}" text-anchor="end" transform="rotate(-${SLANT} ${x} ${y0 + 14})">${esc(label)}</text>`);
+    else out.push(`<text x="${x}" y="${y0 + 16}" text-anchor="middle">${esc(label)}</text>`);
   });
   out.push('</g>');
   out.push(`<text x="${(x0 + x1) / 2}" y="${H - 18}" text-anchor="middle">${esc(p.xLabel)}</text>`);
