@@ -53,4 +53,12 @@ describe('fast and reference TPU models agree on random command streams', () => 
     cfg.tpu.dmaSetup = 0;
     for (let seed = 5000; seed < 5300; seed++) compareModels(seed, cfg, 40);
   });
+
+  it('with a 16×16 MXU (the MXU-size what-if)', () => {
+    const cfg = defaultConfig();
+    cfg.tpu.mxuDim = 16;
+    let mxuBusy = 0;
+    for (let seed = 7000; seed < 7300; seed++) mxuBusy += compareModels(seed, cfg, 30).whole.mxuBusy;
+    expect(mxuBusy).toBeGreaterThan(100_000); // most MATMULs are well-formed and run
+  });
 });

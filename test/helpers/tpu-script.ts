@@ -29,7 +29,7 @@ export const UNIT_BASE = UNITS.map((u) => u.base);
 export const DMA = 0, MXU = 1, VPU = 2;
 
 /** A random command for `unit`: mostly valid, sometimes malformed, with overlaps and tokens. */
-function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number): { args: number[]; value: number } {
+function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number, mxuDim = 8): { args: number[]; value: number } {
   const addr4 = (bytes: number) => r.int(0, Math.max(0, (spadBytes - bytes) >> 2)) * 4;
   // Bias addresses into a few regions so commands meet on ports and data.
   const nearRegion = (bytes: number) => {
@@ -50,15 +50,17 @@ function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: num
     return { args, value: opcode('DMA', store ? 'STORE' : 'LOAD') };
   }
   if (unit === MXU) {
-    const k = 8 * r.int(1, 6);
+    // A D×D array (tpu.mxuDim): K a multiple of D, addresses and strides multiples of D/2.
+    const D = mxuDim, half = D / 2, atD = (bytes: number) => at(bytes) & ~(half - 1);
+    const k = D * r.int(1, 6);
     const flags = (r.chance(0.4) ? flagBit('MXU', 'TRANSPOSE_B') : 0) | (r.chance(0.3) ? flagBit('MXU', 'ACCUMULATE') : 0)
       | (r.chance(0.5) ? flagBit('MXU', 'OUT_INT32') : 0);
     const rowA = k / 2;
-    const aStride = rowA + 4 * r.int(0, 2), bStride = 4 * r.int(1, 3) + (flags & 1 ? rowA : 0);
+    const aStride = rowA + half * r.int(0, 2), bStride = half * r.int(1, 3) + (flags & 1 ? rowA : 0);
     const args = packArgs('MXU', {
-      A_ADDR: at(8 * aStride), B_ADDR: at(k * bStride), C_ADDR: at(8 * 40), K: k,
-      A_STRIDE: aStride, B_STRIDE: bStride, C_STRIDE: 32 + 4 * r.int(0, 2), SHIFT: r.int(0, 6),
-      CIN_ADDR: at(8 * 40), CIN_STRIDE: 32 + 4 * r.int(0, 2),
+      A_ADDR: atD(D * aStride), B_ADDR: atD(k * bStride), C_ADDR: atD(D * 5 * D), K: k,
+      A_STRIDE: aStride, B_STRIDE: bStride, C_STRIDE: 4 * D + half * r.int(0, 2), SHIFT: r.int(0, 6),
+      CIN_ADDR: atD(D * 5 * D), CIN_STRIDE: 4 * D + half * r.int(0, 2),
     });
     return { args, value: opcode('MXU', 'MATMUL') | (flags << 8) };
   }
@@ -100,7 +102,7 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
     if (roll < 0.7) {
       const unit = burstLeft > 0 ? burstUnit : r.int(0, 2);
       if (burstLeft > 0) burstLeft--;
-      const cmd = randomCommand(r, unit, spad, region);
+      const cmd = randomCommand(r, unit, spad, region, cfg.tpu.mxuDim);
       if (r.chance(0.08)) corrupt(r, cmd);
       let token = 0;
       if (r.chance(0.25)) {
