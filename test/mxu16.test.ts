@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BASE_DIMS } from '../emu/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { predict, predictMatmul } from '../model/analytic.ts';
 import type { Job, Model, ModelDims } from '../model/format.ts';
@@ -88,6 +89,19 @@ describe('the 16×16 MXU build', () => {
     expect(pre16.mxuBusy).toBeLessThan(pre8.mxuBusy / 2);
     expect(pre16.dmaBusy).toBeGreaterThanOrEqual(pre8.dmaBusy * 0.95);
   });
+
+  // The real dims (emu/bench.ts BASE_DIMS: 4 layers, d 128), a 64-token prompt as the sweep runs it.
+  for (const variant of [0, 15]) {
+    it(`the real dims, variant ${variant}, prompt 64 + 2 steps: golden and analytic; MXU busy below the 8×8 run's`, () => {
+      const m = randomModel(BASE_DIMS, 1);
+      const job = jobOf(BASE_DIMS, 1, 64, 2, variant);
+      const run = runOnEmulator(m, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
+      expectGolden(m, run, job);
+      expectPredicted(BASE_DIMS, run, job);
+      const base = runOnEmulator(m, job);
+      run.windows.forEach((w, i) => expect(w.mxuBusy, `window ${i}`).toBeLessThan(base.windows[i].mxuBusy));
+    });
+  }
 
   it('mmbench: single matmuls = the analytic model (M = 1, M = 64, ragged M)', () => {
     for (const [m, k, n] of [[1, 128, 128], [64, 128, 512], [13, 64, 48], [100, 512, 128]]) {
