@@ -8,12 +8,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
 import { predict, predictDecodeStep } from '../model/analytic.ts';
-import { buildBlob, headerOffset, type Job, type Model, type ModelDims } from '../model/format.ts';
-import { runGoldenBatch } from '../model/golden.ts';
+import { buildBlob, headerOffset, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
-import { MODEL_ELF, runOnEmulator, type EmulatorRun } from '../model/run.ts';
+import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
 import { SPAD32_ELFS } from '../scripts/sweep/runs.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
+import { expectGolden, expectPredicted } from './helpers/model-checks.ts';
 
 const DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 16 };
 const model = randomModel(DIMS, 3);
@@ -24,36 +24,7 @@ const batchJob = (b: number, variant: number, steps = 3): Job => {
   return { prompt: prompts[0], prompts, decodeSteps: steps, variant };
 };
 
-const arr = (l: Int32Array) => Array.from(l);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-
-/** Every sequence of the run = the golden model run on its prompt alone. */
-function expectGolden(m: Model, run: EmulatorRun, job: Job): void {
-  const golden = runGoldenBatch(m, job);
-  expect(run.result.tpuErrors).toEqual([]);
-  expect(run.sequences.length).toBe(golden.length);
-  run.sequences.forEach((seq, s) => {
-    expect(seq.tokens, `sequence ${s}`).toEqual(golden[s].tokens);
-    expect(seq.logits.map(arr), `sequence ${s}`).toEqual(golden[s].logits.map(arr));
-    for (let l = 0; l < m.dims.layers; l++) {
-      expect(same(seq.kCache[l], golden[s].kCache[l]), `sequence ${s} K layer ${l}`).toBe(true);
-      expect(same(seq.vCache[l], golden[s].vCache[l]), `sequence ${s} V layer ${l}`).toBe(true);
-    }
-  });
-  // Sequence 0 keeps the single-job fields.
-  expect(run.tokens).toEqual(run.sequences[0].tokens);
-  expect(run.generated).toBe(Math.max(...golden.map((g) => g.tokens.length)));
-}
-
-/** The measured PERF_CTRL windows = the analytic model's phases, unit by unit. */
-function expectPredicted(dims: ModelDims, run: EmulatorRun, job: Job, config = defaultConfig()): void {
-  const p = predict(dims, job, config).phases;
-  expect(run.windows.length).toBe(p.length);
-  run.windows.forEach((w, i) => {
-    expect({ mxu: w.mxuBusy, vpu: w.vpuBusy, dma: w.dmaBusy }, p[i].name).toEqual({ mxu: p[i].mxu, vpu: p[i].vpu, dma: p[i].dma });
-    expect(w.cycles).toBeGreaterThanOrEqual(p[i].lowerBound);
-  });
-}
 
 beforeAll(() => { if (!existsSync(MODEL_ELF) || !existsSync(SPAD32_ELFS.model)) buildFirmware(); });
 

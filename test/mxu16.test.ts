@@ -9,13 +9,13 @@ import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BASE_DIMS } from '../emu/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { predict, predictMatmul } from '../model/analytic.ts';
-import type { Job, Model, ModelDims } from '../model/format.ts';
-import { runGoldenBatch } from '../model/golden.ts';
+import { predictMatmul } from '../model/analytic.ts';
+import type { Job, ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError, runMatmulOnEmulator, runOnEmulator, type EmulatorRun } from '../model/run.ts';
 import { MXU16_ELFS } from '../scripts/sweep/runs.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
+import { expectGolden, expectPredicted } from './helpers/model-checks.ts';
 
 const mxu16 = () => {
   const c = defaultConfig();
@@ -26,31 +26,12 @@ const mxu16 = () => {
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 48 };
 const BENCH: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 128 };
 
-const arr = (l: Int32Array) => Array.from(l);
-
 function jobOf(dims: ModelDims, b: number, P: number, steps: number, variant: number): Job {
   const prompts = Array.from({ length: b }, (_, s) => randomPrompt(dims, P, 20 + s));
   return b > 1 ? { prompt: prompts[0], prompts, decodeSteps: steps, variant } : { prompt: prompts[0], decodeSteps: steps, variant };
 }
 
-function expectGolden(m: Model, run: EmulatorRun, job: Job): void {
-  const golden = runGoldenBatch(m, job);
-  expect(run.result.tpuErrors).toEqual([]);
-  expect(run.sequences.length).toBe(golden.length);
-  run.sequences.forEach((seq, s) => {
-    expect(seq.tokens, `sequence ${s}`).toEqual(golden[s].tokens);
-    expect(seq.logits.map(arr), `sequence ${s}`).toEqual(golden[s].logits.map(arr));
-  });
-}
-
-function expectPredicted(dims: ModelDims, run: EmulatorRun, job: Job): void {
-  const p = predict(dims, job, mxu16()).phases;
-  expect(run.windows.length).toBe(p.length);
-  run.windows.forEach((w, i) => {
-    expect({ mxu: w.mxuBusy, vpu: w.vpuBusy, dma: w.dmaBusy }, p[i].name).toEqual({ mxu: p[i].mxu, vpu: p[i].vpu, dma: p[i].dma });
-    expect(w.cycles).toBeGreaterThanOrEqual(p[i].lowerBound);
-  });
-}
+const expectPredicted16 = (dims: ModelDims, run: EmulatorRun, job: Job) => expectPredicted(dims, run, job, mxu16());
 
 beforeAll(() => { if (!existsSync(MXU16_ELFS.model) || !existsSync(MXU16_ELFS.mmbench)) buildFirmware(); });
 
@@ -63,7 +44,7 @@ describe('the 16×16 MXU build', () => {
         const job = jobOf(SMALL, 1, P, 3, variant);
         const run = runOnEmulator(small, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
         expectGolden(small, run, job);
-        expectPredicted(SMALL, run, job);
+        expectPredicted16(SMALL, run, job);
       });
     }
   }
@@ -73,7 +54,7 @@ describe('the 16×16 MXU build', () => {
       const job = jobOf(SMALL, b, 6, 2, 15);
       const run = runOnEmulator(small, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
       expectGolden(small, run, job);
-      expectPredicted(SMALL, run, job);
+      expectPredicted16(SMALL, run, job);
     });
   }
 
@@ -82,7 +63,7 @@ describe('the 16×16 MXU build', () => {
     const job = jobOf(BENCH, 1, 32, 2, 15);
     const run = runOnEmulator(m, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
     expectGolden(m, run, job);
-    expectPredicted(BENCH, run, job);
+    expectPredicted16(BENCH, run, job);
     const base = runOnEmulator(m, job);
     const [pre16, pre8] = [run.windows[0], base.windows[0]];
     // 64×… tiles: a quarter of the tiles, each with a longer skew and write-back.
@@ -97,7 +78,7 @@ describe('the 16×16 MXU build', () => {
       const job = jobOf(BASE_DIMS, 1, 64, 2, variant);
       const run = runOnEmulator(m, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
       expectGolden(m, run, job);
-      expectPredicted(BASE_DIMS, run, job);
+      expectPredicted16(BASE_DIMS, run, job);
       const base = runOnEmulator(m, job);
       run.windows.forEach((w, i) => expect(w.mxuBusy, `window ${i}`).toBeLessThan(base.windows[i].mxuBusy));
     });

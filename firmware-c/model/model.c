@@ -127,6 +127,7 @@ static inline __attribute__((always_inline)) void layer_body(const struct layer 
     struct attn_args at = {
       .q = M.q + off, .k_cache = y->k_cache + cache0 + off, .v_cache = y->v_cache + cache0 + off, .out = M.att + off,
       .scores = M.scores, .scores_stride = M.scores_stride, .rows = attn_rows, .row0 = row0,
+      /* kv_stride 0 (the kernel's own d/2) for plain caches keeps the single job's code as it was. */
       .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so, .kv_stride = pos_stride == rs ? 0 : pos_stride,
     };
     attention(&at);
@@ -260,8 +261,9 @@ static uint32_t forward(const uint8_t *toks, uint32_t rows, uint32_t row0, uint3
   return head(rows - 1, step);
 }
 
-/* GENERATED and STATUS: the end of a run. */
-static int finish(uint32_t produced) {
+/* GENERATED and STATUS: the end of a run. Inlined into main, so that the
+ * single job's code is what it was before batches. */
+static inline __attribute__((always_inline)) int finish(uint32_t produced) {
   SRAM_WORD(MODEL_H_GENERATED) = produced;
   uint32_t err = tpu_error();
   SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;
@@ -305,12 +307,5 @@ int main(void) {
     tpu_perf_stop();
   }
   for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
-  SRAM_WORD(MODEL_H_GENERATED) = produced;
-  uint32_t err = tpu_error();
-  SRAM_WORD(MODEL_H_STATUS) = err ? 3 : 1;
-  if (err) {
-    printf("model: TPU error 0x%lx\n", (unsigned long)err);
-    return 3;
-  }
-  return 0;
+  return finish(produced);
 }
