@@ -18,6 +18,7 @@ import { TimelineWriter } from './timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
 import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
+import { maxCyclesOption } from './cli-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
@@ -312,7 +313,7 @@ export async function main(argv: string[]): Promise<number> {
       'run <elf>',
       'Run a firmware ELF on the emulated board until it writes EXIT',
       (y) => boardOptions(y)
-        .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'stop (exit 162) after this many clocks' })
+        .option('max-cycles', { type: 'string', default: DEFAULT_MAX_CYCLES, coerce: maxCyclesOption, describe: 'stop (exit 162) after this many clocks: a positive integer, e.g. 5000000, 5_000_000 or 5e6' })
         .option('report-json', { type: 'string', describe: 'write {clocks, instret, exit, reason, pc, ...} as JSON to this file' })
         .option('report', { type: 'boolean', default: true, describe: 'print the performance report to standard error (--no-report to omit)' })
         .option('vcd', { type: 'string', describe: 'write a VCD waveform (GTKWave) of the pc, function, PUSH stalls and each unit\'s busy and queue depth to this file; one time unit = one clock' })
@@ -331,7 +332,7 @@ export async function main(argv: string[]): Promise<number> {
       'Serve a firmware ELF to GDB (remote serial protocol on 127.0.0.1, one connection): target remote 127.0.0.1:PORT',
       (y) => boardOptions(y)
         .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
-        .option('max-cycles', { type: 'number', describe: 'stop (SIGXCPU) at this clock; default: never' }),
+        .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop (SIGXCPU) at this clock (a positive integer); default: never' }),
       async (args) => {
         const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
         machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
@@ -344,7 +345,7 @@ export async function main(argv: string[]): Promise<number> {
       'debug <elf>',
       'Debug a firmware ELF: breakpoints, stepping, registers, memory, TPU queues (gdb-like; commands on standard input, see docs/debugging.md)',
       (y) => boardOptions(y)
-        .option('max-cycles', { type: 'number', default: DEFAULT_MAX_CYCLES, describe: 'the program stops (cycle limit) at this clock' }),
+        .option('max-cycles', { type: 'string', default: DEFAULT_MAX_CYCLES, coerce: maxCyclesOption, describe: 'the program stops (cycle limit) at this clock (a positive integer)' }),
       async (args) => {
         status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
       },
@@ -359,7 +360,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('layer', { type: 'boolean', default: false, describe: 'add the single-layer benchmark: one layer, a 64-token prefill, variants 0, 1, 3, 7, 15' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON document (experiments, windows, predictions, seed figures, derived figures) and nothing else' })
         .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
-        .option('max-cycles', { type: 'number', describe: 'stop each run (a failure) after this many clocks' }),
+        .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop each run (a failure) after this many clocks (a positive integer)' }),
       async (args) => {
         status = await benchCommand({
           only: args.only as string[] | undefined, matmul: args.matmul as string[] | undefined, variant: args.variant,

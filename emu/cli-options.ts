@@ -1,0 +1,30 @@
+// Validation of numeric command-line values that yargs' `type: 'number'` would
+// turn into NaN, Infinity or a rounded number without a word. Each parser is a
+// yargs `coerce` function: it throws UsageError (exit 165) with one line.
+
+import { UsageError } from './board-options.ts';
+
+/** Decimal digits, `_` between digit groups (10_000_000), an optional decimal exponent (1e9). */
+const COUNT_SYNTAX = /^(\d+(?:_\d+)*)(?:[eE](\d+))?$/;
+
+/**
+ * A positive safe integer (1 .. 2^53-1) written as `123`, `10_000_000` or `1e9`.
+ * Anything else (`abc`, `1,000`, `-1`, `0.5`, `Infinity`, `1e99`, 2^53+1,
+ * which a double cannot even hold) is a usage error naming the option.
+ */
+export function parsePositiveCount(option: string, value: unknown): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return value; // the default
+  const text = Array.isArray(value) ? String(value[value.length - 1]) : String(value);
+  // Bounded before BigInt: a long digit string or exponent must not cost time.
+  const m = text.length <= 40 ? COUNT_SYNTAX.exec(text.trim()) : null;
+  const exact = m && Number(m[2] ?? '0') <= 16 ? BigInt(m[1].replaceAll('_', '')) * 10n ** BigInt(m[2] ?? '0') : -1n;
+  if (exact < 1n || exact > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new UsageError(
+      `--${option} must be a positive integer up to ${Number.MAX_SAFE_INTEGER} (digits, optionally with _ separators or an exponent such as 1e9), got "${text}"`,
+    );
+  }
+  return Number(exact);
+}
+
+/** A yargs `coerce` for --max-cycles. */
+export const maxCyclesOption = (value: unknown): number => parsePositiveCount('max-cycles', value);
