@@ -8,6 +8,7 @@
 // the CLI (emu/cli.ts) only parses options and chooses text or JSON.
 
 import { defaultConfig } from './config.ts';
+import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
 import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
@@ -88,7 +89,29 @@ export function parseShape(text: string): MatmulShape {
   if (!m) throw new BenchUsageError(`--matmul wants MxKxN (e.g. 64x128x128), got "${text}"`);
   const [M, K, N] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (M < 1 || K < 1 || N < 1) throw new BenchUsageError(`--matmul sizes must be positive, got "${text}"`);
+  checkMatmulFits({ m: M, k: K, n: N }, text);
   return { m: M, k: K, n: N };
+}
+
+/** The largest K firmware-c/model/mmbench.c accepts (its header check). */
+const MMBENCH_MAX_K = 1024;
+/** K and N come in MXU tiles (8 on the 8×8 build mmbench.elf is). */
+const MMBENCH_TILE = 8;
+
+/**
+ * What mmbench.elf and the board can hold: K a multiple of 8 up to 1024 and N a
+ * multiple of 8 (the firmware's header check), and the header, A, B and C in
+ * the 512 KiB SRAM (the layout runMatmulOnEmulator writes).
+ */
+function checkMatmulFits(s: MatmulShape, text: string): void {
+  const tiles = (n: number) => n % MMBENCH_TILE === 0;
+  if (!tiles(s.k) || s.k > MMBENCH_MAX_K) throw new BenchUsageError(`--matmul ${text}: K must be a multiple of ${MMBENCH_TILE} up to ${MMBENCH_MAX_K} (mmbench.elf), got ${s.k}`);
+  if (!tiles(s.n)) throw new BenchUsageError(`--matmul ${text}: N must be a multiple of ${MMBENCH_TILE}, got ${s.n}`);
+  const align64 = (n: number) => Math.ceil(n / 64) * 64;
+  const bytes = 64 + align64((s.m * s.k) / 2) + align64((s.k * s.n) / 2) + (s.m * s.n) / 2;
+  if (bytes > SRAM_SIZE) {
+    throw new BenchUsageError(`--matmul ${text}: A, B and C need ${bytes} bytes of SRAM (int4), more than the board's ${SRAM_SIZE}; shrink M, K or N`);
+  }
 }
 
 export class BenchUsageError extends Error {}
