@@ -18,7 +18,7 @@ import {
   decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutProblems, fullWidthProblem,
   parseProblem, PROMPT_LEN, problemKey, SUM_DIGITS, sumOf, TOKEN, VOCAB, type Problem,
 } from './addition.ts';
-import { readModel, VARIANT, type Job, type Model } from './format.ts';
+import { LayoutError, planLayout, readModel, VARIANT, type Job, type Model } from './format.ts';
 import { runGolden } from './golden.ts';
 import { mulberry32 } from './random.ts';
 import { runOnEmulator, type EmulatorRun, type RunOptions } from './run.ts';
@@ -71,6 +71,13 @@ export function loadAdder(path = ADDER_MODEL): Model {
     throw new AdderModelError(
       `${shownPath(path)} is not an addition model: vocab ${vocab} and max_seq ${maxSeq}, it needs vocab ${VOCAB} and max_seq ≥ ${PROMPT_LEN + DECODE_STEPS}`,
     );
+  }
+  // The model must also fit the board with an addition job's buffers (what demo and eval run).
+  try {
+    planLayout(model.dims, adderJob({ a: '0', b: '0' }));
+  } catch (e) {
+    if (e instanceof LayoutError) throw new AdderModelError(`${shownPath(path)}: ${e.message}`);
+    throw e;
   }
   return model;
 }

@@ -165,8 +165,27 @@ export function planLayout(dims: ModelDims, job: Job): Layout {
   const hidden = take((rows * dFF) / 2);
   const scores = take(rows * scoresStride);
   const end = at;
-  if (end > SRAM_SIZE) throw new Error(`model and buffers need ${end} bytes of SRAM, more than ${SRAM_SIZE}`);
+  if (end > SRAM_SIZE) throw new LayoutError(`model and buffers need ${end} bytes of SRAM, more than the board's ${SRAM_SIZE}; ${largestPart(dims, B, rows)}`);
   return { tokEmb, posEmb, wOut, layerTable, prompt, outTokens, logits, x, q, att, tmp, hidden, scores, end, layers: ls, rows, scoresStride, batch: B, seqGenerated };
+}
+
+/** The model and its buffers do not fit the SRAM (a model too large for the board, not a defect of picotpu). */
+export class LayoutError extends Error {
+  override name = 'LayoutError';
+}
+
+/** Which part of the SRAM layout is largest, and which dimensions shrink it: the hint of a LayoutError. */
+function largestPart(dims: ModelDims, batch: number, rows: number): string {
+  const { d, dFF, vocab, maxSeq, layers } = dims;
+  const parts: [string, number, string][] = [
+    ['the FFN weights (layers·2·d·d_ff int4)', layers * d * dFF, 'd_ff or d'],
+    ['the attention weights (layers·4·d² int4)', layers * 2 * d * d, 'd'],
+    ['the embeddings and output head ((2·vocab + max_seq)·d int4)', ((2 * vocab + maxSeq) * d) / 2, 'd, vocab or max_seq'],
+    ['the KV caches (layers·2·batch·max_seq·d int4)', layers * batch * maxSeq * d, 'max_seq or d'],
+    ['the activation buffers (rows·(4·d + d_ff) int4)', (rows * (4 * d + dFF)) / 2, 'd_ff or d'],
+  ];
+  const [what, bytes, shrink] = parts.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return `${what} take ${bytes} bytes with d ${d}, d_ff ${dFF}, layers ${layers}, max_seq ${maxSeq}: shrink ${shrink}`;
 }
 
 /** The firmware's largest batch (model.c MAX_BATCH). */
