@@ -43,12 +43,13 @@ export function boardOptions<T>(y: Argv<T>) {
     .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' });
 }
 
-export function readFile(path: string, what: string): Uint8Array {
+/** A file's bytes; one that cannot be read is a bad program (ElfError, 164) unless `Failure` says otherwise. */
+export function readFile(path: string, what: string, Failure: new (msg: string) => Error = ElfError): Uint8Array {
   try {
     return readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ElfError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
+    throw new Failure(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
   }
 }
 
@@ -112,7 +113,7 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   }
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
   if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
-  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file'));
+  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file', UsageError));
   else if (stdinInput && !process.stdin.isTTY) machine.bus.console.setInput(readStdin());
   return machine;
 }

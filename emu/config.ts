@@ -117,7 +117,8 @@ function parseBool(name: string, v: unknown): boolean {
 }
 
 function parseCount(name: string, v: unknown): number {
-  const n = typeof v === 'string' ? Number(v) : v;
+  // Number('') and Number(' ') are 0: a string must be decimal digits.
+  const n = typeof v === 'string' ? (/^\d+$/.test(v) ? Number(v) : NaN) : v;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 1000) {
     throw new ConfigError(`${name} must be an integer 0..1000, got ${JSON.stringify(v)}`);
   }
@@ -137,8 +138,8 @@ export function applyOverrides(cfg: PlatformConfig, overrides: Record<string, un
     } else if ((TPU_CONFIG_NAMES as readonly string[]).includes(name)) {
       cfg.tpu[name as keyof TpuConfig] = parseCount(name, value);
     } else if (name === 'clockHz') {
-      const hz = Number(value);
-      if (!(hz > 0)) throw new ConfigError(`clockHz must be positive, got ${JSON.stringify(value)}`);
+      const hz = typeof value === 'string' && value.trim() === '' ? NaN : Number(value);
+      if (!(Number.isFinite(hz) && hz > 0)) throw new ConfigError(`clockHz must be a positive finite number of Hz, got ${JSON.stringify(value)}`);
       cfg.clockHz = hz;
     } else {
       throw new ConfigError(`unknown platform option "${name}"`);
