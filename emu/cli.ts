@@ -292,6 +292,10 @@ export function demoCommand(o: DemoCliOptions): number {
 const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
   + `${EXIT.USAGE} bad command line`;
 
+const RUN_EXITS = 'A guest EXIT value 160-166 looks like the emulator\'s own statuses, and EXIT keeps only the low 8 bits (257 exits 1): '
+  + 'with --report-json, "reason" is "exit" exactly when the guest wrote EXIT and "guestExit" holds its value (null otherwise); '
+  + 'read those to tell a guest status from an emulator status (docs/hardware.md §7).';
+
 /** Synchronous write that survives a pipe's partial writes (EAGAIN). */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
   let off = 0;
@@ -322,7 +326,8 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile', { type: 'boolean', default: false, describe: 'print clocks, idle and stall clocks and calls per firmware function, and per-unit figures, after the report' })
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
-        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' }),
+        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
+        .epilogue(RUN_EXITS),
       (args) => {
         status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
       },
