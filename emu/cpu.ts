@@ -97,7 +97,11 @@ export class Cpu {
   trapKind = TrapKind.NONE;
   /** Clock at which the machine stopped (EXIT handshake, or trap). */
   stopClock = 0;
-  /** Address of the data access that faulted. */
+  /**
+   * Address of the data access that faulted; for a misaligned fetch after a
+   * jump or taken branch, the pc of that jump (pc is its target); for a fetch
+   * outside the BRAM or a misaligned sequential fetch, the pc itself.
+   */
   faultAddr = 0;
 
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
@@ -200,7 +204,7 @@ export class Cpu {
       if (pc & badPc) {
         // Sequential flow off the end of the BRAM (jumps check their own targets):
         // the fetch handshake, one clock before the launch, is the bus error.
-        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1);
+        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1, pc);
         break;
       }
       const k = pc >>> 2;
@@ -217,19 +221,19 @@ export class Cpu {
         case Op.AUIPC: r[rd] = pc + imm; break;
         case Op.JAL:
           r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
-          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, next); pc = next; break outer; }
+          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, pc); pc = next; break outer; }
           break;
         // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
         case Op.JALR:
           r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
-          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, next); pc = next; break outer; }
+          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, pc); pc = next; break outer; }
           break;
-        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
           const addr = (a + imm) >>> 0;

@@ -24,7 +24,9 @@
 //   csrrs rd,counter,x0   rdcycle rd, rdcycleh, rdtime, ... (also for rd = x0)
 // A word PicoRV32 does not execute prints as `.4byte 0x<hex>` (objdump's
 // spelling for a word it cannot decode), except csrrw x0,cycle,x0, objdump's
-// `unimp`. Branch and jump targets are printed as objdump does: `<hex> <sym+0x..>`
+// `unimp`, and 0x0000100f, `fence.i` (Zifencei: objdump names it when the
+// ELF's attributes include Zifencei; PicoRV32 traps on it as illegal, but a
+// trap report that names the instruction tells the reader why). Branch and jump targets are printed as objdump does: `<hex> <sym+0x..>`
 // with a symbol namer, `0x<hex>` without one (or when it names nothing).
 // objdump's trailing `# <address>` comments (lui/auipc tracking) are not part
 // of the instruction and not produced.
@@ -90,6 +92,8 @@ const IMM_AS_REG_FORM = new Set(['addi', 'xori', 'ori', 'andi', 'slli', 'srli', 
 
 /** csrrw x0, cycle, x0: the canonical illegal instruction, objdump's `unimp`. */
 const UNIMP = 0xc0001073;
+/** fence.i with rd, rs1 and imm zero: the only word objdump decodes as fence.i (MASK_FENCE_I covers every other field). */
+const FENCE_I = 0x0000100f;
 
 /** objdump's names of a fence's predecessor/successor sets (bits i o r w). */
 const FENCE_SETS = [
@@ -98,7 +102,9 @@ const FENCE_SETS = [
 
 /** `.4byte 0x...`: how objdump shows a 32-bit word it does not decode. */
 export function illegalWord(word: number): string {
-  return word >>> 0 === UNIMP ? 'unimp' : `.4byte\t0x${hex(word)}`;
+  const w = word >>> 0;
+  if (w === FENCE_I) return 'fence.i';
+  return w === UNIMP ? 'unimp' : `.4byte\t0x${hex(word)}`;
 }
 
 /** `mnemonic\toperands` as objdump -d prints it (no trailing `# ...` comment). */

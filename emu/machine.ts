@@ -19,8 +19,11 @@ export interface TrapReport {
   word: number;
   disasm: string;
   symbol: string;
-  /** Data address of a faulting load/store (0 otherwise). */
+  /** Data address of a faulting load/store; the jump's own pc for a misaligned fetch after a jump (Cpu.faultAddr). */
   addr: number;
+  /** A misaligned fetch after a jump or taken branch: that jump's pc and symbol+offset. */
+  jumpFrom?: number;
+  jumpSymbol?: string;
 }
 
 export interface RunResult {
@@ -181,6 +184,8 @@ export class Machine {
       disasm: fetchable ? disassemble(word, pc, (a) => this.symbols.describe(a)) : '',
       symbol: this.symbols.describe(pc),
       addr: cpu.faultAddr,
+      ...(cpu.trapKind === TrapKind.MISALIGNED_FETCH && cpu.faultAddr !== pc
+        ? { jumpFrom: cpu.faultAddr, jumpSymbol: this.symbols.describe(cpu.faultAddr) } : {}),
     };
   }
 }
@@ -196,7 +201,9 @@ export function describeStop(r: RunResult): string {
   if (!t) return `exit ${r.exit} after ${r.clocks} clocks`;
   const insn = t.disasm ? `: 0x${hex8(t.word)}  ${t.disasm.replace('\t', ' ')}` : '';
   const addr = /load|store/.test(t.kind) ? ` (address 0x${hex8(t.addr)})` : '';
-  return `${t.kind}${addr} at ${at(t.pc, t.symbol)}${insn}, clock ${r.clocks}`;
+  // PicoRV32 traps at the target; the jump that went there is what to look at.
+  const jump = t.jumpFrom !== undefined ? ` (jump at ${at(t.jumpFrom, t.jumpSymbol ?? '')})` : '';
+  return `${t.kind}${addr} at ${at(t.pc, t.symbol)}${jump}${insn}, clock ${r.clocks}`;
 }
 
 export function hex8(n: number): string {

@@ -641,7 +641,7 @@ _start:
     expect(pcOf(stop)).toBe(10);
     expect(regsOf(await client.ask('g'))[1]).toBe(8);
     // nop and jal launch 3 clocks apart from FIRST_LAUNCH_CLOCK; the trap goes high 4 clocks after the jal's launch (§1.1).
-    expect(client.takeConsole()).toBe(`picotpu: misaligned instruction fetch at pc 0x0000000a <_start+0xa>, clock ${FIRST_LAUNCH_CLOCK + 3 + 4}\n`);
+    expect(client.takeConsole()).toBe(`picotpu: misaligned instruction fetch at pc 0x0000000a <_start+0xa> (jump at pc 0x00000004 <_start+0x4>), clock ${FIRST_LAUNCH_CLOCK + 3 + 4}\n`);
   });
 
   it('resumes after a trap when the user moves pc past it, from the clock the trap went high', async () => {

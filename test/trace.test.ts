@@ -263,7 +263,7 @@ describe.skipIf(!hasToolchain())('picotpu run --trace of a trapping program', ()
     expect(p.stderr).toContain(`ebreak at pc 0x00000008 <fault>: 0x00100073  ebreak, clock ${FIRST_LAUNCH_CLOCK + 9}`);
   });
 
-  it('a jump to a misaligned target retires and links (shown on its line), and the trap names the target', () => {
+  it('a jump to a misaligned target retires and links (shown on its line), and the trap names the target and the jump', () => {
     const elf = join(tmp, 'misjump.elf');
     writeFileSync(elf, assemble('  .option norelax\n  .text\n  .globl _start\n_start:\n  li a0, 5\nsite:\n  jal ra, .+6\n  nop\n  nop\n'));
     const path = join(tmp, 'misjump.trace');
@@ -279,6 +279,6 @@ describe.skipIf(!hasToolchain())('picotpu run --trace of a trapping program', ()
     const r = m.run();
     expect(r).toMatchObject({ reason: 'trap', pc: 10, clocks: FIRST_LAUNCH_CLOCK + 3 + 4, instret: 2 });
     expect(m.cpu.regs[1]).toBe(8);
-    expect(p.stderr).toContain(`misaligned instruction fetch at pc 0x0000000a <site+0x6>, clock ${FIRST_LAUNCH_CLOCK + 7}`);
+    expect(p.stderr).toContain(`misaligned instruction fetch at pc 0x0000000a <site+0x6> (jump at pc 0x00000004 <site>), clock ${FIRST_LAUNCH_CLOCK + 7}`);
   });
 });
