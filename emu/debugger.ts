@@ -127,6 +127,8 @@ interface RunSpec {
   count?: number;
   /** Stop before an instruction (not the first) at which this holds. */
   target?: (pc: number, sp: number) => boolean;
+  /** A breakpoint at the first instruction stops the run before it executes (gdb's `run` from the entry). */
+  breakAtFirst?: boolean;
 }
 
 const SP = 2, RA = 1, S0 = 8;
@@ -134,7 +136,7 @@ const WRITES_RD = new Set(['R', 'I', 'U', 'J', 'SHIFTI', 'CSR']);
 
 const COMMANDS = [
   'backtrace', 'break', 'clear', 'clock', 'continue', 'delete', 'disassemble', 'finish', 'help', 'info', 'next',
-  'nexti', 'print', 'quit', 'restart', 'step', 'stepi', 'tbreak', 'until', 'advance', 'watch', 'x',
+  'nexti', 'print', 'quit', 'restart', 'run', 'start', 'starti', 'step', 'stepi', 'tbreak', 'until', 'advance', 'watch', 'x',
 ];
 
 export interface DebuggerOptions {
@@ -237,7 +239,9 @@ export class Debugger {
       case 'bt': case 'where': case 'backtrace': this.backtraceCmd(args); return false;
       case 'clock': this.noArgs(word, args); this.infoClock(); return false;
       case 'p': case 'print': this.printCmd(rest); return false;
-      case 'restart': case 'run': case 'r': this.noArgs(word, args); this.restart(); return false;
+      case 'restart': case 'starti': this.noArgs(word, args); this.restart(); return false;
+      case 'run': case 'r': this.noArgs(word, args); await this.runCmd(); return false;
+      case 'start': this.noArgs(word, args); await this.startCmd(); return false;
       default: throw new DebugError(`unknown command "${m[1]}" (try "help")`);
     }
   }
@@ -319,6 +323,11 @@ export class Debugger {
     let watchText = '';
     try {
       for (;;) {
+        if (executed === 0 && spec.breakAtFirst) {
+          hit = this.bpAt.get(cpu.pc);
+          if (hit && hit.ignore <= 0) { kind = 'breakpoint'; break; }
+          hit = undefined;
+        }
         if (executed > 0) {
           if (spec.count !== undefined && executed >= spec.count) { kind = 'step'; break; }
           hit = this.bpAt.get(cpu.pc);
@@ -479,7 +488,28 @@ export class Debugger {
     }
   }
 
+  /** gdb's `run`: reload and reset, then run to the first breakpoint, watchpoint or the end. */
+  private async runCmd(): Promise<void> {
+    this.reset();
+    this.say(`Starting program: ${this.program}`);
+    await this.run({ breakAtFirst: true });
+  }
+
+  /** gdb's `start`: a temporary breakpoint at main, then `run`. */
+  private async startCmd(): Promise<void> {
+    if (!this.machine.symbols.lookup('main')) throw new DebugError('start: the program has no symbol "main" (starti stops at the first instruction)');
+    this.breakCmd('main', true);
+    await this.runCmd();
+  }
+
+  /** `restart`, gdb's `starti`: reload and reset, stopped at the first instruction. */
   private restart(): void {
+    this.reset();
+    this.say('Program reloaded and reset.');
+    this.say(this.where());
+  }
+
+  private reset(): void {
     this.machine = this.create();
     this.stepper = new Stepper(this.machine);
     this.result = null;
@@ -489,8 +519,6 @@ export class Debugger {
     for (const b of this.breakpoints) b.hits = 0;
     for (const w of this.watchpoints) w.hits = 0;
     this.attach();
-    this.say('Program reloaded and reset.');
-    this.say(this.where());
   }
 
   // ---- breakpoints and watchpoints ----
@@ -1176,7 +1204,9 @@ const HELP: [string, string][] = [
   ['info units', 'The TPU: each unit\'s queue with every command described, the running command, STATUS, ISSUED/DONE, errors, counters'],
   ['clock|info clock', 'The current clock, in ms at the board clock, instructions retired, and the clocks since the previous stop'],
   ['info symbol ADDR', 'The symbol+offset of an address'],
-  ['restart', 'Reload the program and reset the board; breakpoints stay'],
+  ['run|r', 'Reload the program, reset the board and run it to a breakpoint (also one at the first instruction), a watchpoint or the end, as gdb\'s run; breakpoints stay'],
+  ['start', 'A temporary breakpoint at main, then run'],
+  ['restart|starti', 'Reload the program and reset the board, stopped at the first instruction; breakpoints stay'],
   ['help [CMD]', 'This list, or one command'],
   ['quit|q', 'Leave the debugger'],
 ];

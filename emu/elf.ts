@@ -75,7 +75,7 @@ export function parseElf(bytes: Uint8Array): LoadedElf {
 
 /** e_ident, e_type and e_machine. */
 function checkIdent(bytes: Uint8Array, view: DataView): void {
-  if (bytes.length < 4 || view.getUint32(0, false) !== 0x7f454c46) throw new ElfError('not an ELF file (no \\x7fELF magic)');
+  if (bytes.length < 4 || view.getUint32(0, false) !== 0x7f454c46) throw new ElfError('not an ELF file');
   if (bytes.length < EHDR_SIZE) throw new ElfError(`truncated ELF file (${bytes.length} bytes, shorter than the ${EHDR_SIZE}-byte ELF32 header)`);
   const cls = bytes[4];
   if (cls !== 1) throw new ElfError(`not a 32-bit ELF file (EI_CLASS ${cls}, ${ELF_CLASSES[cls] ?? 'not a defined class'}; want 1, ELFCLASS32)`);

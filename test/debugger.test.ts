@@ -409,6 +409,55 @@ describe.skipIf(!hasToolchain())('picotpu debug: a trap', () => {
   });
 });
 
+describe('picotpu debug: run, start and starti as gdb has them (fib.elf)', () => {
+  const m = machine('fib');
+  const main = symbol(m, 'main'), fib = symbol(m, 'fib');
+  const t = debug('fib', [
+    'run', //          0: no breakpoint: to the end
+    'break fib', //    1
+    'step', //         2: not running any more
+    'run', //          3: reset, to the first breakpoint
+    'start', //        4: a temporary breakpoint at main, run
+    'starti', //       5: reset, stopped at the first instruction
+    'delete', //       6
+    'break *0', //     7
+    'run', //          8: a breakpoint at the entry stops run before the first instruction
+  ]);
+  const free = machine('fib').run();
+
+  it('run from a stop resets the board and runs to the end without a breakpoint', () => {
+    const out = reply(t, 0);
+    expect(out[0]).toBe(`Starting program: ${elfPath('fib')}`);
+    expect(out).toContain(`program exited with status 0 at clock ${free.clocks} (${free.instret} instructions)`);
+    expect(stopLine(out).clock).toBe(free.clocks);
+  });
+
+  it('run after an exit starts the program again and stops at the first breakpoint', () => {
+    const out = reply(t, 3);
+    expect(out[0]).toBe(`Starting program: ${elfPath('fib')}`);
+    expect(out[1]).toBe(`Breakpoint 1, 0x${hex8(fib)} <fib> (hit 1)`);
+    const ref = machine('fib');
+    stepTo(ref, fib);
+    expect(stopLine(out)).toMatchObject({ clock: ref.cpu.cycle, pc: fib });
+  });
+
+  it('start stops at main through a temporary breakpoint; starti (restart) at _start', () => {
+    const out = reply(t, 4);
+    expect(out[0]).toBe(`Temporary breakpoint 2 at 0x${hex8(main)} <main>: ${insn(m, main)}`);
+    expect(out[2]).toBe(`Temporary breakpoint 2, 0x${hex8(main)} <main> (hit 1)`);
+    const ref = machine('fib');
+    stepTo(ref, main);
+    expect(stopLine(out)).toMatchObject({ clock: ref.cpu.cycle, pc: main });
+    expect(reply(t, 5)).toEqual(['Program reloaded and reset.', `clock ${FIRST_LAUNCH_CLOCK}  pc 0x00000000 <_start>: ${insn(m, 0)}`]);
+  });
+
+  it('run stops at a breakpoint on the first instruction before executing it', () => {
+    const out = reply(t, 8);
+    expect(out[1]).toBe('Breakpoint 3, 0x00000000 <_start> (hit 1)');
+    expect(stopLine(out)).toMatchObject({ clock: FIRST_LAUNCH_CLOCK, pc: 0 });
+  });
+});
+
 describe('picotpu debug: the end of the program and bad input', () => {
   it('prints the exit and still inspects; clocks as a free run', () => {
     const t = debug('fib', ['continue', 'info registers a0 sp pc', 'x/2xw $sp', 'step', 'continue']);
