@@ -4,11 +4,17 @@
 // timing is the same whether or not a debugger is attached.
 //
 // What it serves:
-//  - packets with checksums and acks, QStartNoAckMode, 0x03 to interrupt;
+//  - packets with checksums and acks, QStartNoAckMode, 0x03 to interrupt; a
+//    checksum that is not two hex digits is a bad packet (NAK, dropped); a
+//    reply is resent on a NAK at most MAX_RESENDS times, then the connection
+//    is dropped (a line that garbles every packet cannot be served, and a
+//    flood of NAKs must not make the server write without end);
 //  - qSupported (PacketSize, qXfer:features:read+, swbreak+, hwbreak+) and a
 //    target description (org.gnu.gdb.riscv.cpu);
 //  - ?, g/G, p/P (pc is register 32), m/M/X on BRAM and SRAM (anything else,
-//    the MMIO registers included, whose reads have side effects, is E14);
+//    the MMIO registers included, whose reads have side effects, is E14); an
+//    m of length 0 is E01: the RSP's m reply is hex data or E NN, and an
+//    empty packet, the only zero-byte data reply, means "not supported";
 //  - c/s/C/S and vCont (c, C, s, S); Z0/Z1 breakpoints (checked before every
 //    instruction); Z2 write watchpoints (a CPU store overlapping the range
 //    stops after the store: T05watch:<addr>);
@@ -53,6 +59,9 @@ export const PC_REGNUM = 32;
 
 /** GDB's signal numbers (include/gdb/signals.def), which the protocol uses. */
 export const SIG = { INT: 0x02, TRAP: 0x05, ABRT: 0x06, BUS: 0x0a, XCPU: 0x18 } as const;
+
+/** Times one reply is resent on NAKs (`-`) before the connection is dropped. */
+export const MAX_RESENDS = 8;
 
 /** Clocks of one free-running chunk of a continue (a few ms of host time). */
 const FREE_CHUNK_CLOCKS = 1 << 21;
@@ -139,6 +148,13 @@ const enum Parse { IDLE, DATA, CK1, CK2 }
 
 const HEX = '0123456789abcdef';
 
+/** The value of an ASCII hex digit, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
+}
+
 function hexByte(b: number): string {
   return HEX[(b >> 4) & 15] + HEX[b & 15];
 }
@@ -218,8 +234,8 @@ class GdbSession {
   private readonly stepper: Stepper;
   private readonly swBreaks = new Set<number>();
   private readonly hwBreaks = new Set<number>();
-  /** swBreaks ∪ hwBreaks, what the run loop checks. */
-  private breaks = new Set<number>();
+  /** swBreaks ∪ hwBreaks, what the run loop checks (kept up to date per Z/z, O(1) each). */
+  private readonly breaks = new Set<number>();
   private readonly watches: Watch[] = [];
 
   // The packet reader.
@@ -230,6 +246,8 @@ class GdbSession {
   private readonly queue: Buffer[] = [];
   private ackMode = true;
   private lastSent: Buffer | null = null;
+  /** NAKs answered with a resend of lastSent. */
+  private resends = 0;
 
   private running = false;
   private interruptRequested = false;
@@ -270,6 +288,8 @@ class GdbSession {
           } else if (b === 0x03) {
             if (this.running) this.interruptRequested = true;
           } else if (b === 0x2d && this.ackMode && this.lastSent) { // -: resend
+            if (this.resends >= MAX_RESENDS) { this.dropConnection(); return; }
+            this.resends++;
             this.socket.write(this.lastSent);
           }
           break; // + and stray bytes are ignored
@@ -285,13 +305,18 @@ class GdbSession {
           }
           break;
         case Parse.CK1:
-          this.checksum = parseInt(String.fromCharCode(b), 16) << 4;
+          // A non-hex digit makes the checksum -1: never equal to a sum.
+          this.checksum = hexDigit(b) < 0 ? -1 : hexDigit(b) << 4;
           this.parse = Parse.CK2;
           break;
         case Parse.CK2: {
-          this.checksum |= parseInt(String.fromCharCode(b), 16);
+          this.checksum = this.checksum < 0 || hexDigit(b) < 0 ? -1 : this.checksum | hexDigit(b);
           this.parse = Parse.IDLE;
           const ok = this.checksum === this.sum;
+          if (this.checksum < 0) { // not a checksum at all: a bad packet even without acks
+            if (this.ackMode) this.socket.write('-');
+            break;
+          }
           if (this.ackMode) this.socket.write(ok ? '+' : '-');
           if (ok || !this.ackMode) this.queue.push(Buffer.from(this.packet));
           break;
@@ -308,6 +333,7 @@ class GdbSession {
     for (const b of body) sum = (sum + b) & 0xff;
     const frame = Buffer.concat([Buffer.from('$'), body, Buffer.from(`#${hexByte(sum)}`)]);
     this.lastSent = frame;
+    this.resends = 0;
     this.socket.write(frame);
   }
 
@@ -322,6 +348,15 @@ class GdbSession {
     this.running = false;
     this.machine.bus.console.flush();
     this.resolveDone(this.exitStatus ?? 0);
+  }
+
+  /** Too many NAKs of one reply: stop answering them and close the connection. */
+  private dropConnection(): void {
+    this.log(`gdb connection: the reply was refused (NAK) ${MAX_RESENDS + 1} times; closing the connection`);
+    this.lastSent = null;
+    this.queue.length = 0;
+    this.exitStatus ??= 0;
+    this.socket.destroy();
   }
 
   private end(): void {
@@ -506,6 +541,7 @@ class GdbSession {
   private readMemory(arg: string): string {
     const r = parseAddrLen(arg);
     if (!r) return 'E01';
+    if (r.len === 0) return 'E01';
     const len = Math.min(r.len, PACKET_SIZE / 2 - 8);
     const mem = this.memoryAt(r.addr, len);
     if (!mem || (mem.length === 0 && len > 0)) return 'E14';
@@ -546,8 +582,14 @@ class GdbSession {
     switch (type) {
       case '0': case '1': {
         const set = type === '0' ? this.swBreaks : this.hwBreaks;
-        if (insert) set.add(r.addr); else set.delete(r.addr);
-        this.breaks = new Set([...this.swBreaks, ...this.hwBreaks]);
+        const other = type === '0' ? this.hwBreaks : this.swBreaks;
+        if (insert) {
+          set.add(r.addr);
+          this.breaks.add(r.addr);
+        } else {
+          set.delete(r.addr);
+          if (!other.has(r.addr)) this.breaks.delete(r.addr);
+        }
         return 'OK';
       }
       case '2': {

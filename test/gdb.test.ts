@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GDB_HOST, serveGdb, TARGET_XML } from '../emu/gdb-server.ts';
+import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/gdb-server.ts';
 import { Machine } from '../emu/machine.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
@@ -249,6 +249,8 @@ class Client {
   private buf = '';
   private wake: (() => void) | null = null;
   ack = true;
+  /** Bytes received from the server, in all. */
+  received = 0;
   /** Text of O packets received since the last take. */
   consoleText = '';
 
@@ -256,6 +258,7 @@ class Client {
     socket.setNoDelay(true);
     socket.on('data', (d: Buffer) => {
       this.buf += d.toString('latin1');
+      this.received += d.length;
       this.wake?.();
     });
     socket.on('close', () => this.wake?.());
@@ -770,5 +773,59 @@ _start:
     await expect(Client.connect(port)).rejects.toThrow(/ECONNREFUSED/);
     expect(await client.ask('qC')).toBe('QC1');
     await expect(serveGdb(new Machine(), { port: 70000 })).rejects.toThrow(/--port must be 0\.\.65535/);
+  });
+
+  it('NAKs a packet whose checksum is not hex, even an empty one, and serves the next', async () => {
+    const { client } = await serve(loop());
+    client.raw('$#zz');
+    expect(await client.nextAck()).toBe('-');
+    client.raw('$qC#g0');
+    expect(await client.nextAck()).toBe('-');
+    expect(await client.ask('qC')).toBe('QC1'); // nothing was queued for the bad ones
+  });
+
+  it(`resends a NAKed reply at most ${MAX_RESENDS} times, then drops the connection`, async () => {
+    const { client, log, status } = await serve(loop());
+    expect(await client.ask('qC')).toBe('QC1'); // lastSent: $QC1#c5, 7 bytes
+    const before = client.received;
+    client.raw('-'.repeat(256 * 1024));
+    await client.closed();
+    expect(client.received - before).toBe(MAX_RESENDS * '$QC1#c5'.length);
+    expect(log.at(-1)).toBe(`gdb connection: the reply was refused (NAK) ${MAX_RESENDS + 1} times; closing the connection`);
+    expect(await status).toBe(0);
+  });
+
+  it('answers a zero-length memory read with an error, not the empty "unsupported" reply', async () => {
+    const { client, machine } = await serve(loop());
+    expect(await client.ask('m0,0')).toBe('E01');
+    expect(await client.ask('m40000000,0')).toBe('E01');
+    expect(await client.ask('m0,1')).toBe(Buffer.from(machine.bus.bram.subarray(0, 1)).toString('hex'));
+  });
+
+  it('inserts 8,000 breakpoints in linear time, and one set as Z0 and Z1 stays until both are removed', async () => {
+    const { client, machine } = await serve(loop());
+    expect(await client.ask('QStartNoAckMode')).toBe('OK');
+    client.ack = false;
+    const N = 8000;
+    const t0 = performance.now();
+    // Addresses in the SRAM: never executed, so the loop below is not stopped by them.
+    client.raw(Array.from({ length: N }, (_, i) => { const p = `Z0,${(0x40000000 + 4 * i).toString(16)},4`; return `$${p}#${checksum(p)}`; }).join(''));
+    // Every reply is $OK#9a (6 bytes): wait for all of them by count, so the figure is the server's time.
+    const start = client.received;
+    while (client.received - start < 6 * N && performance.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 5));
+    const ms = performance.now() - t0;
+    for (let i = 0; i < N; i++) expect(await client.reply()).toBe('OK');
+    console.log(`gdb.test.ts: ${N} Z0 packets answered in ${ms.toFixed(0)} ms`);
+    // Quadratic insertion (a new Set of all breakpoints per Z0) took 1.5 s here (counted as below); this takes about 0.1 s.
+    expect(ms).toBeLessThan(1000);
+    const here = at(machine, 'here');
+    expect(await client.ask(`Z0,${here.toString(16)},4`)).toBe('OK');
+    expect(await client.ask(`Z1,${here.toString(16)},4`)).toBe('OK');
+    expect(await client.ask(`z0,${here.toString(16)},4`)).toBe('OK');
+    expect(pcOf(await client.ask('c'))).toBe(here); // the Z1 one still stops
+    expect(await client.ask(`z1,${here.toString(16)},4`)).toBe('OK');
+    const store2 = at(machine, 'store2');
+    expect(await client.ask(`Z1,${store2.toString(16)},4`)).toBe('OK');
+    expect(pcOf(await client.ask('c'))).toBe(store2); // here no longer stops
   });
 });
