@@ -1,6 +1,7 @@
-// Validation of numeric command-line values that yargs' `type: 'number'` would
-// turn into NaN, Infinity or a rounded number without a word. Each parser is a
-// yargs `coerce` function: it throws UsageError (exit 165) with one line.
+// Command-line values and help text kept out of cli.ts: parsers of numeric
+// values that yargs' `type: 'number'` would turn into NaN, Infinity or a
+// rounded number without a word (each a yargs `coerce` function that throws
+// UsageError, exit 165, with one line), and the run command's status note.
 
 import { UsageError } from './board-options.ts';
 
@@ -28,3 +29,8 @@ export function parsePositiveCount(option: string, value: unknown): number {
 
 /** A yargs `coerce` for --max-cycles. */
 export const maxCyclesOption = (value: unknown): number => parsePositiveCount('max-cycles', value);
+
+/** `picotpu run --help`'s epilogue: what the exit status cannot say, and where to read it (docs/hardware.md §7). */
+export const RUN_EXITS = 'A guest EXIT value 160-166 looks like the emulator\'s own statuses, and EXIT keeps only the low 8 bits (257 exits 1): '
+  + 'with --report-json, "reason" is "exit" exactly when the guest wrote EXIT and "guestExit" holds its value (null otherwise); '
+  + 'read those to tell a guest status from an emulator status (docs/hardware.md §7).';

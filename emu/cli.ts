@@ -18,7 +18,7 @@ import { TimelineWriter } from './timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
 import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
-import { maxCyclesOption } from './cli-options.ts';
+import { maxCyclesOption, RUN_EXITS } from './cli-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
@@ -291,10 +291,6 @@ export function demoCommand(o: DemoCliOptions): number {
 
 const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
   + `${EXIT.USAGE} bad command line`;
-
-const RUN_EXITS = 'A guest EXIT value 160-166 looks like the emulator\'s own statuses, and EXIT keeps only the low 8 bits (257 exits 1): '
-  + 'with --report-json, "reason" is "exit" exactly when the guest wrote EXIT and "guestExit" holds its value (null otherwise); '
-  + 'read those to tell a guest status from an emulator status (docs/hardware.md §7).';
 
 /** Synchronous write that survives a pipe's partial writes (EAGAIN). */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
