@@ -44,6 +44,7 @@ const EM_RISCV = 243;
 const ET_EXEC = 2;
 const PT_LOAD = 1;
 const PN_XNUM = 0xffff;
+const SHT_NULL = 0;
 const SHT_SYMTAB = 2;
 const SHT_NOBITS = 8;
 const SHF_ALLOC = 2;
@@ -155,7 +156,7 @@ function readSectionTable(bytes: Uint8Array, view: DataView): SectionHeader[] {
       link: view.getUint32(s + 24, true),
       entsize: view.getUint32(s + 36, true),
     };
-    if (i > 0 && sh.type !== SHT_NOBITS) checkInFile(bytes, sh.offset, sh.size, `the data of section ${i}`);
+    if (sh.type !== SHT_NULL && sh.type !== SHT_NOBITS) checkInFile(bytes, sh.offset, sh.size, `the data of section ${i}`);
     sections.push(sh);
   }
   return sections;
