@@ -141,10 +141,17 @@ export class Tpu implements MmioDevice, SramSharer {
     return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
+  /** A CPU read (through the bus): it also counts toward the deadlock rule (§5.3). */
   read(offset: number, clock: number): number {
     this.lastStall = 0;
     this.advanceTo(clock);
     this.watchDeadlock(clock);
+    return this.peek(offset, clock);
+  }
+
+  /** A read by a tool (the debugger): the same value, but not the CPU polling. */
+  peek(offset: number, clock: number): number {
+    this.advanceTo(clock);
     if (offset >= 0x100) return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
     const c = this.window;
     switch (offset) {

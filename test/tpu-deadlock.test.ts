@@ -150,6 +150,12 @@ describe('the polling rule on the TPU alone', () => {
     expect(tpu.fatal).toContain('TPU deadlock at clock 50011:');
   });
 
+  it('a tool\'s reads (the debugger\'s peek) are not the CPU polling', () => {
+    const tpu = tpuWithWaitingMatmul(100);
+    for (let t = 200; t < 20_000; t += 1000) tpu.peek(MXU + UNIT_REG.DONE, t);
+    expect(tpu.fatal).toBeNull();
+  });
+
   it('a poll of an idle TPU with empty queues is the program\'s own loop, not a TPU deadlock', () => {
     const cfg = defaultConfig();
     const tpu = new Tpu(cfg, new Sram(cfg.bus), false, false);
