@@ -18,8 +18,8 @@
 //    clock it starts. The CPU waits s - t clocks (STALL).
 //  - Wait-token deadlock: when no command runs and every waiting head's token
 //    names a DONE not reached, nothing can start until the CPU pushes; a CPU
-//    that keeps reading TPU registers DEADLOCK_POLL_CLOCKS after that, with no
-//    PUSH, is polling a TPU that cannot move, and the machine stops (163).
+//    that keeps reading DONE or STATUS DEADLOCK_POLL_CLOCKS after that, with
+//    no PUSH, is polling a TPU that cannot move, and the machine stops (163).
 
 import type { PlatformConfig } from '../emu/config.ts';
 import type { MmioDevice, SramSharer } from '../emu/bus.ts';
@@ -81,7 +81,7 @@ export class TpuFatal extends Error {}
 
 /**
  * Clocks a wait-token deadlock must have lasted, with no PUSH, before a CPU
- * read of a TPU register (the second since it began) stops the machine.
+ * read of a unit's DONE or STATUS (the second since it began) stops the machine.
  * Long enough that a program which looks once and then pushes the missing
  * command is not stopped, short enough to stop within a few thousand clocks.
  */
@@ -141,11 +141,12 @@ export class Tpu implements MmioDevice, SramSharer {
     return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
-  /** A CPU read (through the bus): it also counts toward the deadlock rule (§5.3). */
+  /** A CPU read (through the bus): a poll of DONE or STATUS counts toward the deadlock rule (§5.3). */
   read(offset: number, clock: number): number {
     this.lastStall = 0;
     this.advanceTo(clock);
-    this.watchDeadlock(clock);
+    const reg = offset & 0xff;
+    if (offset >= 0x100 && (reg === UNIT_REG.DONE || reg === UNIT_REG.STATUS)) this.watchDeadlock(clock);
     return this.peek(offset, clock);
   }
 
@@ -314,7 +315,7 @@ export class Tpu implements MmioDevice, SramSharer {
     }
     if (++this.stuckReads >= 2 && clock - from >= DEADLOCK_POLL_CLOCKS && !this.fatal) {
       this.stopMachine(`TPU deadlock at clock ${from}: no TPU command can ever start: ${this.blockedText()}; `
-        + `the CPU polls TPU registers with no PUSH since (detected at clock ${clock})`);
+        + `the CPU polls DONE/STATUS with no PUSH since (detected at clock ${clock})`);
     }
   }
 

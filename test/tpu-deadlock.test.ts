@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { Machine } from '../emu/machine.ts';
-import { opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
+import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { DEADLOCK_POLL_CLOCKS, Tpu } from '../periph/tpu.ts';
 
@@ -57,7 +57,7 @@ describe('a wait on a ticket never issued', () => {
       expect(r.clocks).toBeLessThan(deadlock + DEADLOCK_POLL_CLOCKS + ONE_POLL);
       expect(r.tpuFatal).toMatch(new RegExp(`^TPU deadlock at clock ${deadlock}: no TPU command can ever start: `
         + 'MXU command #0 \\(MATMUL [^)]*\\) waits for DMA DONE 2: DMA has DONE 1 of 1 issued, idle, queue empty; '
-        + 'the CPU polls TPU registers with no PUSH since \\(detected at clock \\d+\\)$'));
+        + 'the CPU polls DONE/STATUS with no PUSH since \\(detected at clock \\d+\\)$'));
       expect(out).not.toMatch(/FAIL|OK/);
     });
   }
@@ -148,6 +148,17 @@ describe('the polling rule on the TPU alone', () => {
     expect(tpu.fatal).toBeNull();
     done(tpu, 50_011 + DEADLOCK_POLL_CLOCKS);
     expect(tpu.fatal).toContain('TPU deadlock at clock 50011:');
+  });
+
+  it('reads of the counters, ID, CONFIG, ERROR and ISSUED are not polling; STATUS is', () => {
+    const tpu = tpuWithWaitingMatmul(100);
+    for (let t = 200; t < 20_000; t += 500) {
+      for (const reg of [GLOBAL.CYCLES_LO, GLOBAL.ID, GLOBAL.CONFIG, GLOBAL.ERROR, GLOBAL.DEP_WAIT, MXU + UNIT_REG.ISSUED]) tpu.read(reg, t);
+    }
+    expect(tpu.fatal).toBeNull();
+    tpu.read(DMA + UNIT_REG.STATUS, 20_000);
+    tpu.read(DMA + UNIT_REG.STATUS, 20_001);
+    expect(tpu.fatal).toContain('TPU deadlock at clock 101:');
   });
 
   it('a tool\'s reads (the debugger\'s peek) are not the CPU polling', () => {
