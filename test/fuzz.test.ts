@@ -65,7 +65,7 @@ function count(cls: ClassName, outcome: string): void {
 }
 
 /** Runs one property under its class's budgets; a failure throws with the shrunk counterexample. */
-async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>): Promise<void> {
+async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> {
   const b = BUDGET[cls];
   tally.set(cls, { cases: 0, ms: 0, outcomes: new Map() });
   const t0 = performance.now();
@@ -77,6 +77,8 @@ async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) =
       interruptAfterTimeLimit: b.seconds * SCALE * 1000,
       markInterruptAsFailure: false,
       endOnFailure: false,
+      // Reproducers found by earlier campaigns run first, whatever the seed.
+      examples: examples.map((e) => [e] as [T]),
     });
   } finally {
     tally.get(cls)!.ms = performance.now() - t0;
@@ -235,7 +237,7 @@ describe('fuzz: mutated ELFs', () => {
       expectDocumentedRun(r, MAX, m);
       count('elf', `loaded, ${r.reason}`);
       void refused;
-    });
+    }, [{ real: false, muts: [{ kind: 'filesz>memsz', seg: 0, by: 1 }] }]);
   });
 
   it('picotpu run (main() in-process): 164 and one line for what the loader refuses, never 166', async () => {
@@ -453,7 +455,7 @@ describe('fuzz: mutated model blobs', () => {
         expectDocumentedRun(r, MAX, m);
         outcome.push(`firmware ${r.reason === 'exit' ? `exit ${r.exit}` : r.reason}`);
         count('model', outcome.join(', '));
-      });
+      }, [[{ kind: 'word', field: { field: 'MAX_SEQ', at: HEADER_FIELDS.find((f) => f.name === 'MAX_SEQ')!.offset }, value: 255 }]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
