@@ -114,7 +114,7 @@ export class Tpu implements MmioDevice, SramSharer {
   private lastPushClock = -1;
   /** First clock of the wait-token deadlock the CPU's reads have seen, -1 for none. */
   private stuckFrom = -1;
-  /** CPU register reads since stuckFrom. */
+  /** CPU reads of DONE or STATUS since stuckFrom. */
   private stuckReads = 0;
 
   constructor(
