@@ -729,7 +729,7 @@ export class Debugger {
         if (vals.length) this.say(`${this.label('cpu', addr)}:\t${vals.join('\t')}`);
         throw new DebugError(`x: 0x${hex8(addr + 4 * i)} is not a TPU register`);
       }
-      vals.push(this.fmtValue(tpu.read(off, tpu.clock), fmt, 4));
+      vals.push(this.fmtValue(tpu.peek(off, tpu.clock), fmt, 4));
     }
     for (let i = 0; i < vals.length; i += 4) this.say(`${this.label('cpu', addr + 4 * i)}:\t${vals.slice(i, i + 4).join('\t')}`);
     return addr + 4 * count;
@@ -945,7 +945,7 @@ export class Debugger {
         this.say(`  queued  #${cmd.serial}: ${u.rules.describe(cmd)}${this.tokenText(cmd.token, true)} (pushed at clock ${cmd.pushClock})${why}`);
       });
     }
-    const err = tpu.read(GLOBAL.ERROR, now) >>> 0;
+    const err = tpu.peek(GLOBAL.ERROR, now) >>> 0;
     this.say(`ERROR 0x${hex8(err)}${err ? '' : ' (none)'}; ${tpu.errors.length} command${tpu.errors.length === 1 ? '' : 's'} dropped so far`);
     for (const e of tpu.errors.slice(-3)) this.say(`  ${describeError(e)}`);
     this.counters('whole run', tpu.whole);

@@ -16,6 +16,10 @@
 //  - A PUSH reaching a full FIFO at clock t is accepted at the first clock s in
 //    which fewer than DEPTH commands wait; a command leaves the FIFO in the
 //    clock it starts. The CPU waits s - t clocks (STALL).
+//  - Wait-token deadlock: when no command runs and every waiting head's token
+//    names a DONE not reached, nothing can start until the CPU pushes; a CPU
+//    that keeps reading DONE or STATUS DEADLOCK_POLL_CLOCKS after that, with
+//    no PUSH, is polling a TPU that cannot move, and the machine stops (163).
 
 import type { PlatformConfig } from '../emu/config.ts';
 import type { MmioDevice, SramSharer } from '../emu/bus.ts';
@@ -75,6 +79,14 @@ class UnitState {
 
 export class TpuFatal extends Error {}
 
+/**
+ * Clocks a wait-token deadlock must have lasted, with no PUSH, before a CPU
+ * read of a unit's DONE or STATUS (the second since it began) stops the machine.
+ * Long enough that a program which looks once and then pushes the missing
+ * command is not stopped, short enough to stop within a few thousand clocks.
+ */
+export const DEADLOCK_POLL_CLOCKS = 1024;
+
 export class Tpu implements MmioDevice, SramSharer {
   readonly spad: Uint8Array;
   readonly units: UnitState[];
@@ -98,6 +110,12 @@ export class Tpu implements MmioDevice, SramSharer {
   private pushWaitUnit = -1;
   /** Set when the machine must stop: the first error under strict, or a deadlock. */
   fatal: string | null = null;
+  /** Clock of the last accepted PUSH, -1 before the first. */
+  private lastPushClock = -1;
+  /** First clock of the wait-token deadlock the CPU's reads have seen, -1 for none. */
+  private stuckFrom = -1;
+  /** CPU reads of DONE or STATUS since stuckFrom. */
+  private stuckReads = 0;
 
   constructor(
     private readonly cfg: PlatformConfig,
@@ -123,8 +141,17 @@ export class Tpu implements MmioDevice, SramSharer {
     return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
+  /** A CPU read (through the bus): a poll of DONE or STATUS counts toward the deadlock rule (§5.3). */
   read(offset: number, clock: number): number {
     this.lastStall = 0;
+    this.advanceTo(clock);
+    const reg = offset & 0xff;
+    if (offset >= 0x100 && (reg === UNIT_REG.DONE || reg === UNIT_REG.STATUS)) this.watchDeadlock(clock);
+    return this.peek(offset, clock);
+  }
+
+  /** A read by a tool (the debugger): the same value, but not the CPU polling. */
+  peek(offset: number, clock: number): number {
     this.advanceTo(clock);
     if (offset >= 0x100) return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
     const c = this.window;
@@ -209,8 +236,8 @@ export class Tpu implements MmioDevice, SramSharer {
       while (u.fifo.length >= depth) {
         if (!this.step(Number.POSITIVE_INFINITY)) {
           this.pushWaitUnit = -1;
-          this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${u.name} queue can never be accepted `
-            + `(${this.blockedText()})`);
+          this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${u.name} queue can never be accepted: `
+            + this.blockedText());
           return;
         }
       }
@@ -225,6 +252,7 @@ export class Tpu implements MmioDevice, SramSharer {
     args.set(u.staging.subarray(0, 5));
     u.fifo.push({ args, opcode: value & 0xff, flags: (value >>> 8) & 0xff, serial: u.issued, pushClock: at, token: u.staging[5] });
     u.issued++;
+    this.lastPushClock = at;
     this.onPush?.();
   }
 
@@ -240,18 +268,69 @@ export class Tpu implements MmioDevice, SramSharer {
     for (const u of this.units) {
       if (u.running) {
         next = Math.min(next, this.reference ? this.clock + 1 : this.clock + u.model.horizon(this.clock));
-      } else if (u.fifo.length > 0) {
+      } else if (u.fifo.length > 0 && !this.tokenUnmet(u.fifo[0])) {
         next = Math.min(next, Math.max(this.clock, u.headReady()));
       }
+      // A head whose token is unmet cannot start before some DONE changes,
+      // that is before another command ends or starts: that unit's clock bounds it.
     }
     return next;
   }
 
+  /** Does `cmd` wait on a DONE count not reached yet? */
+  private tokenUnmet(cmd: Cmd): boolean {
+    const tokenUnit = cmd.token >>> 30;
+    return tokenUnit !== 0 && this.units[tokenUnit - 1].done < (cmd.token & 0x3fffffff);
+  }
+
+  /**
+   * The first clock of a wait-token deadlock in force now, or -1: no command
+   * runs and every waiting head's token is unmet, so no DONE can change and
+   * nothing can start until the CPU pushes. It began the clock after the last
+   * end (or drop) or accepted PUSH, whichever came later.
+   */
+  private deadlockFrom(): number {
+    let waiting = false, last = this.lastPushClock;
+    for (const u of this.units) {
+      if (u.running) return -1;
+      if (u.fifo.length > 0) {
+        if (!this.tokenUnmet(u.fifo[0])) return -1;
+        waiting = true;
+      }
+      if (u.lastEnd > last) last = u.lastEnd;
+    }
+    return waiting ? last + 1 : -1;
+  }
+
+  /** A CPU read at `clock`: stops the machine when it polls a deadlocked TPU (docs/hardware.md §5.3). */
+  private watchDeadlock(clock: number): void {
+    const from = this.deadlockFrom();
+    if (from < 0) {
+      this.stuckFrom = -1;
+      return;
+    }
+    if (from !== this.stuckFrom) {
+      this.stuckFrom = from;
+      this.stuckReads = 0;
+    }
+    if (++this.stuckReads >= 2 && clock - from >= DEADLOCK_POLL_CLOCKS && !this.fatal) {
+      this.stopMachine(`TPU deadlock at clock ${from}: no TPU command can ever start: ${this.blockedText()}; `
+        + `the CPU polls DONE/STATUS with no PUSH since (detected at clock ${clock})`);
+    }
+  }
+
+  /** What each waiting head waits on, and the state of the unit it waits on. */
   private blockedText(): string {
     return this.units.filter((u) => u.fifo.length > 0)
       .map((u) => {
-        const t = u.fifo[0].token;
-        return t >>> 30 ? `${u.name} head waits for ${UNIT_NAMES[(t >>> 30) - 1]} DONE ${t & 0x3fffffff}` : `${u.name} head`;
+        const head = u.fifo[0], t = head.token;
+        const what = `${u.name} command #${head.serial} (${u.rules.describe(head)})`;
+        if (!(t >>> 30)) return what;
+        const on = this.units[(t >>> 30) - 1];
+        const queue = on.fifo.length === 0 ? 'queue empty'
+          : `${on.fifo.length} queued, ${on === u ? 'this head first' : this.tokenUnmet(on.fifo[0]) ? 'its head waiting too' : 'its head ready'}`;
+        return `${what} waits for ${on.name} DONE ${t & 0x3fffffff}: ${on.name} has DONE ${on.done} of ${on.issued} issued, `
+          + `${on.running ? 'running' : 'idle'}, ${queue}`;
       }).join('; ');
   }
 
