@@ -7,6 +7,7 @@
 //   npx tsx scripts/gen-seed-streams.ts        (rewrites the .c files; deterministic)
 import { writeFileSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { mulberry32 } from "../test/helpers/rng.ts";
 
 const OUT_DIR = "test/seed-rtl/streams";
@@ -308,9 +309,19 @@ function randomStream(index: number, seed: number): Stream {
 
 // ---- output ------------------------------------------------------------------------
 
-const streams = [...handStreams()];
-for (let i = 0; i < 10; i++) streams.push(randomStream(i, 0x5eed0000 + 97 * i));
-for (const f of readdirSync(OUT_DIR)) if (f.endsWith(".c")) unlinkSync(join(OUT_DIR, f));
-streams.forEach((s, i) => writeFileSync(join(OUT_DIR, `${s.name}.c`), s.source(0x600d0000 + i)));
-writeFileSync(join(OUT_DIR, "streams.json"), JSON.stringify(streams.map((s) => ({ name: s.name, about: s.about, sram: s.sram })), null, 2) + "\n");
-console.log(`wrote ${streams.length} streams to ${OUT_DIR}`);
+/** Every stream's files: `<name>.c` and the index `streams.json`, as file name -> text. */
+export function generateStreamFiles(): Map<string, string> {
+  const streams = [...handStreams()];
+  for (let i = 0; i < 10; i++) streams.push(randomStream(i, 0x5eed0000 + 97 * i));
+  const files = new Map<string, string>();
+  streams.forEach((s, i) => files.set(`${s.name}.c`, s.source(0x600d0000 + i)));
+  files.set("streams.json", JSON.stringify(streams.map((s) => ({ name: s.name, about: s.about, sram: s.sram })), null, 2) + "\n");
+  return files;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const files = generateStreamFiles();
+  for (const f of readdirSync(OUT_DIR)) if (f.endsWith(".c")) unlinkSync(join(OUT_DIR, f));
+  for (const [name, text] of files) writeFileSync(join(OUT_DIR, name), text);
+  console.log(`wrote ${files.size - 1} streams to ${OUT_DIR}`);
+}
