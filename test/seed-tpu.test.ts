@@ -208,7 +208,7 @@ function randomSpad(seed: number): Uint8Array {
 
 describe('seed TPU: reference and fast models agree', () => {
   it('on 300 random command streams (queue-full and bank-conflict stalls, every op, bad opcodes)', () => {
-    let stalls = 0, conflicts = 0;
+    let stalls = 0, conflicts = 0, parallel = 0, skipped = 0, stepped = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const ops = randomStream(seed);
       const spad = randomSpad(seed);
@@ -220,11 +220,17 @@ describe('seed TPU: reference and fast models agree', () => {
       expect(Buffer.compare(fast.tpu.spad, ref.tpu.spad), `seed ${seed} spad`).toBe(0);
       expect(Buffer.compare(fast.tpu.sram, ref.tpu.sram), `seed ${seed} sram`).toBe(0);
       if (ref.tpu.counters().trueQfullStall > 0) stalls++;
+      parallel += fast.tpu.parallelSkips;
+      skipped += fast.tpu.skippedClocks;
+      stepped += fast.tpu.steppedClocks;
       if (ref.trace.some((v, i) => i % 3 === 2 && v > 0)) conflicts++;
     }
     // The streams must exercise what they claim to.
     expect(stalls).toBeGreaterThan(20);
     expect(conflicts).toBeGreaterThan(0);
+    // ... and the fast model must have skipped, also with two or more units running at once.
+    expect(parallel).toBeGreaterThan(100);
+    expect(skipped).toBeGreaterThan(stepped);
   });
 });
 
