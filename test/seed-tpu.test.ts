@@ -5,7 +5,7 @@
 // models against each other and against plain functional models.
 import { describe, expect, it } from 'vitest';
 import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../periph/seed/regs.ts';
-import { SeedTpu } from '../periph/seed/tpu.ts';
+import { SEED_STUCK_WAIT, SeedTpu } from '../periph/seed/tpu.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 
@@ -122,6 +122,21 @@ describe('seed TPU: worked examples (clocks from the RTL FSMs)', () => {
       expect(r.tpu.queueLevel(SEED_MXU)).toBe(1);
       expect(r.tpu.unitBusy(SEED_MXU)).toBe(true);
       expect(r.tpu.hazards.map((h) => h.kind)).toEqual(['mxu-ab-same-bank']);
+      expect(r.tpu.stuck).toBe(false);
+    }
+    // A window read of the starved bank, or an eighth command behind the starved one, can never
+    // complete: the RTL hangs; the model reports SEED_STUCK_WAIT wait clocks and freezes.
+    const read: SeedOp[] = [...ops, { kind: 'spadRead', addr: 0x800 }];
+    for (const r of both(read)) {
+      expect(r.trace.at(-1)).toBe(SEED_STUCK_WAIT);
+      expect(r.tpu.stuck).toBe(true);
+      expect(r.tpu.hazards.map((h) => h.kind)).toEqual(['mxu-ab-same-bank', 'deadlock']);
+    }
+    const full: SeedOp[] = [...ops];
+    for (let k = 0; k < 8; k++) full.push(cmd(SEED_MXU, 'MM', { A_ADDR: 0x1000, B_ADDR: 0x2000 }));
+    for (const r of both(full)) {
+      expect(r.trace.filter((_, i) => i % 2 === 1).at(-1)).toBe(SEED_STUCK_WAIT);
+      expect(r.tpu.queueLevel(SEED_MXU)).toBe(8);
     }
   });
 

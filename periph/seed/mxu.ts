@@ -88,6 +88,8 @@ export class SeedMxu {
 
   /** Fast model: n clocks (n <= horizon()) with nobody else in the MXU's banks (A still outranks B). */
   bulk(n: number): void {
+    // Starved, the MXU re-presents the same A and B addresses every clock and nothing changes.
+    if (this.starvedBank >= 0 && this.state === S_STREAM) n = Math.min(n, 1);
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();

@@ -48,12 +48,14 @@ export const SEED_UNITS = ['MXU', 'VPU', 'DMA'] as const;
 /** What the RTL does silently and the emulator reports (docs/seed-board.md). */
 export interface SeedHazard {
   clock: number;
-  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank';
+  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank' | 'deadlock';
   unit: number;
   text: string;
 }
 
 const HEAD = 0, RUN = 1;
+/** extraWait() of an access that can never complete (see `stuck`): far beyond any watchdog. */
+export const SEED_STUCK_WAIT = 2 ** 40;
 const MAX_HAZARDS = 32;
 const SAT = 0xffffffff;
 
@@ -85,6 +87,13 @@ export class SeedTpu implements MmioDevice {
   private windowStart = 0;
   done = false;
   doneClock = -1;
+  /**
+   * Set when the CPU waits on something that can never happen: a starved MXU (A and B in one bank)
+   * holds its A bank's read port for ever, so a commit to its queue, or a window read of that bank,
+   * or a unit reading that bank, never completes. The RTL hangs; the access reports SEED_STUCK_WAIT
+   * wait clocks, and the model stops advancing (its state and counters stay those of that clock).
+   */
+  stuck = false;
   private lastExtraWait = 0;
 
   // ---- CPU scratchpad request of the clock being stepped ----
@@ -152,7 +161,10 @@ export class SeedTpu implements MmioDevice {
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
   private commit(u: number, w3: number, clock: number): void {
-    while (this.qCount[u] >= SEED_QUEUE_DEPTH) this.stepClock();
+    while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
+      if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
+      this.stepClock();
+    }
     const at = this.clk; // the clock the commit lands (its edge writes the queue)
     const stalled = at - clock;
     this.lastExtraWait = stalled;
@@ -183,6 +195,11 @@ export class SeedTpu implements MmioDevice {
     this.cpuAddr = offset & 0xfffc;
     this.cpuData = data >>> 0;
     for (;;) {
+      if (this.stuck || (!write && this.mxu.starvedBank === ((this.cpuAddr >>> 12) & 15))) {
+        this.cpuRd = false; this.cpuWr = false;
+        this.freeze(`the window read of bank ${(this.cpuAddr >>> 12) & 15} can never be granted`);
+        return 0;
+      }
       this.cpuRd = !write; this.cpuWr = write;
       const granted = this.stepClock();
       if (granted) break;
@@ -204,6 +221,7 @@ export class SeedTpu implements MmioDevice {
 
   /** Processes every clock before `clock`. */
   advanceTo(clock: number): void {
+    if (this.stuck) return;
     while (this.clk < clock) {
       if (!this.reference && this.skip(clock)) continue;
       this.stepClock();
@@ -235,6 +253,21 @@ export class SeedTpu implements MmioDevice {
       run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
       idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
     };
+  }
+
+  /** True when unit u's queue can never drain: the MXU is starved, and u is the MXU or is denied a read of its bank. */
+  private neverDrains(u: number): boolean {
+    const bank = this.mxu.starvedBank;
+    if (bank < 0) return false;
+    if (u === SEED_MXU) return true;
+    const p = this.ports, r = u === SEED_VPU ? 3 : 4; // RD_V, RD_DMA: the requests of the last stepped clock
+    return p.rdReq[r] === 1 && p.rdGnt[r] === 0 && ((p.rdAddr[r] >>> 12) & 15) === bank;
+  }
+
+  private freeze(why: string): void {
+    if (!this.stuck) this.hazard(this.clk, 'deadlock', SEED_MXU, `${why}: the MXU is starved (A and B in bank ${this.mxu.starvedBank}); the board hangs here`);
+    this.stuck = true;
+    this.lastExtraWait = SEED_STUCK_WAIT;
   }
 
   private unitIdle(u: number): number {
