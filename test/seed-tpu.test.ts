@@ -267,6 +267,27 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 
+  it('MXU: long K (the fast sums split their packed lanes every 512 steps): the int32 accumulators, extremes included', () => {
+    for (const k of [511, 512, 513, 1024, 1100, 2047]) {
+      for (const fill of [0x88, 0x77, 0x78, -1]) {
+        const spad = fill < 0 ? randomSpad(k) : new Uint8Array(65536).fill(fill);
+        const transpose = k % 2 === 1;
+        // raw sums, from the nibbles (A rows K/2 bytes apart at 0; B at 0x4000: K rows of 4 bytes, or 8 rows of K/2 bytes transposed)
+        // operand words are read at their aligned address: element e of a row at `row` is lane e%8 of the word at (row + 4·(e/8)) & ~3
+        const lane = (word: number, l: number) => ((((spad[(word & ~3) + (l >> 1)] >> ((l & 1) * 4)) & 15) << 28) >> 28);
+        const nibble = (row: number, e: number) => lane(row + 4 * (e >> 3), e & 7);
+        const want: number[] = [];
+        for (let i = 0; i < 8; i++) for (let j = 0; j < 8; j++) {
+          let sum = 0;
+          for (let e = 0; e < k; e++) sum += nibble(i * (k >> 1), e) * (transpose ? nibble(0x4000 + j * (k >> 1), e) : lane(0x4000 + e * 4, j));
+          want.push(sum);
+        }
+        const ops: SeedOp[] = [cmd(SEED_MXU, 'GEOM', { LEN: k }), cmd(SEED_MXU, 'MM', { TRANSPOSE: +transpose, A_ADDR: 0, B_ADDR: 0x4000, C_ADDR: 0xf000, M0: 1, N: 0 }), { kind: 'waitAll' }];
+        for (const res of both(ops, spad)) expect([...res.tpu.mxu.acc], `K ${k} fill ${fill}`).toEqual(want);
+      }
+    }
+  });
+
   it('VPU: every op, random operands (200 commands)', () => {
     const r = new Rng(7);
     for (let i = 0; i < 200; i++) {
