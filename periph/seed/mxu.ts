@@ -76,7 +76,6 @@ export class SeedMxu {
   // fast datapath: operand words in fetch order
   private readonly aWords = new Uint32Array(65536 + 8);
   private readonly bWords = new Uint32Array(65536 + 8);
-  private readonly aElems = new Int8Array(N * 65536);
   private readonly bPacked = new Float64Array(3 * 65536);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
@@ -106,6 +105,18 @@ export class SeedMxu {
     // Starved, the MXU re-presents the same A and B addresses every clock and nothing changes.
     if (this.starvedBank >= 0 && this.state === S_STREAM) n = Math.min(n, 1);
     if (!this.reference) n -= this.streamBulk(n);
+    // The drain alone: C is the top writer and the only reader left, every access is granted.
+    while (n > 0 && (this.state === S_DRAIN_RD || this.state === S_DRAIN_WR)) {
+      if (this.state === S_DRAIN_RD) { this.cRdata = this.spad.word(this.cAddr); this.state = S_DRAIN_WR; }
+      else {
+        this.spad.writeWord(this.cAddr, this.cWord(), 15);
+        if (this.drow === N - 1) this.state = S_DONE;
+        else this.state = this.accQ ? S_DRAIN_RD : S_DRAIN_WR;
+        this.drow = (this.drow + 1) & 7;
+      }
+      this.arrive = false;
+      n--;
+    }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -317,13 +328,40 @@ export class SeedMxu {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
-    const len = this.lenQ, aw = this.aWords, bw = this.bWords;
-    const ae = this.aElems, bp = this.bPacked; // ae[i*len + k] = A[i][k]; bp[3k..3k+2] = B[k][0..2], [3..5], [6..7] packed
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
+    const acc = this.acc;
+    acc.fill(0);
+    let packed = false;
+    for (let i = 0; i < N; i++) {
+      const o = i * N;
+      let s0 = 0, s1 = 0, s2 = 0, steps = 0;
+      for (let c = 0, k0 = 0; k0 < len; c += N, k0 += N) {
+        const w = aw[c + i];
+        if (w === 0) continue; // zero weights cost nothing
+        if (!packed) { this.packB(); packed = true; }
+        const lanes = len - k0 < N ? len - k0 : N;
+        for (let l = 0; l < lanes; l++) {
+          const a = ((w >>> (4 * l)) << 28) >> 28;
+          if (a === 0) continue;
+          const q = 3 * (k0 + l);
+          s0 += a * bp[q]; s1 += a * bp[q + 1]; s2 += a * bp[q + 2];
+        }
+        if ((steps += lanes) >= 512 - N) {
+          splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
+          s0 = s1 = s2 = 0; steps = 0;
+        }
+      }
+      splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
+    }
+  }
+
+  /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
+  private packB(): void {
+    const len = this.lenQ, bw = this.bWords, bp = this.bPacked;
     for (let k = 0; k < len; k++) {
-      const chunk = (k >>> 3) << 3, sh = 4 * (k & 7);
-      for (let i = 0; i < N; i++) ae[i * len + k] = ((aw[chunk + i] >>> sh) << 28) >> 28;
       let w = 0;
       if (this.transposeQ) {
+        const chunk = (k >>> 3) << 3, sh = 4 * (k & 7);
         for (let j = 0; j < N; j++) w |= ((bw[chunk + j] >>> sh) & 15) << (4 * j);
       } else w = bw[k];
       const b0 = (w << 28) >> 28, b1 = (w << 24) >> 28, b2 = (w << 20) >> 28, b3 = (w << 16) >> 28;
@@ -331,24 +369,6 @@ export class SeedMxu {
       bp[3 * k] = b0 + b1 * P17 + b2 * P34;
       bp[3 * k + 1] = b3 + b4 * P17 + b5 * P34;
       bp[3 * k + 2] = b6 + b7 * P17;
-    }
-    const acc = this.acc;
-    for (let i = 0; i < N; i++) {
-      const ai = i * len, o = i * N;
-      for (let j = 0; j < N; j++) acc[o + j] = 0;
-      for (let k0 = 0; k0 < len; k0 += 512) {
-        const k1 = Math.min(len, k0 + 512);
-        let s0 = 0, s1 = 0, s2 = 0;
-        for (let k = k0; k < k1; k++) {
-          const a = ae[ai + k];
-          if (a === 0) continue;
-          const q = 3 * k;
-          s0 += a * bp[q]; s1 += a * bp[q + 1]; s2 += a * bp[q + 2];
-        }
-        splitLanes(s0, acc, o, 3);
-        splitLanes(s1, acc, o + 3, 3);
-        splitLanes(s2, acc, o + 6, 2);
-      }
     }
   }
 
