@@ -325,3 +325,21 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 });
+
+describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
+  it('takes op 18 as an unknown op: src0 read, zeros written, 3 clocks a word + 1', () => {
+    // vpu.sv @62a3eb39 has no VOP_ARGMAX: 18 is neither binary nor a reduction, so per word
+    // S_RD0, S_RD0D, S_EXEC (writing res4 = 0), then S_DONE: 2 words → 7 clocks, from 34 to 40.
+    const t = new SeedTpu({ reference: false, argmax: false }, new Uint8Array(512 * 1024));
+    t.spad.fill(0x55);
+    const seen: number[][] = [];
+    t.onCommand = (u, op, s, e) => seen.push([u, op, s, e]);
+    t.runPulse(0);
+    const w = P(SEED_VPU, 'OP', { OP: 18, DST: 0x100, SRC0: 0x200, VLEN: 16 });
+    for (let k = 0; k < 4; k++) t.write(0x10 + 4 * k, w[k], 15, 5 + 9 * k);
+    t.advanceTo(100);
+    expect(seen).toEqual([[SEED_VPU, 1, 34, 40]]);
+    expect([...t.spad.subarray(0xfe, 0x10a)]).toEqual([0x55, 0x55, 0, 0, 0, 0, 0, 0, 0, 0, 0x55, 0x55]);
+    expect(t.hazards.map((h) => h.kind)).toEqual(['unknown-vpu-op']);
+  });
+});

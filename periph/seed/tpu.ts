@@ -163,14 +163,16 @@ export class SeedTpu implements MmioDevice {
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
   private commit(u: number, w3: number, clock: number): void {
+    const start = this.clk;
     while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
       if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
       this.stepClock();
     }
     const at = this.clk; // the clock the commit lands (its edge writes the queue)
-    const stalled = at - clock;
+    const presented = Math.max(clock, start); // (a TPU already past `clock` takes it at its own clock)
+    const stalled = at - presented;
     this.lastExtraWait = stalled;
-    if (stalled > 0) this.cStall += this.windowClocks(clock, at);
+    if (stalled > 0) this.cStall += this.windowClocks(presented, at);
     const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
     this.qWords[slot * 4] = this.stage[0];
     this.qWords[slot * 4 + 1] = this.stage[1];
