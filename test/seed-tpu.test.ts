@@ -159,9 +159,12 @@ describe('seed TPU: worked examples (clocks from the RTL FSMs)', () => {
     const w = P(SEED_DMA, 'MOVE', { LEN: 200, ROWS: 1 });
     for (let k = 0; k < 4; k++) t.write(0x20 + 4 * k, w[k], 15, 10 + 9 * k); // commit at 37, running from 39 (100 bytes)
     expect([t.read(0x60, 50), t.read(0x64, 50), t.read(0x68, 50), t.read(0x70, 50)]).toEqual([1, 0, 1, 0b1011]);
+    // the fill's S_DONE (its pop) is at 139; nextEventClock is a lower bound of it, here exact
+    expect(t.nextEventClock()).toBe(139);
     // S_DONE at 139: popped at its edge, so 139 still reads level 1 and 140 reads 0
     expect([t.read(0x68, 139), t.read(0x68, 140), t.read(0x64, 140), t.read(0x70, 140)]).toEqual([1, 0, 1, 0xf]);
     expect(t.read(0x1234, 141)).toBe(0);
+    expect(t.nextEventClock()).toBe(Infinity);
     t.spadWindow.write(0x8001, 0x0000a500, 0b0010, 150); // sb: PicoRV32 repeats the byte, the slave ignores wstrb
     expect(t.spadWindow.read(0x8000, 160)).toBe(0xa5a5a5a5);
   });

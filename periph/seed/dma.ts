@@ -8,12 +8,12 @@
 // Both TPU models use this FSM. The fast model may also call fillBulk(n) while
 // the DMA is alone in its banks: n fill clocks at once, each granted.
 
-import { Ports, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
+import { Ports, type SeedUnit, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
 
 const S_IDLE = 0, S_FILL = 1, S_SPILL = 2, S_DONE = 5;
 const SRAM_MASK = 0x7ffff;
 
-export class SeedDma {
+export class SeedDma implements SeedUnit {
   state = S_IDLE;
   // head fields (cmd_dma.sv)
   private op = 0; private len = 0; private rows = 0;

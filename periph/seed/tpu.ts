@@ -16,9 +16,14 @@
 //
 // Two models behind one class: `reference` steps every clock through the
 // arbiter with the literal systolic array; the fast model uses the MXU's fast
-// datapath and skips stretches where nothing can interact: no unit busy and
-// every queue empty (counted idle at once), or a lone DMA fill (its bytes
-// copied at once). Both are pinned together by test/seed-tpu.test.ts.
+// datapath and skips stretches in which nothing can interact (skip()): no
+// front end about to take a head, every running unit before its DONE clock
+// (its horizon()), and the running commands' banks pairwise disjoint; every
+// running unit then advances on its own (bulk(): a fill's bytes copied at
+// once, the others without the arbiter) and the counters add up at once. Any
+// other clock, and every clock of a CPU access, is stepped. Pinned together by
+// test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
+// RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../emu/bus.ts';
 import { Ports, RD_CPU, WR_CPU, SeedSpad, bankOf } from './ports.ts';
@@ -233,10 +238,21 @@ export class SeedTpu implements MmioDevice {
     }
   }
 
-  /** The next clock at which something changes without the CPU (a command to start or end), or Infinity. */
+  /**
+   * A lower bound of the next clock at which a command starts or retires without the CPU (the TPU's
+   * clock when one may do so now), or Infinity when every unit is idle and every queue empty.
+   */
   nextEventClock(): number {
-    for (let u = 0; u < 3; u++) if (this.front[u] === RUN || this.qCount[u] > 0) return this.clk;
-    return Infinity;
+    let next = Infinity;
+    for (let u = 0; u < 3; u++) {
+      if (this.front[u] === HEAD) {
+        if (this.qCount[u] > 0) return this.clk;
+        continue;
+      }
+      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
+      next = Math.min(next, this.clk + unit.horizon()); // a lower bound of its DONE (pop) clock
+    }
+    return next;
   }
 
   /** The clock the TPU has processed up to (exclusive). */
