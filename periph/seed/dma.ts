@@ -22,7 +22,9 @@ export class SeedDma implements SeedUnit {
   private fCol = 0; private fRow = 0; private spadRowPtr = 0;
   private wCol = 0; private wRow = 0; private dramRowPtr = 0;
   private addrQ = 0; private hold = 0;
-  private weWin = false; private beat = false; private pending = false;
+  /** we_win drives WE# (the SRAM byte is stored at the beat's start here); kept to mirror dma.sv. */
+  private weWin = false;
+  private beat = false; private pending = false;
   private fetchInflight = false; private wrActive = false;
   /** The byte a granted spill read sampled this clock (spad_rdata next clock). */
   private rdByte = 0;

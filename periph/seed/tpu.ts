@@ -26,7 +26,7 @@
 // RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../emu/bus.ts';
-import { Ports, RD_CPU, WR_CPU, SeedSpad, bankOf } from './ports.ts';
+import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu } from './mxu.ts';
 import { SeedVpu } from './vpu.ts';
@@ -491,4 +491,3 @@ export function laneValue(value: number, wstrb: number): number {
   }
 }
 
-export { bankOf };
