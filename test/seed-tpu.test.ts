@@ -337,11 +337,12 @@ describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
     t.spad.fill(0x55);
     const seen: number[][] = [];
     t.onCommand = (u, op, s, e) => seen.push([u, op, s, e]);
+    t.onCommandStart = (u, c) => seen.push([u, c]);
     t.runPulse(0);
     const w = P(SEED_VPU, 'OP', { OP: 18, DST: 0x100, SRC0: 0x200, VLEN: 16 });
     for (let k = 0; k < 4; k++) t.write(0x10 + 4 * k, w[k], 15, 5 + 9 * k);
     t.advanceTo(100);
-    expect(seen).toEqual([[SEED_VPU, 1, 34, 40]]);
+    expect(seen).toEqual([[SEED_VPU, 34], [SEED_VPU, 1, 34, 40]]);
     expect([...t.spad.subarray(0xfe, 0x10a)]).toEqual([0x55, 0x55, 0, 0, 0, 0, 0, 0, 0, 0, 0x55, 0x55]);
     expect(t.hazards.map((h) => h.kind)).toEqual(['unknown-vpu-op']);
   });

@@ -120,6 +120,8 @@ export class SeedTpu implements MmioDevice {
   hazardCount = 0;
   private starveReported = false;
   onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
+  /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
+  onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
   constructor(opts: { reference: boolean; argmax?: boolean }, readonly sram: Uint8Array) {
     this.reference = opts.reference;
@@ -395,6 +397,7 @@ export class SeedTpu implements MmioDevice {
 
   /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
   private startUnit(u: number, op: number, c: number): void {
+    this.onCommandStart?.(u, c + 1);
     this.front[u] = RUN;
     this.runStart[u] = c + 1;
     this.runOpcode[u] = op;
