@@ -113,6 +113,8 @@ export class SeedTpu implements MmioDevice {
 
   /** Fast-model statistics: clocks stepped through the arbiter, clocks skipped, stretches with two or more units in bulk. */
   steppedClocks = 0;
+  /** Clocks in which some requester lost a bank to a higher-priority one (stepped clocks only). */
+  conflictClocks = 0;
   skippedClocks = 0;
   parallelSkips = 0;
 
@@ -322,6 +324,7 @@ export class SeedTpu implements MmioDevice {
     if (this.cpuRd) { p.rdReq[RD_CPU] = 1; p.rdAddr[RD_CPU] = this.cpuAddr; }
     if (this.cpuWr) { p.wrReq[WR_CPU] = 1; p.wrAddr[WR_CPU] = this.cpuAddr; }
     p.arbitrate();
+    if ((p.rdLost | p.wrLost) !== 0) this.conflictClocks++;
     mxu.read(p);
     vpu.read(p);
     dma.read(p);
