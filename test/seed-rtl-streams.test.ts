@@ -127,13 +127,15 @@ describe('seed TPU replays the streams measured on the seed\'s RTL', () => {
 
 // The seed's own test firmware (test/seed-rtl/seed-firmware-measured.json, the kernels of up to
 // 300 commands): their commands committed at the RTL's commit clocks, DONE at its last run clock.
+// (A commit the RTL held is presented at the clock it landed: the queue has room then, so it lands
+// at once here too; how long it was held is the CPU's part, checked by the board's tests.)
 // The TPU alone must give every dispatch and retire clock and all ten counters (the run window
 // and idle clocks included: they follow from the units' busy clocks once DONE is placed).
 interface Firmware { name: string; end: string; counters: Record<string, number>; commitStallClocks: number; commandClocks?: Stream['commands'] }
 const firmware = JSON.parse(readFileSync(new URL('./seed-rtl/seed-firmware-measured.json', import.meta.url), 'utf8')) as { firmware: Firmware[] };
 
 describe('seed TPU replays the commands of the seed\'s own firmware measured on its RTL', () => {
-  for (const f of firmware.firmware.filter((x) => x.commandClocks && x.commitStallClocks === 0 && x.end === 'done')) {
+  for (const f of firmware.firmware.filter((x) => x.commandClocks && x.end === 'done')) {
     it(`${f.name}: dispatch and retire clocks, the ten counters`, () => {
       for (const reference of [false, true]) {
         const tpu = new SeedTpu({ reference }, new Uint8Array(512 * 1024));
