@@ -1,0 +1,499 @@
+// The seed board's TPU (tpu_top.sv with cpu_subsys.sv's MMIO aperture): the
+// command plane (one 128-bit command per push: words 0-2 into one staging
+// register shared by all units, the store to word 3 commits, a full queue
+// holds the commit store), a depth-8 queue and front end per unit (cmd_mxu,
+// cmd_vpu, cmd_dma: S_HEAD/S_RUN, issued/retired/level), the MXU, VPU and
+// DMA, the banked scratchpad with its priority arbitration, and the ten
+// perf_counters.sv counters over the run window.
+//
+// Clock protocol: `clock` = CPU clocks since the run pulse released the core.
+// advanceTo(c) processes every clock < c. An MMIO or window access at clock c
+// sees the state at the start of clock c and takes effect at its edge. Within
+// one clock: every unit posts its scratchpad requests, the banks arbitrate,
+// granted reads sample the memory (read-first), then every edge: the units'
+// FSMs, the front ends (a command committed at clock t is at the head from
+// t+1), granted writes.
+//
+// Two models behind one class: `reference` steps every clock through the
+// arbiter with the literal systolic array; the fast model uses the MXU's fast
+// datapath and skips stretches in which nothing can interact (skip()): no
+// front end about to take a head, every running unit before its DONE clock
+// (its horizon()), and the running commands' banks pairwise disjoint; every
+// running unit then advances on its own (bulk(): a fill's bytes copied at
+// once, the others without the arbiter) and the counters add up at once. Any
+// other clock, and every clock of a CPU access, is stepped. Pinned together by
+// test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
+// RTL by test/seed-rtl-streams.test.ts.
+
+import type { MmioDevice } from '../../emu/bus.ts';
+import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
+import { SeedDma } from './dma.ts';
+import { SeedMxu } from './mxu.ts';
+import { SeedVpu } from './vpu.ts';
+import { SEED_DMA, SEED_MXU, SEED_QUEUE_DEPTH, SEED_VPU } from './regs.ts';
+
+/** The seed's ten perf_counters.sv counters over the run-pulse..DONE window, plus the true commit stalls. */
+export interface SeedCounters {
+  run: number;
+  mxu: number;
+  mload: number;
+  vpu: number;
+  dma: number;
+  swait: number;
+  vmm: number;
+  idlec: number;
+  qfull: number;
+  ovlap: number;
+  /** Clocks commit stores were really held on a full queue (the RTL's qfull counts 0). */
+  trueQfullStall: number;
+}
+
+export const SEED_UNITS = ['MXU', 'VPU', 'DMA'] as const;
+
+/** What the RTL does silently and the emulator reports (docs/seed-board.md). */
+export interface SeedHazard {
+  clock: number;
+  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank' | 'deadlock';
+  unit: number;
+  text: string;
+}
+
+const HEAD = 0, RUN = 1;
+/** extraWait() of an access that can never complete (see `stuck`): far beyond any watchdog. */
+export const SEED_STUCK_WAIT = 2 ** 40;
+const MAX_HAZARDS = 32;
+const SAT = 0xffffffff;
+
+export class SeedTpu implements MmioDevice {
+  readonly spadMem = new SeedSpad();
+  /** The scratchpad bytes (64 KiB). */
+  readonly spad = this.spadMem.bytes;
+  readonly mxu: SeedMxu;
+  readonly vpu: SeedVpu;
+  readonly dma: SeedDma;
+  private readonly ports = new Ports();
+  private readonly reference: boolean;
+
+  // ---- command plane ----
+  private readonly stage = new Uint32Array(3);
+  private readonly qWords = new Uint32Array(3 * SEED_QUEUE_DEPTH * 4);
+  private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
+  private readonly qHead = new Int32Array(3);
+  private readonly qCount = new Int32Array(3);
+  private readonly front = new Uint8Array(3);
+  private readonly issued = new Uint32Array(3);
+  private readonly retired = new Uint32Array(3);
+  private readonly runStart = new Float64Array(3);
+  private readonly runOpcode = new Int32Array(3);
+
+  // ---- time and window ----
+  /** The next clock to process (every clock before it is done). */
+  private clk = 0;
+  private windowStart = 0;
+  done = false;
+  doneClock = -1;
+  /**
+   * Set when the CPU waits on something that can never happen: a starved MXU (A and B in one bank)
+   * holds its A bank's read port for ever, so a commit to its queue, or a window read of that bank,
+   * or a unit reading that bank, never completes. The RTL hangs; the access reports SEED_STUCK_WAIT
+   * wait clocks, and the model stops advancing (its state and counters stay those of that clock).
+   */
+  stuck = false;
+  private lastExtraWait = 0;
+  /** Fast model: clocks before this one need no arbiter (see skip()); -1 after any change. */
+  private quietUntil = -1;
+
+  // ---- CPU scratchpad request of the clock being stepped ----
+  private cpuRd = false; private cpuWr = false;
+  private cpuAddr = 0; private cpuData = 0; private cpuRdata = 0;
+
+  // ---- counters (clocks in [windowStart, doneClock]) ----
+  private cRun = 0; private cMxu = 0; private cVpu = 0; private cDma = 0; private cIdle = 0; private cOvlap = 0;
+  private cStall = 0;
+
+  /** Fast-model statistics: clocks stepped through the arbiter, clocks skipped, stretches with two or more units in bulk. */
+  steppedClocks = 0;
+  /** Clocks in which some requester lost a bank to a higher-priority one (stepped clocks only). */
+  conflictClocks = 0;
+  skippedClocks = 0;
+  parallelSkips = 0;
+
+  readonly hazards: SeedHazard[] = [];
+  hazardCount = 0;
+  private starveReported = false;
+  onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
+  /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
+  onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
+
+  constructor(opts: { reference: boolean; argmax?: boolean }, readonly sram: Uint8Array) {
+    this.reference = opts.reference;
+    this.mxu = new SeedMxu(this.spadMem, opts.reference);
+    this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
+    this.dma = new SeedDma(this.spadMem, sram);
+  }
+
+  // ================= MMIO at 0x8000_0000 =================
+
+  isRegister(): boolean {
+    return true; // the decoder checks a[31:28] only: every offset answers
+  }
+
+  read(offset: number, clock: number): number {
+    this.advanceTo(clock);
+    this.lastExtraWait = 0;
+    const o = offset & 0xffc;
+    if (o >= 0x40 && o < 0x70) {
+      const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
+      if (u > 2) return 0;
+      return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
+    }
+    if (o === 0x70) return 8 | (this.unitIdle(SEED_DMA) << 2) | (this.unitIdle(SEED_VPU) << 1) | this.unitIdle(SEED_MXU);
+    return 0;
+  }
+
+  write(offset: number, value: number, wstrb: number, clock: number): void {
+    this.advanceTo(clock);
+    this.lastExtraWait = 0;
+    const v = laneValue(value, wstrb);
+    const o = offset & 0xfff;
+    if ((o & 0xf00) === 0 && o >>> 4 <= 2) {
+      const word = (o >>> 2) & 3;
+      if (word < 3) this.stage[word] = v;
+      else this.commit((o >>> 4) & 3, v, clock);
+    } else if (o === 0x70 && !this.done) {
+      this.done = true;
+      this.doneClock = clock;
+    }
+  }
+
+  extraWait(): number {
+    return this.lastExtraWait;
+  }
+
+  /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
+  private commit(u: number, w3: number, clock: number): void {
+    const start = this.clk;
+    while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
+      if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
+      this.stepClock();
+    }
+    const at = this.clk; // the clock the commit lands (its edge writes the queue)
+    const presented = Math.max(clock, start); // (a TPU already past `clock` takes it at its own clock)
+    const stalled = at - presented;
+    this.lastExtraWait = stalled;
+    if (stalled > 0) this.cStall += this.windowClocks(presented, at);
+    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
+    this.qWords[slot * 4] = this.stage[0];
+    this.qWords[slot * 4 + 1] = this.stage[1];
+    this.qWords[slot * 4 + 2] = this.stage[2];
+    this.qWords[slot * 4 + 3] = w3;
+    this.qClock[slot] = at;
+    this.qCount[u]++;
+    this.quietUntil = -1;
+    this.issued[u] = (this.issued[u] + 1) >>> 0;
+  }
+
+  // ================= scratchpad window at 0x9000_0000 =================
+
+  readonly spadWindow: MmioDevice = {
+    isRegister: () => true,
+    read: (offset, clock) => this.windowAccess(false, offset, 0, clock),
+    write: (offset, value, wstrb, clock) => { this.windowAccess(true, offset, laneValue(value, wstrb), clock); },
+    extraWait: () => this.lastExtraWait,
+  };
+
+  /** A CPU word access presented to the arbiter from `clock` on (lowest priority): retried until granted. */
+  private windowAccess(write: boolean, offset: number, data: number, clock: number): number {
+    this.advanceTo(clock);
+    const start = this.clk;
+    this.cpuAddr = offset & 0xfffc;
+    this.cpuData = data >>> 0;
+    for (;;) {
+      if (this.stuck || (!write && this.mxu.starvedBank === ((this.cpuAddr >>> 12) & 15))) {
+        this.cpuRd = false; this.cpuWr = false;
+        this.freeze(`the window read of bank ${(this.cpuAddr >>> 12) & 15} can never be granted`);
+        return 0;
+      }
+      this.cpuRd = !write; this.cpuWr = write;
+      const granted = this.stepClock();
+      if (granted) break;
+    }
+    this.cpuRd = false; this.cpuWr = false;
+    this.lastExtraWait = this.clk - 1 - start;
+    return this.cpuRdata;
+  }
+
+  // ================= run window, time =================
+
+  runPulse(clock: number): void {
+    this.advanceTo(clock);
+    this.windowStart = clock;
+    this.done = false;
+    this.doneClock = -1;
+    this.cRun = this.cMxu = this.cVpu = this.cDma = this.cIdle = this.cOvlap = this.cStall = 0;
+  }
+
+  /** Processes every clock before `clock`. */
+  advanceTo(clock: number): void {
+    if (this.stuck) return;
+    while (this.clk < clock) {
+      if (!this.reference && this.skip(clock)) continue;
+      this.stepClock();
+    }
+  }
+
+  /**
+   * A lower bound of the next clock at which a command starts or retires without the CPU (the TPU's
+   * clock when one may do so now), or Infinity when every unit is idle and every queue empty.
+   */
+  nextEventClock(): number {
+    let next = Infinity;
+    for (let u = 0; u < 3; u++) {
+      if (this.front[u] === HEAD) {
+        if (this.qCount[u] > 0) return this.clk;
+        continue;
+      }
+      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
+      next = Math.min(next, this.clk + unit.horizon()); // a lower bound of its DONE (pop) clock
+    }
+    return next;
+  }
+
+  /** The clock the TPU has processed up to (exclusive). */
+  get clock(): number {
+    return this.clk;
+  }
+
+  unitBusy(u: number): boolean {
+    return u === SEED_MXU ? this.mxu.busy : u === SEED_VPU ? this.vpu.busy : this.dma.busy;
+  }
+
+  queueLevel(u: number): number {
+    return this.qCount[u];
+  }
+
+  counters(): SeedCounters {
+    if (this.done) this.advanceTo(this.doneClock + 1);
+    return {
+      run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
+      idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
+    };
+  }
+
+  /** True when unit u's queue can never drain: the MXU is starved, and u is the MXU or is denied a read of its bank. */
+  private neverDrains(u: number): boolean {
+    const bank = this.mxu.starvedBank;
+    if (bank < 0) return false;
+    if (u === SEED_MXU) return true;
+    const p = this.ports, r = u === SEED_VPU ? 3 : 4; // RD_V, RD_DMA: the requests of the last stepped clock
+    return p.rdReq[r] === 1 && p.rdGnt[r] === 0 && ((p.rdAddr[r] >>> 12) & 15) === bank;
+  }
+
+  private freeze(why: string): void {
+    if (!this.stuck) this.hazard(this.clk, 'deadlock', SEED_MXU, `${why}: the MXU is starved (A and B in bank ${this.mxu.starvedBank}); the board hangs here`);
+    this.stuck = true;
+    this.lastExtraWait = SEED_STUCK_WAIT;
+  }
+
+  private unitIdle(u: number): number {
+    return this.qCount[u] === 0 && this.front[u] === HEAD ? 1 : 0;
+  }
+
+  private inWindow(c: number): boolean {
+    return c >= this.windowStart && (!this.done || c <= this.doneClock);
+  }
+
+  /** Clocks of [from, to) inside the run window. */
+  private windowClocks(from: number, to: number): number {
+    const lo = Math.max(from, this.windowStart);
+    const hi = this.done ? Math.min(to, this.doneClock + 1) : to;
+    return hi > lo ? hi - lo : 0;
+  }
+
+  // ================= one clock =================
+
+  /** Steps clock `clk`; returns whether the CPU's window request (if any) was granted. */
+  private stepClock(): boolean {
+    const c = this.clk;
+    const p = this.ports;
+    p.clear();
+    const mxu = this.mxu, vpu = this.vpu, dma = this.dma;
+    mxu.request(p);
+    vpu.request(p);
+    dma.request(p);
+    if (this.cpuRd) { p.rdReq[RD_CPU] = 1; p.rdAddr[RD_CPU] = this.cpuAddr; }
+    if (this.cpuWr) { p.wrReq[WR_CPU] = 1; p.wrAddr[WR_CPU] = this.cpuAddr; }
+    p.arbitrate();
+    if ((p.rdLost | p.wrLost) !== 0) this.conflictClocks++;
+    mxu.read(p);
+    vpu.read(p);
+    dma.read(p);
+    let cpuGranted = false;
+    if (this.cpuRd && p.rdGnt[RD_CPU]) { this.cpuRdata = this.spadMem.word(this.cpuAddr); cpuGranted = true; }
+    if (mxu.starvedBank >= 0 && !this.starveReported) {
+      this.starveReported = true;
+      this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    }
+    // perf events: combinational from the state at the start of the clock
+    if (this.inWindow(c)) this.count(mxu.busy, vpu.busy, dma.busy, 1);
+    const mxuDone = mxu.isDone, vpuDone = vpu.isDone, dmaDone = dma.isDone;
+    mxu.edge(p);
+    vpu.edge(p);
+    dma.edge(p);
+    if (this.cpuWr && p.wrGnt[WR_CPU]) { this.spadMem.writeWord(this.cpuAddr, this.cpuData, 15); cpuGranted = true; }
+    this.frontEdge(SEED_MXU, mxuDone, c);
+    this.frontEdge(SEED_VPU, vpuDone, c);
+    this.frontEdge(SEED_DMA, dmaDone, c);
+    this.steppedClocks++;
+    this.quietUntil = -1;
+    this.clk = c + 1;
+    return cpuGranted;
+  }
+
+  private count(mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean, n: number): void {
+    const busy = (mxuBusy ? 1 : 0) + (vpuBusy ? 1 : 0) + (dmaBusy ? 1 : 0);
+    this.cRun = sat(this.cRun + n);
+    if (mxuBusy) this.cMxu = sat(this.cMxu + n);
+    if (vpuBusy) this.cVpu = sat(this.cVpu + n);
+    if (dmaBusy) this.cDma = sat(this.cDma + n);
+    if (busy === 0) this.cIdle = sat(this.cIdle + n);
+    if (busy >= 2) this.cOvlap = sat(this.cOvlap + n);
+  }
+
+  /** cmd_*.sv at the edge of clock c: pop on the unit's DONE, or take the head (start, GEOM, discard). */
+  private frontEdge(u: number, unitWasDone: boolean, c: number): void {
+    if (this.front[u] === RUN) {
+      if (unitWasDone) {
+        this.front[u] = HEAD;
+        this.pop(u);
+        this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
+      }
+      return;
+    }
+    if (this.qCount[u] === 0) return;
+    const slot = u * SEED_QUEUE_DEPTH + this.qHead[u];
+    if (this.qClock[slot] >= c) return; // committed at this clock's edge: at the head from the next clock
+    const q = this.qWords, b = slot * 4;
+    const w0 = q[b], w1 = q[b + 1], w2 = q[b + 2], w3 = q[b + 3];
+    const op = w0 & 0xff;
+    if (u === SEED_MXU) {
+      if (op === 0x02) { this.mxu.start(w0, w1, w2); this.startUnit(u, op, c); }
+      else {
+        if (op === 0x01) this.mxu.geom(w0, w1, w2);
+        else this.unknownOpcode(u, op, c);
+        this.pop(u);
+        this.onCommand?.(u, op, c, c);
+      }
+    } else if (u === SEED_VPU) {
+      if (op === 0x01) {
+        const vop = (w0 >>> 8) & 31, vlen = w2 & 0x3ff;
+        if (!this.vpu.isKnown(vop)) this.hazard(c, 'unknown-vpu-op', u, `VPU op ${vop} is not decoded: src0 is read and dst gets zeros (${(vlen + 7) >>> 3} words)`);
+        else if (vlen & 1) this.hazard(c, 'odd-vlen', u, `VPU vlen ${vlen} is odd: the last byte's high nibble is written 0`);
+        this.vpu.start(w0, w1, w2);
+        this.startUnit(u, op, c);
+      } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+    } else if (op === 0x01) {
+      this.dma.start(w0, w1, w2, w3);
+      this.startUnit(u, op, c);
+    } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+  }
+
+  /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
+  private startUnit(u: number, op: number, c: number): void {
+    this.onCommandStart?.(u, c + 1);
+    this.front[u] = RUN;
+    this.runStart[u] = c + 1;
+    this.runOpcode[u] = op;
+  }
+
+  private pop(u: number): void {
+    this.qHead[u] = (this.qHead[u] + 1) % SEED_QUEUE_DEPTH;
+    this.qCount[u]--;
+    this.retired[u] = (this.retired[u] + 1) >>> 0;
+  }
+
+  private unknownOpcode(u: number, op: number, c: number): void {
+    this.hazard(c, 'unknown-opcode', u, `${SEED_UNITS[u]} opcode 0x${op.toString(16).padStart(2, '0')} is unknown: popped and discarded in one clock (counts as retired)`);
+  }
+
+  private hazard(clock: number, kind: SeedHazard['kind'], unit: number, text: string): void {
+    this.hazardCount++;
+    if (this.hazards.length < MAX_HAZARDS) this.hazards.push({ clock, kind, unit, text });
+  }
+
+  // ================= fast model: skipping =================
+
+  /**
+   * Skips a stretch of clocks below `target` in which nothing can interact: no front end takes a
+   * head, every running unit is before its DONE clock (horizon()) and the running commands' banks
+   * are pairwise disjoint, so no arbitration is lost and no unit reads what another writes. Each
+   * running unit then advances on its own (bulk()); the busy flags are constant over the stretch.
+   * Returns false when the next clock must be stepped through the arbiter.
+   */
+  private skip(target: number): boolean {
+    // A stretch found by the last call stays valid until a clock is stepped or a command committed.
+    if (this.clk < this.quietUntil) return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+    let n = Infinity;
+    let banks = 0;
+    for (let u = 0; u < 3; u++) {
+      if (this.front[u] === HEAD) {
+        if (this.qCount[u] > 0) return false;
+        continue;
+      }
+      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
+      const h = unit.horizon();
+      if (h <= 0) return false;
+      if (h < n) n = h;
+      const m = unit.readMask | unit.writeMask;
+      if (banks & m) return false;
+      banks |= m;
+    }
+    this.quietUntil = this.clk + n; // Infinity with every unit idle: nothing happens until the CPU acts
+    return this.skipBy(Math.min(target - this.clk, n));
+  }
+
+  /** Advances every running unit n clocks on its own (the stretch is quiet: see skip()). */
+  private skipBy(n: number): boolean {
+    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    const mxuBusy = this.mxu.busy, vpuBusy = this.vpu.busy, dmaBusy = this.dma.busy;
+    if ((mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2) this.parallelSkips++;
+    this.skippedClocks += n;
+    if (mxuRun) this.mxu.bulk(n);
+    if (vpuRun) this.vpu.bulk(n);
+    if (dmaRun) this.dma.bulk(n);
+    if (this.mxu.starvedBank >= 0 && !this.starveReported) {
+      this.starveReported = true;
+      this.hazard(this.clk, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    }
+    this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
+    this.clk += n;
+    return true;
+  }
+
+  private countRange(c: number, n: number, mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean): void {
+    const k = this.windowClocks(c, c + n);
+    if (k > 0) this.count(mxuBusy, vpuBusy, dmaBusy, k);
+  }
+}
+
+function sat(v: number): number {
+  return v > SAT ? SAT : v;
+}
+
+/** PicoRV32's mem_wdata for a store: a byte or half store repeats its value in every lane, and the seed's slaves ignore wstrb. */
+export function laneValue(value: number, wstrb: number): number {
+  switch (wstrb) {
+    case 0x1: case 0x2: case 0x4: case 0x8: {
+      const lane = wstrb === 1 ? 0 : wstrb === 2 ? 1 : wstrb === 4 ? 2 : 3;
+      const b = (value >>> (8 * lane)) & 0xff;
+      return (b * 0x01010101) >>> 0;
+    }
+    case 0x3: case 0xc: {
+      const h = (value >>> (wstrb === 3 ? 0 : 16)) & 0xffff;
+      return (h * 0x10001) >>> 0;
+    }
+    default:
+      return value >>> 0;
+  }
+}
+
