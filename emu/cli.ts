@@ -3,15 +3,18 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import { existsSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from './config.ts';
 import { ElfError } from './elf.ts';
 import { EXIT } from './exit-status.ts';
-import { DEFAULT_MAX_CYCLES, describeError, describeStop, type RunResult } from './machine.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
-import { runObserved, type RunObserver } from './observer.ts';
+import type { RunObserver } from './observer.ts';
+import { checkDistinctOutputs, discardAllOutputs, errnoText, OutputError, OutputFile, writeFully } from './output-file.ts';
+import { InputReadError } from './console-input.ts';
+import { RunControl, runSliced } from './run-control.ts';
 import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
@@ -123,39 +126,62 @@ export interface RunOptions extends BoardArgs {
   trace?: string;
 }
 
-export function runCommand(o: RunOptions): number {
-  const machine = buildMachine(o, true);
-  machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
-  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
-  const observers: RunObserver[] = [];
+export async function runCommand(o: RunOptions): Promise<number> {
   const traceLimit = o.traceLimit ?? DEFAULT_TRACE_LIMIT;
   if (!Number.isSafeInteger(traceLimit) || traceLimit < 1) throw new UsageError(`--trace-limit must be a positive integer, got ${traceLimit}`);
+  checkDistinctOutputs([
+    { option: '--trace', path: o.trace }, { option: '--vcd', path: o.vcd }, { option: '--timeline', path: o.timeline },
+    { option: '--profile-json', path: o.profileJson }, { option: '--report-json', path: o.reportJson },
+  ]);
+  const machine = buildMachine(o, true);
+  const control = new RunControl();
+  machine.bus.console.setSink(stdoutSink(machine, control));
+  // Every output file is opened (checked) before the run, and put in place only when it ends (emu/output-file.ts).
+  const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
+  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
+  const observers: RunObserver[] = [];
   if (o.trace !== undefined) observers.push(new TraceWriter(o.trace, machine, traceLimit));
-  if (o.vcd) observers.push(openOutput(() => new VcdWriter(machine, { path: o.vcd!, limit: traceLimit, warn: say })));
-  if (o.timeline) observers.push(openOutput(() => new TimelineWriter(machine, { path: o.timeline!, limit: traceLimit, warn: say })));
-  const profiler = o.profile || o.profileJson ? openOutput(() => new Profiler(machine, { jsonPath: o.profileJson })) : null;
+  if (o.vcd !== undefined) observers.push(new VcdWriter(machine, { path: o.vcd, limit: traceLimit, warn: say }));
+  if (o.timeline !== undefined) observers.push(new TimelineWriter(machine, { path: o.timeline, limit: traceLimit, warn: say }));
+  const profiler = o.profile || o.profileJson !== undefined ? new Profiler(machine, { jsonPath: o.profileJson }) : null;
   if (profiler) observers.push(profiler);
   if (observers.length > 0) machine.tpu.records = [];
   const t0 = process.hrtime.bigint();
-  const r = runObserved(machine, o.maxCycles, observers);
+  control.install();
+  let r: RunResult;
+  try {
+    r = await runSliced(machine, o.maxCycles, observers, control);
+  } finally {
+    control.uninstall();
+  }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-
-  if (r.reason !== 'exit') say(describeStop(r));
+  if (report) {
+    report.write(reportJson(r));
+    report.commit();
+  }
+  // Standard output's reader has gone (| head): end quietly, as a tool killed by SIGPIPE.
+  if (r.signal === 'SIGPIPE') return r.exit;
+  if (r.reason !== 'exit' && r.reason !== 'interrupted') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
   if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
-  if (o.reportJson) writeReport(o.reportJson, r);
+  if (r.reason === 'interrupted') say(describeStop(r));
   return r.exit;
 }
 
-/** Opens an output file of an observer; a path that cannot be written is a command-line error. */
-function openOutput<T>(open: () => T): T {
-  try {
-    return open();
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+/** The guest's console to standard output; a reader that has gone stops the run (SIGPIPE). */
+function stdoutSink(machine: Machine, control: RunControl): (bytes: Uint8Array) => void {
+  return (bytes) => {
+    if (control.signal === 'SIGPIPE') return;
+    try {
+      writeFully(1, bytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') throw new OutputError(`cannot write standard output: ${errnoText(e)}`);
+      control.stop('SIGPIPE');
+      machine.bus.deviceHalt = true;
+    }
+  };
 }
 
 function statsLine(r: RunResult, seconds: number): string {
@@ -164,13 +190,14 @@ function statsLine(r: RunResult, seconds: number): string {
     + `${seconds.toFixed(3)} s wall, ${mhz.toFixed(1)} M clocks/s`;
 }
 
-function writeReport(path: string, r: RunResult): void {
+function reportJson(r: RunResult): string {
   const report = {
     clocks: r.clocks,
     instret: r.instret,
     exit: r.exit,
     guestExit: r.guestExit,
     reason: r.reason,
+    ...(r.signal ? { signal: r.signal } : {}),
     pc: r.pc,
     where: r.where,
     trap: r.trap,
@@ -179,11 +206,7 @@ function writeReport(path: string, r: RunResult): void {
     tpuErrors: r.tpuErrors,
     tpuFatal: r.tpuFatal,
   };
-  try {
-    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
-  } catch (e) {
-    throw new UsageError(`cannot write report ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-  }
+  return JSON.stringify(report, null, 2) + '\n';
 }
 
 
@@ -292,18 +315,23 @@ const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob 
   + `${EXIT.USAGE} bad command line`;
 
 /** Synchronous write that survives a pipe's partial writes (EAGAIN). */
-function writeAllSync(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.length) {
-    try {
-      off += writeSync(fd, bytes, off, bytes.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-    }
+const writeAllSync = writeFully;
+
+/**
+ * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
+ * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, emu/run-control.ts).
+ */
+function quietOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(141);
+      throw e;
+    });
   }
 }
 
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipes();
   let status = 0;
   const parser = yargs(argv)
     .scriptName('picotpu')
@@ -322,8 +350,8 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
         .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' }),
-      (args) => {
-        status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
+      async (args) => {
+        status = await runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
       },
     )
     .command(
@@ -431,6 +459,9 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await parser.parseAsync();
   } catch (e) {
+    discardAllOutputs();
+    if (e instanceof OutputError) { say(e.message); return EXIT.USAGE; }
+    if (e instanceof InputReadError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ConfigError || e instanceof UsageError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof Error && e.name === 'YError') { say(e.message); return EXIT.USAGE; }

@@ -103,6 +103,13 @@ export class TimelineWriter implements RunObserver {
     if ((records && records.length > this.recCursor) || tpu.errors.length > this.errCursor) this.readTpu(machine);
   }
 
+  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  releaseTpuRecords(machine: Machine): void {
+    if (!this.done) this.readTpu(machine);
+    this.recCursor = 0;
+    this.stallCursor = 0;
+  }
+
   finish(result: RunResult, machine: Machine): void {
     const end = result.clocks;
     if (!this.done) {

@@ -19,43 +19,19 @@
 // commands have been read (a running command's start is read from the unit),
 // so the changes are buffered and written up to that clock in batches.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Machine, RunResult } from './machine.ts';
+import { OutputFile } from './output-file.ts';
 import type { RunObserver } from './observer.ts';
 import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
 import type { StepInfo } from './stepper.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 
-/** Buffered synchronous text output to a file (flushed in 64 KiB pieces). */
-export class TextSink {
-  private readonly fd: number;
-  private buf = '';
-
-  constructor(readonly path: string, what: string) {
-    try {
-      this.fd = openSync(path, 'w');
-    } catch (e) {
-      throw new Error(`cannot write ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-    }
-  }
-
-  write(s: string): void {
-    this.buf += s;
-    if (this.buf.length >= 65536) this.flush();
-  }
-
-  flush(): void {
-    if (this.buf.length === 0) return;
-    const bytes = Buffer.from(this.buf, 'utf8');
-    this.buf = '';
-    let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
-  }
-
+/** Buffered synchronous text output to a file (flushed in 64 KiB pieces; complete or untouched, emu/output-file.ts). */
+export class TextSink extends OutputFile {
+  /** Flushes, closes and puts the file in place. */
   close(): void {
-    this.flush();
-    closeSync(this.fd);
+    this.commit();
   }
 }
 
@@ -167,6 +143,13 @@ export class VcdWriter implements RunObserver {
       }
     }
     if (this.cpuT.length >= CPU_BATCH) this.flush(Math.min(tpu.clock, machine.cpu.cycle));
+  }
+
+  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  releaseTpuRecords(machine: Machine): void {
+    if (!this.done) this.readTpu(machine);
+    this.recCursor = 0;
+    this.stallCursor = 0;
   }
 
   finish(result: RunResult, machine: Machine): void {
