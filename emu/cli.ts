@@ -14,7 +14,7 @@ import { formatReport } from '../periph/counters.ts';
 import type { RunObserver } from './observer.ts';
 import { checkDistinctOutputs, discardAllOutputs, errnoText, OutputError, OutputFile, writeFully } from './output-file.ts';
 import { InputReadError } from './console-input.ts';
-import { RunControl, runSliced } from './run-control.ts';
+import { RunControl, runSliced, SIGNAL_STATUS } from './run-control.ts';
 import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
@@ -25,7 +25,7 @@ import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
-  ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
+  ADDER_MODEL, ADDER_VARIANT, AdderModelError, MAX_EVAL_PROBLEMS, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
 } from '../model/addition-run.ts';
 import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../scripts/sweep/sweep.ts';
@@ -311,11 +311,27 @@ export function demoCommand(o: DemoCliOptions): number {
   });
 }
 
+const RUN_EXITS =
+  'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
+  + '164 bad program, SRAM or input file, 165 bad command line or config, or an output file that cannot be written, '
+  + '166 internal error; 130 interrupted (SIGINT), 143 terminated (SIGTERM): output files are finished, marked as interrupted; '
+  + '141 standard output closed (| head): the run stops quietly.';
+
 const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
   + `${EXIT.USAGE} bad command line`;
 
-/** Synchronous write that survives a pipe's partial writes (EAGAIN). */
-const writeAllSync = writeFully;
+/** Standard output's reader has gone (EPIPE): the command ends quietly with 141 (as if killed by SIGPIPE). */
+class StdoutClosed extends Error {}
+
+/** Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends the command (StdoutClosed). */
+function writeAllSync(fd: number, bytes: Uint8Array): void {
+  try {
+    writeFully(fd, bytes);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new StdoutClosed();
+    throw e;
+  }
+}
 
 /**
  * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
@@ -349,7 +365,8 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile', { type: 'boolean', default: false, describe: 'print clocks, idle and stall clocks and calls per firmware function, and per-unit figures, after the report' })
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
-        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' }),
+        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
+        .epilogue(`${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
       async (args) => {
         status = await runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
       },
@@ -416,7 +433,7 @@ export async function main(argv: string[]): Promise<number> {
       'eval',
       'Held-out accuracy of the addition model (models/adder.ptm) with the golden model, and the TPU held to it token for token',
       (y) => y
-        .option('n', { type: 'number', default: 1000, describe: 'held-out problems through the golden model (the first n of the held-out set)' })
+        .option('n', { type: 'number', default: 1000, describe: `held-out problems through the golden model (the first n of the held-out set; at most ${MAX_EVAL_PROBLEMS})` })
         .option('tpu', { type: 'number', default: 20, describe: 'the first this many of them also through build/fw/model.elf on the emulated TPU (0: none)' })
         .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
         .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits of the TPU runs (default ${ADDER_VARIANT}: all, the fastest)` })
@@ -445,10 +462,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
-    .epilogue(
-      'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
-      + '164 bad program or SRAM file, 165 bad command line or config, 166 internal error.',
-    )
+    .epilogue(RUN_EXITS)
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
@@ -460,6 +474,7 @@ export async function main(argv: string[]): Promise<number> {
     await parser.parseAsync();
   } catch (e) {
     discardAllOutputs();
+    if (e instanceof StdoutClosed) return SIGNAL_STATUS.SIGPIPE;
     if (e instanceof OutputError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof InputReadError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }

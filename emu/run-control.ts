@@ -19,7 +19,7 @@ import { stepObserved, type RunObserver } from './observer.ts';
 import { Stepper } from './stepper.ts';
 
 export const SLICE_CLOCKS = 1 << 24;
-export const SLICE_STEPS = 1 << 16;
+export const SLICE_STEPS = 1 << 13;
 
 /** Exit status of a run stopped by each signal (128 + its number, as a shell reports a killed tool). */
 export const SIGNAL_STATUS: Record<string, number> = { SIGINT: 130, SIGPIPE: 141, SIGTERM: 143 };

@@ -11,7 +11,8 @@
 //   picotpu.tpu.<unit>.busy   1 bit  a command is executing (start..end clocks)
 //   picotpu.tpu.<unit>.depth  8-bit  commands waiting in the unit's FIFO (from the accepted PUSH to the start)
 // A value at time t holds during clock t. Only changes are written, and at most
-// --trace-limit of them; the file then ends with a $comment saying so.
+// --trace-limit of them; the file then ends with a $comment saying so, as it
+// does when a signal interrupted the run (emu/run-control.ts).
 //
 // Order: the CPU's changes come in time order as it steps; the TPU's come from
 // its command records, which appear only when a command ends. Every TPU event
@@ -158,6 +159,7 @@ export class VcdWriter implements RunObserver {
       this.flush(Number.POSITIVE_INFINITY);
       if (!this.done && result.clocks > this.lastTime) this.sink.write(`#${result.clocks}\n`);
     }
+    if (result.reason === 'interrupted') this.sink.write(`$comment run interrupted at clock ${result.clocks} (${result.signal}) $end\n`);
     this.sink.close();
     if (this.truncated) {
       this.options.warn?.(`--vcd: the trace limit of ${this.options.limit} value changes was reached at clock ${this.truncatedAt}; `
