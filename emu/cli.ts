@@ -379,7 +379,10 @@ export async function main(argv: string[]): Promise<number> {
         .option('max-cycles', { type: 'number', describe: 'stop (SIGXCPU) at this clock; default: never' }),
       async (args) => {
         const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
-        machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
+        // The guest's console reader gone: end the session quietly, as the other commands do (141).
+        machine.bus.console.setSink((bytes) => {
+          try { writeAllSync(1, bytes); } catch (e) { if (e instanceof StdoutClosed) process.exit(SIGNAL_STATUS.SIGPIPE); throw e; }
+        });
         status = await serveGdb(machine, { port: args.port, maxCycles: args.maxCycles, log: say }).catch((e: unknown) => {
           throw e instanceof GdbServerError ? new UsageError(e.message) : e;
         });
