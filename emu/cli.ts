@@ -12,7 +12,9 @@ import { EXIT } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import type { RunObserver } from './observer.ts';
-import { checkDistinctOutputs, discardAllOutputs, errnoText, OutputError, OutputFile, writeFully } from './output-file.ts';
+import {
+  checkDistinctOutputs, checkOutputDirectory, discardAllOutputs, errnoText, OutputError, OutputFile, outputErrorOf, writeFully,
+} from './output-file.ts';
 import { InputReadError } from './console-input.ts';
 import { RunControl, runSliced, SIGNAL_STATUS } from './run-control.ts';
 import { TraceWriter } from './trace.ts';
@@ -81,6 +83,8 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
 /** `picotpu sweep`: tables on standard output, a progress bar on a terminal's standard error. */
 export async function sweepCommand(o: { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }): Promise<number> {
   if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
+  checkOutputDirectory(o.results, '--results');
+  checkOutputDirectory(o.docs, '--docs');
   if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
   let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
   if (process.stderr.isTTY) {
@@ -105,7 +109,7 @@ export async function sweepCommand(o: { experiment: string; jobs?: number; fresh
     if (e instanceof SweepUsageError) throw new UsageError(e.message);
     if (e instanceof Error && /is missing: build the firmware/.test(e.message)) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof Error && /^sweep point /.test(e.message)) { say(e.message); return EXIT.INTERNAL; }
-    throw e;
+    throw outputErrorOf(e) ?? e;
   } finally {
     bar?.stop();
   }

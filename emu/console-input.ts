@@ -62,7 +62,8 @@ export class FdInput implements InputSource {
           backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
           continue;
         }
-        if (code === 'EOF') { this.end(); return 0; }
+        // EBADF: no descriptor at all (a closed standard input), which is no input.
+        if (code === 'EOF' || code === 'EBADF') { this.end(); return 0; }
         throw new InputReadError(`cannot read ${this.what}: ${code ?? String(e)}`);
       }
     }

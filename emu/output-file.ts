@@ -6,7 +6,7 @@
 // checked when the file is opened, before the run, and a file that cannot be
 // written gives one line (OutputError, exit 165) naming the option and the path.
 
-import { closeSync, existsSync, openSync, renameSync, statSync, unlinkSync, writeSync, accessSync, constants } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sleepMs } from './console-input.ts';
 
@@ -146,4 +146,21 @@ export function checkDistinctOutputs(outputs: { option: string; path: string | u
     if (other && !key.startsWith('/dev/')) throw new OutputError(`${other} and ${option} name the same file ${path}`);
     seen.set(key, option);
   }
+}
+
+/** A directory a command writes into (sweep's --results, --docs): made if missing, and writable; else OutputError. */
+export function checkOutputDirectory(dir: string, option: string): void {
+  if (dir === '') throw new OutputError(`${option} wants a directory name, got ""`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new OutputError(`cannot write ${option} ${dir}: ${errnoText(e)}`);
+  }
+}
+
+/** A file-system error met while writing outputs (an errno exception with a path) as one line, else null. */
+export function outputErrorOf(e: unknown): OutputError | null {
+  const x = e as NodeJS.ErrnoException;
+  return x && typeof x.code === 'string' && typeof x.path === 'string' ? new OutputError(`cannot write ${x.path}: ${errnoText(e)}`) : null;
 }

@@ -97,6 +97,23 @@ describe.skipIf(!hasToolchain())('standard output closed by its reader (| head -
   });
 });
 
+describe.skipIf(!hasToolchain())('the other commands', () => {
+  it.concurrent('debug: standard output closed ends the session quietly with 141', async () => {
+    const r = await runCli(['debug', elfPath('fib')], {
+      stdin: 'pipe',
+      onSpawn: (child) => { child.stdin!.on('error', () => {}); child.stdin!.end('info registers\n'.repeat(5000)); },
+      onStdout: (_c, child) => child.stdout!.destroy(),
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(141);
+  });
+
+  it.concurrent('sweep: a --results directory that cannot be made is one line and 165, before any run', async () => {
+    expectOneLine(await runCli(['sweep', 'roofline', '--small', '--jobs', '1', '--results', '/dev/full/x']), 165,
+      /^picotpu: cannot write --results \/dev\/full\/x: a part of the path is not a directory \(ENOTDIR\)$/);
+  });
+});
+
 describe.skipIf(!hasToolchain())('SIGINT and SIGTERM mid-run: every output file finished validly, one line, 130 / 143', () => {
   for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     it.concurrent(`${signal} under every observer`, async () => {
