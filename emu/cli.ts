@@ -139,6 +139,16 @@ export async function runCommand(o: RunOptions): Promise<number> {
   ]);
   const machine = buildMachine(o, true);
   const control = new RunControl();
+  // Caught from before the first output file exists, so a signal never leaves a temporary file behind.
+  control.install();
+  try {
+    return await runWithOutputs(machine, o, traceLimit, control);
+  } finally {
+    control.uninstall();
+  }
+}
+
+async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: number, control: RunControl): Promise<number> {
   machine.bus.console.setSink(stdoutSink(machine, control));
   // Every output file is opened (checked) before the run, and put in place only when it ends (emu/output-file.ts).
   const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
@@ -151,13 +161,7 @@ export async function runCommand(o: RunOptions): Promise<number> {
   if (profiler) observers.push(profiler);
   if (observers.length > 0) machine.tpu.records = [];
   const t0 = process.hrtime.bigint();
-  control.install();
-  let r: RunResult;
-  try {
-    r = await runSliced(machine, o.maxCycles, observers, control);
-  } finally {
-    control.uninstall();
-  }
+  const r = await runSliced(machine, o.maxCycles, observers, control);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (report) {
     report.write(reportJson(r));
