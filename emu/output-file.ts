@@ -78,12 +78,22 @@ export class OutputFile {
         throw new OutputError(`cannot write ${option} ${path}: ${errnoText(e)}`);
       }
     }
-    this.temp = special ? null : join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    let temp: string | null = special ? null : join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    let fd: number;
     try {
-      this.fd = openSync(this.temp ?? path, 'w');
+      fd = openSync(temp ?? path, 'w');
     } catch (e) {
-      throw new OutputError(`cannot write ${option} ${path}: ${errnoText(e)}`);
+      // A writable file in a directory we may not add to: written in place (not atomic, but writable as asked).
+      if (!temp || !existsSync(path)) throw new OutputError(`cannot write ${option} ${path}: ${errnoText(e)}`);
+      temp = null;
+      try {
+        fd = openSync(path, 'w');
+      } catch (e2) {
+        throw new OutputError(`cannot write ${option} ${path}: ${errnoText(e2)}`);
+      }
     }
+    this.fd = fd;
+    this.temp = temp;
     open.add(this);
   }
 
