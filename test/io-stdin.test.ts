@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { hasToolchain } from '../toolchain/toolchain.ts';
 import { mulberry32 } from './helpers/rng.ts';
-import { elfPath, runCli, runShell } from './helpers/cli-process.ts';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CLI, elfPath, root, runCli, runShell, runShellArgs } from './helpers/cli-process.ts';
 
 const ECHO = elfPath('echo');
 const MB = 1024 * 1024;
@@ -60,6 +62,12 @@ describe.skipIf(!hasToolchain())('standard input as console input', () => {
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.toString()).toBe('LATE AND SLOW\n');
+  });
+
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)('a non-blocking pipe whose writer is late: EAGAIN is waited out, not taken for the end', async () => {
+    const r = await runShellArgs('python3', [join(root, 'test', 'helpers', 'nonblocking-pipe.py'), process.execPath, CLI, 'run', ECHO, '--no-report']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.toString()).toBe('NON-BLOCKING PIPE\n');
   });
 
   // Each run copies 10 MiB in about 2.7 s of emulation (63-64 clocks a byte at ~240 M clocks/s), two at a time.

@@ -55,8 +55,14 @@ export function runCli(args: string[], o: CliOptions = {}): Promise<CliResult & 
 
 /** Runs `sh -c script` in the project root (for pipelines: `yes | node bin/picotpu.mjs ...`). */
 export function runShell(script: string, timeoutMs = 120_000): Promise<CliResult> {
+  return runShellArgs('sh', ['-c', script], timeoutMs);
+}
+
+/** Runs a program in the project root, collecting its output. */
+export function runShellArgs(program: string, args: string[], timeoutMs = 120_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const script = `${program} ${args.join(' ')}`;
+    const child = spawn(program, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`sh -c ${script}: timed out`)); }, timeoutMs);
