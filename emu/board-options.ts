@@ -2,11 +2,19 @@
 // `gdb`): the program, its console input, SRAM images, the platform
 // configuration and the TPU model. One definition, so the commands cannot drift.
 
-import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import type { Argv } from 'yargs';
+import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
+import { FdInput, InputReadError } from './console-input.ts';
 import { ElfError } from './elf.ts';
 import { Machine } from './machine.ts';
+import { SRAM_SIZE } from '../periph/sram.ts';
+
+/** Largest program file read (an ELF's symbols and debug sections may far exceed the 64 KiB BRAM it loads). */
+export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
+/** Largest --config file read. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 export class UsageError extends Error {}
 
@@ -43,13 +51,13 @@ export function boardOptions<T>(y: Argv<T>) {
     .option('strict', { type: 'boolean', default: false, describe: 'stop at the first TPU error (exit 163)' });
 }
 
-/** A file's bytes; one that cannot be read is a bad program (ElfError, 164) unless `Failure` says otherwise. */
-export function readFile(path: string, what: string, Failure: new (msg: string) => Error = ElfError): Uint8Array {
+/** A whole input file, at most `limit` bytes (never an endless read of a device); ElfError (164) when it cannot be. */
+export function readFile(path: string, what: string, limit = MAX_PROGRAM_BYTES): Uint8Array {
   try {
-    return readFileSync(path);
+    return readBounded(path, limit);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new Failure(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? String(e)}`);
+    if (e instanceof BoundedReadError) throw new ElfError(`cannot read ${what} ${path}: ${e.message}`);
+    throw e;
   }
 }
 
@@ -70,9 +78,9 @@ export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter
   if (o.config) {
     let text: string;
     try {
-      text = readFileSync(o.config, 'utf8');
-    } catch {
-      throw new ConfigError(`cannot read config file ${o.config}`);
+      text = Buffer.from(readBounded(o.config, MAX_CONFIG_BYTES)).toString('utf8');
+    } catch (e) {
+      throw new ConfigError(`cannot read config file ${o.config}${e instanceof BoundedReadError ? `: ${e.message}` : ''}`);
     }
     let json: unknown;
     try {
@@ -109,19 +117,32 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { file, offset } = parseSramSpec(spec);
-    machine.loadSram(readFile(file, 'SRAM image'), offset);
+    // Nothing beyond the SRAM's end is read: a bigger image is refused after SRAM_SIZE - offset + 1 bytes.
+    const room = Number.isSafeInteger(offset) && offset >= 0 && offset <= SRAM_SIZE ? SRAM_SIZE - offset : 0;
+    let image: Uint8Array;
+    try {
+      image = readBounded(file, room);
+    } catch (e) {
+      if (!(e instanceof BoundedReadError)) throw e;
+      if (e.code === 'too-big') throw new ElfError(`SRAM image ${file} at offset 0x${offset.toString(16)} does not fit the 512 KiB SRAM (${e.message})`);
+      throw new ElfError(`cannot read SRAM image ${file}: ${e.message}`);
+    }
+    machine.loadSram(image, offset);
   }
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
   if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
-  else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file', UsageError));
-  else if (stdinInput && !process.stdin.isTTY) machine.bus.console.setInput(readStdin());
+  else if (o.inputFile !== undefined) machine.bus.console.setInputStream(openInput(o.inputFile));
+  // isatty, not process.stdin.isTTY: creating process.stdin would make a pipe non-blocking under us.
+  else if (stdinInput && !isatty(0)) machine.bus.console.setInputStream(new FdInput(0, 'standard input'));
   return machine;
 }
 
-function readStdin(): Uint8Array {
+/** --input-file, streamed (its size does not matter: /dev/zero is an endless input, read as the guest consumes it). */
+function openInput(path: string): FdInput {
+  if (path === '') throw new UsageError('--input-file wants a file name, got ""');
   try {
-    return readFileSync(0);
-  } catch {
-    return new Uint8Array(0);
+    return FdInput.open(path, 'input file');
+  } catch (e) {
+    throw e instanceof InputReadError ? new UsageError(e.message) : e;
   }
 }

@@ -3,15 +3,20 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import { existsSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from './config.ts';
 import { ElfError } from './elf.ts';
 import { EXIT } from './exit-status.ts';
-import { DEFAULT_MAX_CYCLES, describeError, describeStop, type RunResult } from './machine.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
-import { runObserved, type RunObserver } from './observer.ts';
+import type { RunObserver } from './observer.ts';
+import {
+  checkDistinctOutputs, checkOutputDirectory, discardAllOutputs, errnoText, OutputError, OutputFile, outputErrorOf, writeFully,
+} from './output-file.ts';
+import { InputReadError } from './console-input.ts';
+import { RunControl, runSliced, SIGNAL_STATUS } from './run-control.ts';
 import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
@@ -23,7 +28,7 @@ import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
-  ADDER_MODEL, ADDER_VARIANT, AdderModelError, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
+  ADDER_MODEL, ADDER_VARIANT, AdderModelError, MAX_EVAL_PROBLEMS, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
 } from '../model/addition-run.ts';
 import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../scripts/sweep/sweep.ts';
@@ -79,6 +84,8 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
 /** `picotpu sweep`: tables on standard output, a progress bar on a terminal's standard error. */
 export async function sweepCommand(o: { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }): Promise<number> {
   if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
+  checkOutputDirectory(o.results, '--results');
+  checkOutputDirectory(o.docs, '--docs');
   if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
   let bar: { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void } | null = null;
   if (process.stderr.isTTY) {
@@ -103,7 +110,7 @@ export async function sweepCommand(o: { experiment: string; jobs?: number; fresh
     if (e instanceof SweepUsageError) throw new UsageError(e.message);
     if (e instanceof Error && /is missing: build the firmware/.test(e.message)) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof Error && /^sweep point /.test(e.message)) { say(e.message); return EXIT.INTERNAL; }
-    throw e;
+    throw outputErrorOf(e) ?? e;
   } finally {
     bar?.stop();
   }
@@ -124,39 +131,66 @@ export interface RunOptions extends BoardArgs {
   trace?: string;
 }
 
-export function runCommand(o: RunOptions): number {
-  const machine = buildMachine(o, true);
-  machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
-  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
-  const observers: RunObserver[] = [];
+export async function runCommand(o: RunOptions): Promise<number> {
   const traceLimit = o.traceLimit ?? DEFAULT_TRACE_LIMIT;
   if (!Number.isSafeInteger(traceLimit) || traceLimit < 1) throw new UsageError(`--trace-limit must be a positive integer, got ${traceLimit}`);
+  checkDistinctOutputs([
+    { option: '--trace', path: o.trace }, { option: '--vcd', path: o.vcd }, { option: '--timeline', path: o.timeline },
+    { option: '--profile-json', path: o.profileJson }, { option: '--report-json', path: o.reportJson },
+  ]);
+  const machine = buildMachine(o, true);
+  const control = new RunControl();
+  // Caught from before the first output file exists, so a signal never leaves a temporary file behind.
+  control.install();
+  try {
+    return await runWithOutputs(machine, o, traceLimit, control);
+  } finally {
+    control.uninstall();
+  }
+}
+
+async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: number, control: RunControl): Promise<number> {
+  machine.bus.console.setSink(stdoutSink(machine, control));
+  // Every output file is opened (checked) before the run, and put in place only when it ends (emu/output-file.ts).
+  const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
+  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
+  const observers: RunObserver[] = [];
   if (o.trace !== undefined) observers.push(new TraceWriter(o.trace, machine, traceLimit));
-  if (o.vcd) observers.push(openOutput(() => new VcdWriter(machine, { path: o.vcd!, limit: traceLimit, warn: say })));
-  if (o.timeline) observers.push(openOutput(() => new TimelineWriter(machine, { path: o.timeline!, limit: traceLimit, warn: say })));
-  const profiler = o.profile || o.profileJson ? openOutput(() => new Profiler(machine, { jsonPath: o.profileJson })) : null;
+  if (o.vcd !== undefined) observers.push(new VcdWriter(machine, { path: o.vcd, limit: traceLimit, warn: say }));
+  if (o.timeline !== undefined) observers.push(new TimelineWriter(machine, { path: o.timeline, limit: traceLimit, warn: say }));
+  const profiler = o.profile || o.profileJson !== undefined ? new Profiler(machine, { jsonPath: o.profileJson }) : null;
   if (profiler) observers.push(profiler);
   if (observers.length > 0) machine.tpu.records = [];
   const t0 = process.hrtime.bigint();
-  const r = runObserved(machine, o.maxCycles, observers);
+  const r = await runSliced(machine, o.maxCycles, observers, control);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-
-  if (r.reason !== 'exit') say(describeStop(r));
+  if (report) {
+    report.write(reportJson(r));
+    report.commit();
+  }
+  // Standard output's reader has gone (| head): end quietly, as a tool killed by SIGPIPE.
+  if (r.signal === 'SIGPIPE') return r.exit;
+  if (r.reason !== 'exit' && r.reason !== 'interrupted') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
   if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
-  if (o.reportJson) writeReport(o.reportJson, r);
+  if (r.reason === 'interrupted') say(describeStop(r));
   return r.exit;
 }
 
-/** Opens an output file of an observer; a path that cannot be written is a command-line error. */
-function openOutput<T>(open: () => T): T {
-  try {
-    return open();
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+/** The guest's console to standard output; a reader that has gone stops the run (SIGPIPE). */
+function stdoutSink(machine: Machine, control: RunControl): (bytes: Uint8Array) => void {
+  return (bytes) => {
+    if (control.signal === 'SIGPIPE') return;
+    try {
+      writeFully(1, bytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EPIPE') throw new OutputError(`cannot write standard output: ${errnoText(e)}`);
+      control.stop('SIGPIPE');
+      machine.bus.deviceHalt = true;
+    }
+  };
 }
 
 function statsLine(r: RunResult, seconds: number): string {
@@ -165,13 +199,14 @@ function statsLine(r: RunResult, seconds: number): string {
     + `${seconds.toFixed(3)} s wall, ${mhz.toFixed(1)} M clocks/s`;
 }
 
-function writeReport(path: string, r: RunResult): void {
+function reportJson(r: RunResult): string {
   const report = {
     clocks: r.clocks,
     instret: r.instret,
     exit: r.exit,
     guestExit: r.guestExit,
     reason: r.reason,
+    ...(r.signal ? { signal: r.signal } : {}),
     pc: r.pc,
     where: r.where,
     trap: r.trap,
@@ -180,11 +215,7 @@ function writeReport(path: string, r: RunResult): void {
     tpuErrors: r.tpuErrors,
     tpuFatal: r.tpuFatal,
   };
-  try {
-    writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
-  } catch (e) {
-    throw new UsageError(`cannot write report ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-  }
+  return JSON.stringify(report, null, 2) + '\n';
 }
 
 
@@ -289,22 +320,43 @@ export function demoCommand(o: DemoCliOptions): number {
   });
 }
 
+const EXIT_STATUS_TEXT =
+  'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
+  + '164 bad program or SRAM file, 165 bad command line or config, an input file that cannot be opened or an output file that cannot be written, '
+  + '166 internal error; 130 interrupted (SIGINT), 143 terminated (SIGTERM): output files are finished, marked as interrupted; '
+  + '141 standard output closed (| head): the run stops quietly.';
+
 const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
   + `${EXIT.USAGE} bad command line`;
 
-/** Synchronous write that survives a pipe's partial writes (EAGAIN). */
+/** Standard output's reader has gone (EPIPE): the command ends quietly with 141 (as if killed by SIGPIPE). */
+class StdoutClosed extends Error {}
+
+/** Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends the command (StdoutClosed). */
 function writeAllSync(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.length) {
-    try {
-      off += writeSync(fd, bytes, off, bytes.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-    }
+  try {
+    writeFully(fd, bytes);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new StdoutClosed();
+    throw e;
+  }
+}
+
+/**
+ * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
+ * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, emu/run-control.ts).
+ */
+function quietOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(141);
+      throw e;
+    });
   }
 }
 
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipes();
   let status = 0;
   const parser = yargs(argv)
     .scriptName('picotpu')
@@ -323,9 +375,9 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
         .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
-        .epilogue(RUN_EXITS),
-      (args) => {
-        status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
+        .epilogue(`${EXIT_STATUS_TEXT} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
+      async (args) => {
+        status = await runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
       },
     )
     .command(
@@ -336,7 +388,10 @@ export async function main(argv: string[]): Promise<number> {
         .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop (SIGXCPU) at this clock (a positive integer); default: never' }),
       async (args) => {
         const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
-        machine.bus.console.setSink((bytes) => writeAllSync(1, bytes));
+        // The guest's console reader gone: end the session quietly, as the other commands do (141).
+        machine.bus.console.setSink((bytes) => {
+          try { writeAllSync(1, bytes); } catch (e) { if (e instanceof StdoutClosed) process.exit(SIGNAL_STATUS.SIGPIPE); throw e; }
+        });
         status = await serveGdb(machine, { port: args.port, maxCycles: args.maxCycles, log: say }).catch((e: unknown) => {
           throw e instanceof GdbServerError ? new UsageError(e.message) : e;
         });
@@ -390,7 +445,7 @@ export async function main(argv: string[]): Promise<number> {
       'eval',
       'Held-out accuracy of the addition model (models/adder.ptm) with the golden model, and the TPU held to it token for token',
       (y) => y
-        .option('n', { type: 'number', default: 1000, describe: 'held-out problems through the golden model (the first n of the held-out set)' })
+        .option('n', { type: 'number', default: 1000, describe: `held-out problems through the golden model (the first n of the held-out set; at most ${MAX_EVAL_PROBLEMS})` })
         .option('tpu', { type: 'number', default: 20, describe: 'the first this many of them also through build/fw/model.elf on the emulated TPU (0: none)' })
         .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
         .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits of the TPU runs (default ${ADDER_VARIANT}: all, the fastest)` })
@@ -419,10 +474,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
-    .epilogue(
-      'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
-      + '164 bad program or SRAM file, 165 bad command line or config, 166 internal error.',
-    )
+    .epilogue(EXIT_STATUS_TEXT)
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
@@ -433,6 +485,10 @@ export async function main(argv: string[]): Promise<number> {
   try {
     await parser.parseAsync();
   } catch (e) {
+    discardAllOutputs();
+    if (e instanceof StdoutClosed) return SIGNAL_STATUS.SIGPIPE;
+    if (e instanceof OutputError) { say(e.message); return EXIT.USAGE; }
+    if (e instanceof InputReadError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ConfigError || e instanceof UsageError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof Error && e.name === 'YError') { say(e.message); return EXIT.USAGE; }

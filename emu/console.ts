@@ -11,9 +11,17 @@ export const RX_EMPTY = 0xffff_ffff | 0;
 
 export type OutputSink = (bytes: Uint8Array) => void;
 
+/** Where RX bytes come from beyond the buffered ones: a stream read in chunks (emu/console-input.ts). */
+export interface InputStream {
+  /** Fills `into` from its start; returns the bytes read, 0 at the end of the input. */
+  read(into: Uint8Array): number;
+}
+
 export class Console {
   private input: Uint8Array = new Uint8Array(0);
   private inputPos = 0;
+  private inputLen = 0;
+  private stream: InputStream | null = null;
   private readonly out = new Uint8Array(4096);
   private outLen = 0;
   /** Everything the guest printed, when capture is on (tests, reports). */
@@ -26,6 +34,16 @@ export class Console {
   setInput(bytes: Uint8Array): void {
     this.input = bytes;
     this.inputPos = 0;
+    this.inputLen = bytes.length;
+    this.stream = null;
+  }
+
+  /** RX reads from `stream`, a chunk at a time as the guest consumes it (bounded memory, any length). */
+  setInputStream(stream: InputStream, chunkBytes = 64 * 1024): void {
+    this.input = new Uint8Array(chunkBytes);
+    this.inputPos = 0;
+    this.inputLen = 0;
+    this.stream = stream;
   }
 
   setSink(sink: OutputSink | null): void {
@@ -47,7 +65,20 @@ export class Console {
 
   read(offset: number): number {
     if (offset !== CONSOLE_REG.RX) return 0;
-    return this.inputPos < this.input.length ? this.input[this.inputPos++] : RX_EMPTY;
+    if (this.inputPos < this.inputLen) return this.input[this.inputPos++];
+    return this.refill() ? this.input[this.inputPos++] : RX_EMPTY;
+  }
+
+  /** Reads the stream's next chunk; false at the end of the input. */
+  private refill(): boolean {
+    if (!this.stream) return false;
+    // The guest waits here for its byte, as it would on a UART: the clocks are the same whatever the host's timing.
+    this.flush();
+    const n = this.stream.read(this.input);
+    this.inputPos = 0;
+    this.inputLen = n;
+    if (n === 0) this.stream = null;
+    return n > 0;
   }
 
   write(offset: number, value: number): void {

@@ -11,7 +11,7 @@ import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { describeError, Tpu, type TpuError } from '../periph/tpu.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 
-export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error';
+export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error' | 'interrupted';
 
 export interface TrapReport {
   kind: string;
@@ -49,6 +49,8 @@ export interface RunResult {
   perfWindow: boolean;
   /** Every closed PERF_CTRL window, in order (empty when the firmware closed none). */
   windows: CounterSnapshot[];
+  /** The host signal that stopped an 'interrupted' run (SIGINT, SIGTERM, SIGPIPE: emu/run-control.ts). */
+  signal?: string;
 }
 
 export interface MachineOptions {
@@ -116,7 +118,16 @@ export class Machine {
 
   /** Runs until EXIT, a trap, a bus error, a TPU stop or the clock limit. */
   run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
-    return this.finishRun(this.strict ? this.runStrict(maxCycles) : this.cpu.run(maxCycles));
+    return this.finishRun(this.advance(maxCycles));
+  }
+
+  /**
+   * Runs up to the clock `limit` (the first instruction boundary at or after
+   * it) or a stop, and can be called again to go on: a run in slices has the
+   * clocks of one run. Returns StopReason.LIMIT when the limit was reached.
+   */
+  advance(limit: number): StopReason {
+    return this.strict ? this.runStrict(limit) : this.cpu.run(limit);
   }
 
   /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
@@ -194,6 +205,7 @@ export class Machine {
 export function describeStop(r: RunResult): string {
   const at = (pc: number, sym: string) => `pc 0x${hex8(pc)}${sym ? ` <${sym}>` : ''}`;
   if (r.reason === 'tpu-error') return `${r.tpuFatal} (stopped at ${at(r.pc, r.where)}, clock ${r.clocks})`;
+  if (r.reason === 'interrupted') return `interrupted at clock ${r.clocks} (${r.signal})`;
   if (r.reason === 'cycle-limit') {
     return `cycle limit reached after ${r.clocks} clocks (${r.instret} instructions) at ${at(r.pc, r.where)}`;
   }

@@ -20,7 +20,6 @@
 // and intersected with the busy intervals in batches, never later than the
 // TPU's clock, so memory stays bounded whatever the run's length.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { BRAM_SIZE, TPU_BASE } from './bus.ts';
 import type { ElfSymbol, SymbolTable } from './elf.ts';
 import { StopReason, TrapKind } from './cpu.ts';
@@ -30,6 +29,7 @@ import type { StepInfo } from './stepper.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES, type CounterSnapshot } from '../periph/counters.ts';
 import { GLOBAL } from '../periph/regs.ts';
+import { OutputFile } from './output-file.ts';
 
 // ---- pc → function ----
 
@@ -245,17 +245,11 @@ export class Profiler implements RunObserver {
   private stallCursor = 0;
   private prevLink = false;
 
-  /** The --profile-json file, opened at once so a bad path fails before the run. */
-  private readonly jsonFd: number | null = null;
+  /** The --profile-json file, opened at once so a bad path fails before the run (OutputError). */
+  private readonly json: OutputFile | null = null;
 
   constructor(private readonly machine: Machine, options: ProfilerOptions = {}) {
-    if (options.jsonPath !== undefined) {
-      try {
-        this.jsonFd = openSync(options.jsonPath, 'w');
-      } catch (e) {
-        throw new Error(`cannot write --profile-json ${options.jsonPath}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-      }
-    }
+    if (options.jsonPath !== undefined) this.json = new OutputFile(options.jsonPath, '--profile-json');
     this.functions = new FunctionMap(machine.symbols);
     const n = this.functions.count;
     this.clocks = new Float64Array(n);
@@ -301,17 +295,24 @@ export class Profiler implements RunObserver {
     }
   }
 
+  /** Accounts everything up to the CPU's clock (the TPU is there), so the records can go (emu/observer.ts). */
+  releaseTpuRecords(machine: Machine): void {
+    const t = Math.max(machine.cpu.cycle, this.curStart);
+    this.closeRun(t);
+    this.resolve(t);
+    this.recCursor = 0;
+    this.stallCursor = 0;
+  }
+
   finish(result: RunResult, machine: Machine): void {
     const end = Math.max(result.clocks, this.curStart);
     this.closeRun(end);
     if (this.scopeEnd > end) this.scopeEnd = end;
     this.resolve(end);
     this.profile = this.build(result, machine);
-    if (this.jsonFd !== null) {
-      const bytes = Buffer.from(JSON.stringify(this.profile, null, 2) + '\n', 'utf8');
-      let off = 0;
-      while (off < bytes.length) off += writeSync(this.jsonFd, bytes, off, bytes.length - off);
-      closeSync(this.jsonFd);
+    if (this.json !== null) {
+      this.json.write(JSON.stringify(this.profile, null, 2) + '\n');
+      this.json.commit();
     }
   }
 

@@ -13,7 +13,8 @@
 //   DMA, MXU, VPU   a slice per command, start to end, named by its opcode, with
 //                   its fields, push/start/end clocks and queue wait in args; an
 //                   instant event per command dropped with an error
-// On each track the events are written in time order.
+// On each track the events are written in time order. A run a signal
+// interrupted ends with a global instant event "run interrupted (SIGINT)".
 
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
@@ -103,6 +104,13 @@ export class TimelineWriter implements RunObserver {
     if ((records && records.length > this.recCursor) || tpu.errors.length > this.errCursor) this.readTpu(machine);
   }
 
+  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  releaseTpuRecords(machine: Machine): void {
+    if (!this.done) this.readTpu(machine);
+    this.recCursor = 0;
+    this.stallCursor = 0;
+  }
+
   finish(result: RunResult, machine: Machine): void {
     const end = result.clocks;
     if (!this.done) {
@@ -116,6 +124,9 @@ export class TimelineWriter implements RunObserver {
         const description = u.rules.describe(cmd);
         this.command({ unit: UNIT_NAMES[i], serial: cmd.serial, command: description, pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end - 1 }, true);
       });
+    }
+    if (result.reason === 'interrupted') {
+      this.raw({ name: `run interrupted (${result.signal})`, ph: 'i', s: 'g', pid: PID, tid: TID.CPU, ts: this.ts(end), args: { clock: end } });
     }
     this.sink.write('\n]\n');
     this.sink.close();

@@ -34,10 +34,11 @@
 // --trace-limit N (default 1,000,000; shared with --vcd and --timeline) at most
 // N instruction lines are written; if the run executes more, one final line
 // `# trace truncated after N instructions ...` follows and tracing stops while
-// the run goes on (still stepped, so no faster). Lines are buffered and
-// written in 64 KiB chunks, never held whole in memory.
+// the run goes on (still stepped, so no faster). A run interrupted by a signal
+// ends with `# trace interrupted at clock N (SIGINT): the run stopped there`.
+// Lines are buffered and written in 64 KiB chunks, never held whole in memory;
+// the file is put in place when the run ends (emu/output-file.ts).
 
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { BRAM_SIZE } from './bus.ts';
 import { ConfigError } from './config.ts';
 import { StopReason, TRAP_TEXT } from './cpu.ts';
@@ -46,8 +47,7 @@ import { ABI_NAMES, INSNS, matchInsn, rdOf } from './isa.ts';
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
 import type { StepInfo } from './stepper.ts';
-
-const CHUNK = 64 * 1024;
+import { OutputFile } from './output-file.ts';
 /** Columns before the instruction: `     CLOCK 0xPC (0xWORD) `. */
 const PREFIX_WIDTH = 10 + 1 + 10 + 1 + 12 + 1;
 /** The instruction is padded to this width when a register write follows. */
@@ -60,14 +60,11 @@ const hex8 = (v: number) => (v >>> 0).toString(16).padStart(8, '0');
 
 /** Writes the trace of a run to a file; push it into runObserved's observers. */
 export class TraceWriter implements RunObserver {
-  private readonly fd: number;
+  private readonly file: OutputFile;
   private readonly limit: number;
   private readonly namer: SymbolNamer;
-  private parts: string[] = [];
-  private pending = 0;
   private lines = 0;
   private done = false;
-  private closed = false;
   // Per BRAM word: the word last disassembled there (code can change) and its text.
   private readonly cachedWord = new Int32Array(BRAM_SIZE >>> 2);
   private readonly cachedText: (string | undefined)[] = new Array(BRAM_SIZE >>> 2);
@@ -81,12 +78,7 @@ export class TraceWriter implements RunObserver {
     }
     this.limit = limit;
     this.namer = objdumpNamer(machine.symbols.all);
-    try {
-      this.fd = openSync(path, 'w');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new ConfigError(`cannot write trace file ${path}: ${code === 'ENOENT' ? 'no such directory' : code ?? String(e)}`);
-    }
+    this.file = new OutputFile(path, '--trace');
     this.push(`${TRACE_HEADER}\n`);
   }
 
@@ -95,7 +87,7 @@ export class TraceWriter implements RunObserver {
     if (this.lines >= this.limit) {
       this.push(`# trace truncated after ${this.lines} instructions (--trace-limit ${this.lines}); the run went on untraced\n`);
       this.done = true;
-      this.flush();
+      this.file.flush();
       return;
     }
     this.lines++;
@@ -127,31 +119,20 @@ export class TraceWriter implements RunObserver {
     this.push(`${line}\n`);
   }
 
-  finish(_result: RunResult, _machine: Machine): void {
+  finish(result: RunResult, _machine: Machine): void {
+    if (result.reason === 'interrupted') {
+      this.push(`# trace interrupted at clock ${result.clocks} (${result.signal}): the run stopped there\n`);
+    }
     this.close();
   }
 
-  /** Flushes and closes the file (idempotent). */
+  /** Flushes, closes and puts the file in place (idempotent). */
   close(): void {
-    if (this.closed) return;
-    this.flush();
-    closeSync(this.fd);
-    this.closed = true;
+    this.file.commit();
   }
 
   private push(s: string): void {
-    this.parts.push(s);
-    this.pending += s.length;
-    if (this.pending >= CHUNK) this.flush();
-  }
-
-  private flush(): void {
-    if (this.pending === 0) return;
-    const bytes = Buffer.from(this.parts.join(''), 'latin1');
-    this.parts = [];
-    this.pending = 0;
-    let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
+    this.file.write(s);
   }
 }
 

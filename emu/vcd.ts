@@ -11,7 +11,8 @@
 //   picotpu.tpu.<unit>.busy   1 bit  a command is executing (start..end clocks)
 //   picotpu.tpu.<unit>.depth  8-bit  commands waiting in the unit's FIFO (from the accepted PUSH to the start)
 // A value at time t holds during clock t. Only changes are written, and at most
-// --trace-limit of them; the file then ends with a $comment saying so.
+// --trace-limit of them; the file then ends with a $comment saying so, as it
+// does when a signal interrupted the run (emu/run-control.ts).
 //
 // Order: the CPU's changes come in time order as it steps; the TPU's come from
 // its command records, which appear only when a command ends. Every TPU event
@@ -19,43 +20,19 @@
 // commands have been read (a running command's start is read from the unit),
 // so the changes are buffered and written up to that clock in batches.
 
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Machine, RunResult } from './machine.ts';
+import { OutputFile } from './output-file.ts';
 import type { RunObserver } from './observer.ts';
 import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
 import type { StepInfo } from './stepper.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 
-/** Buffered synchronous text output to a file (flushed in 64 KiB pieces). */
-export class TextSink {
-  private readonly fd: number;
-  private buf = '';
-
-  constructor(readonly path: string, what: string) {
-    try {
-      this.fd = openSync(path, 'w');
-    } catch (e) {
-      throw new Error(`cannot write ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-    }
-  }
-
-  write(s: string): void {
-    this.buf += s;
-    if (this.buf.length >= 65536) this.flush();
-  }
-
-  flush(): void {
-    if (this.buf.length === 0) return;
-    const bytes = Buffer.from(this.buf, 'utf8');
-    this.buf = '';
-    let off = 0;
-    while (off < bytes.length) off += writeSync(this.fd, bytes, off, bytes.length - off);
-  }
-
+/** Buffered synchronous text output to a file (flushed in 64 KiB pieces; complete or untouched, emu/output-file.ts). */
+export class TextSink extends OutputFile {
+  /** Flushes, closes and puts the file in place. */
   close(): void {
-    this.flush();
-    closeSync(this.fd);
+    this.commit();
   }
 }
 
@@ -169,12 +146,20 @@ export class VcdWriter implements RunObserver {
     if (this.cpuT.length >= CPU_BATCH) this.flush(Math.min(tpu.clock, machine.cpu.cycle));
   }
 
+  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  releaseTpuRecords(machine: Machine): void {
+    if (!this.done) this.readTpu(machine);
+    this.recCursor = 0;
+    this.stallCursor = 0;
+  }
+
   finish(result: RunResult, machine: Machine): void {
     if (!this.done) {
       this.readTpu(machine);
       this.flush(Number.POSITIVE_INFINITY);
       if (!this.done && result.clocks > this.lastTime) this.sink.write(`#${result.clocks}\n`);
     }
+    if (result.reason === 'interrupted') this.sink.write(`$comment run interrupted at clock ${result.clocks} (${result.signal}) $end\n`);
     this.sink.close();
     if (this.truncated) {
       this.options.warn?.(`--vcd: the trace limit of ${this.options.limit} value changes was reached at clock ${this.truncatedAt}; `

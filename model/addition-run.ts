@@ -15,7 +15,7 @@ import { variantName } from '../emu/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import {
-  decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutProblems, fullWidthProblem,
+  decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutStream, fullWidthProblem,
   parseProblem, PROMPT_LEN, problemKey, SUM_DIGITS, sumOf, TOKEN, VOCAB, type Problem,
 } from './addition.ts';
 import { LayoutError, planLayout, readModel, VARIANT, type Job, type Model } from './format.ts';
@@ -177,21 +177,35 @@ export interface EvalResult {
 
 export class EvalUsageError extends Error {}
 
+/**
+ * Most held-out problems `eval -n` takes: the golden model solves a few per
+ * second on one core, so this is hours of work already; beyond it is refused
+ * (165) rather than left to run for years.
+ */
+export const MAX_EVAL_PROBLEMS = 100_000;
+
 export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): EvalResult {
   const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT;
   if (!Number.isSafeInteger(n) || n < 1) throw new EvalUsageError(`--n must be a positive integer, got ${n}`);
+  if (n > MAX_EVAL_PROBLEMS) throw new EvalUsageError(`--n must be at most ${MAX_EVAL_PROBLEMS} (docs/hardware.md §7), got ${n}`);
   if (!Number.isSafeInteger(tpuN) || tpuN < 0) throw new EvalUsageError(`--tpu must be an integer ≥ 0, got ${tpuN}`);
   if (tpuN > n) throw new EvalUsageError(`--tpu ${tpuN} is more than --n ${n}: the TPU runs the first --tpu of the --n problems`);
   const t0 = performance.now();
-  const problems = heldOutProblems(n);
+  // Streamed: only the first tpuN problems and solutions are kept (for the TPU runs), and the wrong answers.
+  const problems: Problem[] = [];
   const golden: Solution[] = [];
-  problems.forEach((p, i) => {
+  const wrong: WrongAnswer[] = [];
+  let digits = 0, i = 0;
+  for (const p of heldOutStream(n)) {
     o.onProgress?.('golden', i, n);
-    golden.push(solveGolden(model, p));
-  });
+    const s = solveGolden(model, p);
+    if (i < tpuN) { problems.push(p); golden.push(s); }
+    if (!s.correct) wrong.push({ problem: problemKey(s.problem), expected: s.expected, answer: s.answer });
+    digits += digitsRight(s);
+    i++;
+  }
   o.onProgress?.('golden', n, n);
   const goldenMs = performance.now() - t0;
-  const wrong = golden.filter((s) => !s.correct).map((s) => ({ problem: problemKey(s.problem), expected: s.expected, answer: s.answer }));
   const tpu: EvalResult['tpu'] = {
     problems: tpuN, tokensAgree: 0, logitsAgree: 0, exact: 0, clocks: [], windowClocks: [], wallMs: [], disagreements: [],
   };
@@ -220,7 +234,7 @@ export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): E
     modelPath, variant,
     golden: {
       problems: n, exact: n - wrong.length,
-      digits: golden.reduce((s, x) => s + digitsRight(x), 0), digitsTotal: n * SUM_DIGITS,
+      digits, digitsTotal: n * SUM_DIGITS,
       wrong, wallMs: goldenMs,
     },
     tpu, clockHz: defaultConfig().clockHz, wallMs: performance.now() - t0,

@@ -94,8 +94,13 @@ export const HELD_OUT_SEED = 0x0ad0_2026;
 
 /** The held-out problems: the first n full-width problems from HELD_OUT_SEED (a prefix of any longer set). */
 export function heldOutProblems(n: number): Problem[] {
+  return Array.from(heldOutStream(n));
+}
+
+/** The same problems one at a time, so a long evaluation holds none of them. */
+export function* heldOutStream(n: number): Generator<Problem> {
   const rnd = mulberry32(HELD_OUT_SEED);
-  return Array.from({ length: n }, () => fullWidthProblem(rnd));
+  for (let i = 0; i < n; i++) yield fullWidthProblem(rnd);
 }
 
 export const problemKey = (p: Problem) => `${p.a}+${p.b}`;

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 import { runObserved, type RunObserver } from '../emu/observer.ts';
+import { KeepRecords } from './helpers/keep-records.ts';
 import { Profiler, type Profile } from '../emu/profiler.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
@@ -47,7 +48,8 @@ function profileRun(name: string, trace = false, cfg: PlatformConfig = defaultCo
   const profiler = new Profiler(m);
   const t = new Trace();
   m.tpu.records = [];
-  const r = runObserved(m, MAX_CYCLES, trace ? [profiler, t] : [profiler]);
+  // The profile must come out the same when runObserved empties the records as it goes (tpubench: many times).
+  const r = runObserved(m, MAX_CYCLES, trace ? [profiler, t, new KeepRecords()] : [profiler, new KeepRecords()]);
   expect(r.reason).toBe('exit');
   expect(r.exit).toBe(0);
   return { m, r, p: profiler.profile!, profiler, t, perf };

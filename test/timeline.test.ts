@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
 import { runObserved } from '../emu/observer.ts';
+import { KeepRecords } from './helpers/keep-records.ts';
 import { Profiler } from '../emu/profiler.ts';
 import { commandArgs, TID, TimelineWriter } from '../emu/timeline.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
@@ -47,7 +48,7 @@ function timelineRun(name: string, limit = 10_000_000, maxCycles = 30_000_000, c
   const w = new TimelineWriter(m, { path, limit, warn: (s) => warnings.push(s) });
   const profiler = new Profiler(m);
   m.tpu.records = [];
-  const r = runObserved(m, maxCycles, [w, profiler]);
+  const r = runObserved(m, maxCycles, [w, profiler, new KeepRecords()]);
   const events = JSON.parse(readFileSync(path, 'utf8')) as TraceEvent[];
   return { m, r, w, warnings, events, profile: profiler.profile!, perfWrites };
 }

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 import { runObserved, type RunObserver } from '../emu/observer.ts';
+import { KeepRecords } from './helpers/keep-records.ts';
 import { FunctionMap } from '../emu/profiler.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { VcdWriter } from '../emu/vcd.ts';
@@ -152,7 +153,7 @@ function vcdRun(name: string, limit = 10_000_000, maxCycles = 30_000_000, cfg: P
   const trace = new Trace();
   const pushes = watchPushes(m);
   m.tpu.records = [];
-  const r: RunResult = runObserved(m, maxCycles, [w, trace]);
+  const r: RunResult = runObserved(m, maxCycles, [w, trace, new KeepRecords()]);
   return { m, r, w, trace, pushes, perfWrites, warnings, vcd: parseVcd(readFileSync(path, 'utf8')) };
 }
 
