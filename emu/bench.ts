@@ -65,6 +65,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.FLASH) names.push('FlashAttention');
   if (v & VARIANT.TOKENS) names.push('wait tokens');
   if (v & VARIANT.LEAN) names.push('lean');
+  if (v & VARIANT.PANEL) names.push('panels');
   return names.length ? names.join('+') : 'base';
 }
 

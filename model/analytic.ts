@@ -37,6 +37,9 @@ const ceilTo = (n: number, D: number) => Math.ceil(n / D) * D;
 
 enum Epi { None, Relu, Residual, MaskRelu }
 
+/** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
+const PANEL_CHUNK_BYTES = 1024;
+
 interface MatmulCall {
   m: number; k: number; n: number;
   transpose?: boolean; out32?: boolean; causal?: boolean;
@@ -117,6 +120,31 @@ class Kernels {
         w.store(vr, crow);
       }
     }
+  }
+
+  /** kernels/panel.c matmul_panel_fits: PANEL, one row group, plain (not transposed, not causal), C's row block, A's and one B tile's rows each in a region. */
+  panelFits(c: MatmulCall): boolean {
+    const D = this.D, crow = c.out32 ? 4 * c.n : c.n / 2;
+    return (this.variant & VARIANT.PANEL) !== 0 && c.m <= D && !c.transpose && !c.causal
+      && D * crow <= REGION && D * (c.k / 2) <= REGION && c.k * (D / 2) <= REGION;
+  }
+
+  /** kernels/panel.c matmul_panel: A (unless kept) and residual rows, B in chunks of up to PANEL_CHUNK_BYTES, every tile one MATMUL, the epilogue once over the row block, one C store. */
+  panel(w: Work, c: MatmulCall, keepA = false, weights = false): void {
+    const D = this.D, row4 = D / 2, tiles = c.n / D, tileBytes = c.k * row4;
+    let chunk = 1;
+    while (2 * chunk * tileBytes <= PANEL_CHUNK_BYTES) chunk *= 2;
+    if (!keepA) w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    for (let j = 0; j < tiles; j += chunk) {
+      const bytes = c.k * Math.min(chunk, tiles - j) * row4;
+      w.load(c.k, Math.min(chunk, tiles - j) * row4);
+      if (weights) { w.weightBytes += bytes; w.weightDma += this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramReadClocksPerByte; }
+    }
+    for (let j = 0; j < tiles; j++) w.matmul(c.k);
+    if (c.epi === Epi.Relu) w.vector(c.m, c.n);
+    else if (c.epi === Epi.Residual) { w.vector(c.m, c.n); w.vector(c.m, c.n); }
+    w.store(c.m, c.out32 ? 4 * c.n : c.n / 2);
   }
 
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
@@ -223,9 +251,44 @@ function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, varia
  * attention per sequence), the output head over the B rows.
  */
 function decodeStepCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
+  if (B === 1 && panelDecodes(k, dims)) { panelDecodeStep(batched, k, dims, pos, variant); return; }
   for (let s = 0; s < B; s++) perSequence.call((w) => k.embed(w, 1, dims.d));
   for (let l = 0; l < dims.layers; l++) layerCalls(batched, perSequence, k, dims, { rows: B, sequences: B, attnRows: 1, attnRow0: pos }, variant);
   batched.call((w) => k.matmul(w, { m: B, k: dims.d, n: dims.vocab, out32: true }, true));
+}
+
+/** model.c decodes_by_panels: PANEL, and every weight matmul of a decode step takes matmul_panel. */
+function panelDecodes(k: Kernels, dims: ModelDims): boolean {
+  const { d, dFF } = dims;
+  return k.panelFits({ m: 1, k: d, n: d }) && k.panelFits({ m: 1, k: d, n: dFF }) && k.panelFits({ m: 1, k: dFF, n: d });
+}
+
+/**
+ * One single-sequence decode step as model.c's panel_forward issues it: the
+ * embedding; per layer Q, K and V by matmul_panel (A loaded once), attention
+ * (the variant's kernel), Wo and W2 with the residual fused, W1 with ReLU
+ * fused; the output head by matmul_panel when it fits.
+ */
+function panelDecodeStep(p: Phase, k: Kernels, dims: ModelDims, pos: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  p.call((w) => k.embed(w, 1, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (let i = 0; i < 3; i++) p.call((w) => k.panel(w, { m: 1, k: d, n: d }, i > 0, true));
+    if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
+    else {
+      const dh = d / heads, ctx = ceilTo(pos + 1, k.D);
+      for (let h = 0; h < heads; h++) {
+        p.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
+        p.call((w) => k.elementwise(w, 1, ctx, 1, 2));
+        p.call((w) => k.matmul(w, { m: 1, k: ctx, n: dh, causal: true, row0: pos }));
+      }
+    }
+    p.call((w) => k.panel(w, { m: 1, k: d, n: d, epi: Epi.Residual }, false, true));
+    p.call((w) => k.panel(w, { m: 1, k: d, n: dFF, epi: Epi.Relu }, false, true));
+    p.call((w) => k.panel(w, { m: 1, k: dFF, n: d, epi: Epi.Residual }, false, true));
+  }
+  const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
+  p.call((w) => (k.panelFits(head) ? k.panel(w, head, false, true) : k.matmul(w, head, true)));
 }
 
 const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
@@ -280,6 +343,7 @@ export function predictDecodeStep(dims: ModelDims, B: number, pos: number, varia
 /** One tiled matmul, as build/fw/mmbench.elf runs it. */
 export function predictMatmul(shape: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): PhasePrediction {
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
-  p.call((w) => new Kernels(variant, cfg).matmul(w, { m: shape.m, k: shape.k, n: shape.n }));
+  const k = new Kernels(variant, cfg), call: MatmulCall = { m: shape.m, k: shape.k, n: shape.n };
+  p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.matmul(w, call)));
   return p.result();
 }

@@ -19,7 +19,10 @@ export const VARIANT = {
   FLASH: 4, // FlashAttention: P never leaves the scratchpad, P·V accumulated in int32
   TOKENS: 8, // units synchronise through wait tokens; the CPU never polls inside a kernel
   LEAN: 16, // matmul staging words computed once per call, ARG registers rewritten only where they change
+  PANEL: 32, // decode (one row): weight panels of several tiles per DMA command, C kept in the scratchpad and stored once, epilogues fused on the row
 } as const;
+/** Every variant bit set: the largest VARIANT value. */
+export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 
 export interface HeaderField { name: string; offset: number; doc: string }
 

@@ -12,6 +12,8 @@
  *   FLASH          FlashAttention: scores never leave the scratchpad
  *   TOKENS         dependencies are wait tokens: the CPU never polls inside
  *                  a kernel, it only pushes commands
+ *   LEAN           matmul staging words computed once per call
+ *   PANEL          decode: one-row matmuls through matmul_panel (panel.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -137,6 +139,14 @@ struct mm_args {
 /* C = epilogue(R(A·B)): A blocks of TILE·S rows, S fitted to the scratchpad;
  * B tiles of TILE columns; C tiles TILE × TILE. */
 void matmul(const struct mm_args *a);
+
+/* VARIANT_PANEL, M ≤ TILE: B streamed in panels of several tiles per DMA
+ * command, C kept in the scratchpad, the epilogue (p->epi: EPI_NONE,
+ * EPI_RELU or EPI_RESIDUAL) run once on the whole row block, C stored once.
+ * keep_a: A is the one the previous matmul_panel call loaded. Whether a
+ * matmul can take this path (the variant, its shape, the scratchpad plan): */
+int matmul_panel_fits(const struct mm_args *p);
+void matmul_panel(const struct mm_args *p, uint32_t keep_a);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */

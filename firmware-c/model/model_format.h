@@ -73,5 +73,6 @@
 #define VARIANT_FLASH 4u
 #define VARIANT_TOKENS 8u
 #define VARIANT_LEAN 16u
+#define VARIANT_PANEL 32u
 
 #endif /* MODEL_FORMAT_H */

@@ -1,0 +1,117 @@
+/* The decode-shaped matmul (VARIANT_PANEL, kernels.h matmul_panel).
+ *
+ * With one row group (M ≤ TILE) a matmul is bound by loading its weights:
+ * every B byte is used once by one MATMUL of K + 24 clocks per 4K bytes. The
+ * tiled kernel (matmul.c) pays per 8-column tile a B load, a C store and
+ * some 340 RV32I instructions of bookkeeping, about three times the DMA's
+ * 514 clocks. Here B streams as panels of several tiles per DMA command
+ * into a ring of scratchpad regions, the MXU writes every C tile into one
+ * C row block in the scratchpad, the epilogue (ReLU or residual add +
+ * hardtanh) runs once over the whole row block and C is stored once: per
+ * tile the CPU only stages two words and pushes.
+ *
+ * Every dependency is one wait token (or, without TOKENS, one poll):
+ *   chunk load into ring buffer b  after the MXU has read b's previous chunk
+ *   MATMULs of a chunk             after its load (which follows the A and R
+ *                                  loads in the DMA's order)
+ *   epilogue                       after the last MATMUL
+ *   C store                        after the epilogue (or the last MATMUL)
+ * Nothing waits on an earlier kernel: every kernel ends with a DMA store that
+ * follows all of its MXU and VPU work, and the DMA is in order. */
+#include "kernels.h"
+
+#define DMA TPU_UNIT_DMA
+#define MXU TPU_UNIT_MXU
+#define VPU TPU_UNIT_VPU
+
+/* Scratchpad plan: A rows, the C row block, the residual rows, then a ring of
+ * one-region B buffers. */
+#define SP_PA SP(0)
+#define SP_PC SP(1)
+#define SP_PR SP(2)
+#define SP_PB0 SP(3)
+#define PANEL_BUFFERS (SP_KIB * 1024u / SP_REGION - 3u)
+/* Bytes of B per DMA command (at most): a few tiles, so that the MXU's work
+ * on the last chunk (the drain, when the DMA has nothing left) stays short. */
+#ifndef PANEL_CHUNK_BYTES
+#define PANEL_CHUNK_BYTES 1024u
+#endif
+
+int matmul_panel_fits(const struct mm_args *p) {
+  uint32_t crow = (p->flags & MM_OUT_INT32) ? 4 * p->n : p->n / 2;
+  return (k_variant & VARIANT_PANEL) && p->m <= TILE && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL))
+    && TILE * crow <= SP_REGION && TILE * (p->k / 2) <= SP_REGION && p->k * TILE_ROW4 <= SP_REGION;
+}
+
+static uint32_t dma_rows(uint32_t op, uint32_t sram, uint32_t spad, uint32_t rows, uint32_t row_bytes,
+                         uint32_t sram_stride, uint32_t spad_stride) {
+  return k_issued(DMA, dma_2d(op, sram, spad, rows, row_bytes, sram_stride, spad_stride));
+}
+
+void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
+  uint32_t out32 = p->flags & MM_OUT_INT32;
+  uint32_t arow = p->k / 2, crow = out32 ? 4 * p->n : p->n / 2, ctile = out32 ? TILE_ROW32 : TILE_ROW4;
+  /* Tiles per chunk: the largest power of two within PANEL_CHUNK_BYTES (by
+   * shifts: RV32I has no multiplier, a multiply is a ~80-clock libgcc call). */
+  uint32_t chunk = 1;
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
+  uint32_t epi = p->epi;
+  /* MXU ticket of the last MATMUL that read each ring buffer; an entry is
+   * read only after this call has written it (on the stack, not in .bss, so
+   * that the other programs' data layout is what it was). */
+  uint32_t buffer_read[PANEL_BUFFERS];
+  if (!keep_a) dma_rows(TPU_DMA_LOAD, p->a, SP_PA, p->m, arow, p->a_stride, arow);
+  if (epi == EPI_RESIDUAL) dma_rows(TPU_DMA_LOAD, p->res, SP_PR, p->m, p->n / 2, p->res_stride, p->n / 2);
+
+  uint32_t chunk_row = chunk * TILE_ROW4, tiles = p->n / TILE;
+  /* The MATMULs' strides hold for the whole call. */
+  tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(chunk_row));
+  tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, TPU_MXU_C_STRIDE(crow) | TPU_MXU_SHIFT(p->shift));
+  uint32_t m_flags = out32 ? TPU_MXU_FLAG_OUT_INT32 : 0;
+  uint32_t sram = p->b, c_arg = SP_PC | TPU_MXU_K(p->k), last = 0;
+  uint32_t buf = 0, spad = SP_PB0, rows_arg = TPU_DMA_ROWS(p->k);
+  tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, TPU_DMA_ROW_BYTES(chunk_row) | TPU_DMA_SPAD_STRIDE(chunk_row));
+  tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, TPU_DMA_SRAM_STRIDE(p->b_stride));
+  for (uint32_t i = 0, j = 0; j < tiles; i++) {
+    uint32_t nt = tiles - j < chunk ? tiles - j : chunk;
+    if (i >= PANEL_BUFFERS) k_need(DMA, MXU, buffer_read[buf]);
+    if (nt != chunk) tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, TPU_DMA_ROW_BYTES(nt * TILE_ROW4) | TPU_DMA_SPAD_STRIDE(chunk_row));
+    tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, sram);
+    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, spad | rows_arg);
+    uint32_t loaded = k_issued(DMA, tpu_push(DMA, TPU_DMA_LOAD, 0));
+    sram += chunk_row;
+    k_need(MXU, DMA, loaded);
+    uint32_t ab = SP_PA | (spad << 16);
+    for (uint32_t t = 0; t < nt; t++, j++) {
+      tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
+      tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, c_arg);
+      last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, m_flags));
+      ab += TILE_ROW4 << 16;
+      c_arg += ctile;
+      /* Keeps GCC from computing the loop's final values with a multiply. */
+      __asm__("" : "+r"(c_arg), "+r"(j));
+    }
+    buffer_read[buf] = last;
+    if (++buf == PANEL_BUFFERS) { buf = 0; spad = SP_PB0; }
+    else spad += SP_REGION;
+  }
+
+  uint32_t done = last, on = MXU;
+  if (epi != EPI_NONE) {
+    struct vpu_op v = {
+      .a = SP_PC, .b = SP_PR, .c = SP_PC, .a_stride = crow, .b_stride = p->n / 2, .c_stride = crow,
+      .rows = p->m, .cols = p->n, .param = 0,
+    };
+    k_need(VPU, MXU, last);
+    if (epi == EPI_RESIDUAL) {
+      k_issued(VPU, vpu_add(&v));
+      v.param = p->bound;
+      done = k_issued(VPU, vpu_hardtanh(&v));
+    } else {
+      done = k_issued(VPU, vpu_relu(&v));
+    }
+    on = VPU;
+  }
+  k_need(DMA, on, done);
+  dma_rows(TPU_DMA_STORE, p->c, SP_PC, p->m, crow, p->c_stride, crow);
+}
