@@ -66,6 +66,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.TOKENS) names.push('wait tokens');
   if (v & VARIANT.LEAN) names.push('lean');
   if (v & VARIANT.PANEL) names.push('panels');
+  if (v & VARIANT.HEADS) names.push('pipelined heads');
   return names.length ? names.join('+') : 'base';
 }
 

@@ -147,6 +147,27 @@ class Kernels {
     w.store(c.m, c.out32 ? 4 * c.n : c.n / 2);
   }
 
+  /** kernels/attention.c attention_decode_fits (model.c asks it once, for max_seq keys): HEADS, the 64 KiB plan, every key in two regions, P and the output rows in one. */
+  decodeAttentionFits(maxSeq: number, d: number): boolean {
+    const ctx = ceilTo(maxSeq, this.D);
+    return (this.variant & VARIANT.HEADS) !== 0 && this.cfg.tpu.spadKiB === 64
+      && ctx * (d / 2) <= 2 * REGION && this.D * (ctx / 2) <= REGION && this.D * (d / 2) <= REGION;
+  }
+
+  /** kernels/attention.c attention_decode: Q, all keys, each head's values; per head scores, mask + ReLU on one row, P·V; one output store. */
+  decodeAttention(w: Work, pos: number, d: number, heads: number): void {
+    const D = this.D, dh = d / heads, keys = pos + 1, ctx = ceilTo(keys, D);
+    w.load(1, d / 2);
+    w.load(keys, d / 2);
+    for (let h = 0; h < heads; h++) {
+      w.load(keys, dh / 2);
+      for (let t = 0; t < ctx / D; t++) w.matmul(dh);
+      w.vector(1, ctx); w.vector(1, ctx);
+      for (let t = 0; t < dh / D; t++) w.matmul(ctx);
+    }
+    w.store(1, d / 2);
+  }
+
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
   elementwise(w: Work, rows: number, cols: number, inputs: number, ops: number): void {
     const rb = cols / 2, chunk = Math.floor(REGION / rb);
@@ -274,7 +295,8 @@ function panelDecodeStep(p: Phase, k: Kernels, dims: ModelDims, pos: number, var
   p.call((w) => k.embed(w, 1, d));
   for (let l = 0; l < dims.layers; l++) {
     for (let i = 0; i < 3; i++) p.call((w) => k.panel(w, { m: 1, k: d, n: d }, i > 0, true));
-    if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
+    if (k.decodeAttentionFits(dims.maxSeq, d)) p.call((w) => k.decodeAttention(w, pos, d, heads));
+    else if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
     else {
       const dh = d / heads, ctx = ceilTo(pos + 1, k.D);
       for (let h = 0; h < heads; h++) {

@@ -14,6 +14,7 @@
  *                  a kernel, it only pushes commands
  *   LEAN           matmul staging words computed once per call
  *   PANEL          decode: one-row matmuls through matmul_panel (panel.c)
+ *   HEADS          decode: one-query attention with the heads pipelined
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -168,5 +169,10 @@ struct attn_args {
 };
 /* out = R(relu(causal(R(q·kᵀ, shift_s))) · v, shift_o), head by head. */
 void attention(const struct attn_args *a);
+/* VARIANT_HEADS, one query (decode, single job, kv_stride 0): every head's
+ * keys in one load, the heads pipelined through MXU and VPU, one output
+ * store. Whether it holds caches of up to max_keys positions of width d: */
+int attention_decode_fits(uint32_t d, uint32_t max_keys);
+void attention_decode(const struct attn_args *a);
 
 #endif /* KERNELS_H */

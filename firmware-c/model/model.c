@@ -273,6 +273,9 @@ static int decodes_by_panels(void) {
   return matmul_panel_fits(&q) && matmul_panel_fits(&up) && matmul_panel_fits(&down);
 }
 
+/* Decode attention by attention_decode (set by main_panel). */
+static uint32_t heads_pipelined;
+
 static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off) {
   uint32_t rs = M.d / 2, fs = M.d_ff / 2;
   struct mm_args m = {
@@ -287,7 +290,8 @@ static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off) {
     .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
     .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
   };
-  attention(&at);
+  if (heads_pipelined) attention_decode(&at);
+  else attention(&at);
   struct mm_args o = {
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
     .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
@@ -343,6 +347,7 @@ static inline __attribute__((always_inline)) int finish(uint32_t produced) {
  * that main's code is what it was before PANEL. */
 static __attribute__((noinline)) int main_panel(void) {
   uint32_t panels = decodes_by_panels();
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
   tpu_perf_start();
   uint32_t tok = forward(tokens, M.prompt_len, 0, 0);

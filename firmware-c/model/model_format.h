@@ -74,5 +74,6 @@
 #define VARIANT_TOKENS 8u
 #define VARIANT_LEAN 16u
 #define VARIANT_PANEL 32u
+#define VARIANT_HEADS 64u
 
 #endif /* MODEL_FORMAT_H */
