@@ -67,6 +67,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.LEAN) names.push('lean');
   if (v & VARIANT.PANEL) names.push('panels');
   if (v & VARIANT.HEADS) names.push('pipelined heads');
+  if (v & VARIANT.STREAM) names.push('streamed prefill');
   return names.length ? names.join('+') : 'base';
 }
 

@@ -39,6 +39,12 @@ enum Epi { None, Relu, Residual, MaskRelu }
 
 /** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
 const PANEL_CHUNK_BYTES = 1024;
+/** Tiles per panel chunk: the largest power of two whose K × D/2-byte tiles fit PANEL_CHUNK_BYTES (at least 1). */
+function panelChunk(k: number, D: number): number {
+  let chunk = 1;
+  for (let bytes = k * (D / 2); 2 * bytes <= PANEL_CHUNK_BYTES; bytes *= 2) chunk *= 2;
+  return chunk;
+}
 
 interface MatmulCall {
   m: number; k: number; n: number;
@@ -131,9 +137,7 @@ class Kernels {
 
   /** kernels/panel.c matmul_panel: A (unless kept) and residual rows, B in chunks of up to PANEL_CHUNK_BYTES, every tile one MATMUL, the epilogue once over the row block, one C store. */
   panel(w: Work, c: MatmulCall, keepA = false, weights = false): void {
-    const D = this.D, row4 = D / 2, tiles = c.n / D, tileBytes = c.k * row4;
-    let chunk = 1;
-    while (2 * chunk * tileBytes <= PANEL_CHUNK_BYTES) chunk *= 2;
+    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D);
     if (!keepA) w.load(c.m, c.k / 2);
     if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
     for (let j = 0; j < tiles; j += chunk) {
@@ -166,6 +170,29 @@ class Kernels {
       for (let t = 0; t < dh / D; t++) w.matmul(ctx);
     }
     w.store(1, d / 2);
+  }
+
+  /** kernels/panel.c matmul_stream_fits: STREAM, the 64 KiB plan, up to 64 rows of int4 output, A in four regions, a chunk's C block and the residual rows in one. */
+  streamFits(c: MatmulCall): boolean {
+    const D = this.D, rows = ceilTo(c.m, D);
+    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
+      && rows * (c.k / 2) <= 4 * REGION && rows * panelChunk(c.k, D) * (D / 2) <= REGION
+      && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
+  }
+
+  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store. */
+  stream(w: Work, c: MatmulCall, keepA = false): void {
+    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D), groups = Math.ceil(c.m / D);
+    if (!keepA) w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    for (let j = 0; j < tiles; j += chunk) {
+      const nt = Math.min(chunk, tiles - j);
+      w.load(c.k, nt * row4);
+      for (let t = 0; t < nt * groups; t++) w.matmul(c.k);
+      if (c.epi === Epi.Relu) w.vector(c.m, nt * D);
+      else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
+      w.store(c.m, nt * row4);
+    }
   }
 
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
@@ -259,7 +286,8 @@ function layerCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelD
 }
 
 /** A prompt's forward pass: embedding, the layers, the output head on the last row. */
-function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number): void {
+function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number, single = false): void {
+  if (single && (variant & VARIANT.PANEL) !== 0 && streamPrefills(k, dims, rows)) { streamPrefill(p, k, dims, rows, variant); return; }
   p.call((w) => k.embed(w, rows, dims.d));
   for (let l = 0; l < dims.layers; l++) layerCalls(p, p, k, dims, { rows, sequences: 1, attnRows: rows, attnRow0: 0 }, variant);
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
@@ -282,6 +310,36 @@ function decodeStepCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: M
 function panelDecodes(k: Kernels, dims: ModelDims): boolean {
   const { d, dFF } = dims;
   return k.panelFits({ m: 1, k: d, n: d }) && k.panelFits({ m: 1, k: d, n: dFF }) && k.panelFits({ m: 1, k: dFF, n: d });
+}
+
+/** model.c prefills_by_streams (asked in main_panel: a single job with PANEL): every weight matmul of the prefill takes matmul_stream. */
+function streamPrefills(k: Kernels, dims: ModelDims, P: number): boolean {
+  const { d, dFF } = dims;
+  return k.streamFits({ m: P, k: d, n: d, epi: Epi.Residual }) && k.streamFits({ m: P, k: d, n: dFF, epi: Epi.Relu })
+    && k.streamFits({ m: P, k: dFF, n: d, epi: Epi.Residual });
+}
+
+/** The prefill as model.c's stream_forward issues it: the embedding; per layer Q, K, V by matmul_stream (A loaded once), attention as layerCalls has it, Wo and W2 with the residual fused, W1 with ReLU; the head by matmul_panel when it fits. */
+function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  p.call((w) => k.embed(w, P, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (let i = 0; i < 3; i++) p.call((w) => k.stream(w, { m: P, k: d, n: d }, i > 0));
+    if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, P, 0, d, heads));
+    else {
+      const dh = d / heads, ctx = ceilTo(P, k.D);
+      for (let h = 0; h < heads; h++) {
+        p.call((w) => k.matmul(w, { m: P, k: dh, n: ctx, transpose: true, causal: true, epi: Epi.MaskRelu, row0: 0 }));
+        if (!k.fuses(P)) p.call((w) => k.elementwise(w, P, ctx, 1, 2));
+        p.call((w) => k.matmul(w, { m: P, k: ctx, n: dh, causal: true, row0: 0 }));
+      }
+    }
+    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }));
+    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }));
+    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }));
+  }
+  const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
+  p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));
 }
 
 /**
@@ -329,7 +387,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
   const k = new Kernels(job.variant, cfg);
   const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
   const prefill = new Phase('prefill', cfg);
-  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, job.variant);
+  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, job.variant, B === 1);
   const phases = [prefill.result()];
   if (job.decodeSteps > 0) {
     const decode = new Phase('decode', cfg);
@@ -366,6 +424,6 @@ export function predictDecodeStep(dims: ModelDims, B: number, pos: number, varia
 export function predictMatmul(shape: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): PhasePrediction {
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
   const k = new Kernels(variant, cfg), call: MatmulCall = { m: shape.m, k: shape.k, n: shape.n };
-  p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.matmul(w, call)));
+  p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.streamFits(call) ? k.stream(w, call) : k.matmul(w, call)));
   return p.result();
 }

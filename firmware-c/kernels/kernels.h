@@ -15,6 +15,7 @@
  *   LEAN           matmul staging words computed once per call
  *   PANEL          decode: one-row matmuls through matmul_panel (panel.c)
  *   HEADS          decode: one-query attention with the heads pipelined
+ *   STREAM         prefill: weight matmuls through matmul_stream (panel.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -148,6 +149,11 @@ void matmul(const struct mm_args *a);
  * matmul can take this path (the variant, its shape, the scratchpad plan): */
 int matmul_panel_fits(const struct mm_args *p);
 void matmul_panel(const struct mm_args *p, uint32_t keep_a);
+/* VARIANT_STREAM, M ≤ 64 (prefill): the panel scheme over every row group,
+ * each chunk's C columns (epilogue applied) stored behind the next chunk's
+ * load. */
+int matmul_stream_fits(const struct mm_args *p);
+void matmul_stream(const struct mm_args *p, uint32_t keep_a);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */

@@ -115,3 +115,107 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
   k_need(DMA, on, done);
   dma_rows(TPU_DMA_STORE, p->c, SP_PC, p->m, crow, p->c_stride, crow);
 }
+
+/* ---- matmul_stream (VARIANT_STREAM, prefill) ----
+ * The panel scheme for a block of up to 64 rows: B in the same chunks, every
+ * chunk's tiles computed for every row group while the next chunks load, the
+ * epilogue over the chunk's C columns, and those columns stored behind the
+ * next chunk's load (so the DMA streams B while the MXU works, and only the
+ * last chunk's epilogue and store are left when the MXU is done).
+ * Plan: A in regions 0-3, a ring of four C chunk blocks in 4-7 (chunk i's C
+ * in its own region, so that the MXU writing chunk i+1, the VPU on chunk i
+ * and the DMA storing chunk i−1 never share a port), the residual in 8, a
+ * ring of B buffers in 9-15. */
+#define SS_A SP(0)
+#define SS_C(i) SP(4 + ((i) & 3))
+#define SS_R SP(8)
+#define SS_B0 SP(9)
+#define SS_BLOCK (4 * SP_REGION)
+#define STREAM_BUFFERS 7u
+/* Chunks loaded ahead of the one the MXU works on. */
+#define STREAM_AHEAD 2u
+
+int matmul_stream_fits(const struct mm_args *p) {
+  /* The chunk's C block: rows × (at most PANEL_CHUNK_BYTES / K tiles) of int4. */
+  uint32_t rows = (p->m + (TILE - 1)) & ~(TILE - 1u), chunk = 1;
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
+  return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= 64 && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
+    && rows * (p->k / 2) <= SS_BLOCK && rows * chunk * TILE_ROW4 <= SP_REGION && (p->epi != EPI_RESIDUAL || p->m * (p->n / 2) <= SP_REGION)
+    && p->k * TILE_ROW4 <= SP_REGION;
+}
+
+/* The B chunk loads of one matmul_stream call, in order. */
+struct stream_loads {
+  uint32_t sram, tiles_left, buf, chunk, chunk_row, k, b_stride, count;
+  uint32_t loaded[STREAM_BUFFERS];       /* DMA ticket of each buffer's chunk */
+  uint32_t buffer_read[STREAM_BUFFERS];  /* MXU ticket of the last MATMUL reading each buffer */
+};
+
+static void stream_load(struct stream_loads *l) {
+  uint32_t nt = l->tiles_left < l->chunk ? l->tiles_left : l->chunk;
+  if (l->count >= STREAM_BUFFERS) k_need(DMA, MXU, l->buffer_read[l->buf]);
+  l->loaded[l->buf] = dma_rows(TPU_DMA_LOAD, l->sram, SS_B0 + l->buf * SP_REGION, l->k, nt * TILE_ROW4, l->b_stride, l->chunk_row);
+  l->sram += l->chunk_row;
+  l->tiles_left -= nt;
+  l->count++;
+  if (++l->buf == STREAM_BUFFERS) l->buf = 0;
+}
+
+void matmul_stream(const struct mm_args *p, uint32_t keep_a) {
+  uint32_t arow = p->k / 2;
+  struct stream_loads l = { .sram = p->b, .tiles_left = p->n / TILE, .chunk = 1, .k = p->k, .b_stride = p->b_stride };
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) l.chunk <<= 1;
+  l.chunk_row = l.chunk * TILE_ROW4;
+  uint32_t epi = p->epi, groups = (p->m + (TILE - 1)) >> TILE_LOG2, crow = l.chunk_row;
+  uint32_t a_group = arow << TILE_LOG2, c_group = crow << TILE_LOG2;
+  if (!keep_a) dma_rows(TPU_DMA_LOAD, p->a, SS_A, p->m, arow, p->a_stride, arow);
+  if (epi == EPI_RESIDUAL) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
+  for (uint32_t i = 0; i < STREAM_AHEAD && l.tiles_left; i++) stream_load(&l);
+  uint32_t m_arg2 = TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(l.chunk_row), m_arg3 = TPU_MXU_C_STRIDE(crow) | TPU_MXU_SHIFT(p->shift);
+  uint32_t store_sram = p->c, res_col = 0, work_buf = 0, tiles = p->n / TILE;
+  for (uint32_t i = 0, j = 0; j < tiles; i++) {
+    uint32_t nt = tiles - j < l.chunk ? tiles - j : l.chunk;
+    tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, m_arg2);
+    tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, m_arg3);
+    k_need(MXU, DMA, l.loaded[work_buf]);
+    uint32_t b = SS_B0 + work_buf * SP_REGION, last = 0, c_tile = SS_C(i);
+    for (uint32_t t = 0; t < nt; t++, j++, b += TILE_ROW4, c_tile += TILE_ROW4) {
+      uint32_t ab = SS_A | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
+      for (uint32_t g = 0; g < groups; g++) {
+        tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
+        tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
+        last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, 0));
+        ab += a_group;
+        ck += c_group;
+        /* Keeps GCC from computing the loops' final values with a multiply. */
+        __asm__("" : "+r"(ab), "+r"(ck));
+      }
+      __asm__("" : "+r"(b), "+r"(c_tile), "+r"(j));
+    }
+    l.buffer_read[work_buf] = last;
+    if (++work_buf == STREAM_BUFFERS) work_buf = 0;
+    uint32_t done = last, on = MXU;
+    if (epi != EPI_NONE) {
+      struct vpu_op v = {
+        .a = SS_C(i), .b = SS_R + res_col, .c = SS_C(i), .a_stride = crow, .b_stride = p->n / 2, .c_stride = crow,
+        .rows = p->m, .cols = nt * TILE, .param = 0,
+      };
+      k_need(VPU, MXU, last);
+      if (epi == EPI_RESIDUAL) {
+        k_issued(VPU, vpu_add(&v));
+        v.param = p->bound;
+        done = k_issued(VPU, vpu_hardtanh(&v));
+      } else {
+        done = k_issued(VPU, vpu_relu(&v));
+      }
+      on = VPU;
+    }
+    /* The next chunk's load goes ahead of this chunk's store in the DMA's order. */
+    if (l.tiles_left) stream_load(&l);
+    uint32_t width = nt * TILE_ROW4;
+    k_need(DMA, on, done);
+    dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);
+    store_sram += width;
+    res_col += width;
+  }
+}

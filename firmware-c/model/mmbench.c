@@ -21,11 +21,12 @@ static __attribute__((noinline)) int run_tiled(const struct mm_args *a) {
   return status();
 }
 
-/* VARIANT_PANEL shapes (M ≤ TILE): decided before the window, so that the
+/* VARIANT_PANEL shapes (M ≤ TILE) and VARIANT_STREAM ones: decided before the window, so that the
  * tiled kernel's window holds the same instructions as before PANEL. */
 static __attribute__((noinline)) int run_panel(const struct mm_args *a) {
   tpu_perf_start();
-  matmul_panel(a, 0);
+  if (matmul_panel_fits(a)) matmul_panel(a, 0);
+  else matmul_stream(a, 0);
   tpu_drain(TPU_UNIT_DMA); /* its C store follows all of its MXU and VPU work */
   tpu_perf_stop();
   return status();
@@ -50,5 +51,5 @@ int main(void) {
     .c = SRAM_WORD(MATMUL_H_C), .c_stride = n / 2, .m = m, .k = k, .n = n, .shift = SRAM_WORD(MATMUL_H_SHIFT),
   };
   kernels_begin(SRAM_WORD(MATMUL_H_VARIANT));
-  return matmul_panel_fits(&a) ? run_panel(&a) : run_tiled(&a);
+  return matmul_panel_fits(&a) || matmul_stream_fits(&a) ? run_panel(&a) : run_tiled(&a);
 }

@@ -309,13 +309,52 @@ static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off) {
   matmul_panel(&f2, 0);
 }
 
-static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t pos, uint32_t step) {
-  embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
-  uint32_t row_off = pos * (M.d / 2);
-  for (uint32_t l = 0; l < M.layers; l++) panel_layer(&L[l], pos, row_off);
+/* ---- VARIANT_STREAM: prefill's weight matmuls through matmul_stream ---- */
+static int prefills_by_streams(void) {
+  uint32_t P = M.prompt_len;
+  struct mm_args q = { .m = P, .k = M.d, .n = M.d, .epi = EPI_RESIDUAL }, up = { .m = P, .k = M.d, .n = M.d_ff, .epi = EPI_RELU },
+                 down = { .m = P, .k = M.d_ff, .n = M.d, .epi = EPI_RESIDUAL };
+  return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down);
+}
+
+static void stream_layer(const struct layer *y, uint32_t rows) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args m = {
+    .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = rows, .k = M.d, .n = M.d, .shift = y->sq,
+  };
+  matmul_stream(&m, 0);
+  m.b = y->wk; m.c = y->k_cache; m.shift = y->sk;
+  matmul_stream(&m, 1);
+  m.b = y->wv; m.c = y->v_cache; m.shift = y->sv;
+  matmul_stream(&m, 1);
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+    .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  attention(&at);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_stream(&o, 0);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
+    .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul_stream(&f1, 0);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_stream(&f2, 0);
+}
+
+/* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
+ * fits (the tiled kernel otherwise); returns the argmax. */
+static uint32_t panel_head(uint32_t row, uint32_t step) {
   uint32_t out = M.logits + step * M.vocab * 4;
   struct mm_args m = {
-    .a = M.x, .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
+    .a = M.x + row * (M.d / 2), .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
     .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
   };
   if (matmul_panel_fits(&m)) matmul_panel(&m, 0);
@@ -328,6 +367,19 @@ static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t po
     if (v > best_v) { best_v = v; best = i; }
   }
   return best;
+}
+
+static __attribute__((noinline)) uint32_t stream_forward(void) {
+  embed(M.x, tokens, M.prompt_len, 0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) stream_layer(&L[l], M.prompt_len);
+  return panel_head(M.prompt_len - 1, 0);
+}
+
+static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t pos, uint32_t step) {
+  embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
+  uint32_t row_off = pos * (M.d / 2);
+  for (uint32_t l = 0; l < M.layers; l++) panel_layer(&L[l], pos, row_off);
+  return panel_head(0, step);
 }
 
 /* GENERATED and STATUS: the end of a run. Inlined into main, so that the
@@ -348,9 +400,10 @@ static inline __attribute__((always_inline)) int finish(uint32_t produced) {
 static __attribute__((noinline)) int main_panel(void) {
   uint32_t panels = decodes_by_panels();
   heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  uint32_t streams = prefills_by_streams();
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
   tpu_perf_start();
-  uint32_t tok = forward(tokens, M.prompt_len, 0, 0);
+  uint32_t tok = streams ? stream_forward() : forward(tokens, M.prompt_len, 0, 0);
   tokens[M.prompt_len] = (uint8_t)tok;
   uint32_t produced = 1;
   tpu_perf_stop();

@@ -75,5 +75,6 @@
 #define VARIANT_LEAN 16u
 #define VARIANT_PANEL 32u
 #define VARIANT_HEADS 64u
+#define VARIANT_STREAM 128u
 
 #endif /* MODEL_FORMAT_H */
