@@ -68,6 +68,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.PANEL) names.push('panels');
   if (v & VARIANT.HEADS) names.push('pipelined heads');
   if (v & VARIANT.STREAM) names.push('streamed prefill');
+  if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
   return names.length ? names.join('+') : 'base';
 }
 

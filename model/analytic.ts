@@ -40,11 +40,13 @@ enum Epi { None, Relu, Residual, MaskRelu }
 /** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
 const PANEL_CHUNK_BYTES = 1024;
 /** Tiles per panel chunk: the largest power of two whose K × D/2-byte tiles fit PANEL_CHUNK_BYTES (at least 1). */
-function panelChunk(k: number, D: number): number {
+function panelChunk(k: number, D: number, limit = PANEL_CHUNK_BYTES): number {
   let chunk = 1;
-  for (let bytes = k * (D / 2); 2 * bytes <= PANEL_CHUNK_BYTES; bytes *= 2) chunk *= 2;
+  for (let bytes = k * (D / 2); 2 * bytes <= limit; bytes *= 2) chunk *= 2;
   return chunk;
 }
+/** kernels/panel.c STREAM_CHUNK_BYTES: matmul_stream's chunk limit. */
+const STREAM_CHUNK_BYTES = 2048;
 
 interface MatmulCall {
   m: number; k: number; n: number;
@@ -176,13 +178,13 @@ class Kernels {
   streamFits(c: MatmulCall): boolean {
     const D = this.D, rows = ceilTo(c.m, D);
     return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
-      && rows * (c.k / 2) <= 4 * REGION && rows * panelChunk(c.k, D) * (D / 2) <= REGION
+      && rows * (c.k / 2) <= 4 * REGION && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= REGION
       && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
   }
 
   /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store. */
   stream(w: Work, c: MatmulCall, keepA = false): void {
-    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D), groups = Math.ceil(c.m / D);
+    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D, STREAM_CHUNK_BYTES), groups = Math.ceil(c.m / D);
     if (!keepA) w.load(c.m, c.k / 2);
     if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
     for (let j = 0; j < tiles; j += chunk) {
@@ -193,6 +195,24 @@ class Kernels {
       else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
       w.store(c.m, nt * row4);
     }
+  }
+
+  /** kernels/attention.c attention_block_fits: BLOCK_ATTN, the 64 KiB plan, Q, K, V and a head's P block each in a region. */
+  blockAttentionFits(d: number, rows: number): boolean {
+    const ctx = ceilTo(rows, this.D);
+    return (this.variant & VARIANT.BLOCK_ATTN) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
+  }
+
+  /** kernels/attention.c attention_block: Q, K, V whole; per head the causal score tiles, mask + ReLU over its P block, P·V per row group over its keys; one output store. */
+  blockAttention(w: Work, rows: number, d: number, heads: number): void {
+    const D = this.D, dh = d / heads, ctx = ceilTo(rows, D), groups = ctx / D;
+    for (let i = 0; i < 3; i++) w.load(rows, d / 2);
+    for (let h = 0; h < heads; h++) {
+      for (let g = 0; g < groups; g++) for (let t = 0; t <= g; t++) w.matmul(dh);
+      w.vector(rows, ctx); w.vector(rows, ctx);
+      for (let g = 0; g < groups; g++) for (let t = 0; t < dh / D; t++) w.matmul(D * (g + 1));
+    }
+    w.store(rows, d / 2);
   }
 
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
@@ -325,7 +345,8 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
   p.call((w) => k.embed(w, P, d));
   for (let l = 0; l < dims.layers; l++) {
     for (let i = 0; i < 3; i++) p.call((w) => k.stream(w, { m: P, k: d, n: d }, i > 0));
-    if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, P, 0, d, heads));
+    if (k.blockAttentionFits(d, P)) p.call((w) => k.blockAttention(w, P, d, heads));
+    else if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, P, 0, d, heads));
     else {
       const dh = d / heads, ctx = ceilTo(P, k.D);
       for (let h = 0; h < heads; h++) {

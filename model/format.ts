@@ -22,6 +22,7 @@ export const VARIANT = {
   PANEL: 32, // decode (one row): weight panels of several tiles per DMA command, C kept in the scratchpad and stored once, epilogues fused on the row
   HEADS: 64, // decode with PANEL: one-query attention, every head's keys in one load, heads pipelined through MXU and VPU, one output store
   STREAM: 128, // prefill with PANEL: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
+  BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
 } as const;
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);

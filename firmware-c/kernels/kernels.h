@@ -16,6 +16,7 @@
  *   PANEL          decode: one-row matmuls through matmul_panel (panel.c)
  *   HEADS          decode: one-query attention with the heads pipelined
  *   STREAM         prefill: weight matmuls through matmul_stream (panel.c)
+ *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -180,5 +181,9 @@ void attention(const struct attn_args *a);
  * store. Whether it holds caches of up to max_keys positions of width d: */
 int attention_decode_fits(uint32_t d, uint32_t max_keys);
 void attention_decode(const struct attn_args *a);
+/* VARIANT_BLOCK_ATTN, a prompt's queries at positions 0..rows−1 (prefill,
+ * single job): Q, K and V whole, the heads pipelined, one output store. */
+int attention_block_fits(uint32_t d, uint32_t rows);
+void attention_block(const struct attn_args *a);
 
 #endif /* KERNELS_H */

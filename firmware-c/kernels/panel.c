@@ -132,13 +132,18 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
 #define SS_B0 SP(9)
 #define SS_BLOCK (4 * SP_REGION)
 #define STREAM_BUFFERS 7u
+/* Bytes of B per chunk (at most): the MXU is as busy as the DMA here, and
+ * larger chunks cost fewer commands. */
+#ifndef STREAM_CHUNK_BYTES
+#define STREAM_CHUNK_BYTES 2048u
+#endif
 /* Chunks loaded ahead of the one the MXU works on. */
 #define STREAM_AHEAD 2u
 
 int matmul_stream_fits(const struct mm_args *p) {
   /* The chunk's C block: rows × (at most PANEL_CHUNK_BYTES / K tiles) of int4. */
   uint32_t rows = (p->m + (TILE - 1)) & ~(TILE - 1u), chunk = 1;
-  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
   return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= 64 && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
     && rows * (p->k / 2) <= SS_BLOCK && rows * chunk * TILE_ROW4 <= SP_REGION && (p->epi != EPI_RESIDUAL || p->m * (p->n / 2) <= SP_REGION)
     && p->k * TILE_ROW4 <= SP_REGION;
@@ -164,7 +169,7 @@ static void stream_load(struct stream_loads *l) {
 void matmul_stream(const struct mm_args *p, uint32_t keep_a) {
   uint32_t arow = p->k / 2;
   struct stream_loads l = { .sram = p->b, .tiles_left = p->n / TILE, .chunk = 1, .k = p->k, .b_stride = p->b_stride };
-  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) l.chunk <<= 1;
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) l.chunk <<= 1;
   l.chunk_row = l.chunk * TILE_ROW4;
   uint32_t epi = p->epi, groups = (p->m + (TILE - 1)) >> TILE_LOG2, crow = l.chunk_row;
   uint32_t a_group = arow << TILE_LOG2, c_group = crow << TILE_LOG2;

@@ -317,6 +317,9 @@ static int prefills_by_streams(void) {
   return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down);
 }
 
+/* Prefill attention by attention_block (set by main_panel). */
+static uint32_t block_attention;
+
 static void stream_layer(const struct layer *y, uint32_t rows) {
   uint32_t rs = M.d / 2, fs = M.d_ff / 2;
   struct mm_args m = {
@@ -331,7 +334,8 @@ static void stream_layer(const struct layer *y, uint32_t rows) {
     .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
     .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
   };
-  attention(&at);
+  if (block_attention) attention_block(&at);
+  else attention(&at);
   struct mm_args o = {
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
     .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
@@ -401,6 +405,7 @@ static __attribute__((noinline)) int main_panel(void) {
   uint32_t panels = decodes_by_panels();
   heads_pipelined = attention_decode_fits(M.d, M.max_seq);
   uint32_t streams = prefills_by_streams();
+  block_attention = attention_block_fits(M.d, M.prompt_len);
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
   tpu_perf_start();
   uint32_t tok = streams ? stream_forward() : forward(tokens, M.prompt_len, 0, 0);

@@ -76,5 +76,6 @@
 #define VARIANT_PANEL 32u
 #define VARIANT_HEADS 64u
 #define VARIANT_STREAM 128u
+#define VARIANT_BLOCK_ATTN 256u
 
 #endif /* MODEL_FORMAT_H */
