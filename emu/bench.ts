@@ -69,6 +69,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.HEADS) names.push('pipelined heads');
   if (v & VARIANT.STREAM) names.push('streamed prefill');
   if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
+  if (v & VARIANT.CHAIN) names.push('chained weights');
   return names.length ? names.join('+') : 'base';
 }
 

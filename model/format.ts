@@ -23,6 +23,7 @@ export const VARIANT = {
   HEADS: 64, // decode with PANEL: one-query attention, every head's keys in one load, heads pipelined through MXU and VPU, one output store
   STREAM: 128, // prefill with PANEL: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
   BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
+  CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
 } as const;
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);

@@ -17,6 +17,8 @@
  *   HEADS          decode: one-query attention with the heads pipelined
  *   STREAM         prefill: weight matmuls through matmul_stream (panel.c)
  *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
+ *   CHAIN          decode: the next weight matmul's first chunk loads ahead
+ *                  of this one's C store
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -146,10 +148,12 @@ void matmul(const struct mm_args *a);
 /* VARIANT_PANEL, M ≤ TILE: B streamed in panels of several tiles per DMA
  * command, C kept in the scratchpad, the epilogue (p->epi: EPI_NONE,
  * EPI_RELU or EPI_RESIDUAL) run once on the whole row block, C stored once.
- * keep_a: A is the one the previous matmul_panel call loaded. Whether a
+ * keep_a: A is the one the previous matmul_panel call loaded. next (with
+ * VARIANT_CHAIN): the matmul_panel call that follows this one with no other
+ * kernel between; its first B chunk loads ahead of this call's C store. Whether a
  * matmul can take this path (the variant, its shape, the scratchpad plan): */
 int matmul_panel_fits(const struct mm_args *p);
-void matmul_panel(const struct mm_args *p, uint32_t keep_a);
+void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
 /* VARIANT_STREAM, M ≤ 64 (prefill): the panel scheme over every row group,
  * each chunk's C columns (epilogue applied) stored behind the next chunk's
  * load. */

@@ -48,14 +48,24 @@ static uint32_t dma_rows(uint32_t op, uint32_t sram, uint32_t spad, uint32_t row
   return k_issued(DMA, dma_2d(op, sram, spad, rows, row_bytes, sram_stride, spad_stride));
 }
 
-void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
+/* CHAIN: the ring buffer where the next call starts, and whether that call's
+ * first chunk is already loaded (by the call before it). */
+static uint32_t ring_start, chunk0_loaded;
+
+/* Tiles per chunk of a K-deep B: the largest power of two within
+ * PANEL_CHUNK_BYTES (by shifts: RV32I has no multiplier, a multiply is a
+ * ~80-clock libgcc call). */
+static uint32_t panel_chunk(uint32_t k) {
+  uint32_t chunk = 1;
+  for (uint32_t bytes = k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
+  return chunk;
+}
+
+void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next) {
   uint32_t out32 = p->flags & MM_OUT_INT32;
   uint32_t arow = p->k / 2, crow = out32 ? 4 * p->n : p->n / 2, ctile = out32 ? TILE_ROW32 : TILE_ROW4;
-  /* Tiles per chunk: the largest power of two within PANEL_CHUNK_BYTES (by
-   * shifts: RV32I has no multiplier, a multiply is a ~80-clock libgcc call). */
-  uint32_t chunk = 1;
-  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
-  uint32_t epi = p->epi;
+  uint32_t chunk = panel_chunk(p->k), epi = p->epi, prefetched = chunk0_loaded;
+  chunk0_loaded = 0;
   /* MXU ticket of the last MATMUL that read each ring buffer; an entry is
    * read only after this call has written it (on the stack, not in .bss, so
    * that the other programs' data layout is what it was). */
@@ -69,16 +79,25 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
   tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, TPU_MXU_C_STRIDE(crow) | TPU_MXU_SHIFT(p->shift));
   uint32_t m_flags = out32 ? TPU_MXU_FLAG_OUT_INT32 : 0;
   uint32_t sram = p->b, c_arg = SP_PC | TPU_MXU_K(p->k), last = 0;
-  uint32_t buf = 0, spad = SP_PB0, rows_arg = TPU_DMA_ROWS(p->k);
+  uint32_t buf = ring_start, spad = SP_PB0 + (ring_start << 12), rows_arg = TPU_DMA_ROWS(p->k);
   tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, TPU_DMA_ROW_BYTES(chunk_row) | TPU_DMA_SPAD_STRIDE(chunk_row));
   tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, TPU_DMA_SRAM_STRIDE(p->b_stride));
+  uint32_t count = 0;
   for (uint32_t i = 0, j = 0; j < tiles; i++) {
     uint32_t nt = tiles - j < chunk ? tiles - j : chunk;
-    if (i >= PANEL_BUFFERS) k_need(DMA, MXU, buffer_read[buf]);
-    if (nt != chunk) tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, TPU_DMA_ROW_BYTES(nt * TILE_ROW4) | TPU_DMA_SPAD_STRIDE(chunk_row));
-    tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, sram);
-    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, spad | rows_arg);
-    uint32_t loaded = k_issued(DMA, tpu_push(DMA, TPU_DMA_LOAD, 0));
+    uint32_t loaded;
+    if (i == 0 && prefetched) {
+      /* Loaded ahead of the previous call's C store: waiting for the DMA's
+       * latest command (A, the residual, or that store) covers it and keeps
+       * the MXU off the C rows until the store has read them. */
+      loaded = tpu_pushed[DMA];
+    } else {
+      if (i >= PANEL_BUFFERS) k_need(DMA, MXU, buffer_read[buf]);
+      if (nt != chunk) tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, TPU_DMA_ROW_BYTES(nt * TILE_ROW4) | TPU_DMA_SPAD_STRIDE(chunk_row));
+      tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, sram);
+      tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, spad | rows_arg);
+      loaded = k_issued(DMA, tpu_push(DMA, TPU_DMA_LOAD, 0));
+    }
     sram += chunk_row;
     k_need(MXU, DMA, loaded);
     uint32_t ab = SP_PA | (spad << 16);
@@ -94,6 +113,7 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
     buffer_read[buf] = last;
     if (++buf == PANEL_BUFFERS) { buf = 0; spad = SP_PB0; }
     else spad += SP_REGION;
+    count++;
   }
 
   uint32_t done = last, on = MXU;
@@ -111,6 +131,17 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a) {
       done = k_issued(VPU, vpu_relu(&v));
     }
     on = VPU;
+  }
+  ring_start = 0;
+  if (next && (k_variant & VARIANT_CHAIN)) {
+    /* The next matmul's first chunk loads ahead of this C store, so the DMA
+     * streams weights while the MXU and VPU finish this call. Its buffer is
+     * the one after this call's last; reused if this call wrapped the ring. */
+    uint32_t next_chunk = panel_chunk(next->k), next_tiles = next->n / TILE, nt = next_tiles < next_chunk ? next_tiles : next_chunk;
+    if (count >= PANEL_BUFFERS) k_need(DMA, MXU, buffer_read[buf]);
+    k_issued(DMA, dma_2d(TPU_DMA_LOAD, next->b, spad, next->k, nt * TILE_ROW4, next->b_stride, next_chunk * TILE_ROW4));
+    ring_start = buf;
+    chunk0_loaded = 1;
   }
   k_need(DMA, on, done);
   dma_rows(TPU_DMA_STORE, p->c, SP_PC, p->m, crow, p->c_stride, crow);

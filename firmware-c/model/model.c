@@ -276,16 +276,26 @@ static int decodes_by_panels(void) {
 /* Decode attention by attention_decode (set by main_panel). */
 static uint32_t heads_pipelined;
 
-static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off) {
+/* The weights a matmul_panel call after this one reads: what CHAIN loads
+ * ahead (B, its stride and shape). */
+static struct mm_args weights(uint32_t b, uint32_t k, uint32_t n) {
+  struct mm_args w = { .b = b, .b_stride = n / 2, .m = 1, .k = k, .n = n };
+  return w;
+}
+
+/* `after`: the weights of the matmul_panel call that follows this layer
+ * (the next layer's Wq or the output head). */
+static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off, const struct mm_args *after) {
   uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
   struct mm_args m = {
     .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = 1, .k = M.d, .n = M.d, .shift = y->sq,
   };
-  matmul_panel(&m, 0);
+  matmul_panel(&m, 0, &wk);
   m.b = y->wk; m.c = y->k_cache + row_off; m.shift = y->sk;
-  matmul_panel(&m, 1);
+  matmul_panel(&m, 1, &wv);
   m.b = y->wv; m.c = y->v_cache + row_off; m.shift = y->sv;
-  matmul_panel(&m, 1);
+  matmul_panel(&m, 1, 0);
   struct attn_args at = {
     .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
     .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
@@ -296,17 +306,17 @@ static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off) {
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
     .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
   };
-  matmul_panel(&o, 0);
+  matmul_panel(&o, 0, &w1);
   struct mm_args f1 = {
     .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = 1, .k = M.d, .n = M.d_ff,
     .shift = y->s1, .epi = EPI_RELU,
   };
-  matmul_panel(&f1, 0);
+  matmul_panel(&f1, 0, &w2);
   struct mm_args f2 = {
     .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d_ff, .n = M.d,
     .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
   };
-  matmul_panel(&f2, 0);
+  matmul_panel(&f2, 0, after);
 }
 
 /* ---- VARIANT_STREAM: prefill's weight matmuls through matmul_stream ---- */
@@ -361,7 +371,7 @@ static uint32_t panel_head(uint32_t row, uint32_t step) {
     .a = M.x + row * (M.d / 2), .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
     .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
   };
-  if (matmul_panel_fits(&m)) matmul_panel(&m, 0);
+  if (matmul_panel_fits(&m)) matmul_panel(&m, 0, 0);
   else matmul(&m);
   tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
   uint32_t best = 0;
@@ -382,7 +392,14 @@ static __attribute__((noinline)) uint32_t stream_forward(void) {
 static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t pos, uint32_t step) {
   embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
   uint32_t row_off = pos * (M.d / 2);
-  for (uint32_t l = 0; l < M.layers; l++) panel_layer(&L[l], pos, row_off);
+  struct mm_args head = weights(M.w_out, M.d, M.vocab);
+  head.flags = MM_OUT_INT32;
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    /* The head takes matmul_panel only when it fits (panel_head). */
+    const struct mm_args *after = l + 1 < M.layers ? &wq : matmul_panel_fits(&head) ? &head : 0;
+    panel_layer(&L[l], pos, row_off, after);
+  }
   return panel_head(0, step);
 }
 

@@ -77,5 +77,6 @@
 #define VARIANT_HEADS 64u
 #define VARIANT_STREAM 128u
 #define VARIANT_BLOCK_ATTN 256u
+#define VARIANT_CHAIN 512u
 
 #endif /* MODEL_FORMAT_H */
