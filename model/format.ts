@@ -25,6 +25,8 @@ export const VARIANT = {
   BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
   CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
 } as const;
+/** The fastest variant (docs/study.md §5): every bit. */
+export const BEST_VARIANT = 1023;
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 
