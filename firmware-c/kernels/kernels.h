@@ -17,8 +17,8 @@
  *   HEADS          decode: one-query attention with the heads pipelined
  *   STREAM         prefill: weight matmuls through matmul_stream (panel.c)
  *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
- *   CHAIN          decode: the next weight matmul's first chunk loads ahead
- *                  of this one's C store
+ *   CHAIN          the next weight matmul's first chunks load ahead of this
+ *                  one's last C store (decode and prefill)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -156,9 +156,10 @@ int matmul_panel_fits(const struct mm_args *p);
 void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
 /* VARIANT_STREAM, M ≤ 64 (prefill): the panel scheme over every row group,
  * each chunk's C columns (epilogue applied) stored behind the next chunk's
- * load. */
+ * load. next (VARIANT_CHAIN): as for matmul_panel, the matmul_stream call
+ * that follows with no other kernel between. */
 int matmul_stream_fits(const struct mm_args *p);
-void matmul_stream(const struct mm_args *p, uint32_t keep_a);
+void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */

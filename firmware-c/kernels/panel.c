@@ -197,18 +197,60 @@ static void stream_load(struct stream_loads *l) {
   if (++l->buf == STREAM_BUFFERS) l->buf = 0;
 }
 
-void matmul_stream(const struct mm_args *p, uint32_t keep_a) {
+/* CHAIN: the ring buffer where the next call starts and how many of its
+ * chunks the call before it loaded. */
+static uint32_t stream_ring_start, stream_prefetched;
+
+static void stream_init(struct stream_loads *l, const struct mm_args *p) {
+  l->sram = p->b; l->tiles_left = p->n / TILE; l->chunk = 1; l->k = p->k; l->b_stride = p->b_stride;
+  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) l->chunk <<= 1;
+  l->chunk_row = l->chunk * TILE_ROW4;
+}
+
+/* The next call's first chunks, ahead of this call's last C store: ring
+ * buffers after this call's, each reused only after this call's MXU has
+ * read it. */
+static void stream_prefetch(struct stream_loads *l, const struct mm_args *next) {
+  struct stream_loads n;
+  stream_init(&n, next);
+  stream_ring_start = l->buf;
+  for (stream_prefetched = 0; stream_prefetched < STREAM_AHEAD && n.tiles_left; stream_prefetched++) {
+    uint32_t nt = n.tiles_left < n.chunk ? n.tiles_left : n.chunk;
+    if (l->count >= STREAM_BUFFERS) k_need(DMA, MXU, l->buffer_read[l->buf]);
+    dma_rows(TPU_DMA_LOAD, n.sram, SS_B0 + l->buf * SP_REGION, n.k, nt * TILE_ROW4, n.b_stride, n.chunk_row);
+    n.sram += n.chunk_row;
+    n.tiles_left -= nt;
+    l->count++;
+    if (++l->buf == STREAM_BUFFERS) l->buf = 0;
+  }
+}
+
+void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next) {
   uint32_t arow = p->k / 2;
-  struct stream_loads l = { .sram = p->b, .tiles_left = p->n / TILE, .chunk = 1, .k = p->k, .b_stride = p->b_stride };
-  for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) l.chunk <<= 1;
-  l.chunk_row = l.chunk * TILE_ROW4;
+  struct stream_loads l;
+  stream_init(&l, p);
+  uint32_t work_buf = stream_ring_start, prefetched = stream_prefetched;
+  l.buf = stream_ring_start;
+  l.count = 0;
+  stream_ring_start = stream_prefetched = 0;
+  for (uint32_t i = 0; i < prefetched; i++) { /* loaded by the call before */
+    l.tiles_left -= l.tiles_left < l.chunk ? l.tiles_left : l.chunk;
+    l.sram += l.chunk_row;
+    l.count++;
+    if (++l.buf == STREAM_BUFFERS) l.buf = 0;
+  }
   uint32_t epi = p->epi, groups = (p->m + (TILE - 1)) >> TILE_LOG2, crow = l.chunk_row;
   uint32_t a_group = arow << TILE_LOG2, c_group = crow << TILE_LOG2;
   if (!keep_a) dma_rows(TPU_DMA_LOAD, p->a, SS_A, p->m, arow, p->a_stride, arow);
   if (epi == EPI_RESIDUAL) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
-  for (uint32_t i = 0; i < STREAM_AHEAD && l.tiles_left; i++) stream_load(&l);
+  /* Prefetched chunks: the DMA's latest command (A, the residual or the
+   * previous call's last store) follows them, and the MXU must not write the
+   * C ring before that store has read it. */
+  for (uint32_t i = 0, b = work_buf; i < prefetched; i++, b = b + 1 == STREAM_BUFFERS ? 0 : b + 1) l.loaded[b] = tpu_pushed[DMA];
+  for (uint32_t i = prefetched; i < STREAM_AHEAD && l.tiles_left; i++) stream_load(&l);
+  uint32_t next_loaded = !(next && (k_variant & VARIANT_CHAIN)); /* 1: nothing (more) to load ahead */
   uint32_t m_arg2 = TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(l.chunk_row), m_arg3 = TPU_MXU_C_STRIDE(crow) | TPU_MXU_SHIFT(p->shift);
-  uint32_t store_sram = p->c, res_col = 0, work_buf = 0, tiles = p->n / TILE;
+  uint32_t store_sram = p->c, res_col = 0, tiles = p->n / TILE;
   for (uint32_t i = 0, j = 0; j < tiles; i++) {
     uint32_t nt = tiles - j < l.chunk ? tiles - j : l.chunk;
     tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, m_arg2);
@@ -248,6 +290,7 @@ void matmul_stream(const struct mm_args *p, uint32_t keep_a) {
     }
     /* The next chunk's load goes ahead of this chunk's store in the DMA's order. */
     if (l.tiles_left) stream_load(&l);
+    else if (!next_loaded) { stream_prefetch(&l, next); next_loaded = 1; }
     uint32_t width = nt * TILE_ROW4;
     k_need(DMA, on, done);
     dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);

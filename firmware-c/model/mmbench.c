@@ -26,7 +26,7 @@ static __attribute__((noinline)) int run_tiled(const struct mm_args *a) {
 static __attribute__((noinline)) int run_panel(const struct mm_args *a) {
   tpu_perf_start();
   if (matmul_panel_fits(a)) matmul_panel(a, 0, 0);
-  else matmul_stream(a, 0);
+  else matmul_stream(a, 0, 0);
   tpu_drain(TPU_UNIT_DMA); /* its C store follows all of its MXU and VPU work */
   tpu_perf_stop();
   return status();

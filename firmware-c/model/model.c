@@ -330,16 +330,18 @@ static int prefills_by_streams(void) {
 /* Prefill attention by attention_block (set by main_panel). */
 static uint32_t block_attention;
 
-static void stream_layer(const struct layer *y, uint32_t rows) {
+/* `after`: the next layer's Wq (chained), or 0. */
+static void stream_layer(const struct layer *y, uint32_t rows, const struct mm_args *after) {
   uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
   struct mm_args m = {
     .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = rows, .k = M.d, .n = M.d, .shift = y->sq,
   };
-  matmul_stream(&m, 0);
+  matmul_stream(&m, 0, &wk);
   m.b = y->wk; m.c = y->k_cache; m.shift = y->sk;
-  matmul_stream(&m, 1);
+  matmul_stream(&m, 1, &wv);
   m.b = y->wv; m.c = y->v_cache; m.shift = y->sv;
-  matmul_stream(&m, 1);
+  matmul_stream(&m, 1, 0);
   struct attn_args at = {
     .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
     .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
@@ -350,17 +352,17 @@ static void stream_layer(const struct layer *y, uint32_t rows) {
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
     .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
   };
-  matmul_stream(&o, 0);
+  matmul_stream(&o, 0, &w1);
   struct mm_args f1 = {
     .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
     .shift = y->s1, .epi = EPI_RELU,
   };
-  matmul_stream(&f1, 0);
+  matmul_stream(&f1, 0, &w2);
   struct mm_args f2 = {
     .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
     .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
   };
-  matmul_stream(&f2, 0);
+  matmul_stream(&f2, 0, after);
 }
 
 /* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
@@ -385,7 +387,10 @@ static uint32_t panel_head(uint32_t row, uint32_t step) {
 
 static __attribute__((noinline)) uint32_t stream_forward(void) {
   embed(M.x, tokens, M.prompt_len, 0, M.tok_emb, M.pos_emb, M.d);
-  for (uint32_t l = 0; l < M.layers; l++) stream_layer(&L[l], M.prompt_len);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    stream_layer(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
+  }
   return panel_head(M.prompt_len - 1, 0);
 }
 
