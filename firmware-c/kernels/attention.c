@@ -219,7 +219,7 @@ static uint32_t head_width(const struct attn_args *a) {
   return dh;
 }
 
-void attention_decode(const struct attn_args *a) {
+void attention_decode(const struct attn_args *a, const struct mm_args *next) {
   uint32_t rs = a->d / 2, dh = head_width(a), hb = dh / 2, keys = a->row0 + 1;
   uint32_t ctx = (keys + (TILE - 1)) & ~(TILE - 1u), tiles = ctx / TILE, v_step = 0;
   for (uint32_t t = 0; t < tiles; t++) v_step += TILE * hb; /* ctx · hb by additions */
@@ -244,6 +244,8 @@ void attention_decode(const struct attn_args *a) {
   k_need(VPU, DMA, v_loaded);
   k_need(VPU, MXU, scores);
   uint32_t last = decode_pv(a, a->heads - 1, dh, SP_DO + col - hb, ctx, v_prev);
+  /* CHAIN: the next matmul's first chunk streams during the last head. */
+  if (next) matmul_panel_ahead(next);
   k_need(DMA, MXU, last);
   k_issued(DMA, dma_store(a->out, SP_DO, 1, rs, rs, rs));
 }

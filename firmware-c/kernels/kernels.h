@@ -154,6 +154,9 @@ void matmul(const struct mm_args *a);
  * matmul can take this path (the variant, its shape, the scratchpad plan): */
 int matmul_panel_fits(const struct mm_args *p);
 void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
+/* CHAIN: the first chunk of `next` (the matmul_panel call after the running
+ * kernel, which must keep off scratchpad regions 8 and up) loads now. */
+void matmul_panel_ahead(const struct mm_args *next);
 /* VARIANT_STREAM, M ≤ 64 (prefill): the panel scheme over every row group,
  * each chunk's C columns (epilogue applied) stored behind the next chunk's
  * load. next (VARIANT_CHAIN): as for matmul_panel, the matmul_stream call
@@ -183,9 +186,9 @@ struct attn_args {
 void attention(const struct attn_args *a);
 /* VARIANT_HEADS, one query (decode, single job, kv_stride 0): every head's
  * keys in one load, the heads pipelined through MXU and VPU, one output
- * store. Whether it holds caches of up to max_keys positions of width d: */
+ * store; next (CHAIN): the matmul_panel call that follows. Whether it holds caches of up to max_keys positions of width d: */
 int attention_decode_fits(uint32_t d, uint32_t max_keys);
-void attention_decode(const struct attn_args *a);
+void attention_decode(const struct attn_args *a, const struct mm_args *next);
 /* VARIANT_BLOCK_ATTN, a prompt's queries at positions 0..rows−1 (prefill,
  * single job): Q, K and V whole, the heads pipelined, one output store. */
 int attention_block_fits(uint32_t d, uint32_t rows);

@@ -31,6 +31,8 @@
 #define SP_PR SP(2)
 #define SP_PB0 SP(3)
 #define PANEL_BUFFERS (SP_KIB * 1024u / SP_REGION - 3u)
+/* matmul_panel_ahead's buffer: region 8, clear of attention_decode's 0-7. */
+#define PANEL_AHEAD_BUFFER 5u
 /* Bytes of B per DMA command (at most): a few tiles, so that the MXU's work
  * on the last chunk (the drain, when the DMA has nothing left) stays short. */
 #ifndef PANEL_CHUNK_BYTES
@@ -59,6 +61,20 @@ static uint32_t panel_chunk(uint32_t k) {
   uint32_t chunk = 1;
   for (uint32_t bytes = k * TILE_ROW4; 2 * bytes <= PANEL_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
   return chunk;
+}
+
+/* Loads the first chunk of `next` into ring buffer buf (clear of every
+ * region another kernel's running commands use), for the matmul_panel call
+ * that follows. */
+static void panel_load_ahead(const struct mm_args *next, uint32_t buf) {
+  uint32_t next_chunk = panel_chunk(next->k), next_tiles = next->n / TILE, nt = next_tiles < next_chunk ? next_tiles : next_chunk;
+  k_issued(DMA, dma_2d(TPU_DMA_LOAD, next->b, SP_PB0 + (buf << 12), next->k, nt * TILE_ROW4, next->b_stride, next_chunk * TILE_ROW4));
+  ring_start = buf;
+  chunk0_loaded = 1;
+}
+
+void matmul_panel_ahead(const struct mm_args *next) {
+  if (k_variant & VARIANT_CHAIN) panel_load_ahead(next, PANEL_AHEAD_BUFFER);
 }
 
 void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next) {
@@ -137,11 +153,8 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args
     /* The next matmul's first chunk loads ahead of this C store, so the DMA
      * streams weights while the MXU and VPU finish this call. Its buffer is
      * the one after this call's last; reused if this call wrapped the ring. */
-    uint32_t next_chunk = panel_chunk(next->k), next_tiles = next->n / TILE, nt = next_tiles < next_chunk ? next_tiles : next_chunk;
     if (count >= PANEL_BUFFERS) k_need(DMA, MXU, buffer_read[buf]);
-    k_issued(DMA, dma_2d(TPU_DMA_LOAD, next->b, spad, next->k, nt * TILE_ROW4, next->b_stride, next_chunk * TILE_ROW4));
-    ring_start = buf;
-    chunk0_loaded = 1;
+    panel_load_ahead(next, buf);
   }
   k_need(DMA, on, done);
   dma_rows(TPU_DMA_STORE, p->c, SP_PC, p->m, crow, p->c_stride, crow);

@@ -300,7 +300,8 @@ static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off, c
     .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
     .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
   };
-  if (heads_pipelined) attention_decode(&at);
+  struct mm_args wo = weights(y->wo, M.d, M.d);
+  if (heads_pipelined) attention_decode(&at, &wo);
   else attention(&at);
   struct mm_args o = {
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
