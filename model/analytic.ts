@@ -203,7 +203,7 @@ class Kernels {
     return (this.variant & VARIANT.BLOCK_ATTN) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
   }
 
-  /** kernels/attention.c attention_block: Q, K, V whole; per head the causal score tiles, mask + ReLU over its P block, P·V per row group over its keys; one output store. */
+  /** kernels/attention.c attention_block: Q, K, V whole; per head the causal score tiles, mask + ReLU over its P block, P·V per row group over its keys, its output columns stored. */
   blockAttention(w: Work, rows: number, d: number, heads: number): void {
     const D = this.D, dh = d / heads, ctx = ceilTo(rows, D), groups = ctx / D;
     for (let i = 0; i < 3; i++) w.load(rows, d / 2);
@@ -211,8 +211,8 @@ class Kernels {
       for (let g = 0; g < groups; g++) for (let t = 0; t <= g; t++) w.matmul(dh);
       w.vector(rows, ctx); w.vector(rows, ctx);
       for (let g = 0; g < groups; g++) for (let t = 0; t < dh / D; t++) w.matmul(D * (g + 1));
+      w.store(rows, dh / 2);
     }
-    w.store(rows, d / 2);
   }
 
   /** kernels/elementwise.c: chunks of rows through one region per operand. */

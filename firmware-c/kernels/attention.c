@@ -256,7 +256,7 @@ void attention_decode(const struct attn_args *a, const struct mm_args *next) {
  * tiles (row group g needs key tiles 0..g) with lean staging, mask + ReLU
  * over the head's whole P block, P·V per row group over its keys only,
  * written as int4 (R(P·V, shift_o), standard attention's result) into one
- * output block stored once. Heads overlap as in attention_decode: the MXU
+ * output block, each head's columns stored as soon as they are done. Heads overlap as in attention_decode: the MXU
  * computes head h+1's scores while the VPU masks head h (P alternates
  * between two regions). Tokens: V's load waits for head 0's scores, so head
  * 0's mask waits for V alone; later masks wait for their scores. */
@@ -325,11 +325,14 @@ void attention_block(const struct attn_args *a) {
     if (h == 1) k_need(VPU, DMA, v_loaded);
     else k_need(VPU, MXU, scores);
     last = block_pv(a, col, SP_BP((h - 1) & 1), groups, dh, prow, ctx);
+    /* Head h−1's output columns go out while the next heads compute. */
+    k_need(DMA, MXU, last);
+    k_issued(DMA, dma_store(a->out + col, SP_BO + col, rows, hb, rs, rs));
     scores = next;
   }
   if (a->heads == 1) k_need(VPU, DMA, v_loaded);
   else k_need(VPU, MXU, scores);
   last = block_pv(a, col, SP_BP((a->heads - 1) & 1), groups, dh, prow, ctx);
   k_need(DMA, MXU, last);
-  k_issued(DMA, dma_store(a->out, SP_BO, rows, rs, rs, rs));
+  k_issued(DMA, dma_store(a->out + col, SP_BO + col, rows, hb, rs, rs));
 }
