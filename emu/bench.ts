@@ -11,7 +11,7 @@ import { defaultConfig } from './config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
-import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
 
@@ -55,6 +55,16 @@ export const EXPERIMENTS: readonly Experiment[] = [
   model('full inference, wait tokens', 15, 64),
   model('prefill, FlashAttention', 7, 0),
   model('prefill, wait tokens', 15, 0),
+  // The issue-overhead rungs (docs/study.md §5): each adds one technique to the one before.
+  model('full inference, lean', 31, 64),
+  model('full inference, decode panels', 63, 64),
+  model('full inference, pipelined heads', 127, 64),
+  model('full inference, streamed prefill', 255, 64),
+  model('full inference, block attention', 511, 64),
+  model('full inference, chained weights', BEST_VARIANT, 64),
+  model('prefill, streamed prefill', 255, 0),
+  model('prefill, block attention', BEST_VARIANT, 0),
+  model('T=256, 1 layer, chained weights', BEST_VARIANT, 0, undefined, T256_DIMS, 256),
 ];
 
 /** "base", "double-buffered+fused", ... for a VARIANT value. */
@@ -65,6 +75,11 @@ export function variantName(v: number): string {
   if (v & VARIANT.FLASH) names.push('FlashAttention');
   if (v & VARIANT.TOKENS) names.push('wait tokens');
   if (v & VARIANT.LEAN) names.push('lean');
+  if (v & VARIANT.PANEL) names.push('panels');
+  if (v & VARIANT.HEADS) names.push('pipelined heads');
+  if (v & VARIANT.STREAM) names.push('streamed prefill');
+  if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
+  if (v & VARIANT.CHAIN) names.push('chained weights');
   return names.length ? names.join('+') : 'base';
 }
 
@@ -252,6 +267,8 @@ export function summarize(results: ExperimentResult[]): DerivedFigure[] {
   }
   ratio('wait tokens speed-up, full inference (FlashAttention / wait tokens)', 'full inference, FlashAttention', 'full inference, wait tokens');
   ratio('wait tokens speed-up, prefill (FlashAttention / wait tokens)', 'prefill, FlashAttention', 'prefill, wait tokens');
+  ratio('issue-overhead speed-up, full inference (wait tokens / chained weights)', 'full inference, wait tokens', 'full inference, chained weights');
+  ratio('issue-overhead speed-up, prefill (wait tokens / block attention)', 'prefill, wait tokens', 'prefill, block attention');
   const base = by('full inference, base');
   const seedFull = SEED['full inference, base'], seedPre = SEED['prefill, base'];
   const decode = win(base, 'decode');

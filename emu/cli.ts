@@ -17,6 +17,7 @@ import {
 } from './output-file.ts';
 import { InputReadError } from './console-input.ts';
 import { RunControl, runSliced, SIGNAL_STATUS } from './run-control.ts';
+import { VARIANT_ALL } from '../model/format.ts';
 import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
@@ -43,7 +44,7 @@ export interface BenchCliOptions { only?: string[]; matmul?: string[]; variant: 
 
 /** `picotpu bench`: text (or --json) on standard output, a progress bar on a terminal's standard error. */
 export async function benchCommand(o: BenchCliOptions): Promise<number> {
-  if (!Number.isInteger(o.variant) || o.variant < 0 || o.variant > 31) throw new UsageError(`--variant must be an integer 0-31, got ${o.variant}`);
+  if (!Number.isInteger(o.variant) || o.variant < 0 || o.variant > VARIANT_ALL) throw new UsageError(`--variant must be an integer 0-${VARIANT_ALL}, got ${o.variant}`);
   const opts: BenchOptions = {
     only: o.only, variant: o.variant, layer: o.layer, reference: o.reference, maxCycles: o.maxCycles,
   };
@@ -240,7 +241,7 @@ function ensureModelElf(elfs: string[] = [MODEL_ELF]): boolean {
 }
 
 function checkVariant(v: number): void {
-  if (!Number.isInteger(v) || v < 0 || v > 31) throw new UsageError(`--variant must be an integer 0-31, got ${v}`);
+  if (!Number.isInteger(v) || v < 0 || v > VARIANT_ALL) throw new UsageError(`--variant must be an integer 0-${VARIANT_ALL}, got ${v}`);
 }
 
 /** Runs an addition command's work, mapping its failures to one line and an exit status. */
@@ -412,7 +413,7 @@ export async function main(argv: string[]): Promise<number> {
       (y) => y
         .option('only', { type: 'string', array: true, describe: 'run only experiments whose name contains this (repeatable, case-insensitive)' })
         .option('matmul', { type: 'string', array: true, describe: 'a single MxKxN matmul through mmbench.elf (repeatable); without --only the standard experiments are skipped' })
-        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens, 16 lean staging)' })
+        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens, 16 lean staging, 32 decode panels, 64 pipelined heads, 128 streamed prefill, 256 block attention, 512 chained weights)' })
         .option('layer', { type: 'boolean', default: false, describe: 'add the single-layer benchmark: one layer, a 64-token prefill, variants 0, 1, 3, 7, 15' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON document (experiments, windows, predictions, seed figures, derived figures) and nothing else' })
         .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })

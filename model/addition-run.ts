@@ -18,7 +18,7 @@ import {
   decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutStream, fullWidthProblem,
   parseProblem, PROMPT_LEN, problemKey, SUM_DIGITS, sumOf, TOKEN, VOCAB, type Problem,
 } from './addition.ts';
-import { LayoutError, planLayout, readModel, VARIANT, type Job, type Model } from './format.ts';
+import { BEST_VARIANT, LayoutError, planLayout, readModel, type Job, type Model } from './format.ts';
 import { runGolden } from './golden.ts';
 import { mulberry32 } from './random.ts';
 import { runOnEmulator, type EmulatorRun, type RunOptions } from './run.ts';
@@ -28,12 +28,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ADDER_MODEL = join(root, 'models', 'adder.ptm');
 
 /**
- * The kernel variant the TPU runs by default: every optimisation bit. Of all
- * 32 variants it is the fastest on the addition job (a 64-token prefill and
+ * The kernel variant the TPU runs by default: every optimisation bit
+ * (BEST_VARIANT, 1023), the fastest (docs/study.md §7). Of the first 32
+ * variants 31 was the fastest on the addition job (a 64-token prefill and
  * 32 decode steps): 36.5 M clocks against 36.6 M for the next best (23, no
  * wait tokens) and 53.8 M for the base variant.
  */
-export const ADDER_VARIANT = VARIANT.DOUBLE_BUFFER | VARIANT.FUSED | VARIANT.FLASH | VARIANT.TOKENS | VARIANT.LEAN; // 31
+export const ADDER_VARIANT = BEST_VARIANT; // 1023
 
 /** The model blob is missing or is not an addition model. */
 export class AdderModelError extends Error {

@@ -37,6 +37,17 @@ const ceilTo = (n: number, D: number) => Math.ceil(n / D) * D;
 
 enum Epi { None, Relu, Residual, MaskRelu }
 
+/** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
+const PANEL_CHUNK_BYTES = 1024;
+/** Tiles per panel chunk: the largest power of two whose K × D/2-byte tiles fit PANEL_CHUNK_BYTES (at least 1). */
+function panelChunk(k: number, D: number, limit = PANEL_CHUNK_BYTES): number {
+  let chunk = 1;
+  for (let bytes = k * (D / 2); 2 * bytes <= limit; bytes *= 2) chunk *= 2;
+  return chunk;
+}
+/** kernels/panel.c STREAM_CHUNK_BYTES: matmul_stream's chunk limit. */
+const STREAM_CHUNK_BYTES = 2048;
+
 interface MatmulCall {
   m: number; k: number; n: number;
   transpose?: boolean; out32?: boolean; causal?: boolean;
@@ -116,6 +127,91 @@ class Kernels {
         else if (epi !== Epi.None) { w.vector(vr, D); w.vector(vr, D); }
         w.store(vr, crow);
       }
+    }
+  }
+
+  /** kernels/panel.c matmul_panel_fits: PANEL, one row group, plain (not transposed, not causal), C's row block, A's and one B tile's rows each in a region. */
+  panelFits(c: MatmulCall): boolean {
+    const D = this.D, crow = c.out32 ? 4 * c.n : c.n / 2;
+    return (this.variant & VARIANT.PANEL) !== 0 && c.m <= D && !c.transpose && !c.causal
+      && D * crow <= REGION && D * (c.k / 2) <= REGION && c.k * (D / 2) <= REGION;
+  }
+
+  /** kernels/panel.c matmul_panel: A (unless kept) and residual rows, B in chunks of up to PANEL_CHUNK_BYTES, every tile one MATMUL, the epilogue once over the row block, one C store. */
+  panel(w: Work, c: MatmulCall, keepA = false, weights = false): void {
+    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D);
+    if (!keepA) w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    for (let j = 0; j < tiles; j += chunk) {
+      const bytes = c.k * Math.min(chunk, tiles - j) * row4;
+      w.load(c.k, Math.min(chunk, tiles - j) * row4);
+      if (weights) { w.weightBytes += bytes; w.weightDma += this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramReadClocksPerByte; }
+    }
+    for (let j = 0; j < tiles; j++) w.matmul(c.k);
+    if (c.epi === Epi.Relu) w.vector(c.m, c.n);
+    else if (c.epi === Epi.Residual) { w.vector(c.m, c.n); w.vector(c.m, c.n); }
+    w.store(c.m, c.out32 ? 4 * c.n : c.n / 2);
+  }
+
+  /** kernels/attention.c attention_decode_fits (model.c asks it once, for max_seq keys): HEADS, the 64 KiB plan, every key in two regions, P and the output rows in one. */
+  decodeAttentionFits(maxSeq: number, d: number): boolean {
+    const ctx = ceilTo(maxSeq, this.D);
+    return (this.variant & VARIANT.HEADS) !== 0 && this.cfg.tpu.spadKiB === 64
+      && ctx * (d / 2) <= 2 * REGION && this.D * (ctx / 2) <= REGION && this.D * (d / 2) <= REGION;
+  }
+
+  /** kernels/attention.c attention_decode: Q, all keys, each head's values; per head scores, mask + ReLU on one row, P·V; one output store. */
+  decodeAttention(w: Work, pos: number, d: number, heads: number): void {
+    const D = this.D, dh = d / heads, keys = pos + 1, ctx = ceilTo(keys, D);
+    w.load(1, d / 2);
+    w.load(keys, d / 2);
+    for (let h = 0; h < heads; h++) {
+      w.load(keys, dh / 2);
+      for (let t = 0; t < ctx / D; t++) w.matmul(dh);
+      w.vector(1, ctx); w.vector(1, ctx);
+      for (let t = 0; t < dh / D; t++) w.matmul(ctx);
+    }
+    w.store(1, d / 2);
+  }
+
+  /** kernels/panel.c matmul_stream_fits: STREAM, the 64 KiB plan, up to 64 rows of int4 output, A in four regions, a chunk's C block and the residual rows in one. */
+  streamFits(c: MatmulCall): boolean {
+    const D = this.D, rows = ceilTo(c.m, D);
+    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
+      && rows * (c.k / 2) <= 4 * REGION && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= REGION
+      && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
+  }
+
+  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store. */
+  stream(w: Work, c: MatmulCall, keepA = false): void {
+    const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D, STREAM_CHUNK_BYTES), groups = Math.ceil(c.m / D);
+    if (!keepA) w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    for (let j = 0; j < tiles; j += chunk) {
+      const nt = Math.min(chunk, tiles - j);
+      w.load(c.k, nt * row4);
+      for (let t = 0; t < nt * groups; t++) w.matmul(c.k);
+      if (c.epi === Epi.Relu) w.vector(c.m, nt * D);
+      else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
+      w.store(c.m, nt * row4);
+    }
+  }
+
+  /** kernels/attention.c attention_block_fits: BLOCK_ATTN, the 64 KiB plan, Q, K, V and a head's P block each in a region. */
+  blockAttentionFits(d: number, rows: number): boolean {
+    const ctx = ceilTo(rows, this.D);
+    return (this.variant & VARIANT.BLOCK_ATTN) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
+  }
+
+  /** kernels/attention.c attention_block: Q, K, V whole; per head the causal score tiles, mask + ReLU over its P block, P·V per row group over its keys, its output columns stored. */
+  blockAttention(w: Work, rows: number, d: number, heads: number): void {
+    const D = this.D, dh = d / heads, ctx = ceilTo(rows, D), groups = ctx / D;
+    for (let i = 0; i < 3; i++) w.load(rows, d / 2);
+    for (let h = 0; h < heads; h++) {
+      for (let g = 0; g < groups; g++) for (let t = 0; t <= g; t++) w.matmul(dh);
+      w.vector(rows, ctx); w.vector(rows, ctx);
+      for (let g = 0; g < groups; g++) for (let t = 0; t < dh / D; t++) w.matmul(D * (g + 1));
+      w.store(rows, dh / 2);
     }
   }
 
@@ -210,7 +306,8 @@ function layerCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelD
 }
 
 /** A prompt's forward pass: embedding, the layers, the output head on the last row. */
-function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number): void {
+function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number, single = false): void {
+  if (single && (variant & VARIANT.PANEL) !== 0 && streamPrefills(k, dims, rows)) { streamPrefill(p, k, dims, rows, variant); return; }
   p.call((w) => k.embed(w, rows, dims.d));
   for (let l = 0; l < dims.layers; l++) layerCalls(p, p, k, dims, { rows, sequences: 1, attnRows: rows, attnRow0: 0 }, variant);
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
@@ -223,9 +320,76 @@ function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, varia
  * attention per sequence), the output head over the B rows.
  */
 function decodeStepCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelDims, B: number, pos: number, variant: number): void {
+  if (B === 1 && panelDecodes(k, dims)) { panelDecodeStep(batched, k, dims, pos, variant); return; }
   for (let s = 0; s < B; s++) perSequence.call((w) => k.embed(w, 1, dims.d));
   for (let l = 0; l < dims.layers; l++) layerCalls(batched, perSequence, k, dims, { rows: B, sequences: B, attnRows: 1, attnRow0: pos }, variant);
   batched.call((w) => k.matmul(w, { m: B, k: dims.d, n: dims.vocab, out32: true }, true));
+}
+
+/** model.c decodes_by_panels: PANEL, and every weight matmul of a decode step takes matmul_panel. */
+function panelDecodes(k: Kernels, dims: ModelDims): boolean {
+  const { d, dFF } = dims;
+  return k.panelFits({ m: 1, k: d, n: d }) && k.panelFits({ m: 1, k: d, n: dFF }) && k.panelFits({ m: 1, k: dFF, n: d });
+}
+
+/** model.c prefills_by_streams (asked in main_panel: a single job with PANEL): every weight matmul of the prefill takes matmul_stream. */
+function streamPrefills(k: Kernels, dims: ModelDims, P: number): boolean {
+  const { d, dFF } = dims;
+  return k.streamFits({ m: P, k: d, n: d, epi: Epi.Residual }) && k.streamFits({ m: P, k: d, n: dFF, epi: Epi.Relu })
+    && k.streamFits({ m: P, k: dFF, n: d, epi: Epi.Residual });
+}
+
+/** The prefill as model.c's stream_forward issues it: the embedding; per layer Q, K, V by matmul_stream (A loaded once), attention as layerCalls has it, Wo and W2 with the residual fused, W1 with ReLU; the head by matmul_panel when it fits. */
+function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  p.call((w) => k.embed(w, P, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (let i = 0; i < 3; i++) p.call((w) => k.stream(w, { m: P, k: d, n: d }, i > 0));
+    if (k.blockAttentionFits(d, P)) p.call((w) => k.blockAttention(w, P, d, heads));
+    else if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, P, 0, d, heads));
+    else {
+      const dh = d / heads, ctx = ceilTo(P, k.D);
+      for (let h = 0; h < heads; h++) {
+        p.call((w) => k.matmul(w, { m: P, k: dh, n: ctx, transpose: true, causal: true, epi: Epi.MaskRelu, row0: 0 }));
+        if (!k.fuses(P)) p.call((w) => k.elementwise(w, P, ctx, 1, 2));
+        p.call((w) => k.matmul(w, { m: P, k: ctx, n: dh, causal: true, row0: 0 }));
+      }
+    }
+    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }));
+    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }));
+    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }));
+  }
+  const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
+  p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));
+}
+
+/**
+ * One single-sequence decode step as model.c's panel_forward issues it: the
+ * embedding; per layer Q, K and V by matmul_panel (A loaded once), attention
+ * (the variant's kernel), Wo and W2 with the residual fused, W1 with ReLU
+ * fused; the output head by matmul_panel when it fits.
+ */
+function panelDecodeStep(p: Phase, k: Kernels, dims: ModelDims, pos: number, variant: number): void {
+  const { d, dFF, heads } = dims;
+  p.call((w) => k.embed(w, 1, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (let i = 0; i < 3; i++) p.call((w) => k.panel(w, { m: 1, k: d, n: d }, i > 0, true));
+    if (k.decodeAttentionFits(dims.maxSeq, d)) p.call((w) => k.decodeAttention(w, pos, d, heads));
+    else if (variant & VARIANT.FLASH) p.call((w) => k.flash(w, 1, pos, d, heads));
+    else {
+      const dh = d / heads, ctx = ceilTo(pos + 1, k.D);
+      for (let h = 0; h < heads; h++) {
+        p.call((w) => k.matmul(w, { m: 1, k: dh, n: ctx, transpose: true, causal: true, epi: Epi.MaskRelu, row0: pos }));
+        p.call((w) => k.elementwise(w, 1, ctx, 1, 2));
+        p.call((w) => k.matmul(w, { m: 1, k: ctx, n: dh, causal: true, row0: pos }));
+      }
+    }
+    p.call((w) => k.panel(w, { m: 1, k: d, n: d, epi: Epi.Residual }, false, true));
+    p.call((w) => k.panel(w, { m: 1, k: d, n: dFF, epi: Epi.Relu }, false, true));
+    p.call((w) => k.panel(w, { m: 1, k: dFF, n: d, epi: Epi.Residual }, false, true));
+  }
+  const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
+  p.call((w) => (k.panelFits(head) ? k.panel(w, head, false, true) : k.matmul(w, head, true)));
 }
 
 const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
@@ -244,7 +408,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
   const k = new Kernels(job.variant, cfg);
   const prompts = jobPrompts(job), B = prompts.length, P = prompts[0].length;
   const prefill = new Phase('prefill', cfg);
-  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, job.variant);
+  for (let s = 0; s < B; s++) forwardCalls(prefill, k, dims, P, job.variant, B === 1);
   const phases = [prefill.result()];
   if (job.decodeSteps > 0) {
     const decode = new Phase('decode', cfg);
@@ -280,6 +444,7 @@ export function predictDecodeStep(dims: ModelDims, B: number, pos: number, varia
 /** One tiled matmul, as build/fw/mmbench.elf runs it. */
 export function predictMatmul(shape: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): PhasePrediction {
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
-  p.call((w) => new Kernels(variant, cfg).matmul(w, { m: shape.m, k: shape.k, n: shape.n }));
+  const k = new Kernels(variant, cfg), call: MatmulCall = { m: shape.m, k: shape.k, n: shape.n };
+  p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.streamFits(call) ? k.stream(w, call) : k.matmul(w, call)));
   return p.result();
 }

@@ -19,7 +19,16 @@ export const VARIANT = {
   FLASH: 4, // FlashAttention: P never leaves the scratchpad, P·V accumulated in int32
   TOKENS: 8, // units synchronise through wait tokens; the CPU never polls inside a kernel
   LEAN: 16, // matmul staging words computed once per call, ARG registers rewritten only where they change
+  PANEL: 32, // decode (one row): weight panels of several tiles per DMA command, C kept in the scratchpad and stored once, epilogues fused on the row
+  HEADS: 64, // decode with PANEL: one-query attention, every head's keys in one load, heads pipelined through MXU and VPU, one output store
+  STREAM: 128, // prefill with PANEL: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
+  BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
+  CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
 } as const;
+/** The fastest variant (docs/study.md §5): every bit. */
+export const BEST_VARIANT = 1023;
+/** Every variant bit set: the largest VARIANT value. */
+export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 
 export interface HeaderField { name: string; offset: number; doc: string }
 

@@ -167,3 +167,172 @@ void attention(const struct attn_args *a) {
   if (k_variant & VARIANT_FLASH) flash_attention(a);
   else standard_attention(a);
 }
+
+/* ---- one-query attention (VARIANT_HEADS, decode) ----
+ * One new query against the cache: every head's keys arrive in one DMA
+ * command (the cache rows are contiguous), each head's values as a 2-D slice
+ * of their own, and the heads overlap: the MXU computes every head's scores
+ * while the values stream in, the VPU masks head h while the MXU works on
+ * head h+1, and P·V writes head h's int4 output straight into one output row
+ * (R(P·V, shift_o) as standard attention has it), stored once.
+ * Tokens: V_h's load waits for head h−1's scores, so the mask of head h can
+ * wait for V_(h+1) alone (both its scores and its values are then there);
+ * the last head's mask waits for V_last and polls its scores. */
+#define SP_DQ SP(0)
+#define SP_DK SP(1)
+#define SP_DV SP(3)
+#define SP_DP(i) SP(5 + (i))
+#define SP_DO SP(7)
+#define DECODE_KV_BYTES (2 * SP_REGION)
+
+int attention_decode_fits(uint32_t d, uint32_t max_keys) {
+  uint32_t ctx = (max_keys + (TILE - 1)) & ~(TILE - 1u);
+  return (k_variant & VARIANT_HEADS) && SP_KIB == 64
+    && ctx * (d / 2) <= DECODE_KV_BYTES && TILE * (ctx / 2) <= SP_REGION && TILE * (d / 2) <= SP_REGION;
+}
+
+/* Head h's mask, ReLU and P·V (its scores and values are there by the tokens
+ * the caller set); returns the last MATMUL's ticket. */
+static uint32_t decode_pv(const struct attn_args *a, uint32_t h, uint32_t dh, uint32_t o_addr, uint32_t ctx, uint32_t v_addr) {
+  uint32_t rs = a->d / 2, hb = dh / 2, prow = ctx / 2;
+  struct vpu_op v = {
+    .a = SP_DP(h & 1), .c = SP_DP(h & 1), .a_stride = prow, .c_stride = prow, .rows = 1, .cols = ctx,
+    .param = vpu_mask_offsets(a->row0, 0),
+  };
+  k_issued(VPU, vpu_causal_mask(&v));
+  v.param = 0;
+  uint32_t relu = k_issued(VPU, vpu_relu(&v));
+  k_need(MXU, VPU, relu);
+  struct mxu_op m = {
+    .a = SP_DP(h & 1), .b = v_addr, .c = o_addr, .a_stride = prow, .b_stride = hb, .c_stride = rs,
+    .k = ctx, .shift = a->shift_o, .flags = 0,
+  };
+  uint32_t last = 0;
+  for (uint32_t t = 0; t < dh / TILE; t++, m.b += TILE_ROW4, m.c += TILE_ROW4) last = k_issued(MXU, mxu_matmul(&m));
+  return last;
+}
+
+/* The head width d / heads without a divide (RV32I: a ~100-clock libgcc call). */
+static uint32_t head_width(const struct attn_args *a) {
+  uint32_t dh = TILE;
+  for (uint32_t sum = TILE * a->heads, step = sum; sum < a->d; sum += step) dh += TILE;
+  return dh;
+}
+
+void attention_decode(const struct attn_args *a, const struct mm_args *next) {
+  uint32_t rs = a->d / 2, dh = head_width(a), hb = dh / 2, keys = a->row0 + 1;
+  uint32_t ctx = (keys + (TILE - 1)) & ~(TILE - 1u), tiles = ctx / TILE, v_step = 0;
+  for (uint32_t t = 0; t < tiles; t++) v_step += TILE * hb; /* ctx · hb by additions */
+  k_issued(DMA, dma_load(a->q, SP_DQ, 1, rs, rs, rs));
+  uint32_t k_loaded = k_issued(DMA, dma_load(a->k_cache, SP_DK, keys, rs, rs, rs));
+  k_need(MXU, DMA, k_loaded);
+  uint32_t scores = 0, v_loaded = 0, v_prev = 0, v_addr = SP_DV, col = 0;
+  for (uint32_t h = 0; h < a->heads; h++, v_addr += v_step, col += hb) {
+    if (h) k_need(DMA, MXU, scores);
+    v_loaded = k_issued(DMA, dma_load(a->v_cache + col, v_addr, keys, hb, rs, hb));
+    struct mxu_op m = {
+      .a = SP_DQ + col, .b = SP_DK + col, .c = SP_DP(h & 1), .a_stride = rs, .b_stride = rs, .c_stride = ctx / 2,
+      .k = dh, .shift = a->shift_s, .flags = TPU_MXU_FLAG_TRANSPOSE_B,
+    };
+    for (uint32_t t = 0; t < tiles; t++, m.b += TILE * rs, m.c += TILE_ROW4) scores = k_issued(MXU, mxu_matmul(&m));
+    if (h) {
+      k_need(VPU, DMA, v_loaded); /* V_h's load followed head h−1's scores */
+      decode_pv(a, h - 1, dh, SP_DO + col - hb, ctx, v_prev);
+    }
+    v_prev = v_addr;
+  }
+  k_need(VPU, DMA, v_loaded);
+  k_need(VPU, MXU, scores);
+  uint32_t last = decode_pv(a, a->heads - 1, dh, SP_DO + col - hb, ctx, v_prev);
+  /* CHAIN: the next matmul's first chunk streams during the last head. */
+  if (next) matmul_panel_ahead(next);
+  k_need(DMA, MXU, last);
+  k_issued(DMA, dma_store(a->out, SP_DO, 1, rs, rs, rs));
+}
+
+/* ---- block attention (VARIANT_BLOCK_ATTN, prefill) ----
+ * Every query of the block at once (queries at positions 0..rows−1, the
+ * prompt): Q, K and V whole in three DMA commands, per head the causal score
+ * tiles (row group g needs key tiles 0..g) with lean staging, mask + ReLU
+ * over the head's whole P block, P·V per row group over its keys only,
+ * written as int4 (R(P·V, shift_o), standard attention's result) into one
+ * output block, each head's columns stored as soon as they are done. Heads overlap as in attention_decode: the MXU
+ * computes head h+1's scores while the VPU masks head h (P alternates
+ * between two regions). Tokens: V's load waits for head 0's scores, so head
+ * 0's mask waits for V alone; later masks wait for their scores. */
+#define SP_BQ SP(0)
+#define SP_BK SP(1)
+#define SP_BV SP(2)
+#define SP_BP(i) SP(3 + (i))
+#define SP_BO SP(5)
+
+int attention_block_fits(uint32_t d, uint32_t rows) {
+  uint32_t ctx = (rows + (TILE - 1)) & ~(TILE - 1u);
+  return (k_variant & VARIANT_BLOCK_ATTN) && SP_KIB == 64 && ctx * (d / 2) <= SP_REGION && ctx * (ctx / 2) <= SP_REGION;
+}
+
+/* Head h's scores: row group g against key tiles 0..g. */
+static uint32_t block_scores(const struct attn_args *a, uint32_t col, uint32_t pbuf, uint32_t groups, uint32_t dh, uint32_t prow) {
+  uint32_t rs = a->d / 2, last = 0;
+  tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, TPU_MXU_A_STRIDE(rs) | TPU_MXU_B_STRIDE(rs));
+  tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, TPU_MXU_C_STRIDE(prow) | TPU_MXU_SHIFT(a->shift_s));
+  uint32_t qa = SP_BQ + col, pc = pbuf, q_group = rs << TILE_LOG2, p_group = prow << TILE_LOG2;
+  for (uint32_t g = 0; g < groups; g++, qa += q_group, pc += p_group) {
+    uint32_t kb = SP_BK + col, c = pc;
+    for (uint32_t t = 0; t <= g; t++, kb += q_group, c += TILE_ROW4) {
+      tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, TPU_MXU_A_ADDR(qa) | TPU_MXU_B_ADDR(kb));
+      tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, TPU_MXU_C_ADDR(c) | TPU_MXU_K(dh));
+      last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, TPU_MXU_FLAG_TRANSPOSE_B));
+      __asm__("" : "+r"(kb), "+r"(c));
+    }
+  }
+  return last;
+}
+
+/* Head h's mask + ReLU over its P block, then P·V into the output block. */
+static uint32_t block_pv(const struct attn_args *a, uint32_t col, uint32_t pbuf, uint32_t groups, uint32_t dh, uint32_t prow, uint32_t ctx) {
+  uint32_t rs = a->d / 2, last = 0;
+  struct vpu_op v = { .a = pbuf, .c = pbuf, .a_stride = prow, .c_stride = prow, .rows = a->rows, .cols = ctx, .param = vpu_mask_offsets(0, 0) };
+  k_issued(VPU, vpu_causal_mask(&v));
+  v.param = 0;
+  k_need(MXU, VPU, k_issued(VPU, vpu_relu(&v)));
+  tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, TPU_MXU_A_STRIDE(prow) | TPU_MXU_B_STRIDE(rs));
+  tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, TPU_MXU_C_STRIDE(rs) | TPU_MXU_SHIFT(a->shift_o));
+  uint32_t pa = pbuf, oc = SP_BO + col, k = TILE, p_group = prow << TILE_LOG2, o_group = rs << TILE_LOG2;
+  for (uint32_t g = 0; g < groups; g++, pa += p_group, oc += o_group, k += TILE) {
+    uint32_t vb = SP_BV + col, c = oc;
+    for (uint32_t t = 0; t < dh; t += TILE, vb += TILE_ROW4, c += TILE_ROW4) {
+      tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, TPU_MXU_A_ADDR(pa) | TPU_MXU_B_ADDR(vb));
+      tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, TPU_MXU_C_ADDR(c) | TPU_MXU_K(k));
+      last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, 0));
+    }
+  }
+  return last;
+}
+
+void attention_block(const struct attn_args *a) {
+  uint32_t rs = a->d / 2, dh = head_width(a), hb = dh / 2, rows = a->rows;
+  uint32_t ctx = (rows + (TILE - 1)) & ~(TILE - 1u), prow = ctx / 2, groups = ctx >> TILE_LOG2;
+  k_issued(DMA, dma_load(a->q, SP_BQ, rows, rs, rs, rs));
+  uint32_t k_loaded = k_issued(DMA, dma_load(a->k_cache, SP_BK, rows, rs, rs, rs));
+  k_need(MXU, DMA, k_loaded);
+  uint32_t scores = block_scores(a, 0, SP_BP(0), groups, dh, prow);
+  k_need(DMA, MXU, scores);
+  uint32_t v_loaded = k_issued(DMA, dma_load(a->v_cache, SP_BV, rows, rs, rs, rs));
+  uint32_t last = 0, col = 0;
+  for (uint32_t h = 1; h < a->heads; h++, col += hb) {
+    uint32_t next = block_scores(a, col + hb, SP_BP(h & 1), groups, dh, prow);
+    if (h == 1) k_need(VPU, DMA, v_loaded);
+    else k_need(VPU, MXU, scores);
+    last = block_pv(a, col, SP_BP((h - 1) & 1), groups, dh, prow, ctx);
+    /* Head h−1's output columns go out while the next heads compute. */
+    k_need(DMA, MXU, last);
+    k_issued(DMA, dma_store(a->out + col, SP_BO + col, rows, hb, rs, rs));
+    scores = next;
+  }
+  if (a->heads == 1) k_need(VPU, DMA, v_loaded);
+  else k_need(VPU, MXU, scores);
+  last = block_pv(a, col, SP_BP((a->heads - 1) & 1), groups, dh, prow, ctx);
+  k_need(DMA, MXU, last);
+  k_issued(DMA, dma_store(a->out + col, SP_BO + col, rows, hb, rs, rs));
+}

@@ -12,6 +12,13 @@
  *   FLASH          FlashAttention: scores never leave the scratchpad
  *   TOKENS         dependencies are wait tokens: the CPU never polls inside
  *                  a kernel, it only pushes commands
+ *   LEAN           matmul staging words computed once per call
+ *   PANEL          decode: one-row matmuls through matmul_panel (panel.c)
+ *   HEADS          decode: one-query attention with the heads pipelined
+ *   STREAM         prefill: weight matmuls through matmul_stream (panel.c)
+ *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
+ *   CHAIN          the next weight matmul's first chunks load ahead of this
+ *                  one's last C store (decode and prefill)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -138,6 +145,25 @@ struct mm_args {
  * B tiles of TILE columns; C tiles TILE × TILE. */
 void matmul(const struct mm_args *a);
 
+/* VARIANT_PANEL, M ≤ TILE: B streamed in panels of several tiles per DMA
+ * command, C kept in the scratchpad, the epilogue (p->epi: EPI_NONE,
+ * EPI_RELU or EPI_RESIDUAL) run once on the whole row block, C stored once.
+ * keep_a: A is the one the previous matmul_panel call loaded. next (with
+ * VARIANT_CHAIN): the matmul_panel call that follows this one with no other
+ * kernel between; its first B chunk loads ahead of this call's C store. Whether a
+ * matmul can take this path (the variant, its shape, the scratchpad plan): */
+int matmul_panel_fits(const struct mm_args *p);
+void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
+/* CHAIN: the first chunk of `next` (the matmul_panel call after the running
+ * kernel, which must keep off scratchpad regions 8 and up) loads now. */
+void matmul_panel_ahead(const struct mm_args *next);
+/* VARIANT_STREAM, M ≤ 64 (prefill): the panel scheme over every row group,
+ * each chunk's C columns (epilogue applied) stored behind the next chunk's
+ * load. next (VARIANT_CHAIN): as for matmul_panel, the matmul_stream call
+ * that follows with no other kernel between. */
+int matmul_stream_fits(const struct mm_args *p);
+void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
+
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */
 void residual_pass(uint32_t x, uint32_t t, uint32_t stride, uint32_t rows, uint32_t cols, uint32_t bound);
@@ -158,5 +184,14 @@ struct attn_args {
 };
 /* out = R(relu(causal(R(q·kᵀ, shift_s))) · v, shift_o), head by head. */
 void attention(const struct attn_args *a);
+/* VARIANT_HEADS, one query (decode, single job, kv_stride 0): every head's
+ * keys in one load, the heads pipelined through MXU and VPU, one output
+ * store; next (CHAIN): the matmul_panel call that follows. Whether it holds caches of up to max_keys positions of width d: */
+int attention_decode_fits(uint32_t d, uint32_t max_keys);
+void attention_decode(const struct attn_args *a, const struct mm_args *next);
+/* VARIANT_BLOCK_ATTN, a prompt's queries at positions 0..rows−1 (prefill,
+ * single job): Q, K and V whole, the heads pipelined, one output store. */
+int attention_block_fits(uint32_t d, uint32_t rows);
+void attention_block(const struct attn_args *a);
 
 #endif /* KERNELS_H */

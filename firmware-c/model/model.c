@@ -261,6 +261,154 @@ static uint32_t forward(const uint8_t *toks, uint32_t rows, uint32_t row0, uint3
   return head(rows - 1, step);
 }
 
+/* ---- VARIANT_PANEL: single-job decode through matmul_panel ----
+ * A decode step has one row: each weight matmul streams its weights in
+ * panels with the epilogue fused on the row (kernels/panel.c), so the
+ * residual and ReLU passes over SRAM disappear and Q, K and V share one A
+ * load. Prefill is forward() as in the other variants. Taken only when every
+ * weight matmul fits the panel plan (decodes_by_panels, decided before the
+ * first PERF_CTRL window); otherwise decode is forward() too. */
+static int decodes_by_panels(void) {
+  struct mm_args q = { .m = 1, .k = M.d, .n = M.d }, up = { .m = 1, .k = M.d, .n = M.d_ff }, down = { .m = 1, .k = M.d_ff, .n = M.d };
+  return matmul_panel_fits(&q) && matmul_panel_fits(&up) && matmul_panel_fits(&down);
+}
+
+/* Decode attention by attention_decode (set by main_panel). */
+static uint32_t heads_pipelined;
+
+/* The weights a matmul_panel call after this one reads: what CHAIN loads
+ * ahead (B, its stride and shape). */
+static struct mm_args weights(uint32_t b, uint32_t k, uint32_t n) {
+  struct mm_args w = { .b = b, .b_stride = n / 2, .m = 1, .k = k, .n = n };
+  return w;
+}
+
+/* `after`: the weights of the matmul_panel call that follows this layer
+ * (the next layer's Wq or the output head). */
+static void panel_layer(const struct layer *y, uint32_t pos, uint32_t row_off, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  struct mm_args m = {
+    .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = 1, .k = M.d, .n = M.d, .shift = y->sq,
+  };
+  matmul_panel(&m, 0, &wk);
+  m.b = y->wk; m.c = y->k_cache + row_off; m.shift = y->sk;
+  matmul_panel(&m, 1, &wv);
+  m.b = y->wv; m.c = y->v_cache + row_off; m.shift = y->sv;
+  matmul_panel(&m, 1, 0);
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+    .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  struct mm_args wo = weights(y->wo, M.d, M.d);
+  if (heads_pipelined) attention_decode(&at, &wo);
+  else attention(&at);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_panel(&o, 0, &w1);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = 1, .k = M.d, .n = M.d_ff,
+    .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul_panel(&f1, 0, &w2);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_panel(&f2, 0, after);
+}
+
+/* ---- VARIANT_STREAM: prefill's weight matmuls through matmul_stream ---- */
+static int prefills_by_streams(void) {
+  uint32_t P = M.prompt_len;
+  struct mm_args q = { .m = P, .k = M.d, .n = M.d, .epi = EPI_RESIDUAL }, up = { .m = P, .k = M.d, .n = M.d_ff, .epi = EPI_RELU },
+                 down = { .m = P, .k = M.d_ff, .n = M.d, .epi = EPI_RESIDUAL };
+  return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down);
+}
+
+/* Prefill attention by attention_block (set by main_panel). */
+static uint32_t block_attention;
+
+/* `after`: the next layer's Wq (chained), or 0. */
+static void stream_layer(const struct layer *y, uint32_t rows, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  struct mm_args m = {
+    .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = rows, .k = M.d, .n = M.d, .shift = y->sq,
+  };
+  matmul_stream(&m, 0, &wk);
+  m.b = y->wk; m.c = y->k_cache; m.shift = y->sk;
+  matmul_stream(&m, 1, &wv);
+  m.b = y->wv; m.c = y->v_cache; m.shift = y->sv;
+  matmul_stream(&m, 1, 0);
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+    .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  if (block_attention) attention_block(&at);
+  else attention(&at);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_stream(&o, 0, &w1);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
+    .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul_stream(&f1, 0, &w2);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_stream(&f2, 0, after);
+}
+
+/* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
+ * fits (the tiled kernel otherwise); returns the argmax. */
+static uint32_t panel_head(uint32_t row, uint32_t step) {
+  uint32_t out = M.logits + step * M.vocab * 4;
+  struct mm_args m = {
+    .a = M.x + row * (M.d / 2), .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
+    .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
+  };
+  if (matmul_panel_fits(&m)) matmul_panel(&m, 0, 0);
+  else matmul(&m);
+  tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
+  uint32_t best = 0;
+  int32_t best_v = (int32_t)SRAM_WORD(out);
+  for (uint32_t i = 1; i < M.vocab; i++) {
+    int32_t v = (int32_t)SRAM_WORD(out + 4 * i);
+    if (v > best_v) { best_v = v; best = i; }
+  }
+  return best;
+}
+
+static __attribute__((noinline)) uint32_t stream_forward(void) {
+  embed(M.x, tokens, M.prompt_len, 0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    stream_layer(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
+  }
+  return panel_head(M.prompt_len - 1, 0);
+}
+
+static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t pos, uint32_t step) {
+  embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
+  uint32_t row_off = pos * (M.d / 2);
+  struct mm_args head = weights(M.w_out, M.d, M.vocab);
+  head.flags = MM_OUT_INT32;
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    /* The head takes matmul_panel only when it fits (panel_head). */
+    const struct mm_args *after = l + 1 < M.layers ? &wq : matmul_panel_fits(&head) ? &head : 0;
+    panel_layer(&L[l], pos, row_off, after);
+  }
+  return panel_head(0, step);
+}
+
 /* GENERATED and STATUS: the end of a run. Inlined into main, so that the
  * single job's code is what it was before batches. */
 static inline __attribute__((always_inline)) int finish(uint32_t produced) {
@@ -272,6 +420,34 @@ static inline __attribute__((always_inline)) int finish(uint32_t produced) {
     return 3;
   }
   return 0;
+}
+
+/* The single job with panel decode steps: main's flow, its own function so
+ * that main's code is what it was before PANEL. */
+static __attribute__((noinline)) int main_panel(void) {
+  uint32_t panels = decodes_by_panels();
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  uint32_t streams = prefills_by_streams();
+  block_attention = attention_block_fits(M.d, M.prompt_len);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+  tpu_perf_start();
+  uint32_t tok = streams ? stream_forward() : forward(tokens, M.prompt_len, 0, 0);
+  tokens[M.prompt_len] = (uint8_t)tok;
+  uint32_t produced = 1;
+  tpu_perf_stop();
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint8_t in = (uint8_t)tok;
+      tok = panels ? panel_forward(in, M.prompt_len + i - 1, i) : forward(&in, 1, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  return finish(produced);
 }
 
 /* A batched job, kept out of main so that a single job's code is what it was. */
@@ -286,6 +462,7 @@ int main(void) {
   }
   kernels_begin(M.variant);
   if (M.batch > 1) return main_batch();
+  if (M.variant & VARIANT_PANEL) return main_panel();
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
 
   tpu_perf_start();
