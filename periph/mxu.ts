@@ -23,12 +23,12 @@
 // (as built: setup + (ACCUMULATE ? 8 : 0) + K + 14 + 8).
 //
 // MxuReference moves values through the D² PEs clock by clock. MxuFast reads
-// the same bytes at the same clocks, but keeps the current k-block of A and B
-// in two D×D buffers and does the block's D³ MACs when its last row arrives
-// (stream clock D·b + D−1). Sums wrap mod 2^32 in both, so the order of the
-// additions does not matter.
+// the same bytes, each no earlier than its clock and never after anything
+// else wrote it, and multiplies whole k-blocks at once (see the class).
+// Sums wrap mod 2^32 in both, so the order of the additions does not matter.
 
 import type { TpuConfig } from '../emu/config.ts';
+import { kernelFor, type MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
   bits,
@@ -498,18 +498,36 @@ export class MxuReference extends MxuBase implements UnitModel {
   }
 }
 
-// ---- Fast: block buffers, one D×D×D step per k-block ----
+// ---- Fast: deferred stream reads, whole k-blocks at once ----
+//
+// The fast model reads what the reference reads, but not necessarily when:
+// a stream read of clock t may happen at any later clock up to the first
+// writeback clock, as long as nothing wrote A or B in between. Only another
+// unit could, and only while the core steps it clock by clock (its footprint
+// writes a region this command reads: "coupled"); then the core calls
+// tickRead, which catches up on every deferred read first. In skipped
+// windows, and in single clocks the core advances with skip(c, 1) because no
+// unit is coupled, the reads are deferred; at writeback, or at the first
+// coupled clock, the k-blocks read so far are multiplied in one go, whole
+// k-blocks by the WebAssembly SIMD kernel (periph/mxu-kernel.ts) straight
+// from the scratchpad bytes, a k-block the deferred range cuts row by row.
 
 export class MxuFast extends MxuBase implements UnitModel {
+  /** The WebAssembly SIMD kernel of the scratchpad, or null: JavaScript loops only. */
+  private readonly kernel: MxuKernel | null;
+  /** The D×D sums, row-major (i·D + j); the kernel's own when there is one. */
   private readonly acc: Int32Array;
   /** A of the current k-block: a[i*D + m] = A[i][D·b + m]. */
   private readonly a: Int32Array;
   /** B of the current k-block: b[m*D + j] = B[D·b + m][j]. */
   private readonly b: Int32Array;
+  /** The first stream clock whose reads have not been done yet (0..K). */
+  private streamRead = 0;
 
   constructor(mem: UnitMemories, cfg: TpuConfig) {
     super(mem, cfg);
-    this.acc = new Int32Array(this.n * this.n);
+    this.kernel = kernelFor(mem.spad);
+    this.acc = this.kernel ? this.kernel.acc.subarray(0, this.n * this.n) : new Int32Array(this.n * this.n);
     this.a = new Int32Array(this.n * this.n);
     this.b = new Int32Array(this.n * this.n);
   }
@@ -517,11 +535,16 @@ export class MxuFast extends MxuBase implements UnitModel {
   begin(cmd: Cmd, clock: number): void {
     this.beginCommon(cmd, clock);
     this.acc.fill(0);
+    this.streamRead = 0;
   }
 
+  /** A clock stepped on its own, maybe coupled: every read up to and including this clock's, now. */
   tickRead(clock: number): void {
     this.checkRead(clock);
-    this.readAt(clock - this.start);
+    const rel = clock - this.start;
+    const d = this.d;
+    if (rel < d.streamStart) this.preloadAt(rel);
+    else if (rel < d.streamStart + d.k) this.readStream(rel - d.streamStart + 1);
   }
 
   tickWrite(clock: number): boolean {
@@ -550,15 +573,13 @@ export class MxuFast extends MxuBase implements UnitModel {
     if (!(n >= 1) || stop > d.total || !Number.isInteger(n)) {
       throw new Error(`MXU: skip(${clock}, ${n}) past the horizon ${this.start + d.total - clock}`);
     }
-    const streamReadEnd = d.streamStart + d.k;
     while (rel < stop) {
       if (rel < d.preloadStart) {
         rel = d.preloadStart < stop ? d.preloadStart : stop; // setup: nothing
-      } else if (rel < streamReadEnd) {
-        this.readAt(rel); // preload or stream reads
-        rel++;
+      } else if (rel < d.streamStart) {
+        this.preloadAt(rel++);
       } else if (rel < d.writebackStart) {
-        rel = d.writebackStart < stop ? d.writebackStart : stop; // skew drain: nothing
+        rel = d.writebackStart < stop ? d.writebackStart : stop; // stream reads deferred; skew drain: nothing
       } else {
         this.writeRow(rel - d.writebackStart);
         rel++;
@@ -572,23 +593,40 @@ export class MxuFast extends MxuBase implements UnitModel {
     return false;
   }
 
-  /** The read half of relative clock `rel`. */
-  private readAt(rel: number): void {
+  /** Preload clock rel (rel ≥ preloadStart): Cin row rel − preloadStart into the sums. */
+  private preloadAt(rel: number): void {
+    const d = this.d;
+    if (rel < d.preloadStart) return;
+    const n = this.n;
+    const spad = this.mem.spad;
+    const p = rel - d.preloadStart;
+    let at = d.cinAddr + p * d.cinStride;
+    for (let j = 0; j < n; j++, at += 4) {
+      this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+    }
+  }
+
+  /** Does the stream reads of clocks streamRead..end−1 (end ≤ K). */
+  private readStream(end: number): void {
+    const d = this.d;
+    const mask = this.n - 1;
+    let t = this.streamRead;
+    while (t < end && (t & mask) !== 0) this.readRow(t++);
+    const whole = end & ~mask;
+    if (this.kernel && whole > t) {
+      this.kernel.matmul(this.n, d.aAddr, d.aStride, d.bAddr, d.bStride, d.transposeB, t, whole);
+      t = whole;
+    }
+    while (t < end) this.readRow(t++);
+    this.streamRead = end;
+  }
+
+  /** Stream clock t's reads into the k-block buffers; the k-block's MACs at its last row. */
+  private readRow(t: number): void {
     const d = this.d;
     const n = this.n;
     const half = n >> 1;
     const spad = this.mem.spad;
-    if (rel < d.preloadStart) return;
-    if (rel < d.streamStart) {
-      const p = rel - d.preloadStart;
-      let at = d.cinAddr + p * d.cinStride;
-      for (let j = 0; j < n; j++, at += 4) {
-        this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
-      }
-      return;
-    }
-    const t = rel - d.streamStart;
-    if (t >= d.k) return;
     const r = t & (n - 1);
     const blk = t >> this.log2n;
     const a = this.a;
@@ -655,9 +693,10 @@ export class MxuFast extends MxuBase implements UnitModel {
     }
   }
 
-  /** Writeback clock w: C row w. */
+  /** Writeback clock w: C row w (the deferred stream reads first). */
   private writeRow(w: number): void {
     const d = this.d;
+    if (this.streamRead < d.k) this.readStream(d.k);
     const n = this.n;
     const spad = this.mem.spad;
     const acc = this.acc;

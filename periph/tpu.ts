@@ -22,6 +22,8 @@ import type { MmioDevice, SramSharer } from '../emu/bus.ts';
 import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
+import { createScratchpad } from './mxu-kernel.ts';
+import { createScratchpad } from './mxu-kernel.ts';
 import { ERR, ERROR_CODES, GLOBAL, TPU_ID_VALUE, UNIT_REG, UNITS } from './regs.ts';
 import type { Sram } from './sram.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
@@ -106,7 +108,8 @@ export class Tpu implements MmioDevice, SramSharer {
     private readonly strict: boolean,
   ) {
     const t = cfg.tpu;
-    this.spad = new Uint8Array(t.spadKiB * 1024);
+    // The fast MXU reads the scratchpad in place from WebAssembly (periph/mxu-kernel.ts).
+    this.spad = reference ? new Uint8Array(t.spadKiB * 1024) : createScratchpad(t.spadKiB * 1024);
     const mem = { spad: this.spad, sram: sram.bytes };
     this.units = [
       new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus)),
@@ -305,8 +308,13 @@ export class Tpu implements MmioDevice, SramSharer {
     if (this.counting) this.window.add(n, busyMask, depMask);
 
     if (n === 1) {
-      for (const u of units) if (u.running) u.model.tickRead(c);
-      for (const u of units) if (u.running && u.model.tickWrite(c)) this.finish(u, c);
+      // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
+      const mxu = units[1];
+      const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
+      for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
+      for (const u of units) {
+        if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
+      }
       if (this.reference) this.checkPorts(c);
     } else {
       for (const u of units) if (u.running && u.model.skip(c, n)) this.finish(u, c + n - 1);
