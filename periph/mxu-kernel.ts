@@ -1,9 +1,9 @@
 // The MXU fast model's multiply-accumulate in WebAssembly SIMD
 // (periph/mxu-kernel.wat, compiled into mxu-kernel.wasm.ts by npm run gen:wasm).
 // The kernel reads the scratchpad bytes in place, so the scratchpad lives at
-// address 0 of the kernel's memory: createScratchpad() makes one (the TPU core
-// does, periph/tpu.ts), and kernelFor() finds the kernel of a scratchpad made
-// that way. A scratchpad that is a plain Uint8Array has none; MxuFast then
+// address 0 of the kernel's memory: createScratchpad() makes both (the TPU
+// core does, periph/tpu.ts, and hands the kernel to MxuFast in UnitMemories).
+// Without a kernel (a plain Uint8Array scratchpad, as unit tests make) MxuFast
 // computes with its JavaScript loops, with the same results.
 
 import { MXU_KERNEL_WASM_BASE64 } from './mxu-kernel.wasm.ts';
@@ -24,13 +24,22 @@ interface KernelExports {
   mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
 }
 
-let compiled: WebAssembly.Module | null | undefined;
+// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
+interface WasmMemory { readonly buffer: ArrayBuffer }
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
 
 /** The compiled module, or null where WebAssembly SIMD is unavailable. */
-function kernelModule(): WebAssembly.Module | null {
+function kernelModule(): object | null {
   if (compiled === undefined) {
     try {
-      compiled = new WebAssembly.Module(Buffer.from(MXU_KERNEL_WASM_BASE64, 'base64'));
+      compiled = wasm ? new wasm.Module(Buffer.from(MXU_KERNEL_WASM_BASE64, 'base64')) : null;
     } catch {
       compiled = null;
     }
@@ -46,7 +55,7 @@ export class MxuKernel {
   private readonly aAddr: number;
   private readonly bAddr: number;
 
-  constructor(private readonly k: KernelExports, memory: WebAssembly.Memory, scratch: number) {
+  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number) {
     this.accAddr = scratch;
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
@@ -79,25 +88,17 @@ export class MxuKernel {
   }
 }
 
-const kernels = new WeakMap<ArrayBufferLike, MxuKernel>();
-
 /**
- * A zeroed scratchpad of `bytes` bytes at address 0 of a fresh kernel memory
- * (a plain Uint8Array where WebAssembly SIMD is unavailable).
+ * A zeroed scratchpad of `bytes` bytes at address 0 of a fresh kernel memory,
+ * and its kernel (a plain Uint8Array and null where WebAssembly SIMD is unavailable).
  */
-export function createScratchpad(bytes: number): Uint8Array {
+export function createScratchpad(bytes: number): { spad: Uint8Array; kernel: MxuKernel | null } {
   const mod = kernelModule();
-  if (!mod) return new Uint8Array(bytes);
+  if (!mod) return { spad: new Uint8Array(bytes), kernel: null };
   const scratch = Math.ceil((bytes + SPAD_SLACK) / 64) * 64;
   const pages = Math.ceil((scratch + MxuKernel.scratchBytes()) / PAGE);
   // A fixed size: the memory never grows, so views of it stay valid.
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  const instance = new WebAssembly.Instance(mod, { tpu: { memory } });
-  kernels.set(memory.buffer, new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch));
-  return new Uint8Array(memory.buffer, 0, bytes);
-}
-
-/** The kernel of a scratchpad made by createScratchpad, or null. */
-export function kernelFor(spad: Uint8Array): MxuKernel | null {
-  return spad.byteOffset === 0 ? kernels.get(spad.buffer) ?? null : null;
+  const memory = new wasm!.Memory({ initial: pages, maximum: pages });
+  const instance = new wasm!.Instance(mod, { tpu: { memory } });
+  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch) };
 }

@@ -28,7 +28,7 @@
 // Sums wrap mod 2^32 in both, so the order of the additions does not matter.
 
 import type { TpuConfig } from '../emu/config.ts';
-import { kernelFor, type MxuKernel } from './mxu-kernel.ts';
+import type { MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
   bits,
@@ -498,19 +498,20 @@ export class MxuReference extends MxuBase implements UnitModel {
   }
 }
 
-// ---- Fast: deferred stream reads, whole k-blocks at once ----
+// ---- Fast: whole k-blocks at once, stream reads deferred where allowed ----
 //
-// The fast model reads what the reference reads, but not necessarily when:
-// a stream read of clock t may happen at any later clock up to the first
-// writeback clock, as long as nothing wrote A or B in between. Only another
-// unit could, and only while the core steps it clock by clock (its footprint
-// writes a region this command reads: "coupled"); then the core calls
-// tickRead, which catches up on every deferred read first. In skipped
-// windows, and in single clocks the core advances with skip(c, 1) because no
-// unit is coupled, the reads are deferred; at writeback, or at the first
-// coupled clock, the k-blocks read so far are multiplied in one go, whole
-// k-blocks by the WebAssembly SIMD kernel (periph/mxu-kernel.ts) straight
-// from the scratchpad bytes, a k-block the deferred range cuts row by row.
+// The fast model reads the bytes the reference reads. Under the unit.ts
+// contract it reads a clock's bytes in that clock's tickRead, or within the
+// skip() call whose window holds the clock. The TPU core allows more
+// (deferReads): a stream read of clock t may happen at any later clock up to
+// the first writeback clock as long as nothing wrote A or B in between. Only
+// another unit could, and only while the core steps clock by clock because
+// that unit's writes meet this command's reads ("coupled"); then the core
+// calls tickRead, which catches up on every deferred read first, and in every
+// other clock it calls skip. So the reads pile up and are done at writeback,
+// or at the first coupled clock: whole k-blocks by the WebAssembly SIMD kernel
+// (periph/mxu-kernel.ts) straight from the scratchpad bytes, a k-block the
+// range cuts row by row into the block buffers.
 
 export class MxuFast extends MxuBase implements UnitModel {
   /** The WebAssembly SIMD kernel of the scratchpad, or null: JavaScript loops only. */
@@ -524,9 +525,15 @@ export class MxuFast extends MxuBase implements UnitModel {
   /** The first stream clock whose reads have not been done yet (0..K). */
   private streamRead = 0;
 
-  constructor(mem: UnitMemories, cfg: TpuConfig) {
+  /**
+   * @param deferReads set by the TPU core (tpu.ts), which then calls tickRead in
+   *   every clock in which another unit may write what this command reads: skip
+   *   may then leave stream reads for later. Otherwise (the unit.ts contract)
+   *   a window's reads are all done when skip returns.
+   */
+  constructor(mem: UnitMemories, cfg: TpuConfig, private readonly deferReads = false) {
     super(mem, cfg);
-    this.kernel = kernelFor(mem.spad);
+    this.kernel = mem.mxuKernel ?? null;
     this.acc = this.kernel ? this.kernel.acc.subarray(0, this.n * this.n) : new Int32Array(this.n * this.n);
     this.a = new Int32Array(this.n * this.n);
     this.b = new Int32Array(this.n * this.n);
@@ -544,7 +551,7 @@ export class MxuFast extends MxuBase implements UnitModel {
     const rel = clock - this.start;
     const d = this.d;
     if (rel < d.streamStart) this.preloadAt(rel);
-    else if (rel < d.streamStart + d.k) this.readStream(rel - d.streamStart + 1);
+    else if (this.streamRead < d.k) this.readStream(Math.min(rel - d.streamStart + 1, d.k));
   }
 
   tickWrite(clock: number): boolean {
@@ -579,7 +586,10 @@ export class MxuFast extends MxuBase implements UnitModel {
       } else if (rel < d.streamStart) {
         this.preloadAt(rel++);
       } else if (rel < d.writebackStart) {
-        rel = d.writebackStart < stop ? d.writebackStart : stop; // stream reads deferred; skew drain: nothing
+        const to = d.writebackStart < stop ? d.writebackStart : stop;
+        // Stream reads (deferred when the core allows it); skew drain: nothing.
+        if (!this.deferReads && rel < d.streamStart + d.k) this.readStream(Math.min(to - d.streamStart, d.k));
+        rel = to;
       } else {
         this.writeRow(rel - d.writebackStart);
         rel++;

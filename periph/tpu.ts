@@ -23,7 +23,6 @@ import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
 import { createScratchpad } from './mxu-kernel.ts';
-import { createScratchpad } from './mxu-kernel.ts';
 import { ERR, ERROR_CODES, GLOBAL, TPU_ID_VALUE, UNIT_REG, UNITS } from './regs.ts';
 import type { Sram } from './sram.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
@@ -108,12 +107,13 @@ export class Tpu implements MmioDevice, SramSharer {
     private readonly strict: boolean,
   ) {
     const t = cfg.tpu;
-    // The fast MXU reads the scratchpad in place from WebAssembly (periph/mxu-kernel.ts).
-    this.spad = reference ? new Uint8Array(t.spadKiB * 1024) : createScratchpad(t.spadKiB * 1024);
-    const mem = { spad: this.spad, sram: sram.bytes };
+    // The fast MXU multiplies in WebAssembly, reading the scratchpad in place (periph/mxu-kernel.ts).
+    const pad = reference ? { spad: new Uint8Array(t.spadKiB * 1024), kernel: null } : createScratchpad(t.spadKiB * 1024);
+    this.spad = pad.spad;
+    const mem = { spad: this.spad, sram: sram.bytes, mxuKernel: pad.kernel };
     this.units = [
       new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus)),
-      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t)),
+      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true)),
       new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t)),
     ];
   }

@@ -17,6 +17,8 @@
 //     skip(c, n), but only over a window in which no other unit writes what it
 //     reads (the core checks region masks) and n <= horizon(c).
 
+import type { MxuKernel } from './mxu-kernel.ts';
+
 export interface Cmd {
   /** ARG0..ARG4 as pushed. */
   readonly args: Uint32Array;
@@ -33,6 +35,8 @@ export interface Cmd {
 export interface UnitMemories {
   readonly spad: Uint8Array;
   readonly sram: Uint8Array;
+  /** The fast MXU's WebAssembly kernel over this scratchpad (periph/mxu-kernel.ts), when it lives in the kernel's memory. */
+  readonly mxuKernel?: MxuKernel | null;
 }
 
 /** The scratchpad regions a command holds ports of, as bitmasks (bit r = region r). */
