@@ -131,56 +131,47 @@ export class MxuFields {
   }
 }
 
-/** The 2-D blocks (rows, rowBytes, stride) a command reads and writes. */
-interface Block {
-  addr: number;
-  rows: number;
-  rowBytes: number;
-  stride: number;
-}
-
-function blocks(d: MxuFields): { a: Block; b: Block; cin: Block | null; c: Block } {
-  const n = d.dim;
-  return {
-    a: { addr: d.aAddr, rows: n, rowBytes: d.k / 2, stride: d.aStride },
-    b: d.transposeB
-      ? { addr: d.bAddr, rows: n, rowBytes: d.k / 2, stride: d.bStride }
-      : { addr: d.bAddr, rows: d.k, rowBytes: n / 2, stride: d.bStride },
-    cin: d.accumulate ? { addr: d.cinAddr, rows: n, rowBytes: 4 * n, stride: d.cinStride } : null,
-    c: { addr: d.cAddr, rows: n, rowBytes: d.cRowBytes, stride: d.cStride },
-  };
-}
-
 export function mxuRules(cfg: TpuConfig): UnitRules {
   const spadBytes = cfg.spadKiB * 1024;
   const regionBytes = cfg.regionKiB * 1024;
-  const mask = (b: Block): number => regionMask(b.addr, b.rows, b.rowBytes, b.stride, regionBytes);
-  const fields = (cmd: Cmd): MxuFields => new MxuFields().load(cmd, cfg.mxuSetup, cfg.mxuDim);
+  // One decoded command, reused: the core asks about every command it starts.
+  const scratch = new MxuFields();
+  const fields = (cmd: Cmd): MxuFields => scratch.load(cmd, cfg.mxuSetup, cfg.mxuDim);
   // Operand rows move through D/2-byte (D int4) ports: addresses and strides
   // are multiples of D/2 (4 as built).
   const align = cfg.mxuDim / 2;
+  const misaligned = (addr: number, stride: number): boolean => addr % align !== 0 || stride % align !== 0;
+  // The 2-D blocks (addr, rows, rowBytes, stride) a command reads and writes.
+  // A: D rows of K/2 bytes. B: K rows of D/2 bytes, or under TRANSPOSE_B D rows
+  // of K/2 bytes. Cin (ACCUMULATE): D rows of 4·D bytes. C: D rows of cRowBytes.
+  const bRows = (d: MxuFields): number => (d.transposeB ? d.dim : d.k);
+  const bRowBytes = (d: MxuFields): number => (d.transposeB ? d.k / 2 : d.dim / 2);
 
   return {
     validate(cmd: Cmd): number {
       if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
       const d = fields(cmd);
+      const n = d.dim;
       if (d.k === 0) return ERR.ZERO_SIZE;
-      if (d.k % d.dim !== 0) return ERR.BAD_K;
-      const { a, b, cin, c } = blocks(d);
-      const operands = cin ? [a, b, cin, c] : [a, b, c];
-      for (const o of operands) if (o.addr % align !== 0 || o.stride % align !== 0) return ERR.MISALIGNED;
-      for (const o of operands) if (blockEnd(o.addr, o.rows, o.rowBytes, o.stride) > spadBytes) return ERR.RANGE;
+      if (d.k % n !== 0) return ERR.BAD_K;
+      if (misaligned(d.aAddr, d.aStride) || misaligned(d.bAddr, d.bStride)
+        || (d.accumulate && misaligned(d.cinAddr, d.cinStride)) || misaligned(d.cAddr, d.cStride)) return ERR.MISALIGNED;
+      if (blockEnd(d.aAddr, n, d.k / 2, d.aStride) > spadBytes
+        || blockEnd(d.bAddr, bRows(d), bRowBytes(d), d.bStride) > spadBytes
+        || (d.accumulate && blockEnd(d.cinAddr, n, 4 * n, d.cinStride) > spadBytes)
+        || blockEnd(d.cAddr, n, d.cRowBytes, d.cStride) > spadBytes) return ERR.RANGE;
       return 0;
     },
 
     footprint(cmd: Cmd): Footprint {
-      const { a, b, cin, c } = blocks(fields(cmd));
-      const ma = mask(a);
-      const mb = mask(b);
-      const mc = cin ? mask(cin) : 0;
+      const d = fields(cmd);
+      const n = d.dim;
+      const ma = regionMask(d.aAddr, n, d.k / 2, d.aStride, regionBytes);
+      const mb = regionMask(d.bAddr, bRows(d), bRowBytes(d), d.bStride, regionBytes);
+      const mc = d.accumulate ? regionMask(d.cinAddr, n, 4 * n, d.cinStride, regionBytes) : 0;
       return {
         read: (ma | mb | mc) >>> 0,
-        write: mask(c),
+        write: regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes),
         sameRegion: (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0,
       };
     },

@@ -48,9 +48,19 @@ export interface CommandRecord {
   endClock: number;
 }
 
+/** A pushed command; the core reuses these objects (UnitState.cmdPool). */
+type PushedCmd = { -readonly [K in keyof Cmd]: Cmd[K] };
+
 class UnitState {
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
+  /**
+   * Command objects, reused in turn so that a PUSH allocates nothing. At most
+   * DEPTH queued and one running are alive, all pushed after the slot being
+   * refilled, which is DEPTH + 2 pushes old.
+   */
+  private readonly cmdPool: PushedCmd[];
+  private poolNext = 0;
   issued = 0;
   done = 0;
   /** Clock of the last end (or drop), -1 before the first. */
@@ -62,7 +72,23 @@ class UnitState {
   /** Head of the FIFO is ready but blocked on its wait token. */
   depWaiting = false;
 
-  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel) {}
+  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel, queueDepth: number) {
+    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0 }));
+  }
+
+  /** The next pooled command object, filled from the staging registers and PUSH's value. */
+  takeCmd(value: number, pushClock: number): Cmd {
+    const cmd = this.cmdPool[this.poolNext];
+    this.poolNext = this.poolNext + 1 === this.cmdPool.length ? 0 : this.poolNext + 1;
+    const st = this.staging;
+    cmd.args[0] = st[0]; cmd.args[1] = st[1]; cmd.args[2] = st[2]; cmd.args[3] = st[3]; cmd.args[4] = st[4];
+    cmd.opcode = value & 0xff;
+    cmd.flags = (value >>> 8) & 0xff;
+    cmd.serial = this.issued;
+    cmd.pushClock = pushClock;
+    cmd.token = st[5];
+    return cmd;
+  }
 
   get name(): (typeof UNIT_NAMES)[number] {
     return UNIT_NAMES[this.index];
@@ -112,9 +138,9 @@ export class Tpu implements MmioDevice, SramSharer {
     this.spad = pad.spad;
     const mem = { spad: this.spad, sram: sram.bytes, mxuKernel: pad.kernel };
     this.units = [
-      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus)),
-      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true)),
-      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t)),
+      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus), t.queueDepth),
+      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
+      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
     ];
   }
 
@@ -224,9 +250,7 @@ export class Tpu implements MmioDevice, SramSharer {
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
-    const args = new Uint32Array(5);
-    args.set(u.staging.subarray(0, 5));
-    u.fifo.push({ args, opcode: value & 0xff, flags: (value >>> 8) & 0xff, serial: u.issued, pushClock: at, token: u.staging[5] });
+    u.fifo.push(u.takeCmd(value, at));
     u.issued++;
     this.onPush?.();
   }
@@ -407,7 +431,9 @@ export class Tpu implements MmioDevice, SramSharer {
     const cmd = u.running!;
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
-    u.footprint = { read: 0, write: 0, sameRegion: false };
+    u.footprint.read = 0;
+    u.footprint.write = 0;
+    u.footprint.sameRegion = false;
     u.done++;
     u.lastEnd = end;
   }
