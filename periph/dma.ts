@@ -171,6 +171,17 @@ export class DmaReference extends DmaBase {
 
 /** Fast model: whole runs of transfers between the CPU's SRAM bus clocks. */
 export class DmaFast extends DmaBase {
+  /** Word views of both memories, for rows of whole aligned words (most rows: a 4-byte weight column). */
+  private readonly spad32: Uint32Array | null;
+  private readonly sram32: Uint32Array | null;
+
+  constructor(mem: UnitMemories, sram: Sram, cfg: TpuConfig, bus: BusTiming) {
+    super(mem, sram, cfg, bus);
+    const words = (m: Uint8Array) => (m.byteOffset % 4 === 0 && m.length % 4 === 0 ? new Uint32Array(m.buffer, m.byteOffset, m.length >> 2) : null);
+    this.spad32 = words(mem.spad);
+    this.sram32 = words(mem.sram);
+  }
+
   horizon(clock: number): number {
     if (this.setupLeft > 0) return this.setupLeft;
     if (this.slotLeft > 0) return this.slotLeft;
@@ -208,14 +219,26 @@ export class DmaFast extends DmaBase {
     let col = this.col, left = count;
     let p = d.spadAddr + this.row * d.spadStride + col;
     let q = d.sramAddr + this.row * d.sramStride + col;
-    if (d.spadStride === rb && d.sramStride === rb) {
-      // Rows back to back on both sides: one run of bytes.
+    if (d.spadStride === rb && d.sramStride === rb && left >= 64) {
+      // Rows back to back on both sides: one run of bytes, a memcpy.
       if (store) sram.set(spad.subarray(p, p + left), q);
       else spad.set(sram.subarray(q, q + left), p);
       return;
     }
     // From the end of a row to the start of the next.
     const pGap = d.spadStride - rb, qGap = d.sramStride - rb;
+    const spad32 = this.spad32, sram32 = this.sram32;
+    if (col === 0 && rb < 64 && spad32 && sram32 && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
+      // Whole rows of aligned words, a word at a time (the byte order is the same on both sides).
+      const words = rb >> 2, pStep = d.spadStride >> 2, qStep = d.sramStride >> 2;
+      let p4 = p >> 2, q4 = q >> 2;
+      for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) {
+        if (store) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
+        else for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
+      }
+      p = p4 << 2;
+      q = q4 << 2;
+    }
     while (left > 0) {
       const chunk = rb - col < left ? rb - col : left;
       if (chunk >= 64) {

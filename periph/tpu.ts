@@ -365,6 +365,13 @@ export class Tpu implements MmioDevice, SramSharer {
   /** Starts (or drops) the commands that may start at clock c; returns true if any was dropped. */
   private startCommands(c: number): boolean {
     const units = this.units;
+    // Most clocks start nothing: no idle unit has a head that may start.
+    let startable = false;
+    for (let i = 0; i < 3; i++) {
+      const u = units[i];
+      if (u.depWaiting || (!u.running && u.fifo.length > 0 && u.headReady() <= c)) startable = true;
+    }
+    if (!startable) return false;
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
     for (const u of units) {

@@ -76,13 +76,16 @@ export interface UnitRules {
   describe(cmd: Cmd): string;
 }
 
+/** LOW_BITS[i] = 2^i − 1: the mask of regions 0..i−1 (i ≤ 32). */
+const LOW_BITS = Array.from({ length: 33 }, (_, i) => 2 ** i - 1);
+
 /** Helper: the mask of regions touched by `rows` rows of `rowBytes` bytes from `addr`. */
 export function regionMask(addr: number, rows: number, rowBytes: number, stride: number, regionBytes: number): number {
   const first = Math.floor(addr / regionBytes);
   const last = Math.floor((addr + (rows - 1) * stride + rowBytes - 1) / regionBytes);
   // Rows whose gaps are shorter than a region cover every region between the first and the last byte.
   if (stride >= rowBytes && stride - rowBytes < regionBytes) {
-    return (last >= 31 ? 0xffffffff : (2 ** (last + 1) - 1)) - (2 ** first - 1) >>> 0;
+    return (LOW_BITS[last >= 31 ? 32 : last + 1] - LOW_BITS[first]) >>> 0;
   }
   let mask = 0;
   for (let r = 0; r < rows; r++) {
