@@ -347,8 +347,16 @@ export class Tpu implements MmioDevice, SramSharer {
     return true;
   }
 
+  /** coupled()'s answer while no command starts or ends; null: to be worked out. */
+  private coupledCache: boolean | null = false;
+
   /** Does a running unit write a region another running unit reads? Then step clock by clock. */
   private coupled(): boolean {
+    if (this.coupledCache === null) this.coupledCache = this.findCoupling();
+    return this.coupledCache;
+  }
+
+  private findCoupling(): boolean {
     let reads = 0, writes = 0, hazard = false;
     for (const u of this.units) {
       if (!u.running) continue;
@@ -401,6 +409,7 @@ export class Tpu implements MmioDevice, SramSharer {
       }
       u.footprint = fp;
       u.running = cmd;
+      this.coupledCache = null;
       u.runningStart = c;
       u.model.begin(cmd, c);
     }
@@ -438,6 +447,7 @@ export class Tpu implements MmioDevice, SramSharer {
     const cmd = u.running!;
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
+    this.coupledCache = null;
     u.footprint.read = 0;
     u.footprint.write = 0;
     u.footprint.sameRegion = false;
