@@ -311,10 +311,17 @@ export class Tpu implements MmioDevice, SramSharer {
 
     let n = limit - c;
     let busyMask = 0, depMask = 0;
+    // The models' calls are written out per unit: each call site then sees one class (fast path).
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    if (!this.reference) {
+      if (dma.running) n = Math.min(n, dma.model.horizon(c));
+      if (mxu.running) n = Math.min(n, mxu.model.horizon(c));
+      if (vpu.running) n = Math.min(n, vpu.model.horizon(c));
+    }
     for (const u of units) {
       if (u.running) {
         busyMask |= 1 << u.index;
-        n = this.reference ? 1 : Math.min(n, u.model.horizon(c));
+        if (this.reference) n = 1;
       } else if (u.fifo.length > 0) {
         const ready = u.headReady();
         if (ready > c) n = Math.min(n, ready - c);
@@ -333,7 +340,6 @@ export class Tpu implements MmioDevice, SramSharer {
 
     if (n === 1) {
       // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
-      const mxu = units[1];
       const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
       for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
       for (const u of units) {
@@ -341,7 +347,9 @@ export class Tpu implements MmioDevice, SramSharer {
       }
       if (this.reference) this.checkPorts(c);
     } else {
-      for (const u of units) if (u.running && u.model.skip(c, n)) this.finish(u, c + n - 1);
+      if (dma.running && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
+      if (mxu.running && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
+      if (vpu.running && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
     }
     this.clock = c + n;
     return true;
