@@ -11,13 +11,16 @@
 // npm packages are bundled too (yargs, elf-tools): resolving and reading their many
 // small files is most of a cold start's module loading.
 import { build } from 'esbuild';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = join(root, 'dist');
+const dist = join(root, 'dist');
+// Built beside dist/ and renamed into place, so a CLI started meanwhile finds the old
+// build, or none (and runs the sources), never half of one.
+const outdir = join(root, `dist.tmp-${process.pid}`);
 
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
@@ -58,4 +61,6 @@ const result = await build({
 const sources = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/') && !f.includes(':'));
 const inputs = [...sources, 'package-lock.json', 'scripts/build.mjs'].sort();
 writeFileSync(join(outdir, 'inputs.json'), `${JSON.stringify({ inputs }, null, 1)}\n`);
+rmSync(dist, { recursive: true, force: true });
+renameSync(outdir, dist);
 console.log(`npm run build: dist/ from ${sources.length} source files`);
