@@ -152,10 +152,26 @@ export class Tpu implements MmioDevice, SramSharer {
     return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
+  /**
+   * No command can start or end before this clock, as of the last unit
+   * register read (0: not known). A unit's registers (STATUS, ISSUED, DONE,
+   * staging) change only at a start, an end, a PUSH or an ERROR clear, so a
+   * read before it needs no clocks processed: a firmware polling DONE then
+   * costs nothing until the answer can change, and the TPU advances in one
+   * window instead of one per poll. Counter registers always bring time up to date.
+   */
+  private quietUntil = 0;
+
   read(offset: number, clock: number): number {
     this.lastStall = 0;
+    if (offset >= 0x100) {
+      if (clock >= this.quietUntil) {
+        this.advanceTo(clock);
+        if (!this.reference) this.quietUntil = this.nextStartClock();
+      }
+      return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
+    }
     this.advanceTo(clock);
-    if (offset >= 0x100) return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
     const c = this.window;
     switch (offset) {
       case GLOBAL.ID: return TPU_ID_VALUE;
@@ -189,6 +205,7 @@ export class Tpu implements MmioDevice, SramSharer {
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastStall = 0;
+    this.quietUntil = 0;
     // Staging registers are seen by no unit until PUSH: no need to bring time up to date.
     if (offset < 0x100 || (offset & 0xff) > UNIT_REG.ARG5) this.advanceTo(clock);
     if (offset >= 0x100) {
@@ -285,6 +302,7 @@ export class Tpu implements MmioDevice, SramSharer {
   // ---- the SRAM bus, shared with the CPU ----
 
   cpuSramAccess(clock: number, busClocks: number): void {
+    this.quietUntil = 0; // the DMA's timing changes
     this.advanceTo(clock);
     this.sram.reserveForCpu(clock, busClocks);
     // The bytes move while the CPU holds the bus; bring the DMA up to then.
