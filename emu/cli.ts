@@ -22,10 +22,10 @@ import { TraceWriter } from './trace.ts';
 import { Profiler } from './profiler.ts';
 import { TimelineWriter } from './timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
-import { debugCommand, type DebugOptions } from './debugger.ts';
+// The debugger and the GDB server load when their command runs (emu/cli.ts start-up stays small).
+import type { DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { maxCyclesOption, RUN_EXITS } from './cli-options.ts';
-import { GdbServerError, serveGdb } from './gdb-server.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
@@ -388,6 +388,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
         .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop (SIGXCPU) at this clock (a positive integer); default: never' }),
       async (args) => {
+        const { GdbServerError, serveGdb } = await import('./gdb-server.ts');
         const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
         // The guest's console reader gone: end the session quietly, as the other commands do (141).
         machine.bus.console.setSink((bytes) => {
@@ -404,6 +405,7 @@ export async function main(argv: string[]): Promise<number> {
       (y) => boardOptions(y)
         .option('max-cycles', { type: 'string', default: DEFAULT_MAX_CYCLES, coerce: maxCyclesOption, describe: 'the program stops (cycle limit) at this clock (a positive integer)' }),
       async (args) => {
+        const { debugCommand } = await import('./debugger.ts');
         status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
       },
     )
@@ -483,6 +485,10 @@ export async function main(argv: string[]): Promise<number> {
     .fail((msg, err) => {
       throw err ?? new UsageError(msg);
     });
+  // yargs renders the whole help of every command it runs, in case showHelp() follows (it never
+  // does here): tens of milliseconds of every run. Skip it; --help still renders.
+  const internals = parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
+  internals.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
   try {
     await parser.parseAsync();
   } catch (e) {

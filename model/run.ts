@@ -43,8 +43,9 @@ export interface EmulatorRun {
   sramBytes: Uint8Array;
   /** The same copy as sramBytes (older name). */
   sram: Uint8Array;
-  /** Host milliseconds the emulation took. */
+  /** Host milliseconds the emulation took: wall time, and this process's CPU time (user + system). */
   wallMs: number;
+  cpuMs: number;
   /** The header's GENERATED: 1 + the decode steps run (for a batch, the longest sequence's token count). */
   generated: number;
   /** Per sequence of the batch (one entry for a single-prompt job): the same as tokens … vCache; sequences[0] is those fields. */
@@ -66,7 +67,7 @@ export class ModelRunError extends Error {
   }
 }
 
-function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machine; result: RunResult; wallMs: number } {
+function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machine; result: RunResult; wallMs: number; cpuMs: number } {
   let image: Uint8Array;
   try {
     image = readFileSync(elf);
@@ -78,9 +79,12 @@ function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machi
   m.loadSram(blob, 0);
   // The firmware prints only when it refuses a job: that line goes into ModelRunError.
   m.bus.console.captureOutput(true);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const result = m.run(opts.maxCycles ?? DEFAULT_MAX_CYCLES);
-  return { m, result, wallMs: performance.now() - t0 };
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  return { m, result, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /** The closed PERF_CTRL windows of a run, in order. */
@@ -104,7 +108,7 @@ function checkRun(what: string, result: RunResult, status: number, printed: stri
  */
 export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): EmulatorRun {
   const { bytes, layout } = buildBlob(model, job);
-  const { m, result, wallMs } = runMachine(opts.elfPath ?? MODEL_ELF, bytes, opts);
+  const { m, result, wallMs, cpuMs } = runMachine(opts.elfPath ?? MODEL_ELF, bytes, opts);
   const sram = m.bus.sram.bytes;
   const dv = sramView(sram);
   const status = dv.getUint32(headerOffset('STATUS'), true);
@@ -142,12 +146,12 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
   const copy = sram.slice();
   const first = sequences[0];
   return {
-    tokens: first.tokens, logits: first.logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs,
+    tokens: first.tokens, logits: first.logits, status, result, windows: windowsOf(result), sramBytes: copy, sram: copy, wallMs, cpuMs,
     kCache: first.kCache, vCache: first.vCache, generated, sequences,
   };
 }
 
-export interface MatmulRun { result: RunResult; windows: CounterSnapshot[]; c: Uint8Array; wallMs: number }
+export interface MatmulRun { result: RunResult; windows: CounterSnapshot[]; c: Uint8Array; wallMs: number; cpuMs: number }
 
 /** One C = R(A·B) through build/fw/mmbench.elf (A, B deterministic, shift 4). */
 export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, variant: number, opts: RunOptions = {}): MatmulRun {
@@ -162,8 +166,8 @@ export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, 
   put('A', a); put('B', b); put('C', c);
   let s = 12345;
   for (let i = a; i < c; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; blob[i] = s >>> 24; }
-  const { m: machine, result, wallMs } = runMachine(opts.elfPath ?? MMBENCH_ELF, blob, opts);
+  const { m: machine, result, wallMs, cpuMs } = runMachine(opts.elfPath ?? MMBENCH_ELF, blob, opts);
   const sram = machine.bus.sram.bytes;
   checkRun('matmul run', result, sramView(sram).getUint32(off('STATUS'), true), machine.bus.console.capturedText());
-  return { result, windows: windowsOf(result), c: sram.slice(c, end), wallMs };
+  return { result, windows: windowsOf(result), c: sram.slice(c, end), wallMs, cpuMs };
 }

@@ -35,43 +35,45 @@ export interface DmaFields {
   sramStride: number;
 }
 
-export function dmaFields(cmd: Cmd): DmaFields {
-  return {
-    store: cmd.opcode === STORE,
-    sramAddr: get(cmd, F.sramAddr),
-    spadAddr: get(cmd, F.spadAddr),
-    rows: get(cmd, F.rows),
-    rowBytes: get(cmd, F.rowBytes),
-    spadStride: get(cmd, F.spadStride),
-    sramStride: get(cmd, F.sramStride),
-  };
+/** Decodes `cmd` into `into` (a new object when not given): the core decodes every command it starts, so it reuses one. */
+export function dmaFields(cmd: Cmd, into?: DmaFields): DmaFields {
+  const d = into ?? { store: false, sramAddr: 0, spadAddr: 0, rows: 0, rowBytes: 0, spadStride: 0, sramStride: 0 };
+  d.store = cmd.opcode === STORE;
+  d.sramAddr = get(cmd, F.sramAddr);
+  d.spadAddr = get(cmd, F.spadAddr);
+  d.rows = get(cmd, F.rows);
+  d.rowBytes = get(cmd, F.rowBytes);
+  d.spadStride = get(cmd, F.spadStride);
+  d.sramStride = get(cmd, F.sramStride);
+  return d;
 }
 
 export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
   const spadSize = cfg.spadKiB * 1024;
   const regionBytes = cfg.regionKiB * 1024;
+  const scratch = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
   return {
     validate(cmd: Cmd): number {
       if ((cmd.opcode !== LOAD && cmd.opcode !== STORE) || cmd.flags !== 0) return ERR.BAD_OPCODE;
-      const d = dmaFields(cmd);
+      const d = dmaFields(cmd, scratch);
       if (d.rows === 0 || d.rowBytes === 0) return ERR.ZERO_SIZE;
       if (blockEnd(d.spadAddr, d.rows, d.rowBytes, d.spadStride) > spadSize) return ERR.RANGE;
       if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
       return 0;
     },
     footprint(cmd: Cmd): Footprint {
-      const d = dmaFields(cmd);
+      const d = dmaFields(cmd, scratch);
       const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, regionBytes);
       return d.store ? { read: mask, write: 0, sameRegion: false } : { read: 0, write: mask, sameRegion: false };
     },
     nominalClocks(cmd: Cmd): number {
-      const d = dmaFields(cmd);
+      const d = dmaFields(cmd, scratch);
       const perByte = d.store ? bus.sramWriteClocksPerByte : bus.sramReadClocksPerByte;
       return cfg.dmaSetup + d.rows * d.rowBytes * perByte;
     },
     describe(cmd: Cmd): string {
       if (cmd.opcode !== LOAD && cmd.opcode !== STORE) return `opcode ${cmd.opcode}`;
-      const d = dmaFields(cmd);
+      const d = dmaFields(cmd, scratch);
       const h = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
       return `${d.store ? 'STORE' : 'LOAD'} sram=0x${d.sramAddr.toString(16).padStart(5, '0')} spad=${h(d.spadAddr)} `
         + `rows=${d.rows} row_bytes=${d.rowBytes} sram_stride=${d.sramStride} spad_stride=${d.spadStride}`;
@@ -85,7 +87,7 @@ export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
  */
 abstract class DmaBase implements UnitModel {
   running = false;
-  protected d: DmaFields = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
+  protected readonly d: DmaFields = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
   protected setupLeft = 0;
   /** Bytes moved so far, and the row/column of the next one. */
   protected moved = 0;
@@ -102,7 +104,7 @@ abstract class DmaBase implements UnitModel {
     protected readonly cfg: TpuConfig, protected readonly bus: BusTiming) {}
 
   begin(cmd: Cmd, _clock: number): void {
-    this.d = dmaFields(cmd);
+    dmaFields(cmd, this.d);
     this.running = true;
     this.setupLeft = this.cfg.dmaSetup;
     this.moved = 0;
@@ -169,6 +171,17 @@ export class DmaReference extends DmaBase {
 
 /** Fast model: whole runs of transfers between the CPU's SRAM bus clocks. */
 export class DmaFast extends DmaBase {
+  /** Word views of both memories, for rows of whole aligned words (most rows: a 4-byte weight column). */
+  private readonly spad32: Uint32Array | null;
+  private readonly sram32: Uint32Array | null;
+
+  constructor(mem: UnitMemories, sram: Sram, cfg: TpuConfig, bus: BusTiming) {
+    super(mem, sram, cfg, bus);
+    const words = (m: Uint8Array) => (m.byteOffset % 4 === 0 && m.length % 4 === 0 ? new Uint32Array(m.buffer, m.byteOffset, m.length >> 2) : null);
+    this.spad32 = words(mem.spad);
+    this.sram32 = words(mem.sram);
+  }
+
   horizon(clock: number): number {
     if (this.setupLeft > 0) return this.setupLeft;
     if (this.slotLeft > 0) return this.slotLeft;
@@ -198,24 +211,54 @@ export class DmaFast extends DmaBase {
     return this.advanceBytes(whole, clock);
   }
 
-  /** Moves the next `count` bytes, row by row. */
+  /** Moves the next `count` bytes, row by row (most rows are short: a 4-byte weight column per row). */
   private copy(count: number): void {
     const d = this.d;
     const spad = this.mem.spad, sram = this.mem.sram;
-    let row = this.row, col = this.col, left = count;
+    const rb = d.rowBytes, store = d.store;
+    let col = this.col, left = count;
+    let p = d.spadAddr + this.row * d.spadStride + col;
+    let q = d.sramAddr + this.row * d.sramStride + col;
+    if (d.spadStride === rb && d.sramStride === rb && left >= 64) {
+      // Rows back to back on both sides: one run of bytes, a memcpy.
+      if (store) sram.set(spad.subarray(p, p + left), q);
+      else spad.set(sram.subarray(q, q + left), p);
+      return;
+    }
+    // From the end of a row to the start of the next.
+    const pGap = d.spadStride - rb, qGap = d.sramStride - rb;
+    const spad32 = this.spad32, sram32 = this.sram32;
+    if (col === 0 && rb < 64 && spad32 && sram32 && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
+      // Whole rows of aligned words, a word at a time (the byte order is the same on both sides).
+      const words = rb >> 2, pStep = d.spadStride >> 2, qStep = d.sramStride >> 2;
+      let p4 = p >> 2, q4 = q >> 2;
+      for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) {
+        if (store) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
+        else for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
+      }
+      p = p4 << 2;
+      q = q4 << 2;
+    }
     while (left > 0) {
-      const chunk = Math.min(left, d.rowBytes - col);
-      let p = d.spadAddr + row * d.spadStride + col;
-      let q = d.sramAddr + row * d.sramStride + col;
-      if (chunk >= 16) {
-        // A view per row, not per byte: set() is a memcpy.
-        if (d.store) sram.set(spad.subarray(p, p + chunk), q);
+      const chunk = rb - col < left ? rb - col : left;
+      if (chunk >= 64) {
+        // A view per long row, not a byte at a time: set() is a memcpy.
+        if (store) sram.set(spad.subarray(p, p + chunk), q);
         else spad.set(sram.subarray(q, q + chunk), p);
-      } else if (d.store) for (let i = 0; i < chunk; i++) sram[q++] = spad[p++];
-      else for (let i = 0; i < chunk; i++) spad[p++] = sram[q++];
+        p += chunk;
+        q += chunk;
+      } else if (store) {
+        for (const end = p + chunk; p < end;) sram[q++] = spad[p++];
+      } else {
+        for (const end = p + chunk; p < end;) spad[p++] = sram[q++];
+      }
       left -= chunk;
       col += chunk;
-      if (col === d.rowBytes) { col = 0; row++; }
+      if (col === rb) {
+        col = 0;
+        p += pGap;
+        q += qGap;
+      }
     }
   }
 }

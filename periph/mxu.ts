@@ -23,12 +23,12 @@
 // (as built: setup + (ACCUMULATE ? 8 : 0) + K + 14 + 8).
 //
 // MxuReference moves values through the D² PEs clock by clock. MxuFast reads
-// the same bytes at the same clocks, but keeps the current k-block of A and B
-// in two D×D buffers and does the block's D³ MACs when its last row arrives
-// (stream clock D·b + D−1). Sums wrap mod 2^32 in both, so the order of the
-// additions does not matter.
+// the same bytes, each no earlier than its clock and never after anything
+// else wrote it, and multiplies whole k-blocks at once (see the class).
+// Sums wrap mod 2^32 in both, so the order of the additions does not matter.
 
 import type { TpuConfig } from '../emu/config.ts';
+import type { MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
   bits,
@@ -131,56 +131,47 @@ export class MxuFields {
   }
 }
 
-/** The 2-D blocks (rows, rowBytes, stride) a command reads and writes. */
-interface Block {
-  addr: number;
-  rows: number;
-  rowBytes: number;
-  stride: number;
-}
-
-function blocks(d: MxuFields): { a: Block; b: Block; cin: Block | null; c: Block } {
-  const n = d.dim;
-  return {
-    a: { addr: d.aAddr, rows: n, rowBytes: d.k / 2, stride: d.aStride },
-    b: d.transposeB
-      ? { addr: d.bAddr, rows: n, rowBytes: d.k / 2, stride: d.bStride }
-      : { addr: d.bAddr, rows: d.k, rowBytes: n / 2, stride: d.bStride },
-    cin: d.accumulate ? { addr: d.cinAddr, rows: n, rowBytes: 4 * n, stride: d.cinStride } : null,
-    c: { addr: d.cAddr, rows: n, rowBytes: d.cRowBytes, stride: d.cStride },
-  };
-}
-
 export function mxuRules(cfg: TpuConfig): UnitRules {
   const spadBytes = cfg.spadKiB * 1024;
   const regionBytes = cfg.regionKiB * 1024;
-  const mask = (b: Block): number => regionMask(b.addr, b.rows, b.rowBytes, b.stride, regionBytes);
-  const fields = (cmd: Cmd): MxuFields => new MxuFields().load(cmd, cfg.mxuSetup, cfg.mxuDim);
+  // One decoded command, reused: the core asks about every command it starts.
+  const scratch = new MxuFields();
+  const fields = (cmd: Cmd): MxuFields => scratch.load(cmd, cfg.mxuSetup, cfg.mxuDim);
   // Operand rows move through D/2-byte (D int4) ports: addresses and strides
   // are multiples of D/2 (4 as built).
   const align = cfg.mxuDim / 2;
+  const misaligned = (addr: number, stride: number): boolean => addr % align !== 0 || stride % align !== 0;
+  // The 2-D blocks (addr, rows, rowBytes, stride) a command reads and writes.
+  // A: D rows of K/2 bytes. B: K rows of D/2 bytes, or under TRANSPOSE_B D rows
+  // of K/2 bytes. Cin (ACCUMULATE): D rows of 4·D bytes. C: D rows of cRowBytes.
+  const bRows = (d: MxuFields): number => (d.transposeB ? d.dim : d.k);
+  const bRowBytes = (d: MxuFields): number => (d.transposeB ? d.k / 2 : d.dim / 2);
 
   return {
     validate(cmd: Cmd): number {
       if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
       const d = fields(cmd);
+      const n = d.dim;
       if (d.k === 0) return ERR.ZERO_SIZE;
-      if (d.k % d.dim !== 0) return ERR.BAD_K;
-      const { a, b, cin, c } = blocks(d);
-      const operands = cin ? [a, b, cin, c] : [a, b, c];
-      for (const o of operands) if (o.addr % align !== 0 || o.stride % align !== 0) return ERR.MISALIGNED;
-      for (const o of operands) if (blockEnd(o.addr, o.rows, o.rowBytes, o.stride) > spadBytes) return ERR.RANGE;
+      if (d.k % n !== 0) return ERR.BAD_K;
+      if (misaligned(d.aAddr, d.aStride) || misaligned(d.bAddr, d.bStride)
+        || (d.accumulate && misaligned(d.cinAddr, d.cinStride)) || misaligned(d.cAddr, d.cStride)) return ERR.MISALIGNED;
+      if (blockEnd(d.aAddr, n, d.k / 2, d.aStride) > spadBytes
+        || blockEnd(d.bAddr, bRows(d), bRowBytes(d), d.bStride) > spadBytes
+        || (d.accumulate && blockEnd(d.cinAddr, n, 4 * n, d.cinStride) > spadBytes)
+        || blockEnd(d.cAddr, n, d.cRowBytes, d.cStride) > spadBytes) return ERR.RANGE;
       return 0;
     },
 
     footprint(cmd: Cmd): Footprint {
-      const { a, b, cin, c } = blocks(fields(cmd));
-      const ma = mask(a);
-      const mb = mask(b);
-      const mc = cin ? mask(cin) : 0;
+      const d = fields(cmd);
+      const n = d.dim;
+      const ma = regionMask(d.aAddr, n, d.k / 2, d.aStride, regionBytes);
+      const mb = regionMask(d.bAddr, bRows(d), bRowBytes(d), d.bStride, regionBytes);
+      const mc = d.accumulate ? regionMask(d.cinAddr, n, 4 * n, d.cinStride, regionBytes) : 0;
       return {
         read: (ma | mb | mc) >>> 0,
-        write: mask(c),
+        write: regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes),
         sameRegion: (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0,
       };
     },
@@ -498,18 +489,43 @@ export class MxuReference extends MxuBase implements UnitModel {
   }
 }
 
-// ---- Fast: block buffers, one D×D×D step per k-block ----
+// ---- Fast: whole k-blocks at once, stream reads deferred where allowed ----
+//
+// The fast model reads the bytes the reference reads. Under the unit.ts
+// contract it reads a clock's bytes in that clock's tickRead, or within the
+// skip() call whose window holds the clock. The TPU core allows more
+// (deferReads): a stream read of clock t may happen at any later clock up to
+// the first writeback clock as long as nothing wrote A or B in between. Only
+// another unit could, and only while the core steps clock by clock because
+// that unit's writes meet this command's reads ("coupled"); then the core
+// calls tickRead, which catches up on every deferred read first, and in every
+// other clock it calls skip. So the reads pile up and are done at writeback,
+// or at the first coupled clock: whole k-blocks by the WebAssembly SIMD kernel
+// (periph/mxu-kernel.ts) straight from the scratchpad bytes, a k-block the
+// range cuts row by row into the block buffers.
 
 export class MxuFast extends MxuBase implements UnitModel {
+  /** The WebAssembly SIMD kernel of the scratchpad, or null: JavaScript loops only. */
+  private readonly kernel: MxuKernel | null;
+  /** The D×D sums, row-major (i·D + j); the kernel's own when there is one. */
   private readonly acc: Int32Array;
   /** A of the current k-block: a[i*D + m] = A[i][D·b + m]. */
   private readonly a: Int32Array;
   /** B of the current k-block: b[m*D + j] = B[D·b + m][j]. */
   private readonly b: Int32Array;
+  /** The first stream clock whose reads have not been done yet (0..K). */
+  private streamRead = 0;
 
-  constructor(mem: UnitMemories, cfg: TpuConfig) {
+  /**
+   * @param deferReads set by the TPU core (tpu.ts), which then calls tickRead in
+   *   every clock in which another unit may write what this command reads: skip
+   *   may then leave stream reads for later. Otherwise (the unit.ts contract)
+   *   a window's reads are all done when skip returns.
+   */
+  constructor(mem: UnitMemories, cfg: TpuConfig, private readonly deferReads = false) {
     super(mem, cfg);
-    this.acc = new Int32Array(this.n * this.n);
+    this.kernel = mem.mxuKernel ?? null;
+    this.acc = this.kernel ? this.kernel.acc.subarray(0, this.n * this.n) : new Int32Array(this.n * this.n);
     this.a = new Int32Array(this.n * this.n);
     this.b = new Int32Array(this.n * this.n);
   }
@@ -517,11 +533,16 @@ export class MxuFast extends MxuBase implements UnitModel {
   begin(cmd: Cmd, clock: number): void {
     this.beginCommon(cmd, clock);
     this.acc.fill(0);
+    this.streamRead = 0;
   }
 
+  /** A clock stepped on its own, maybe coupled: every read up to and including this clock's, now. */
   tickRead(clock: number): void {
     this.checkRead(clock);
-    this.readAt(clock - this.start);
+    const rel = clock - this.start;
+    const d = this.d;
+    if (rel < d.streamStart) this.preloadAt(rel);
+    else if (this.streamRead < d.k) this.readStream(Math.min(rel - d.streamStart + 1, d.k));
   }
 
   tickWrite(clock: number): boolean {
@@ -550,15 +571,16 @@ export class MxuFast extends MxuBase implements UnitModel {
     if (!(n >= 1) || stop > d.total || !Number.isInteger(n)) {
       throw new Error(`MXU: skip(${clock}, ${n}) past the horizon ${this.start + d.total - clock}`);
     }
-    const streamReadEnd = d.streamStart + d.k;
     while (rel < stop) {
       if (rel < d.preloadStart) {
         rel = d.preloadStart < stop ? d.preloadStart : stop; // setup: nothing
-      } else if (rel < streamReadEnd) {
-        this.readAt(rel); // preload or stream reads
-        rel++;
+      } else if (rel < d.streamStart) {
+        this.preloadAt(rel++);
       } else if (rel < d.writebackStart) {
-        rel = d.writebackStart < stop ? d.writebackStart : stop; // skew drain: nothing
+        const to = d.writebackStart < stop ? d.writebackStart : stop;
+        // Stream reads (deferred when the core allows it); skew drain: nothing.
+        if (!this.deferReads && rel < d.streamStart + d.k) this.readStream(Math.min(to - d.streamStart, d.k));
+        rel = to;
       } else {
         this.writeRow(rel - d.writebackStart);
         rel++;
@@ -572,23 +594,40 @@ export class MxuFast extends MxuBase implements UnitModel {
     return false;
   }
 
-  /** The read half of relative clock `rel`. */
-  private readAt(rel: number): void {
+  /** Preload clock rel (rel ≥ preloadStart): Cin row rel − preloadStart into the sums. */
+  private preloadAt(rel: number): void {
+    const d = this.d;
+    if (rel < d.preloadStart) return;
+    const n = this.n;
+    const spad = this.mem.spad;
+    const p = rel - d.preloadStart;
+    let at = d.cinAddr + p * d.cinStride;
+    for (let j = 0; j < n; j++, at += 4) {
+      this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
+    }
+  }
+
+  /** Does the stream reads of clocks streamRead..end−1 (end ≤ K). */
+  private readStream(end: number): void {
+    const d = this.d;
+    const mask = this.n - 1;
+    let t = this.streamRead;
+    while (t < end && (t & mask) !== 0) this.readRow(t++);
+    const whole = end & ~mask;
+    if (this.kernel && whole > t) {
+      this.kernel.matmul(this.n, d.aAddr, d.aStride, d.bAddr, d.bStride, d.transposeB, t, whole);
+      t = whole;
+    }
+    while (t < end) this.readRow(t++);
+    this.streamRead = end;
+  }
+
+  /** Stream clock t's reads into the k-block buffers; the k-block's MACs at its last row. */
+  private readRow(t: number): void {
     const d = this.d;
     const n = this.n;
     const half = n >> 1;
     const spad = this.mem.spad;
-    if (rel < d.preloadStart) return;
-    if (rel < d.streamStart) {
-      const p = rel - d.preloadStart;
-      let at = d.cinAddr + p * d.cinStride;
-      for (let j = 0; j < n; j++, at += 4) {
-        this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
-      }
-      return;
-    }
-    const t = rel - d.streamStart;
-    if (t >= d.k) return;
     const r = t & (n - 1);
     const blk = t >> this.log2n;
     const a = this.a;
@@ -655,9 +694,10 @@ export class MxuFast extends MxuBase implements UnitModel {
     }
   }
 
-  /** Writeback clock w: C row w. */
+  /** Writeback clock w: C row w (the deferred stream reads first). */
   private writeRow(w: number): void {
     const d = this.d;
+    if (this.streamRead < d.k) this.readStream(d.k);
     const n = this.n;
     const spad = this.mem.spad;
     const acc = this.acc;

@@ -26,6 +26,7 @@ import type { MmioDevice, SramSharer } from '../emu/bus.ts';
 import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
+import { createScratchpad } from './mxu-kernel.ts';
 import { ERR, ERROR_CODES, GLOBAL, TPU_ID_VALUE, UNIT_REG, UNITS } from './regs.ts';
 import type { Sram } from './sram.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
@@ -51,9 +52,19 @@ export interface CommandRecord {
   endClock: number;
 }
 
+/** A pushed command; the core reuses these objects (UnitState.cmdPool). */
+type PushedCmd = { -readonly [K in keyof Cmd]: Cmd[K] };
+
 class UnitState {
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
+  /**
+   * Command objects, reused in turn so that a PUSH allocates nothing. At most
+   * DEPTH queued and one running are alive, all pushed after the slot being
+   * refilled, which is DEPTH + 2 pushes old.
+   */
+  private readonly cmdPool: PushedCmd[];
+  private poolNext = 0;
   issued = 0;
   done = 0;
   /** Clock of the last end (or drop), -1 before the first. */
@@ -65,7 +76,23 @@ class UnitState {
   /** Head of the FIFO is ready but blocked on its wait token. */
   depWaiting = false;
 
-  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel) {}
+  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel, queueDepth: number) {
+    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0 }));
+  }
+
+  /** The next pooled command object, filled from the staging registers and PUSH's value. */
+  takeCmd(value: number, pushClock: number): Cmd {
+    const cmd = this.cmdPool[this.poolNext];
+    this.poolNext = this.poolNext + 1 === this.cmdPool.length ? 0 : this.poolNext + 1;
+    const st = this.staging;
+    cmd.args[0] = st[0]; cmd.args[1] = st[1]; cmd.args[2] = st[2]; cmd.args[3] = st[3]; cmd.args[4] = st[4];
+    cmd.opcode = value & 0xff;
+    cmd.flags = (value >>> 8) & 0xff;
+    cmd.serial = this.issued;
+    cmd.pushClock = pushClock;
+    cmd.token = st[5];
+    return cmd;
+  }
 
   get name(): (typeof UNIT_NAMES)[number] {
     return UNIT_NAMES[this.index];
@@ -124,12 +151,14 @@ export class Tpu implements MmioDevice, SramSharer {
     private readonly strict: boolean,
   ) {
     const t = cfg.tpu;
-    this.spad = new Uint8Array(t.spadKiB * 1024);
-    const mem = { spad: this.spad, sram: sram.bytes };
+    // The fast MXU multiplies in WebAssembly, reading the scratchpad in place (periph/mxu-kernel.ts).
+    const pad = reference ? { spad: new Uint8Array(t.spadKiB * 1024), kernel: null } : createScratchpad(t.spadKiB * 1024);
+    this.spad = pad.spad;
+    const mem = { spad: this.spad, sram: sram.bytes, mxuKernel: pad.kernel };
     this.units = [
-      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus)),
-      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t)),
-      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t)),
+      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus), t.queueDepth),
+      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
+      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
     ];
   }
 
@@ -141,12 +170,28 @@ export class Tpu implements MmioDevice, SramSharer {
     return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
+  /**
+   * No command can start or end before this clock, as of the last unit
+   * register read (0: not known). A unit's registers (STATUS, ISSUED, DONE,
+   * staging) change only at a start, an end, a PUSH or an ERROR clear, so a
+   * read before it needs no clocks processed: a firmware polling DONE then
+   * costs nothing until the answer can change, and the TPU advances in one
+   * window instead of one per poll. Counter registers always bring time up to date.
+   */
+  private quietUntil = 0;
+
   /** A CPU read (through the bus): a poll of DONE or STATUS counts toward the deadlock rule (§5.3). */
   read(offset: number, clock: number): number {
     this.lastStall = 0;
-    this.advanceTo(clock);
-    const reg = offset & 0xff;
-    if (offset >= 0x100 && (reg === UNIT_REG.DONE || reg === UNIT_REG.STATUS)) this.watchDeadlock(clock);
+    if (offset >= 0x100) {
+      if (clock >= this.quietUntil) {
+        this.advanceTo(clock);
+        if (!this.reference) this.quietUntil = this.nextStartClock();
+      }
+      const reg = offset & 0xff;
+      if (reg === UNIT_REG.DONE || reg === UNIT_REG.STATUS) this.watchDeadlock(clock);
+      return this.readUnit(this.units[(offset >> 8) - 1], reg);
+    }
     return this.peek(offset, clock);
   }
 
@@ -187,6 +232,7 @@ export class Tpu implements MmioDevice, SramSharer {
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastStall = 0;
+    this.quietUntil = 0;
     // Staging registers are seen by no unit until PUSH: no need to bring time up to date.
     if (offset < 0x100 || (offset & 0xff) > UNIT_REG.ARG5) this.advanceTo(clock);
     if (offset >= 0x100) {
@@ -248,9 +294,7 @@ export class Tpu implements MmioDevice, SramSharer {
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
-    const args = new Uint32Array(5);
-    args.set(u.staging.subarray(0, 5));
-    u.fifo.push({ args, opcode: value & 0xff, flags: (value >>> 8) & 0xff, serial: u.issued, pushClock: at, token: u.staging[5] });
+    u.fifo.push(u.takeCmd(value, at));
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
@@ -337,6 +381,7 @@ export class Tpu implements MmioDevice, SramSharer {
   // ---- the SRAM bus, shared with the CPU ----
 
   cpuSramAccess(clock: number, busClocks: number): void {
+    this.quietUntil = 0; // the DMA's timing changes
     this.advanceTo(clock);
     this.sram.reserveForCpu(clock, busClocks);
     // The bytes move while the CPU holds the bus; bring the DMA up to then.
@@ -363,10 +408,17 @@ export class Tpu implements MmioDevice, SramSharer {
 
     let n = limit - c;
     let busyMask = 0, depMask = 0;
+    // The models' calls are written out per unit: each call site then sees one class (fast path).
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    if (!this.reference) {
+      if (dma.running) n = Math.min(n, dma.model.horizon(c));
+      if (mxu.running) n = Math.min(n, mxu.model.horizon(c));
+      if (vpu.running) n = Math.min(n, vpu.model.horizon(c));
+    }
     for (const u of units) {
       if (u.running) {
         busyMask |= 1 << u.index;
-        n = this.reference ? 1 : Math.min(n, u.model.horizon(c));
+        if (this.reference) n = 1;
       } else if (u.fifo.length > 0) {
         const ready = u.headReady();
         if (ready > c) n = Math.min(n, ready - c);
@@ -384,18 +436,32 @@ export class Tpu implements MmioDevice, SramSharer {
     if (this.counting) this.window.add(n, busyMask, depMask);
 
     if (n === 1) {
-      for (const u of units) if (u.running) u.model.tickRead(c);
-      for (const u of units) if (u.running && u.model.tickWrite(c)) this.finish(u, c);
+      // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
+      const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
+      for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
+      for (const u of units) {
+        if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
+      }
       if (this.reference) this.checkPorts(c);
     } else {
-      for (const u of units) if (u.running && u.model.skip(c, n)) this.finish(u, c + n - 1);
+      if (dma.running && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
+      if (mxu.running && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
+      if (vpu.running && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
     }
     this.clock = c + n;
     return true;
   }
 
+  /** coupled()'s answer while no command starts or ends; null: to be worked out. */
+  private coupledCache: boolean | null = false;
+
   /** Does a running unit write a region another running unit reads? Then step clock by clock. */
   private coupled(): boolean {
+    if (this.coupledCache === null) this.coupledCache = this.findCoupling();
+    return this.coupledCache;
+  }
+
+  private findCoupling(): boolean {
     let reads = 0, writes = 0, hazard = false;
     for (const u of this.units) {
       if (!u.running) continue;
@@ -412,6 +478,13 @@ export class Tpu implements MmioDevice, SramSharer {
   /** Starts (or drops) the commands that may start at clock c; returns true if any was dropped. */
   private startCommands(c: number): boolean {
     const units = this.units;
+    // Most clocks start nothing: no idle unit has a head that may start.
+    let startable = false;
+    for (let i = 0; i < 3; i++) {
+      const u = units[i];
+      if (u.depWaiting || (!u.running && u.fifo.length > 0 && u.headReady() <= c)) startable = true;
+    }
+    if (!startable) return false;
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
     for (const u of units) {
@@ -441,6 +514,7 @@ export class Tpu implements MmioDevice, SramSharer {
       }
       u.footprint = fp;
       u.running = cmd;
+      this.coupledCache = null;
       u.runningStart = c;
       u.model.begin(cmd, c);
     }
@@ -478,7 +552,10 @@ export class Tpu implements MmioDevice, SramSharer {
     const cmd = u.running!;
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
-    u.footprint = { read: 0, write: 0, sameRegion: false };
+    this.coupledCache = null;
+    u.footprint.read = 0;
+    u.footprint.write = 0;
+    u.footprint.sameRegion = false;
     u.done++;
     u.lastEnd = end;
   }

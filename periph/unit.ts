@@ -17,6 +17,8 @@
 //     skip(c, n), but only over a window in which no other unit writes what it
 //     reads (the core checks region masks) and n <= horizon(c).
 
+import type { MxuKernel } from './mxu-kernel.ts';
+
 export interface Cmd {
   /** ARG0..ARG4 as pushed. */
   readonly args: Uint32Array;
@@ -33,6 +35,8 @@ export interface Cmd {
 export interface UnitMemories {
   readonly spad: Uint8Array;
   readonly sram: Uint8Array;
+  /** The fast MXU's WebAssembly kernel over this scratchpad (periph/mxu-kernel.ts), when it lives in the kernel's memory. */
+  readonly mxuKernel?: MxuKernel | null;
 }
 
 /** The scratchpad regions a command holds ports of, as bitmasks (bit r = region r). */
@@ -72,13 +76,16 @@ export interface UnitRules {
   describe(cmd: Cmd): string;
 }
 
+/** LOW_BITS[i] = 2^i − 1: the mask of regions 0..i−1 (i ≤ 32). */
+const LOW_BITS = Array.from({ length: 33 }, (_, i) => 2 ** i - 1);
+
 /** Helper: the mask of regions touched by `rows` rows of `rowBytes` bytes from `addr`. */
 export function regionMask(addr: number, rows: number, rowBytes: number, stride: number, regionBytes: number): number {
   const first = Math.floor(addr / regionBytes);
   const last = Math.floor((addr + (rows - 1) * stride + rowBytes - 1) / regionBytes);
   // Rows whose gaps are shorter than a region cover every region between the first and the last byte.
   if (stride >= rowBytes && stride - rowBytes < regionBytes) {
-    return (last >= 31 ? 0xffffffff : (2 ** (last + 1) - 1)) - (2 ** first - 1) >>> 0;
+    return (LOW_BITS[last >= 31 ? 32 : last + 1] - LOW_BITS[first]) >>> 0;
   }
   let mask = 0;
   for (let r = 0; r < rows; r++) {

@@ -15,6 +15,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 make -s -C firmware-c
+npm run -s build   # the compiled command line (dist/): no TypeScript transpiled at run time
 
 echo "== picotpu demo $* =="
 exec node bin/picotpu.mjs demo "$@"

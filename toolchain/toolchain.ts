@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const toolchainDir = dirname(fileURLToPath(import.meta.url));
-const repoRoot = join(toolchainDir, '..');
+// From the repository root, one level up: true of this file and of the compiled bundle (dist/).
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const toolchainDir = join(repoRoot, 'toolchain');
 
 let target: Record<string, string> | undefined;
 

@@ -77,8 +77,13 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
   return plan.map((p) => have.get(p.key)!);
 }
 
-/** A worker thread running runs.ts under tsx's loader, one point per message. */
+/**
+ * A worker thread running runs.ts, one point per message: in the compiled
+ * distribution (npm run build defines PICOTPU_COMPILED) dist/sweep-worker.mjs,
+ * which sits beside this code's chunk; from the sources, worker.ts under tsx's loader.
+ */
 function startWorker(): Worker {
+  if (process.env.PICOTPU_COMPILED === '1') return new Worker(new URL('./sweep-worker.mjs', import.meta.url));
   const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); })`;
   return new Worker(code, { eval: true });
 }

@@ -1,0 +1,104 @@
+// The MXU fast model's multiply-accumulate in WebAssembly SIMD
+// (periph/mxu-kernel.wat, compiled into mxu-kernel.wasm.ts by npm run gen:wasm).
+// The kernel reads the scratchpad bytes in place, so the scratchpad lives at
+// address 0 of the kernel's memory: createScratchpad() makes both (the TPU
+// core does, periph/tpu.ts, and hands the kernel to MxuFast in UnitMemories).
+// Without a kernel (a plain Uint8Array scratchpad, as unit tests make) MxuFast
+// computes with its JavaScript loops, with the same results.
+
+import { MXU_KERNEL_WASM_BASE64 } from './mxu-kernel.wasm.ts';
+
+/** Longest k-range of one kernel call: int16 partial sums of ≤ 128 steps of 2·64 stay exact. */
+export const SEGMENT_K = 2048;
+/** Unpacked row pitch: a segment's 2048 bytes plus the unpack's overrun and the zeroed tail. */
+const PITCH = SEGMENT_K + 32;
+/** Largest array dimension the scratch is laid out for. */
+const MAX_DIM = 16;
+/** Room after the scratchpad for the unpack's reads past a row (≤ 15 bytes). */
+const SPAD_SLACK = 64;
+const PAGE = 65536;
+
+interface KernelExports {
+  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number, zeroTail: number): void;
+  transpose8(src: number, stride: number, k: number, dst: number, pitch: number): void;
+  mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
+}
+
+// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
+interface WasmMemory { readonly buffer: ArrayBuffer }
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
+
+/** The compiled module, or null where WebAssembly SIMD is unavailable. */
+function kernelModule(): object | null {
+  if (compiled === undefined) {
+    try {
+      compiled = wasm ? new wasm.Module(Buffer.from(MXU_KERNEL_WASM_BASE64, 'base64')) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+/** One kernel instance and its scratch: the accumulators and the unpacked operands. */
+export class MxuKernel {
+  /** The D×D int32 accumulators, row-major (i·D + j), shared with MxuFast. */
+  readonly acc: Int32Array;
+  private readonly accAddr: number;
+  private readonly aAddr: number;
+  private readonly bAddr: number;
+
+  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number) {
+    this.accAddr = scratch;
+    this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
+    this.bAddr = this.aAddr + MAX_DIM * PITCH;
+    this.acc = new Int32Array(memory.buffer, this.accAddr, MAX_DIM * MAX_DIM);
+  }
+
+  /** Bytes of scratch after the scratchpad. */
+  static scratchBytes(): number {
+    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH;
+  }
+
+  /**
+   * acc[i·D + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j] of a D×D MATMUL (D = 8 or 16,
+   * k0 and k1 multiples of D), with A's row i at a + i·aStride (k/2 bytes on) and
+   * B's row k at b + k·bStride, or, transposed, Bt's row j at b + j·bStride.
+   */
+  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number): void {
+    const k = this.k;
+    for (let s = k0; s < k1; s += SEGMENT_K) {
+      const len = Math.min(SEGMENT_K, k1 - s);
+      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH, 1);
+      if (transposeB) {
+        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH, 0);
+      } else {
+        // Eight columns (four bytes of each B row) per pass.
+        for (let h = 0; h < dim; h += 8) k.transpose8(b + s * bStride + (h >> 1), bStride, len, this.bAddr + h * PITCH, PITCH);
+      }
+      k.mac(this.aAddr, this.bAddr, PITCH, len, dim, this.accAddr);
+    }
+  }
+}
+
+/**
+ * A zeroed scratchpad of `bytes` bytes at address 0 of a fresh kernel memory,
+ * and its kernel (a plain Uint8Array and null where WebAssembly SIMD is unavailable).
+ */
+export function createScratchpad(bytes: number): { spad: Uint8Array; kernel: MxuKernel | null } {
+  const mod = kernelModule();
+  if (!mod) return { spad: new Uint8Array(bytes), kernel: null };
+  const scratch = Math.ceil((bytes + SPAD_SLACK) / 64) * 64;
+  const pages = Math.ceil((scratch + MxuKernel.scratchBytes()) / PAGE);
+  // A fixed size: the memory never grows, so views of it stay valid.
+  const memory = new wasm!.Memory({ initial: pages, maximum: pages });
+  const instance = new wasm!.Instance(mod, { tpu: { memory } });
+  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch) };
+}

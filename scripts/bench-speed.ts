@@ -1,0 +1,150 @@
+// npm run bench:speed — how fast the emulator runs, as one table: emulated
+// clocks per wall second and the real-time factor against the 12 MHz board,
+// for CPU-only firmware, the demo, full inference (wait tokens, and the best
+// variant), a prefill and the MXU-bound 512×512×512 matmul. Each workload runs
+// in this process after two warm-up runs (the best of several runs: the machine is
+// shared, so the fastest run is the least disturbed one; the time of the
+// emulation, Machine.run, not of building the model blob), and from a cold
+// start of a fresh `node bin/picotpu.mjs` process (its whole wall time,
+// start-up, blob and report included). Last, the CLI's start-up:
+// `picotpu run build/fw/hello.elf`. "per CPU s" divides by the process's CPU
+// time instead (user + system, the best run): on a loaded machine it shows
+// what the emulator does when it has a core, where wall time shows the share it got.
+//
+//   BENCH_RUNS=3 npm run bench:speed        # timed runs per workload (default 3)
+//   npm run bench:speed -- --only matmul    # rows whose name contains a word
+//   npm run bench:speed -- --warm           # in-process figures only
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { BASE_DIMS, RANDOM_SEED } from '../emu/bench.ts';
+import { defaultConfig } from '../emu/config.ts';
+import { Machine } from '../emu/machine.ts';
+import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../model/addition-run.ts';
+import { VARIANT, type Job } from '../model/format.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+const CLOCK_HZ = defaultConfig().clockHz;
+const DEMO_SEED = 1;
+const WAIT_TOKENS = VARIANT.DOUBLE_BUFFER | VARIANT.FUSED | VARIANT.FLASH | VARIANT.TOKENS; // 15
+const BEST = ADDER_VARIANT; // 31: every technique, the fewest clocks
+
+interface Workload {
+  name: string;
+  /** One run in this process: its emulated clocks (reset to EXIT) and the wall seconds of the emulation itself. */
+  run: () => Sample;
+  /** The same work from a cold start: arguments of bin/picotpu.mjs. */
+  cli: string[];
+}
+
+/** Clocks, and the wall and CPU seconds (this process: user + system) of the emulation. */
+interface Sample { clocks: number; seconds: number; cpuSeconds: number }
+
+/** Times fn: wall and CPU seconds. */
+function measure<T>(fn: () => T): { value: T; seconds: number; cpuSeconds: number } {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = fn();
+  const seconds = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return { value, seconds, cpuSeconds: (c.user + c.system) / 1e6 };
+}
+
+function cpuOnly(elfPath: string): () => Sample {
+  const elf = readFileSync(elfPath);
+  return () => {
+    const m = new Machine();
+    m.loadElf(elf);
+    const { value: r, seconds, cpuSeconds } = measure(() => m.run());
+    if (r.reason !== 'exit' || r.exit !== 0) throw new Error(`${elfPath}: ${r.reason} ${r.exit}`);
+    return { clocks: r.clocks, seconds, cpuSeconds };
+  };
+}
+
+/** A model or matmul run's sample: the times of its emulation, as model/run.ts measured them. */
+function sample(run: () => { result: { clocks: number }; wallMs: number; cpuMs: number }): Sample {
+  const r = run();
+  return { clocks: r.result.clocks, seconds: r.wallMs / 1000, cpuSeconds: r.cpuMs / 1000 };
+}
+
+function model(variant: number, decodeSteps: number): () => Sample {
+  const m = randomModel(BASE_DIMS, RANDOM_SEED);
+  const job: Job = { prompt: randomPrompt(BASE_DIMS, 64, RANDOM_SEED), decodeSteps, variant };
+  return () => sample(() => runOnEmulator(m, job));
+}
+
+function demo(): () => Sample {
+  const m = loadAdder();
+  const job = adderJob(randomProblem(DEMO_SEED), ADDER_VARIANT);
+  return () => sample(() => runOnEmulator(m, job));
+}
+
+const WORKLOADS: Workload[] = [
+  { name: 'CPU only (bench.elf)', run: cpuOnly('build/fw/bench.elf'), cli: ['run', 'build/fw/bench.elf', '--no-report'] },
+  { name: 'demo (adder, seed 1)', run: demo(), cli: ['demo', '--seed', String(DEMO_SEED)] },
+  { name: 'full inference, wait tokens', run: model(WAIT_TOKENS, 64), cli: ['bench', '--only', 'full inference, wait tokens'] },
+  { name: `full inference, best (variant ${BEST})`, run: model(BEST, 64), cli: [] },
+  { name: 'prefill, wait tokens', run: model(WAIT_TOKENS, 0), cli: ['bench', '--only', 'prefill, wait tokens'] },
+  {
+    name: 'matmul 512x512x512 (MXU-bound)',
+    run: () => sample(() => runMatmulOnEmulator({ m: 512, k: 512, n: 512 }, VARIANT.DOUBLE_BUFFER)),
+    cli: ['bench', '--matmul', '512x512x512'],
+  },
+];
+
+/** Wall seconds of a fresh `node bin/picotpu.mjs ...`, start-up included (the best of `runs`). */
+function coldSeconds(args: string[], runs: number): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, ['bin/picotpu.mjs', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const s = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (r.status !== 0) throw new Error(`picotpu ${args.join(' ')}: exit ${r.status}: ${r.stderr.toString().trim().split('\n').at(-1)}`);
+    best = Math.min(best, s);
+  }
+  return best;
+}
+
+const rate = (clocks: number, s: number) => clocks / s;
+const mhz = (r: number) => (r / 1e6).toFixed(1).padStart(7);
+const rtf = (r: number) => `${(r / CLOCK_HZ).toFixed(1)}x`.padStart(7);
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? argv[onlyAt + 1]?.toLowerCase() : undefined;
+  const warmOnly = argv.includes('--warm');
+  execFileSync('make', ['-s', '-C', 'firmware-c', '-j2'], { stdio: 'inherit' });
+  const load = loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`bench:speed — best of ${RUNS} runs each; load average ${load} on this machine`);
+  console.log('workload                              |   clocks   | warm M clk/s | x 12 MHz | (per CPU s) | cold M clk/s | x 12 MHz | cold wall s');
+  console.log('--------------------------------------|------------|--------------|----------|-------------|--------------|----------|------------');
+  for (const w of WORKLOADS) {
+    if (only && !w.name.toLowerCase().includes(only)) continue;
+    const { clocks } = w.run(); // warm-up: two runs, the JIT and the WebAssembly tier-up settle in both
+    w.run();
+    let best = Infinity, bestCpu = Infinity;
+    for (let i = 0; i < RUNS; i++) {
+      const t = w.run();
+      if (t.clocks !== clocks) throw new Error(`${w.name}: ${t.clocks} clocks, the warm-up took ${clocks}: not deterministic`);
+      best = Math.min(best, t.seconds);
+      bestCpu = Math.min(bestCpu, t.cpuSeconds);
+    }
+    const warm = rate(clocks, best);
+    let coldText = '           — |        — |          —';
+    if (!warmOnly && w.cli.length) {
+      const s = coldSeconds(w.cli, Math.min(RUNS, 2));
+      coldText = `${mhz(rate(clocks, s)).padStart(12)} | ${rtf(rate(clocks, s)).padStart(8)} | ${s.toFixed(3).padStart(10)}`;
+    }
+    console.log(`${w.name.padEnd(37)} | ${String(clocks).padStart(10)} | ${mhz(warm).padStart(12)} | ${rtf(warm).padStart(8)} | ${mhz(rate(clocks, bestCpu)).padStart(11)} | ${coldText}`);
+  }
+  if (!warmOnly) {
+    const s = coldSeconds(['run', 'build/fw/hello.elf', '--no-report'], Math.max(3, RUNS));
+    console.log(`CLI start: picotpu run build/fw/hello.elf completes in ${s.toFixed(3)} s wall (best of ${Math.max(3, RUNS)})`);
+  }
+}
+
+main();
