@@ -8,7 +8,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from './config.ts';
 import { ElfError } from './elf.ts';
-import { EXIT } from './exit-status.ts';
+import { EXIT, exitStatusText } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import { runObserved, type RunObserver } from './observer.ts';
@@ -419,10 +419,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
-    .epilogue(
-      'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
-      + '164 bad program or SRAM file, 165 bad command line or config, 166 internal error.',
-    )
+    .epilogue(exitStatusText())
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
