@@ -19,6 +19,7 @@ import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 import { lastWindow, watchPerfCtrl, type PerfWrite } from './helpers/perf-writes.ts';
+import { expectStopInside, firstDma } from './helpers/first-dma.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -189,9 +190,11 @@ describe('profiler', () => {
     m.bus.console.captureOutput();
     const profiler = new Profiler(m);
     m.tpu.records = [];
-    // Stop inside the first DMA LOAD (see the timeline: the first command runs from about clock 909 773).
-    const r = runObserved(m, 910_500, [profiler]);
+    // Stop inside the first DMA command, where a full run's records place it.
+    const first = firstDma(elfPath('tpu_matmul'));
+    const r = runObserved(m, first.stopClock, [profiler]);
     expect(r.reason).toBe('cycle-limit');
+    expectStopInside(first, r.clocks);
     const p = profiler.profile!;
     expectTotalsMatch(p, r.counters);
     expect(p.units.find((u) => u.unit === 'DMA')!.inFlight).toBe(1);
