@@ -15,7 +15,7 @@ import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { TRACE_HEADER } from '../emu/trace.ts';
-import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
+import { assemble } from '../toolchain/toolchain.ts';
 
 const FW = 'build/fw';
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-trace-'));
@@ -240,7 +240,7 @@ describe('picotpu run --trace', () => {
   });
 });
 
-describe.skipIf(!hasToolchain())('picotpu run --trace of a trapping program', () => {
+describe('picotpu run --trace of a trapping program', () => {
   it('marks the trapping instruction, which writes no register, as the last line; the run stops when its trap goes high', () => {
     const elf = join(tmp, 'trap.elf');
     writeFileSync(elf, assemble('  .text\n  .globl _start\n_start:\n  li a0, 5\n  mv a1, a0\nfault:\n  ebreak\n  li a0, 6\n'));
