@@ -242,11 +242,22 @@ describe('golden model: semantics', () => {
   });
 
   // Its speed is a benchmark's business, not a test's (a loaded machine would fail it).
-  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) to the end', () => {
+  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) to the end, its start as the naive reference', () => {
     const model = randomModel(BENCH, 1);
-    const r = runGolden(model, { prompt: randomPrompt(BENCH, 64, 1), decodeSteps: 64, variant: 0 });
+    const prompt = randomPrompt(BENCH, 64, 1);
+    const r = runGolden(model, { prompt, decodeSteps: 64, variant: 0 });
     expect(r.tokens).toHaveLength(65);
     expect(r.kCache[3].length).toBe((128 * 128) / 2);
+    // The naive whole-sequence reference is too slow for all 64 steps; its first two agree with
+    // the full run's first tokens, logits and the caches of the 66 positions they cover.
+    const steps = 2, positions = prompt.length + steps;
+    const n = naiveJob(model, { prompt, decodeSteps: steps, variant: 0 });
+    expect(r.tokens.slice(0, steps + 1)).toEqual(n.tokens);
+    expect(r.logits.slice(0, steps + 1).map(arr)).toEqual(n.logits);
+    for (let l = 0; l < BENCH.layers; l++) {
+      expect(arr(unpackInt4(r.kCache[l], 0, positions * BENCH.d)), `layer ${l} K`).toEqual(n.K[l].flat());
+      expect(arr(unpackInt4(r.vCache[l], 0, positions * BENCH.d)), `layer ${l} V`).toEqual(n.V[l].flat());
+    }
   });
 });
 
