@@ -24,6 +24,7 @@ import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/gdb-server.t
 import { Machine } from '../emu/machine.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
+import { skipWhenMissing } from './helpers/require.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const GDB = 'gdb-multiarch';
@@ -36,13 +37,8 @@ function hasGdb(): boolean {
   return spawnSync(GDB, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-const gdbMissing = !hasGdb();
-if (gdbMissing) {
-  const msg = `gdb.test.ts: ${GDB} not found (install: bash toolchain/ensure-toolchain.sh --with-test-tools)`;
-  // CI installs it, so there a missing gdb is a failure, not a skip.
-  if (process.env.CI) throw new Error(msg);
-  console.warn(`${msg}; skipping the gdb session test`);
-}
+// CI installs it, so there a missing gdb is a failure, not a skip.
+const gdbMissing = skipWhenMissing(hasGdb(), 'gdb.test.ts', GDB, 'install: bash toolchain/ensure-toolchain.sh --with-test-tools');
 
 /** The 1-based line of gdbdemo.c that contains `text` (so the test follows edits of the demo). */
 function demoLine(text: string): number {
