@@ -138,7 +138,8 @@ describe('corrupt ELF files: one line, status 164', () => {
     const base = hello();
     for (let n = 0; n < 0x1100; n += n < 0x100 ? 1 : 0x40) expect(() => parseElf(base.subarray(0, n))).toThrow(ElfError);
     // Byte damage in the ELF header, the program headers and the section headers.
-    const next = mulberry32(0xe1f);
+    const seed = 0xe1f;
+    const next = mulberry32(seed);
     const shoff = base.readUInt32LE(32);
     const regions = [[0, PH + 2 * PHDR], [shoff, shoff + 18 * SHDR]];
     for (let k = 0; k < 3000; k++) {
@@ -150,8 +151,8 @@ describe('corrupt ELF files: one line, status 164', () => {
       try {
         parseElf(e);
       } catch (err) {
-        expect(err, `damage ${k}`).toBeInstanceOf(ElfError);
-        expect((err as Error).message).not.toMatch(/\n|undefined|NaN|RangeError/);
+        expect(err, `damage ${k} (mulberry32 seed ${seed})`).toBeInstanceOf(ElfError);
+        expect((err as Error).message, `damage ${k} (mulberry32 seed ${seed})`).not.toMatch(/\n|undefined|NaN|RangeError/);
       }
     }
   });

@@ -209,12 +209,14 @@ describe('golden model: semantics', () => {
   });
 
   it('requantization is the platform\'s rshift + sat4, argmax takes the lowest index of a tie', () => {
-    const rnd = mulberry32(77);
+    const seed = 77;
+    const rnd = mulberry32(seed);
     for (let i = 0; i < 5000; i++) {
       const x = (Math.floor(rnd() * 2 ** 32) - 2 ** 31) >> Math.floor(rnd() * 28);
       const s = Math.floor(rnd() * 32);
-      expect(rshift(x, s)).toBe(platformRshift(x, s));
-      expect(requant(x, s)).toBe(Math.min(7, Math.max(-8, platformRshift(x, s))));
+      const what = `rshift(${x}, ${s}) (mulberry32 seed ${seed}, case ${i})`;
+      expect(rshift(x, s), what).toBe(platformRshift(x, s));
+      expect(requant(x, s), what).toBe(Math.min(7, Math.max(-8, platformRshift(x, s))));
     }
     expect(rshift(-9, 1)).toBe(-4); // (−9 + 1) >> 1: round half up
     expect(rshift(-10, 2)).toBe(-2); // (−10 + 2) >> 2
