@@ -722,7 +722,7 @@ stop_here:
     expect(units).toMatch(new RegExp(`^TPU units at clock ${now}:\n`));
     const dma = /^DMA: busy, ISSUED 1, DONE 0, STATUS\.ERROR 0, queue 0\/8\n {2}running #0 since clock (\d+) \(pushed at (\d+)\): (.*)\n {2}errors: none$/m.exec(units);
     expect(dma, units).not.toBeNull();
-    // An idle unit starts a pushed command the clock after the PUSH.
+    // A command pushed at clock p to an idle unit starts at p + 1 (docs/hardware.md §5.3).
     expect(Number(dma![1])).toBe(Number(dma![2]) + 1);
     expect(Number(dma![1])).toBeLessThan(now);
     expect(dma![3]).toBe('LOAD sram=0x00000 spad=0x0000 rows=64 row_bytes=64 sram_stride=64 spad_stride=64');
