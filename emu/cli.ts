@@ -8,7 +8,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from './config.ts';
 import { ElfError } from './elf.ts';
-import { EXIT } from './exit-status.ts';
+import { EXIT, exitStatusText } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import type { RunObserver } from './observer.ts';
@@ -321,12 +321,6 @@ export function demoCommand(o: DemoCliOptions): number {
   });
 }
 
-const EXIT_STATUS_TEXT =
-  'Exit status: the guest\'s EXIT value (0-255); 160 trap, 161 bus error, 162 cycle limit, 163 TPU error (--strict), '
-  + '164 bad program or SRAM file, 165 bad command line or config, an input file that cannot be opened or an output file that cannot be written, '
-  + '166 internal error; 130 interrupted (SIGINT), 143 terminated (SIGTERM): output files are finished, marked as interrupted; '
-  + '141 standard output closed (| head): the run stops quietly.';
-
 const ADDITION_EXITS = `Exit status: 0 done; ${EXIT.BAD_PROGRAM} the model blob or the firmware is missing or unusable; `
   + `${EXIT.USAGE} bad command line`;
 
@@ -376,7 +370,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
         .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
-        .epilogue(`${EXIT_STATUS_TEXT} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
+        .epilogue(`${exitStatusText()} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
       async (args) => {
         status = await runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);
       },
@@ -477,7 +471,7 @@ export async function main(argv: string[]): Promise<number> {
     )
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
-    .epilogue(EXIT_STATUS_TEXT)
+    .epilogue(exitStatusText())
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))

@@ -17,7 +17,8 @@ import { type ElfSymbol } from './elf.ts';
 import { ABI_NAMES, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
-import { formatReport, UNIT_NAMES, type Counters } from '../periph/counters.ts';
+import { tokenUnmet, unitView, waitToken } from './tpu-view.ts';
+import { formatReport, type Counters } from '../periph/counters.ts';
 import { GLOBAL } from '../periph/regs.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 
@@ -927,9 +928,9 @@ export class Debugger {
     const now = tpu.clock;
     this.say(`TPU at clock ${now}`);
     for (const u of tpu.units) {
-      const status = ((u.running ? 1 : 0) | (u.fifo.length << 8) | (u.errorFlag ? 1 << 16 : 0)) >>> 0;
-      const state = `${u.running ? 'busy' : 'idle'}, ${u.fifo.length} queued${u.errorFlag ? ', ERROR bit' : ''}`;
-      this.say(`${u.name}  STATUS 0x${hex8(status)} (${state})  ISSUED ${u.issued}  DONE ${u.done}`);
+      const v = unitView(u);
+      const state = `${v.busy ? 'busy' : 'idle'}, ${v.queued} queued${v.error ? ', ERROR bit' : ''}`;
+      this.say(`${v.name}  STATUS 0x${hex8(v.status)} (${state})  ISSUED ${v.issued}  DONE ${v.done}`);
       if (u.running) {
         const cmd = u.running;
         this.say(`  running #${cmd.serial}: ${u.rules.describe(cmd)}${this.tokenText(cmd.token, false)}`);
@@ -938,8 +939,7 @@ export class Debugger {
       u.fifo.forEach((cmd, i) => {
         let why = '';
         if (i === 0 && !u.running) {
-          const t = cmd.token >>> 30;
-          if (t && tpu.units[t - 1].done < (cmd.token & 0x3fffffff)) why = '  <- waiting for its token';
+          if (tokenUnmet(tpu, cmd.token)) why = '  <- waiting for its token';
           else if (u.headReady() > now) why = `  <- may start at clock ${u.headReady()}`;
         }
         this.say(`  queued  #${cmd.serial}: ${u.rules.describe(cmd)}${this.tokenText(cmd.token, true)} (pushed at clock ${cmd.pushClock})${why}`);
@@ -956,12 +956,11 @@ export class Debugger {
   }
 
   private tokenText(token: number, withState: boolean): string {
-    const unit = token >>> 30;
-    if (!unit) return '';
-    const ticket = token & 0x3fffffff;
-    const done = this.machine.tpu.units[unit - 1].done;
-    const state = withState ? `, now ${done}${done >= ticket ? ': met' : ''}` : '';
-    return ` [after ${UNIT_NAMES[unit - 1]} DONE >= ${ticket}${state}]`;
+    const t = waitToken(token);
+    if (!t) return '';
+    const done = this.machine.tpu.units[t.unit - 1].done;
+    const state = withState ? `, now ${done}${done >= t.ticket ? ': met' : ''}` : '';
+    return ` [after ${t.unitName} DONE >= ${t.ticket}${state}]`;
   }
 
   private counters(title: string, c: Counters): void {

@@ -45,7 +45,8 @@ import { BRAM_SIZE } from './bus.ts';
 import { StopReason } from './cpu.ts';
 import { describeStop, hex8, type Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
-import { formatReport, UNIT_NAMES } from '../periph/counters.ts';
+import { unitView, waitToken } from './tpu-view.ts';
+import { formatReport } from '../periph/counters.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { describeError } from '../periph/tpu.ts';
 
@@ -768,11 +769,15 @@ class GdbSession {
     tpu.advanceTo(now);
     const depth = this.machine.config.tpu.queueDepth;
     const lines: string[] = [`TPU units at clock ${now}:`];
-    const token = (t: number) => (t >>> 30 ? `, waits for ${UNIT_NAMES[(t >>> 30) - 1]} DONE ${t & 0x3fffffff}` : '');
+    const token = (t: number) => {
+      const w = waitToken(t);
+      return w ? `, waits for ${w.unitName} DONE ${w.ticket}` : '';
+    };
     for (const u of tpu.units) {
       const describe = (c: (typeof u.fifo)[number]) => u.rules.describe(c);
-      lines.push(`${u.name}: ${u.running ? 'busy' : 'idle'}, ISSUED ${u.issued}, DONE ${u.done}, `
-        + `STATUS.ERROR ${u.errorFlag ? 1 : 0}, queue ${u.fifo.length}/${depth}`);
+      const v = unitView(u);
+      lines.push(`${v.name}: ${v.busy ? 'busy' : 'idle'}, ISSUED ${v.issued}, DONE ${v.done}, `
+        + `STATUS.ERROR ${v.error ? 1 : 0}, queue ${v.queued}/${depth}`);
       if (u.running) {
         lines.push(`  running #${u.running.serial} since clock ${u.runningStart} (pushed at ${u.running.pushClock}): `
           + `${describe(u.running)}${token(u.running.token)}`);

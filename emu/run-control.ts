@@ -13,6 +13,7 @@
 // While the guest waits for console input that has not arrived, the signal is
 // seen once the input arrives or ends.
 
+import { EXIT } from './exit-status.ts';
 import { StopReason } from './cpu.ts';
 import type { Machine, RunResult } from './machine.ts';
 import { stepObserved, type RunObserver } from './observer.ts';
@@ -22,7 +23,7 @@ export const SLICE_CLOCKS = 1 << 24;
 export const SLICE_STEPS = 1 << 13;
 
 /** Exit status of a run stopped by each signal (128 + its number, as a shell reports a killed tool). */
-export const SIGNAL_STATUS: Record<string, number> = { SIGINT: 130, SIGPIPE: 141, SIGTERM: 143 };
+export const SIGNAL_STATUS: Record<string, number> = { SIGINT: EXIT.INTERRUPTED, SIGPIPE: EXIT.STDOUT_CLOSED, SIGTERM: EXIT.TERMINATED };
 
 /** The stop request of a run: a signal caught, or standard output's reader gone. */
 export class RunControl {

@@ -235,3 +235,56 @@ export function fieldOf(regs: readonly Register[], reg: string, field: string): 
   if (!fd) throw new Error(`no field ${reg}.${field}`);
   return fd;
 }
+
+/** Where a field sits in its register, ready for hot paths: shift by lsb, then mask. */
+export interface FieldPos {
+  readonly lsb: number;
+  readonly mask: number;
+}
+
+function fieldPos(regs: readonly Register[], reg: string, field: string): FieldPos {
+  const { lsb, width } = fieldOf(regs, reg, field);
+  return { lsb, mask: width === 32 ? 0xffffffff : (1 << width) - 1 };
+}
+
+/** Places value in the field (masked to its width). */
+export function packField(p: FieldPos, value: number): number {
+  return ((value & p.mask) << p.lsb) >>> 0;
+}
+
+/** Reads the field out of a register word. */
+export function unpackField(p: FieldPos, word: number): number {
+  return (word >>> p.lsb) & p.mask;
+}
+
+// Every field the TPU and the tools pack or decode, read once from the tables above.
+export const CONFIG_FIELD = {
+  ARRAY_DIM: fieldPos(GLOBAL_REGS, 'CONFIG', 'ARRAY_DIM'),
+  QUEUE_DEPTH: fieldPos(GLOBAL_REGS, 'CONFIG', 'QUEUE_DEPTH'),
+  SPAD_KIB: fieldPos(GLOBAL_REGS, 'CONFIG', 'SPAD_KIB'),
+  REGION_KIB: fieldPos(GLOBAL_REGS, 'CONFIG', 'REGION_KIB'),
+} as const;
+export const ERROR_FIELD = {
+  CODE: fieldPos(GLOBAL_REGS, 'ERROR', 'CODE'),
+  UNIT: fieldPos(GLOBAL_REGS, 'ERROR', 'UNIT'),
+  SERIAL: fieldPos(GLOBAL_REGS, 'ERROR', 'SERIAL'),
+} as const;
+export const TOKEN_FIELD = {
+  TICKET: fieldPos(UNIT_REGS, 'ARG5', 'TICKET'),
+  UNIT: fieldPos(UNIT_REGS, 'ARG5', 'UNIT'),
+} as const;
+export const PUSH_FIELD = {
+  OPCODE: fieldPos(UNIT_REGS, 'PUSH', 'OPCODE'),
+  FLAGS: fieldPos(UNIT_REGS, 'PUSH', 'FLAGS'),
+} as const;
+export const STATUS_FIELD = {
+  BUSY: fieldPos(UNIT_REGS, 'STATUS', 'BUSY'),
+  QUEUED: fieldPos(UNIT_REGS, 'STATUS', 'QUEUED'),
+  ERROR: fieldPos(UNIT_REGS, 'STATUS', 'ERROR'),
+} as const;
+
+/** A unit's STATUS word from its state. */
+export function statusWord(busy: boolean, queued: number, error: boolean): number {
+  return (packField(STATUS_FIELD.BUSY, busy ? 1 : 0) | packField(STATUS_FIELD.QUEUED, queued)
+    | packField(STATUS_FIELD.ERROR, error ? 1 : 0)) >>> 0;
+}

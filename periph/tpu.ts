@@ -27,7 +27,10 @@ import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
 import { createScratchpad } from './mxu-kernel.ts';
-import { ERR, ERROR_CODES, GLOBAL, TPU_ID_VALUE, UNIT_REG, UNITS } from './regs.ts';
+import {
+  CONFIG_FIELD, ERR, ERROR_CODES, ERROR_FIELD, GLOBAL, packField, PUSH_FIELD, statusWord, TOKEN_FIELD, TPU_ID_VALUE, UNIT_REG, UNITS,
+  unpackField,
+} from './regs.ts';
 import type { Sram } from './sram.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
@@ -54,6 +57,11 @@ export interface CommandRecord {
 
 /** A pushed command; the core reuses these objects (UnitState.cmdPool). */
 type PushedCmd = { -readonly [K in keyof Cmd]: Cmd[K] };
+
+/** A unit's STATUS register as the CPU reads it (the debugger and GDB views show the same word). */
+export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: readonly Cmd[]; readonly errorFlag: boolean }): number {
+  return statusWord(u.running !== null, u.fifo.length, u.errorFlag);
+}
 
 class UnitState {
   readonly staging = new Uint32Array(6);
@@ -86,8 +94,8 @@ class UnitState {
     this.poolNext = this.poolNext + 1 === this.cmdPool.length ? 0 : this.poolNext + 1;
     const st = this.staging;
     cmd.args[0] = st[0]; cmd.args[1] = st[1]; cmd.args[2] = st[2]; cmd.args[3] = st[3]; cmd.args[4] = st[4];
-    cmd.opcode = value & 0xff;
-    cmd.flags = (value >>> 8) & 0xff;
+    cmd.opcode = unpackField(PUSH_FIELD.OPCODE, value);
+    cmd.flags = unpackField(PUSH_FIELD.FLAGS, value);
     cmd.serial = this.issued;
     cmd.pushClock = pushClock;
     cmd.token = st[5];
@@ -204,7 +212,8 @@ export class Tpu implements MmioDevice, SramSharer {
       case GLOBAL.ID: return TPU_ID_VALUE;
       case GLOBAL.CONFIG: {
         const t = this.cfg.tpu;
-        return (t.mxuDim | (t.queueDepth << 8) | (Math.min(255, t.spadKiB) << 16) | (t.regionKiB << 24)) >>> 0;
+        return (packField(CONFIG_FIELD.ARRAY_DIM, t.mxuDim) | packField(CONFIG_FIELD.QUEUE_DEPTH, t.queueDepth)
+          | packField(CONFIG_FIELD.SPAD_KIB, Math.min(255, t.spadKiB)) | packField(CONFIG_FIELD.REGION_KIB, t.regionKiB)) >>> 0;
       }
       case GLOBAL.ERROR: return this.errorReg;
       case GLOBAL.CYCLES_LO: return c.cycles >>> 0;
@@ -223,7 +232,7 @@ export class Tpu implements MmioDevice, SramSharer {
   private readUnit(u: UnitState, reg: number): number {
     if (reg <= UNIT_REG.ARG5) return u.staging[reg >> 2];
     switch (reg) {
-      case UNIT_REG.STATUS: return ((u.running ? 1 : 0) | (u.fifo.length << 8) | (u.errorFlag ? 1 << 16 : 0)) >>> 0;
+      case UNIT_REG.STATUS: return unitStatus(u);
       case UNIT_REG.ISSUED: return u.issued >>> 0;
       case UNIT_REG.DONE: return u.done >>> 0;
       default: return 0; // PUSH is write-only
@@ -323,8 +332,8 @@ export class Tpu implements MmioDevice, SramSharer {
 
   /** Does `cmd` wait on a DONE count not reached yet? */
   private tokenUnmet(cmd: Cmd): boolean {
-    const tokenUnit = cmd.token >>> 30;
-    return tokenUnit !== 0 && this.units[tokenUnit - 1].done < (cmd.token & 0x3fffffff);
+    const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
+    return tokenUnit !== 0 && this.units[tokenUnit - 1].done < unpackField(TOKEN_FIELD.TICKET, cmd.token);
   }
 
   /**
@@ -369,11 +378,12 @@ export class Tpu implements MmioDevice, SramSharer {
       .map((u) => {
         const head = u.fifo[0], t = head.token;
         const what = `${u.name} command #${head.serial} (${u.rules.describe(head)})`;
-        if (!(t >>> 30)) return what;
-        const on = this.units[(t >>> 30) - 1];
+        const tokenUnit = unpackField(TOKEN_FIELD.UNIT, t);
+        if (!tokenUnit) return what;
+        const on = this.units[tokenUnit - 1];
         const queue = on.fifo.length === 0 ? 'queue empty'
           : `${on.fifo.length} queued, ${on === u ? 'this head first' : this.tokenUnmet(on.fifo[0]) ? 'its head waiting too' : 'its head ready'}`;
-        return `${what} waits for ${on.name} DONE ${t & 0x3fffffff}: ${on.name} has DONE ${on.done} of ${on.issued} issued, `
+        return `${what} waits for ${on.name} DONE ${unpackField(TOKEN_FIELD.TICKET, t)}: ${on.name} has DONE ${on.done} of ${on.issued} issued, `
           + `${on.running ? 'running' : 'idle'}, ${queue}`;
       }).join('; ');
   }
@@ -491,8 +501,8 @@ export class Tpu implements MmioDevice, SramSharer {
       u.depWaiting = false;
       if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
       const cmd = u.fifo[0];
-      const tokenUnit = cmd.token >>> 30;
-      if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < (cmd.token & 0x3fffffff)) {
+      const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
+      if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
         u.depWaiting = true;
         continue;
       }
@@ -564,7 +574,10 @@ export class Tpu implements MmioDevice, SramSharer {
     const codeName = ERROR_CODES.find((e) => e.value === code)!.name;
     const err: TpuError = { clock: c, unit: u.name, serial: cmd.serial, code, codeName, command: u.rules.describe(cmd), detail };
     this.errors.push(err);
-    if (this.errorReg === 0) this.errorReg = (code | ((u.index + 1) << 8) | ((cmd.serial & 0xfffff) << 12)) >>> 0;
+    if (this.errorReg === 0) {
+      this.errorReg = (packField(ERROR_FIELD.CODE, code) | packField(ERROR_FIELD.UNIT, u.index + 1)
+        | packField(ERROR_FIELD.SERIAL, cmd.serial)) >>> 0;
+    }
     u.errorFlag = true;
     u.done++;
     u.lastEnd = c;

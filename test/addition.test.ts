@@ -23,11 +23,13 @@ import {
 } from '../model/addition-run.ts';
 import { buildBlob, headerOffset, MODEL_VERSION, readModel, type ModelDims } from '../model/format.ts';
 import { randomModel } from '../model/random.ts';
-import { MODEL_ELF } from '../model/run.ts';
+import { mulberry32 } from './helpers/rng.ts';
+import { skipWhenMissing } from './helpers/require.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MODEL = process.env.PICOTPU_ADDER_MODEL ?? ADDER_MODEL;
-const haveModel = existsSync(MODEL);
+// models/adder.ptm is committed: missing (or a PICOTPU_ADDER_MODEL that is not there), the model tests fail under CI.
+const haveModel = !skipWhenMissing(existsSync(MODEL), 'addition.test.ts', `the model ${MODEL}`, 'train it: see docs/addition.md');
 
 const digitsOf = (tokens: number[]) => tokens.map(String).join('');
 const nines = '9'.repeat(DIGITS);
@@ -43,7 +45,6 @@ function picotpu(args: string[]): Promise<{ status: number | null; stdout: strin
   });
 }
 
-const haveDemo = haveModel && existsSync(MODEL_ELF);
 type CliRun = ReturnType<typeof picotpu>;
 let cli: { letters: CliRun; long: CliRun; demo: CliRun | null; evalTiny: CliRun };
 /** A tiny random model of the addition task's vocabulary and positions: fast, and wrong, which eval must simply report. */
@@ -57,7 +58,7 @@ beforeAll(() => {
   cli = {
     letters: picotpu(['demo', '12a+3']),
     long: picotpu(['demo', `1${nines}+1`]),
-    demo: haveDemo ? picotpu(['demo', '123456789+987654321', '--model', MODEL]) : null,
+    demo: haveModel ? picotpu(['demo', '123456789+987654321', '--model', MODEL]) : null,
     evalTiny: (() => {
       writeFileSync(tinyPath, buildBlob(randomModel(TINY, 3), adderJob(heldOutProblems(1)[0])).bytes);
       return picotpu(['eval', '--model', tinyPath, '--n', '6', '--tpu', '2', '--json']);
@@ -96,10 +97,11 @@ describe('tokenization', () => {
   });
 
   it('decodes an answer back to the sum, and rejects what is not digits then END', () => {
-    const rnd = Math.random;
+    const seed = 20261204;
+    const rnd = mulberry32(seed);
     const cases: Problem[] = [{ a: '0', b: '0' }, { a: '1', b: '9' }, { a: nines, b: nines }, { a: nines, b: '1' }, ...heldOutProblems(20)];
     for (let i = 0; i < 20; i++) cases.push({ a: String(Math.floor(rnd() * 1e9)), b: String(Math.floor(rnd() * 1e15)) });
-    for (const p of cases) expect(decodeAnswer(encodeAnswer(p))).toBe(sumOf(p));
+    for (const p of cases) expect(decodeAnswer(encodeAnswer(p)), `${p.a}+${p.b} (mulberry32 seed ${seed})`).toBe(sumOf(p));
     expect(decodeAnswer([0, 0, 0, TOKEN.END])).toBe('0');
     expect(decodeAnswer([1, 2, 0, TOKEN.END])).toBe('21'); // leading zeros of the number dropped
     expect(decodeAnswer([1, 2])).toBe('21'); // the decode limit reached before END
@@ -188,7 +190,7 @@ describe('loadAdder', () => {
   });
 });
 
-describe.skipIf(!existsSync(MODEL_ELF))('eval on a tiny random model', () => {
+describe('eval on a tiny random model', () => {
   it('holds the TPU to the golden model and counts what is right', () => {
     const model = randomModel(TINY, 3);
     const r = runEval(model, 'tiny', { n: 4, tpu: 2 });
@@ -231,7 +233,7 @@ describe.skipIf(!haveModel)(`the trained model (${MODEL})`, () => {
     expect(exact, `exact ${exact}/200, digits ${digits}/${200 * 32}; wrong: ${wrong.join('; ')}`).toBeGreaterThanOrEqual(198);
   });
 
-  it.skipIf(!existsSync(MODEL_ELF))('TPU: tokens and logits identical to the golden model\'s on 3 held-out problems', () => {
+  it('TPU: tokens and logits identical to the golden model\'s on 3 held-out problems', () => {
     for (let i = 0; i < 3; i++) {
       const g = golden[i] ?? solveGolden(model, problems[i]);
       const t = solveOnTpu(model, problems[i]);
@@ -258,7 +260,7 @@ describe('picotpu demo', () => {
     expect(long.stderr).toMatch(/^picotpu: "1\d{31}\+1": 32-digit operand; the model adds numbers of at most 31 digits\n$/);
   });
 
-  it.skipIf(!haveDemo)('adds on the emulated TPU and prints the reports', async () => {
+  it.skipIf(!haveModel)('adds on the emulated TPU and prints the reports', async () => {
     const r = await cli.demo!;
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);

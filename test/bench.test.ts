@@ -2,14 +2,12 @@
 // functions and through the CLI, held to the analytic model.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { benchJson, EXPERIMENTS, formatBench, predictionError, runBench, summarize, summaryTable } from '../emu/bench.ts';
+import { benchJson, EXPERIMENTS, formatBench, predictionError, RANDOM_SEED, runBench, summarize, summaryTable } from '../emu/bench.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { predictMatmul } from '../model/analytic.ts';
-import { MMBENCH_ELF, MODEL_ELF } from '../model/run.ts';
-
-const haveFirmware = existsSync(MODEL_ELF) && existsSync(MMBENCH_ELF);
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { runOnEmulator } from '../model/run.ts';
 
 // PLATFORM.md §7, line by line.
 const REPORT_SHAPE = [
@@ -22,7 +20,7 @@ const REPORT_SHAPE = [
   /^two or more units busy \d+ \d+\.\d%$/,
 ];
 
-describe.skipIf(!haveFirmware)('picotpu bench', () => {
+describe('picotpu bench', () => {
   const b = runBench({ only: ['prefill, base', 'prefill, double-buffered'] });
 
   it('runs exactly the selected experiments, each a single prefill window', () => {
@@ -32,14 +30,24 @@ describe.skipIf(!haveFirmware)('picotpu bench', () => {
       expect(e.windows[0].label).toBe('prefill');
       expect(e.counters).toEqual(e.windows[0].counters);
       expect(e.seed).toEqual(EXPERIMENTS.find((x) => x.name === e.name)!.seed);
-      expect(e.emulatedClocks).toBeGreaterThan(e.counters.cycles);
     }
   });
 
-  it('predicts MXU and DMA busy within 2 %', () => {
+  it('emulatedClocks is the whole run\'s clock count: the same job run on its own stops at that clock', () => {
+    const e = b.experiments[0];
+    const job = { prompt: randomPrompt(e.dims!, e.job!.promptLength, RANDOM_SEED), decodeSteps: e.job!.decodeSteps, variant: e.variant };
+    const alone = runOnEmulator(randomModel(e.dims!, RANDOM_SEED), job);
+    expect(e.emulatedClocks).toBe(alone.result.clocks);
+    expect(e.windows.map((w) => w.counters)).toEqual(alone.windows);
+    expect(b.emulatedClocks).toBe(b.experiments[0].emulatedClocks + b.experiments[1].emulatedClocks);
+  });
+
+  it('predicts MXU, VPU and DMA busy exactly', () => {
     for (const e of b.experiments) {
-      expect(Math.abs(predictionError(e.prediction.total.mxu, e.counters.mxuBusy))).toBeLessThan(2);
-      expect(Math.abs(predictionError(e.prediction.total.dma, e.counters.dmaBusy))).toBeLessThan(2);
+      expect(e.counters.mxuBusy).toBe(e.prediction.total.mxu);
+      expect(e.counters.vpuBusy).toBe(e.prediction.total.vpu);
+      expect(e.counters.dmaBusy).toBe(e.prediction.total.dma);
+      expect(predictionError(e.prediction.total.mxu, e.counters.mxuBusy)).toBe(0);
       expect(e.counters.cycles).toBeGreaterThanOrEqual(e.prediction.total.lowerBound);
     }
   });
@@ -97,14 +105,14 @@ describe.skipIf(!haveFirmware)('picotpu bench', () => {
     expect(limited.stdout).toBe('');
   });
 
-  it('--matmul 64x128x128 matches predictMatmul within 2 %', () => {
+  it('--matmul 64x128x128 matches predictMatmul exactly', () => {
     const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
     expect(m.experiments).toHaveLength(1);
     const [e] = m.experiments;
     const p = predictMatmul({ m: 64, k: 128, n: 128 }, 1);
     expect(e.prediction.total).toEqual(p);
-    expect(Math.abs(predictionError(p.mxu, e.counters.mxuBusy))).toBeLessThan(2);
-    expect(Math.abs(predictionError(p.dma, e.counters.dmaBusy))).toBeLessThan(2);
+    expect(e.counters.mxuBusy).toBe(p.mxu);
+    expect(e.counters.dmaBusy).toBe(p.dma);
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
   });
 });

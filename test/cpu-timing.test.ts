@@ -7,7 +7,9 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { BRAM_SIZE } from '../emu/bus.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
+import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, storeAccessOffset } from '../emu/timing.ts';
@@ -34,6 +36,9 @@ interface Measured {
 const fixture = JSON.parse(readFileSync('test/rtl/measured.json', 'utf8')) as { howMeasured: string; programs: Measured[] };
 
 type Access = [number, number, 'r' | 'w', number];
+
+/** The console's assigned register offsets (docs/hardware.md §2); any other offset is a bus error on the board. */
+const CONSOLE_OFFSETS = new Set<number>(Object.values(CONSOLE_REG));
 
 const DELIBERATELY_REFUSED: Record<string, string> = {
   'sram_exec.S': 'instruction fetches are served only by the BRAM (decision, docs/hardware.md §2)',
@@ -111,13 +116,38 @@ describe('CPU timing matches the PicoRV32 RTL', () => {
     });
   }
 
-  it('the two refused programs stop with a bus error where the board refuses them', () => {
-    for (const source of Object.keys(DELIBERATELY_REFUSED)) {
-      const p = fixture.programs.find((x) => x.source === source && x.configName === 'default')!;
-      const e = emulate(p);
-      expect(e.result.reason, source).toBe('bus-error');
-      // Up to the refused access, the clocks are the RTL's.
-      expect(e.launches, source).toEqual(p.launches.slice(0, e.launches.length));
-    }
+  // Where the board refuses what the testbench served, both derived from the RTL's record and
+  // docs/hardware.md §1.1: every launch before the refusal at the RTL's clock, then the bus error.
+  const refusedRun = (source: string) => {
+    const p = fixture.programs.find((x) => x.source === source && x.configName === 'default')!;
+    const e = emulate(p);
+    expect(e.result.reason, source).toBe('bus-error');
+    return { p, e, bus: defaultConfig().bus };
+  };
+
+  it('sram_exec.S: every launch up to the first fetch from SRAM, then a bus error at that fetch', () => {
+    const { p, e, bus } = refusedRun('sram_exec.S');
+    const at = p.launches.findIndex(([, pc]) => pc >= BRAM_SIZE);
+    expect(at).toBeGreaterThan(0);
+    expect(e.launches).toEqual(p.launches.slice(0, at));
+    // The testbench's SRAM fetch adds the bridge and four byte reads before the launch; the
+    // board refuses it in the clock a BRAM fetch would complete: the next launch − 1 (§1.1).
+    const sramFetchWait = bus.sramBridgeWait + 4 * bus.sramReadClocksPerByte;
+    expect(e.result.clocks).toBe(p.launches[at][0] - sramFetchWait - 1);
+    expect(e.result.pc).toBe(p.launches[at][1]);
+  });
+
+  it('io_wait_subword.S: every launch through the load of an unassigned console offset, then a bus error at its handshake', () => {
+    const { p, e, bus } = refusedRun('io_wait_subword.S');
+    const refused = p.dataAccesses.findIndex(([, addr]) => addr >= CONSOLE_BASE && addr < CONSOLE_BASE + 0x1000 && !CONSOLE_OFFSETS.has(addr - CONSOLE_BASE));
+    expect(refused).toBeGreaterThanOrEqual(0);
+    const handshake = p.dataAccesses[refused][0];
+    // The faulting instruction is the last one launched before its handshake.
+    const through = p.launches.findIndex(([c]) => c > handshake);
+    expect(e.launches).toEqual(p.launches.slice(0, through));
+    // The testbench's handshake came after the console's wait; the board answers an unassigned
+    // offset with a bus error at the request, launch + 4 (§1.1).
+    expect(e.result.clocks).toBe(handshake - bus.consoleWait);
+    expect(e.result.clocks).toBe(p.launches[through - 1][0] + 4);
   });
 });

@@ -13,12 +13,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { disassemble, objdumpNamer } from '../emu/disasm.ts';
 import { parseElf } from '../emu/elf.ts';
 import { INSNS, matchInsn, type InsnDef } from '../emu/isa.ts';
-import { assemble, hasToolchain, tool } from '../toolchain/toolchain.ts';
+import { assemble, tool } from '../toolchain/toolchain.ts';
 import { mulberry32 } from './helpers/rng.ts';
 
-const HAVE_TOOLCHAIN = hasToolchain();
-if (!HAVE_TOOLCHAIN) console.warn('disasm.test.ts skipped: riscv64-unknown-elf-objdump not found');
-const suite = describe.skipIf(!HAVE_TOOLCHAIN);
 
 const FW = 'build/fw';
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-disasm-'));
@@ -106,7 +103,7 @@ function compareWithObjdump(path: string): { count: number; mismatches: Mismatch
   return { count, mismatches };
 }
 
-suite('disassembly of the firmware is objdump -d, word for word', () => {
+describe('disassembly of the firmware is objdump -d, word for word', () => {
   const elfs = readdirSync(FW).filter((f) => f.endsWith('.elf')).sort();
   it('finds the firmware ELFs', () => {
     expect(elfs.length).toBeGreaterThan(10);
@@ -176,7 +173,7 @@ function elfWithWords(words: number[], name: string, every = 509, linkAt = 0): s
   return out;
 }
 
-suite('disassembly of generated encodings is objdump -d, word for word', () => {
+describe('disassembly of generated encodings is objdump -d, word for word', () => {
   const PER_FORM = 180;
   const SEED = Number(process.env.DISASM_SEED ?? 0x5eed);
 

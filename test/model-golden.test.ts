@@ -209,12 +209,14 @@ describe('golden model: semantics', () => {
   });
 
   it('requantization is the platform\'s rshift + sat4, argmax takes the lowest index of a tie', () => {
-    const rnd = mulberry32(77);
+    const seed = 77;
+    const rnd = mulberry32(seed);
     for (let i = 0; i < 5000; i++) {
       const x = (Math.floor(rnd() * 2 ** 32) - 2 ** 31) >> Math.floor(rnd() * 28);
       const s = Math.floor(rnd() * 32);
-      expect(rshift(x, s)).toBe(platformRshift(x, s));
-      expect(requant(x, s)).toBe(Math.min(7, Math.max(-8, platformRshift(x, s))));
+      const what = `rshift(${x}, ${s}) (mulberry32 seed ${seed}, case ${i})`;
+      expect(rshift(x, s), what).toBe(platformRshift(x, s));
+      expect(requant(x, s), what).toBe(Math.min(7, Math.max(-8, platformRshift(x, s))));
     }
     expect(rshift(-9, 1)).toBe(-4); // (−9 + 1) >> 1: round half up
     expect(rshift(-10, 2)).toBe(-2); // (−10 + 2) >> 2
@@ -242,11 +244,22 @@ describe('golden model: semantics', () => {
   });
 
   // Its speed is a benchmark's business, not a test's (a loaded machine would fail it).
-  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) to the end', () => {
+  it('runs the benchmark job (4 layers, d = 128, 64 + 64 tokens) to the end, its start as the naive reference', () => {
     const model = randomModel(BENCH, 1);
-    const r = runGolden(model, { prompt: randomPrompt(BENCH, 64, 1), decodeSteps: 64, variant: 0 });
+    const prompt = randomPrompt(BENCH, 64, 1);
+    const r = runGolden(model, { prompt, decodeSteps: 64, variant: 0 });
     expect(r.tokens).toHaveLength(65);
     expect(r.kCache[3].length).toBe((128 * 128) / 2);
+    // The naive whole-sequence reference is too slow for all 64 steps; its first two agree with
+    // the full run's first tokens, logits and the caches of the 66 positions they cover.
+    const steps = 2, positions = prompt.length + steps;
+    const n = naiveJob(model, { prompt, decodeSteps: steps, variant: 0 });
+    expect(r.tokens.slice(0, steps + 1)).toEqual(n.tokens);
+    expect(r.logits.slice(0, steps + 1).map(arr)).toEqual(n.logits);
+    for (let l = 0; l < BENCH.layers; l++) {
+      expect(arr(unpackInt4(r.kCache[l], 0, positions * BENCH.d)), `layer ${l} K`).toEqual(n.K[l].flat());
+      expect(arr(unpackInt4(r.vCache[l], 0, positions * BENCH.d)), `layer ${l} V`).toEqual(n.V[l].flat());
+    }
   });
 });
 

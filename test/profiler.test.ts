@@ -18,8 +18,9 @@ import { Profiler, type Profile } from '../emu/profiler.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
-import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
+import { assemble } from '../toolchain/toolchain.ts';
 import { lastWindow, watchPerfCtrl, type PerfWrite } from './helpers/perf-writes.ts';
+import { expectStopInside, firstDma } from './helpers/first-dma.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -191,9 +192,11 @@ describe('profiler', () => {
     m.bus.console.captureOutput();
     const profiler = new Profiler(m);
     m.tpu.records = [];
-    // Stop inside the first DMA LOAD (see the timeline: the first command runs from about clock 909 773).
-    const r = runObserved(m, 910_500, [profiler]);
+    // Stop inside the first DMA command, where a full run's records place it.
+    const first = firstDma(elfPath('tpu_matmul'));
+    const r = runObserved(m, first.stopClock, [profiler]);
     expect(r.reason).toBe('cycle-limit');
+    expectStopInside(first, r.clocks);
     const p = profiler.profile!;
     expectTotalsMatch(p, r.counters);
     expect(p.units.find((u) => u.unit === 'DMA')!.inFlight).toBe(1);
@@ -228,7 +231,7 @@ describe('profiler', () => {
   });
 });
 
-describe.skipIf(!hasToolchain())('profiler: a misaligned store to PERF_CTRL', () => {
+describe('profiler: a misaligned store to PERF_CTRL', () => {
   it('still writes the aligned word (docs/hardware.md §1.1): the window opens, and it ends at the trap', () => {
     const m = new Machine(defaultConfig());
     m.loadElf(assemble('  .text\n  .globl _start\n_start:\n  li t0, 0x20000009\n  li t1, 1\nfault:\n  sw t1, 0(t0)\n  li a0, 6\n'));

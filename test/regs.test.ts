@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DOC_PATH, docWithTables, generateHeader, generateModelHeader, HEADER_PATH, MODEL_HEADER_PATH } from '../scripts/gen-regs.ts';
-import { GLOBAL_REGS, packArgs, argField, UNIT_REGS, UNITS } from '../periph/regs.ts';
+import {
+  argField, CONFIG_FIELD, ERROR_FIELD, fieldOf, GLOBAL_REGS, packArgs, packField, PUSH_FIELD, STATUS_FIELD, statusWord, TOKEN_FIELD,
+  UNIT_REGS, UNITS, unpackField,
+} from '../periph/regs.ts';
 
 describe('register table', () => {
   it('firmware-c/include/tpu_regs.h is generated from it (run npm run gen:regs when this fails)', () => {
@@ -40,11 +43,62 @@ describe('register table', () => {
     }
   });
 
-  it('packArgs puts each field where argField says', () => {
-    const args = packArgs('MXU', { A_ADDR: 0x1234, B_ADDR: 0xabcd, K: 64, SHIFT: 31 });
-    const k = argField('MXU', 'K');
-    expect((args[k.arg] >>> k.lsb) & k.mask).toBe(64);
-    expect(args[0]).toBe(0xabcd1234);
-    expect((args[3] >>> 16) & 31).toBe(31);
+  // Every field of every unit and register, as docs/hardware.md §4 states it, written out by
+  // hand: [staging register (or register), lsb, width]. The table must put each field there.
+  const COMMAND_FIELDS: Record<string, Record<string, [number, number, number]>> = {
+    DMA: {
+      SRAM_ADDR: [0, 0, 32], SPAD_ADDR: [1, 0, 16], ROWS: [1, 16, 16], ROW_BYTES: [2, 0, 16], SPAD_STRIDE: [2, 16, 16],
+      SRAM_STRIDE: [3, 0, 32],
+    },
+    MXU: {
+      A_ADDR: [0, 0, 16], B_ADDR: [0, 16, 16], C_ADDR: [1, 0, 16], K: [1, 16, 16], A_STRIDE: [2, 0, 16], B_STRIDE: [2, 16, 16],
+      C_STRIDE: [3, 0, 16], SHIFT: [3, 16, 5], CIN_ADDR: [4, 0, 16], CIN_STRIDE: [4, 16, 16],
+    },
+    VPU: {
+      A_ADDR: [0, 0, 16], B_ADDR: [0, 16, 16], C_ADDR: [1, 0, 16], ROWS: [1, 16, 16], A_STRIDE: [2, 0, 16], B_STRIDE: [2, 16, 16],
+      C_STRIDE: [3, 0, 16], COLS: [3, 16, 16], PARAM: [4, 0, 32], ROW_OFF: [4, 0, 16], COL_OFF: [4, 16, 16],
+    },
+  };
+  const REGISTER_FIELDS: Record<string, Record<string, [number, number]>> = {
+    CONFIG: { ARRAY_DIM: [0, 8], QUEUE_DEPTH: [8, 8], SPAD_KIB: [16, 8], REGION_KIB: [24, 8] },
+    ERROR: { CODE: [0, 8], UNIT: [8, 4], SERIAL: [12, 20] },
+    ARG5: { TICKET: [0, 30], UNIT: [30, 2] },
+    PUSH: { OPCODE: [0, 8], FLAGS: [8, 8] },
+    STATUS: { BUSY: [0, 1], QUEUED: [8, 8], ERROR: [16, 1] },
+  };
+  const ones = (width: number) => (width === 32 ? 0xffffffff : 2 ** width - 1);
+
+  it('packArgs puts every command field of every unit at the documented bits, and nothing else', () => {
+    for (const u of UNITS) {
+      expect(u.args.map((f) => f.name).sort(), u.name).toEqual(Object.keys(COMMAND_FIELDS[u.name]).sort());
+      for (const [name, [arg, lsb, width]] of Object.entries(COMMAND_FIELDS[u.name])) {
+        const want = [0, 0, 0, 0, 0];
+        want[arg] = (ones(width) * 2 ** lsb) >>> 0;
+        expect(packArgs(u.name, { [name]: 0xffffffff }), `${u.name}.${name}`).toEqual(want);
+        expect(argField(u.name, name), `${u.name}.${name}`).toEqual({ arg, lsb, mask: ones(width) });
+      }
+    }
+    // A value wider than its field is cut to it: SHIFT is 5 bits at 16 of ARG3.
+    expect(packArgs('MXU', { A_ADDR: 0x1234, B_ADDR: 0xabcd, K: 64, SHIFT: 0x3f })).toEqual([0xabcd1234, 0x00400000, 0, 0x001f0000, 0]);
+  });
+
+  it('every register field sits at the documented bits, and packField/unpackField and statusWord follow them', () => {
+    const positions: Record<string, Record<string, { lsb: number; mask: number }>> = {
+      CONFIG: CONFIG_FIELD, ERROR: ERROR_FIELD, ARG5: TOKEN_FIELD, PUSH: PUSH_FIELD, STATUS: STATUS_FIELD,
+    };
+    for (const [reg, fields] of Object.entries(REGISTER_FIELDS)) {
+      const table = [...GLOBAL_REGS, ...UNIT_REGS].find((r) => r.name === reg)!;
+      expect(table.fields!.map((f) => f.name).sort(), reg).toEqual(Object.keys(fields).sort());
+      for (const [name, [lsb, width]] of Object.entries(fields)) {
+        expect(fieldOf([table], reg, name), `${reg}.${name}`).toMatchObject({ lsb, width });
+        expect(positions[reg][name], `${reg}.${name}`).toEqual({ lsb, mask: ones(width) });
+        expect(packField(positions[reg][name], 0xffffffff), `${reg}.${name}`).toBe((ones(width) * 2 ** lsb) >>> 0);
+        expect(unpackField(positions[reg][name], 0xffffffff), `${reg}.${name}`).toBe(ones(width));
+      }
+    }
+    expect(statusWord(true, 0, false)).toBe(0x00000001);
+    expect(statusWord(false, 8, false)).toBe(0x00000800);
+    expect(statusWord(false, 0, true)).toBe(0x00010000);
+    expect(statusWord(true, 255, true)).toBe(0x0001ff01);
   });
 });

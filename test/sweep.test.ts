@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readRecords, fingerprint, sweep } from '../scripts/sweep/engine.ts';
-import { crossover, EXPERIMENTS, findExperiment, table, worstBusyError } from '../scripts/sweep/experiments.ts';
+import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError } from '../scripts/sweep/experiments.ts';
 import { plotSvg } from '../scripts/sweep/plot.ts';
 import { runSweep } from '../scripts/sweep/sweep.ts';
 import { SWEEP_ELFS, type RunRecord } from '../scripts/sweep/runs.ts';
@@ -84,10 +84,16 @@ describe.sequential('experiments, small instances', () => {
   });
 
   for (const e of EXPERIMENTS) {
-    it(`${e.name}: every busy-clock prediction within 5 % of the measurement`, () => {
+    it(`${e.name}: every busy-clock prediction equals the measurement`, () => {
       const rs = records.get(e.name)!;
       expect(rs.length).toBe(e.plan('small').length);
-      expect(worstBusyError(rs)).toBeLessThanOrEqual(5);
+      const wrong = rs.flatMap((r) => r.measured.flatMap((m) => {
+        const p = predictedPhase(r, m.name);
+        const pred = { mxu: p.mxu, vpu: p.vpu, dma: p.dma }, measured = { mxu: m.mxu, vpu: m.vpu, dma: m.dma };
+        return JSON.stringify(pred) === JSON.stringify(measured) ? [] : [{ point: r.point, phase: m.name, pred, measured }];
+      }));
+      expect(wrong).toEqual([]);
+      expect(worstBusyError(rs)).toBe(0);
     });
 
     it(`${e.name}: figures parse and carry predicted lines and measured points`, () => {

@@ -20,6 +20,7 @@ import { commandArgs, TID, TimelineWriter } from '../emu/timeline.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 import { lastWindow, watchPerfCtrl } from './helpers/perf-writes.ts';
+import { expectStopInside, firstDma } from './helpers/first-dma.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -160,11 +161,15 @@ describe('--timeline', () => {
   });
 
   it('a cycle limit mid-command: the running command is a slice up to the stop, marked in flight', () => {
-    const { events, r } = timelineRun('tpu_matmul', 10_000_000, 910_500);
+    const first = firstDma(elfPath('tpu_matmul'));
+    const { events, r } = timelineRun('tpu_matmul', 10_000_000, first.stopClock);
     expect(r.reason).toBe('cycle-limit');
+    expectStopInside(first, r.clocks);
     const dma = events.filter((e) => e.ph === 'X' && e.tid === TID.DMA);
     expect(dma.length).toBe(1);
-    expect(dma[0].args).toMatchObject({ inFlight: true, end: r.clocks - 1 });
+    expect(dma[0].args).toMatchObject({
+      inFlight: true, serial: first.record.serial, push: first.record.pushClock, start: first.record.startClock, end: r.clocks - 1,
+    });
   });
 
   it('picotpu run --timeline writes the file with the other outputs', () => {

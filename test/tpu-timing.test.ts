@@ -105,10 +105,13 @@ for (const reference of [false, true]) {
       // One running + depth waiting fit without a stall.
       expect(stalls.slice(0, depth + 1).every((s) => s === 0)).toBe(true);
       // Push depth+1 (0-based) waits for command 1 to start (the clock after 0 ends), and is accepted the clock after.
-      const firstStall = stalls[depth + 1];
-      const pushClock = 10 + depth + 1; // one clock apart until then
-      expect(pushClock + firstStall).toBe(rec[1].startClock + 1);
-      expect(stalls[depth + 2]).toBeGreaterThan(0);
+      // Push k ≥ depth+1 waits for command k − depth to start (freeing its slot), and is accepted the clock after.
+      const pushedAt = (k: number) => 10 + stalls.slice(0, k).reduce((a, s) => a + s + 1, 0);
+      expect(pushedAt(depth + 1)).toBe(10 + depth + 1); // one clock apart until then
+      for (let k = depth + 1; k < depth + 3; k++) expect(pushedAt(k) + stalls[k], `push ${k}`).toBe(rec[k - depth].startClock + 1);
+      // Each load of 100 bytes runs dmaSetup + 100 clocks, so the second stall is one command long, less the clock between pushes.
+      for (const r of rec) expect(r.endClock - r.startClock + 1).toBe(cfg.tpu.dmaSetup + 100);
+      expect(stalls[depth + 2]).toBe(cfg.tpu.dmaSetup + 100 - 1);
       expect(tpu.window.stall).toBe(stalls.reduce((a, b) => a + b, 0));
       // Back to back: each starts the clock after the previous ends.
       for (let i = 1; i < rec.length; i++) expect(rec[i].startClock).toBe(rec[i - 1].endClock + 1);

@@ -19,6 +19,7 @@ import type { StepInfo } from '../emu/stepper.ts';
 import { VcdWriter } from '../emu/vcd.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 import { lastWindow, watchPerfCtrl } from './helpers/perf-writes.ts';
+import { expectStopInside, firstDma } from './helpers/first-dma.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -298,9 +299,13 @@ describe('--vcd', () => {
   });
 
   it('a cycle limit mid-command: the busy unit stays busy to the end', () => {
-    const run = vcdRun('tpu_matmul', 10_000_000, 910_500);
+    const first = firstDma(elfPath('tpu_matmul'));
+    const run = vcdRun('tpu_matmul', 10_000_000, first.stopClock);
     expect(run.r.reason).toBe('cycle-limit');
+    expectStopInside(first, run.r.clocks);
     expect(run.m.tpu.units[0].running).not.toBeNull();
+    expect(run.m.tpu.units[0].runningStart).toBe(first.record.startClock);
+    expect(run.m.tpu.units[0].running!.serial).toBe(first.record.serial);
     checkTpuSignals(run, run.r.clocks);
   });
 });

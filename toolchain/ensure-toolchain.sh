@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the RISC-V cross toolchain for picotpu firmware is present:
 # riscv64-unknown-elf-{gcc,objdump,objcopy} and picolibc's rv32i/ilp32 build.
-# With --with-test-tools, also qemu-riscv32 (qemu-user) and gdb-multiarch.
+# With --with-test-tools, also qemu-riscv32 (qemu-user), gdb-multiarch and
+# llvm-objcopy (llvm; test/bad-input.test.ts strips an ELF with it).
 # Quiet when all is there. Installs with apt-get when run as root; otherwise
 # prints the command to run and exits 1.
 set -euo pipefail
@@ -39,6 +40,7 @@ missing_packages() {
 	if ((with_test_tools)); then
 		command -v qemu-riscv32 >/dev/null || pkgs+=(qemu-user)
 		command -v gdb-multiarch >/dev/null || pkgs+=(gdb-multiarch)
+		command -v llvm-objcopy >/dev/null || pkgs+=(llvm)
 	fi
 	echo "${pkgs[@]}"
 }

@@ -6,9 +6,9 @@
  * reaches when the command has finished. Wait for it with tpu_wait(), or hand
  * it to another unit's next command as a wait token with tpu_after().
  *
- * Staging registers keep their values, so a call writes only what it must;
- * the tpu_stage_* layer below lets kernels skip arguments that have not
- * changed since the previous command of the same unit. */
+ * Staging registers keep their values: tpu_push() writes ARG5 (the wait
+ * token) only when it differs from the one staged; the command calls below
+ * write ARG0..ARG4 on every command. */
 #ifndef TPU_H
 #define TPU_H
 
@@ -77,7 +77,7 @@ static inline void tpu_stage(unsigned unit, unsigned arg, uint32_t value) {
 static inline uint32_t tpu_push(unsigned unit, uint32_t opcode, uint32_t flags) {
   uint32_t token = tpu_next_token[unit];
   if (token != tpu_staged_token[unit]) {
-    tpu_stage(unit, 5, token);
+    tpu_stage(unit, (TPU_UNIT_ARG5 - TPU_UNIT_ARG0) / 4u, token);
     tpu_staged_token[unit] = token;
   }
   tpu_next_token[unit] = TPU_NO_TOKEN;
@@ -127,12 +127,13 @@ static inline uint32_t dma_store(uint32_t sram_off, uint32_t spad, uint32_t rows
 struct mxu_op {
   uint16_t a, b, c, cin;            /* scratchpad addresses */
   uint16_t a_stride, b_stride, c_stride, cin_stride;
-  uint16_t k;                       /* multiple of 8 */
+  uint16_t k;                       /* a multiple of TPU_MXU_DIM (≥ TPU_MXU_DIM) */
   uint8_t shift;                    /* requantization shift for int4 output */
   uint8_t flags;                    /* TPU_MXU_FLAG_* */
 };
 
-/* C[8,8] = (ACCUMULATE ? Cin : 0) + A[8,K]·B[K,8] (or A·Btᵀ with TRANSPOSE_B). */
+/* C[D,D] = (ACCUMULATE ? Cin : 0) + A[D,K]·B[K,D], D = TPU_MXU_DIM (or A·Btᵀ
+ * from Bt[D,K] with TRANSPOSE_B); Cin is int32, D rows. */
 static inline uint32_t mxu_matmul(const struct mxu_op *m) {
   tpu_stage(TPU_UNIT_MXU, TPU_MXU_A_ADDR_ARG, TPU_MXU_A_ADDR(m->a) | TPU_MXU_B_ADDR(m->b));
   tpu_stage(TPU_UNIT_MXU, TPU_MXU_C_ADDR_ARG, TPU_MXU_C_ADDR(m->c) | TPU_MXU_K(m->k));

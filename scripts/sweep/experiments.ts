@@ -47,7 +47,7 @@ function measuredPhase(r: RunRecord, name: string): MeasuredPhase {
   if (!m) throw new Error(`${r.key}: no measured ${name} window`);
   return m;
 }
-function predictedPhase(r: RunRecord, name: string): PhasePrediction {
+export function predictedPhase(r: RunRecord, name: string): PhasePrediction {
   const p = r.predicted.find((q) => q.name === name || (name === 'matmul' && q.name.startsWith('matmul')));
   if (!p) throw new Error(`${r.key}: no predicted ${name} phase`);
   return p;
