@@ -7,11 +7,15 @@ import type { Argv } from 'yargs';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from './config.ts';
 import { ElfError } from './elf.ts';
 import { Machine } from './machine.ts';
+import { BoardError, BOARD_NAMES, boardNamed, type Board } from './boards.ts';
+import type { CpuFeatures } from './config.ts';
 
 export class UsageError extends Error {}
 
 export interface BoardArgs {
   elf: string;
+  /** emu/boards.ts; picotpu when not given. */
+  board?: string;
   input?: string;
   inputFile?: string;
   sram: string[];
@@ -29,6 +33,7 @@ export interface BoardArgs {
 export function boardOptions<T>(y: Argv<T>) {
   return y
     .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
+    .option('board', { type: 'string', default: 'picotpu', describe: `the board: ${BOARD_NAMES.join(' | ')} (seed: the seed's own RTL board, docs/seed-board.md)` })
     .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
     .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
     .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
@@ -104,7 +109,18 @@ export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter
  * neither --input nor --input-file is given (only `run`; the debugger and GDB use it otherwise).
  */
 export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
-  const machine = new Machine(buildConfig(o), { reference: o.reference ?? false, strict: o.strict ?? false });
+  const board = boardOf(o);
+  const config = buildConfig(o);
+  checkFixedCpu(board, config.cpu);
+  if (board.stop === 'done-store' && (o.input !== undefined || o.inputFile !== undefined)) {
+    throw new UsageError(`the ${board.name} board has no console: --input and --input-file do not apply`);
+  }
+  let machine: Machine;
+  try {
+    machine = new Machine(config, { reference: o.reference ?? false, strict: o.strict ?? false, board });
+  } catch (e) {
+    throw e instanceof BoardError ? new UsageError(e.message) : e;
+  }
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { file, offset } = parseSramSpec(spec);
@@ -113,8 +129,27 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
   if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
   else if (o.inputFile !== undefined) machine.bus.console.setInput(readFile(o.inputFile, 'input file'));
-  else if (stdinInput && !process.stdin.isTTY) machine.bus.console.setInput(readStdin());
+  else if (stdinInput && !process.stdin.isTTY && board.stop === 'console-exit') machine.bus.console.setInput(readStdin());
   return machine;
+}
+
+/** The --board the options name (exit 165 for an unknown one). */
+export function boardOf(o: Pick<BoardArgs, 'board'>): Board {
+  try {
+    return boardNamed(o.board ?? 'picotpu');
+  } catch (e) {
+    throw e instanceof BoardError ? new UsageError(e.message) : e;
+  }
+}
+
+/** A board fixes some CPU parameters (its RTL instantiates them): asking for other values is a usage error. */
+function checkFixedCpu(board: Board, cpu: CpuFeatures): void {
+  const defaults = defaultConfig().cpu;
+  for (const [name, fixed] of Object.entries(board.cpuFixed) as [keyof CpuFeatures, boolean][]) {
+    if (cpu[name] !== defaults[name] && cpu[name] !== fixed) {
+      throw new UsageError(`the ${board.name} board fixes ${name}=${fixed ? 1 : 0} (its RTL's parameter)`);
+    }
+  }
 }
 
 function readStdin(): Uint8Array {

@@ -19,6 +19,8 @@ import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
 import { debugCommand, type DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { GdbServerError, serveGdb } from './gdb-server.ts';
+import { formatSeedReport, seedReportFields } from './seed-status.ts';
+import { writeSramOut } from './sram-out.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
@@ -121,6 +123,7 @@ export interface RunOptions extends BoardArgs {
   profileJson?: string;
   report: boolean;
   trace?: string;
+  sramOut?: string;
 }
 
 export function runCommand(o: RunOptions): number {
@@ -135,17 +138,18 @@ export function runCommand(o: RunOptions): number {
   if (o.timeline) observers.push(openOutput(() => new TimelineWriter(machine, { path: o.timeline!, limit: traceLimit, warn: say })));
   const profiler = o.profile || o.profileJson ? openOutput(() => new Profiler(machine, { jsonPath: o.profileJson })) : null;
   if (profiler) observers.push(profiler);
-  if (observers.length > 0) machine.tpu.records = [];
+  if (observers.length > 0) machine.activity.records = [];
   const t0 = process.hrtime.bigint();
   const r = runObserved(machine, o.maxCycles, observers);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 
   if (r.reason !== 'exit') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
-  if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
+  if (o.report) process.stderr.write(r.seedCounters ? formatSeedReport(r, machine.config.clockHz) : formatReport(r.counters, machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
   if (o.reportJson) writeReport(o.reportJson, r);
+  if (o.sramOut) writeSramOut(o.sramOut, machine.sramBytes);
   return r.exit;
 }
 
@@ -178,6 +182,7 @@ function writeReport(path: string, r: RunResult): void {
     countersWindow: r.perfWindow ? 'PERF_CTRL' : 'whole run',
     tpuErrors: r.tpuErrors,
     tpuFatal: r.tpuFatal,
+    ...(r.seedCounters ? seedReportFields(r) : {}),
   };
   try {
     writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
@@ -321,6 +326,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile', { type: 'boolean', default: false, describe: 'print clocks, idle and stall clocks and calls per firmware function, and per-unit figures, after the report' })
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
+        .option('sram-out', { type: 'string', describe: 'write the 512 KiB SRAM as it is at the stop to this file (whole, or not at all)' })
         .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' }),
       (args) => {
         status = runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);

@@ -5,7 +5,7 @@
 // and keeps its state in locals; the semantics of each instruction is one case.
 
 import type { CpuFeatures } from './config.ts';
-import { BRAM_SIZE, Bus } from './bus.ts';
+import type { Bus } from './bus.ts';
 import { INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import {
   classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, TAKEN_BRANCH_EXTRA, trapClocks,
@@ -103,13 +103,15 @@ export class Cpu {
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
 
-  // Predecoded BRAM, one slot per word.
-  private readonly ops = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rds = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rs1s = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rs2s = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly imms = new Int32Array(BRAM_SIZE >>> 2);
-  private readonly clocks = new Uint8Array(BRAM_SIZE >>> 2);
+  /** Bytes of the firmware RAM at 0 (the board's: 64 KiB BRAM on picotpu, 16 KB on the seed). */
+  readonly ramSize: number;
+  // Predecoded RAM, one slot per word.
+  private readonly ops: Uint8Array;
+  private readonly rds: Uint8Array;
+  private readonly rs1s: Uint8Array;
+  private readonly rs2s: Uint8Array;
+  private readonly imms: Int32Array;
+  private readonly clocks: Uint8Array;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -124,6 +126,13 @@ export class Cpu {
 
   constructor(private readonly bus: Bus, private readonly features: CpuFeatures) {
     const buf = bus.bram.buffer;
+    const words = (this.ramSize = bus.bram.length) >>> 2;
+    this.ops = new Uint8Array(words);
+    this.rds = new Uint8Array(words);
+    this.rs1s = new Uint8Array(words);
+    this.rs2s = new Uint8Array(words);
+    this.imms = new Int32Array(words);
+    this.clocks = new Uint8Array(words);
     this.mem8 = bus.bram;
     this.memS8 = new Int8Array(buf);
     this.mem16 = new Uint16Array(buf);
@@ -147,7 +156,7 @@ export class Cpu {
 
   /** The instruction word at a BRAM address. */
   wordAt(addr: number): number {
-    return this.mem32[(addr & (BRAM_SIZE - 1)) >>> 2];
+    return this.mem32[(addr & (this.ramSize - 1)) >>> 2];
   }
 
   private decode(k: number): Op {
@@ -189,7 +198,8 @@ export class Cpu {
     const barrel = this.features.BARREL_SHIFTER;
     const storeAt = this.storeOffset;
     // A fetch is legal only from an aligned address inside the BRAM.
-    const badPc = ~(BRAM_SIZE - 1) | 3;
+    const ramSize = this.ramSize;
+    const badPc = ~(ramSize - 1) | 3;
     const stopAtInstret = this.instret + instrLimit;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
@@ -236,7 +246,7 @@ export class Cpu {
           const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
           if (addr & (size - 1)) {
             // PicoRV32 still performs the aligned word's read (side effects on a device) before trapping.
-            if (addr >= BRAM_SIZE) {
+            if (addr >= ramSize) {
               bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
               if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
             }
@@ -244,7 +254,7 @@ export class Cpu {
             break outer;
           }
           let v: number;
-          if (addr < BRAM_SIZE) {
+          if (addr < ramSize) {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
@@ -267,7 +277,7 @@ export class Cpu {
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
           const v = r[rs2s[k]];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle); break outer; }
-          if (addr < BRAM_SIZE) {
+          if (addr < ramSize) {
             const w = addr >>> 2;
             // PicoRV32 has already fetched the next instruction while a store
             // executes: a store into that word is seen only from its next fetch on.
@@ -373,7 +383,7 @@ export class Cpu {
     const word = addr & ~3;
     const wstrb = size === 4 ? 15 : addr & 2 ? 12 : 3;
     const wdata = size === 4 ? v : (v & 0xffff) * 0x10001;
-    if (word < BRAM_SIZE) {
+    if (word < this.ramSize) {
       for (let lane = 0; lane < 4; lane++) if (wstrb & (1 << lane)) this.mem8[word + lane] = wdata >>> (8 * lane);
       this.ops[word >>> 2] = Op.UNDECODED;
     } else {

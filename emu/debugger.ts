@@ -11,7 +11,8 @@
 
 import { createInterface } from 'node:readline';
 import { buildMachine, type BoardArgs } from './board-options.ts';
-import { BRAM_SIZE, regionOf, TPU_BASE } from './bus.ts';
+import { regionOf, TPU_BASE } from './bus.ts';
+import { seedStatusLines } from './seed-status.ts';
 import { disassemble } from './disasm.ts';
 import { type ElfSymbol } from './elf.ts';
 import { ABI_NAMES, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
@@ -286,7 +287,7 @@ export class Debugger {
   }
 
   private insnText(pc: number): string {
-    if ((pc & 3) !== 0 || pc >= BRAM_SIZE) return '(not in the program BRAM)';
+    if ((pc & 3) !== 0 || pc >= this.machine.cpu.ramSize) return '(not in the program BRAM)';
     const word = this.machine.cpu.wordAt(pc) >>> 0;
     return disassemble(word, pc, (a) => this.sym(a)).replace('\t', ' ');
   }
@@ -352,7 +353,7 @@ export class Debugger {
     }
     this.machine.bus.console.flush();
     // A --strict stop names its error itself.
-    if (kind === 'ended' && this.result?.reason === 'tpu-error') this.reportedErrors = this.machine.tpu.errors.length;
+    if (kind === 'ended' && this.result?.reason === 'tpu-error') this.reportedErrors = this.machine.activity.errors.length;
     this.reportTpuErrors();
     switch (kind) {
       case 'breakpoint': {
@@ -385,7 +386,7 @@ export class Debugger {
   }
 
   private reportTpuErrors(): void {
-    const errs = this.machine.tpu.errors;
+    const errs = this.machine.activity.errors;
     for (; this.reportedErrors < errs.length; this.reportedErrors++) this.say(describeError(errs[this.reportedErrors]));
   }
 
@@ -508,7 +509,7 @@ export class Debugger {
   /** A code address: a symbol, number or symbol+offset in the BRAM, word-aligned. */
   private codeLocation(text: string, cmd: string): number {
     const addr = this.evaluate(text, cmd);
-    if (addr >= BRAM_SIZE) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program BRAM (0x00000000..0x0000ffff)`);
+    if (addr >= this.machine.cpu.ramSize) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program RAM (0x00000000..0x${hex8(this.machine.cpu.ramSize - 1)})`);
     if (addr & 3) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not word-aligned (instructions are 4 bytes)`);
     return addr;
   }
@@ -572,7 +573,7 @@ export class Debugger {
 
   /** Before a store: which watchpoint it writes into, and the old bytes. */
   private pendingStore(pc: number): { w: Watchpoint; pc: number; addr: number; size: number; old: number[]; oldWatched: number[] } | null {
-    if (pc >= BRAM_SIZE || (pc & 3)) return null;
+    if (pc >= this.machine.cpu.ramSize || (pc & 3)) return null;
     const word = this.machine.cpu.wordAt(pc);
     if ((word & 0x7f) !== 0x23) return null;
     const size = 1 << ((word >>> 12) & 3);
@@ -607,7 +608,7 @@ export class Debugger {
   /** Whether [addr, addr+len) lies in the BRAM or in the SRAM. */
   private cpuMemory(addr: number, len: number): boolean {
     const end = addr + len;
-    return (addr < BRAM_SIZE && end <= BRAM_SIZE) || (addr >= SRAM_BASE && end <= SRAM_BASE + SRAM_SIZE);
+    return (addr < this.machine.cpu.ramSize && end <= this.machine.cpu.ramSize) || (addr >= SRAM_BASE && end <= SRAM_BASE + SRAM_SIZE);
   }
 
   /** Bytes of the BRAM or SRAM (the caller checked the range). */
@@ -615,7 +616,7 @@ export class Debugger {
     const out: number[] = [];
     for (let i = 0; i < len; i++) {
       const a = addr + i;
-      out.push(a < BRAM_SIZE ? this.machine.bus.bram[a] : this.machine.bus.sram.bytes[a - SRAM_BASE]);
+      out.push(a < this.machine.cpu.ramSize ? this.machine.bus.bram[a] : this.machine.bus.sram.bytes[a - SRAM_BASE]);
     }
     return out;
   }
@@ -658,7 +659,7 @@ export class Debugger {
   }
 
   private examineSpad(addr: number, count: number, fmt: string, size: number): number {
-    const spad = this.machine.tpu.spad;
+    const spad = this.machine.seed ? this.machine.seed.spad : this.machine.tpu.spad;
     if (fmt === 'i') throw new DebugError('x/i: the scratchpad holds no instructions');
     const len = fmt === 's' ? 1 : count * size;
     if (addr + len > spad.length) {
@@ -669,10 +670,18 @@ export class Debugger {
 
   private examineCpu(addr: number, count: number, fmt: string, size: number): number {
     if (fmt === 'i') {
-      if (addr >= BRAM_SIZE || (addr & 3)) throw new DebugError(`x/i: 0x${hex8(addr)} is not a word in the program BRAM`);
-      const n = Math.min(count, (BRAM_SIZE - addr) / 4);
+      if (addr >= this.machine.cpu.ramSize || (addr & 3)) throw new DebugError(`x/i: 0x${hex8(addr)} is not a word in the program BRAM`);
+      const n = Math.min(count, (this.machine.cpu.ramSize - addr) / 4);
       for (let i = 0; i < n; i++) this.say(this.disasLine(addr + 4 * i));
       return addr + 4 * n;
+    }
+    if (this.machine.seed) {
+      // The seed board: the firmware RAM (the MMIO block has side effects; the scratchpad is spad:0x...).
+      const ram = this.machine.bus.bram;
+      if (fmt !== 's' && addr + count * size > ram.length) {
+        throw new DebugError(`x: 0x${hex8(addr)}+${count * size} is not in the seed board's firmware RAM (0x00000000..0x${hex8(ram.length - 1)}); the scratchpad is spad:0x...`);
+      }
+      return this.dump('cpu', addr, count, fmt, size, (a) => (a < ram.length ? ram[a] : null));
     }
     const region = regionOf(addr);
     if (region === 'TPU registers') return this.examineTpu(addr, count, fmt, size);
@@ -684,9 +693,9 @@ export class Debugger {
       throw new DebugError(`x: 0x${hex8(addr)}+${count * size} runs past the end of the ${region}`);
     }
     const bram = this.machine.bus.bram, sram = this.machine.bus.sram.bytes;
-    const inBram = addr < BRAM_SIZE;
+    const inBram = addr < this.machine.cpu.ramSize;
     return this.dump('cpu', addr, count, fmt, size, (a) => {
-      if (inBram) return a < BRAM_SIZE ? bram[a] : null;
+      if (inBram) return a < this.machine.cpu.ramSize ? bram[a] : null;
       return a >= SRAM_BASE && a < SRAM_BASE + SRAM_SIZE ? sram[a - SRAM_BASE] : null;
     });
   }
@@ -879,7 +888,7 @@ export class Debugger {
     for (const r of regs) {
       if (r === 32) { this.say(`pc    ${this.addr(this.machine.cpu.pc >>> 0)}`); continue; }
       const v = this.reg(r);
-      const note = r === RA && v !== 0 && v < BRAM_SIZE && this.sym(v) ? `  <${this.sym(v)}>` : '';
+      const note = r === RA && v !== 0 && v < this.machine.cpu.ramSize && this.sym(v) ? `  <${this.sym(v)}>` : '';
       this.say(`${ABI_NAMES[r].padEnd(5)} 0x${hex8(v)}  ${String(v | 0).padStart(11)}${note}`);
     }
   }
@@ -895,6 +904,10 @@ export class Debugger {
   }
 
   private infoUnits(): void {
+    if (this.machine.seed) {
+      for (const line of seedStatusLines(this.machine, this.machine.cpu.cycle)) this.say(line);
+      return;
+    }
     const tpu = this.machine.tpu;
     const now = tpu.clock;
     this.say(`TPU at clock ${now}`);
@@ -966,7 +979,7 @@ export class Debugger {
     let start: number;
     if (args.length === 0) {
       const pc = this.machine.cpu.pc >>> 0;
-      if (pc >= BRAM_SIZE || (pc & 3)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
+      if (pc >= this.machine.cpu.ramSize || (pc & 3)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
       const fn = this.functionRange(pc);
       start = Math.max(fn ? fn.start : 0, pc - 16);
     } else {
@@ -978,14 +991,14 @@ export class Debugger {
         if (fn) count = Math.min((fn.end - fn.start) / 4, 256);
       }
     }
-    const end = Math.min(BRAM_SIZE, start + 4 * count);
+    const end = Math.min(this.machine.cpu.ramSize, start + 4 * count);
     for (let a = start; a < end; a += 4) this.say(this.disasLine(a));
   }
 
   // ---- frames ----
 
   private decodeAt(pc: number): Decoded | null {
-    if (pc >= BRAM_SIZE || (pc & 3)) return null;
+    if (pc >= this.machine.cpu.ramSize || (pc & 3)) return null;
     const w = this.machine.cpu.wordAt(pc);
     const k = matchInsn(w);
     if (k < 0) return null;
@@ -996,10 +1009,10 @@ export class Debugger {
   /** [start, end) of the function containing pc: its symbol, sized or up to the next symbol. */
   private functionRange(pc: number): { start: number; end: number; name: string } | null {
     const sym = this.machine.symbols.at(pc);
-    if (!sym || sym.addr >= BRAM_SIZE) return null;
-    let end = sym.size > 0 ? sym.addr + sym.size : BRAM_SIZE;
+    if (!sym || sym.addr >= this.machine.cpu.ramSize) return null;
+    let end = sym.size > 0 ? sym.addr + sym.size : this.machine.cpu.ramSize;
     if (sym.size === 0) for (const s of this.machine.symbols.all) if (s.addr > sym.addr && s.addr < end) end = s.addr;
-    return { start: sym.addr, end: Math.min(end, BRAM_SIZE), name: sym.name };
+    return { start: sym.addr, end: Math.min(end, this.machine.cpu.ramSize), name: sym.name };
   }
 
   /** The effect of one instruction on the frame state. */
@@ -1097,7 +1110,7 @@ export class Debugger {
       if (depth === 0 && st.raInReg) ret = ra;
       else if (st.raSlot !== null) ret = this.word(cfa + st.raSlot);
       else return { frames, why: `no saved return address found in ${at.fn}` };
-      if (ret === null || ret === 0 || ret >= BRAM_SIZE || (ret & 3)) {
+      if (ret === null || ret === 0 || ret >= this.machine.cpu.ramSize || (ret & 3)) {
         return { frames, why: `bad return address${ret === null ? '' : ` 0x${hex8(ret)}`} in ${at.fn}` };
       }
       if (st.s0Slot !== null) s0 = this.word(cfa + st.s0Slot) ?? s0;

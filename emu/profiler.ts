@@ -263,8 +263,8 @@ export class Profiler implements RunObserver {
     this.stall = new Float64Array(n);
     this.calls = new Float64Array(n);
     this.instrs = new Float64Array(n);
-    machine.tpu.stallRecords ??= [];
-    // machine.tpu.records is set by the CLI after the observers exist; read it lazily.
+    machine.activity.stallRecords ??= [];
+    // machine.activity.records is set by the CLI after the observers exist; read it lazily.
   }
 
   step(info: StepInfo, machine: Machine): void {
@@ -281,7 +281,7 @@ export class Profiler implements RunObserver {
     const word = info.word;
     this.prevLink = isLinkingJump(word);
 
-    const stalls = machine.tpu.stallRecords;
+    const stalls = machine.activity.stallRecords;
     if (stalls && stalls.length > this.stallCursor) {
       for (let i = this.stallCursor; i < stalls.length; i++) {
         const s = stalls[i];
@@ -290,7 +290,7 @@ export class Profiler implements RunObserver {
       this.stallCursor = stalls.length;
     }
 
-    const records = machine.tpu.records;
+    const records = machine.activity.records;
     if (this.runCount >= RUN_BATCH - 2 || (records && records.length - this.recCursor >= RUN_BATCH)) {
       this.closeRun(cb);
       this.resolve(cb);
@@ -354,7 +354,7 @@ export class Profiler implements RunObserver {
   private resolve(tEnd: number): void {
     const lo = this.resolved;
     if (tEnd < lo) throw new Error(`internal: profiler resolving back to clock ${tEnd} after ${lo}`);
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.activity;
     const S = Math.max(lo, this.scopeStart), E = Math.min(tEnd, this.scopeEnd);
 
     const records = tpu.records ?? [];
@@ -434,7 +434,7 @@ export class Profiler implements RunObserver {
       });
     }
     functions.sort((a, b) => b.clocks - a.clocks || a.name.localeCompare(b.name));
-    const running = machine.tpu.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
+    const running = machine.activity.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
     const units: UnitProfile[] = UNIT_NAMES.map((unit, i) => ({
       unit, commands: this.commands[i], inFlight: running[i], dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
       meanQueueWait: this.commands[i] ? this.waitSum[i] / this.commands[i] : null,

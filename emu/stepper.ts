@@ -38,7 +38,7 @@ export class Stepper {
     const cpu = this.machine.cpu;
     const i = this.info;
     i.pc = cpu.pc;
-    i.word = cpu.pc < 0x10000 && (cpu.pc & 3) === 0 ? cpu.wordAt(cpu.pc) >>> 0 : 0;
+    i.word = cpu.pc < cpu.ramSize && (cpu.pc & 3) === 0 ? cpu.wordAt(cpu.pc) >>> 0 : 0;
     i.clockBefore = cpu.cycle;
     this.before.set(cpu.regs);
     const retired = cpu.instret;
@@ -57,7 +57,7 @@ export class Stepper {
     }
     // Keep the TPU current, so a debugger shows its state at this clock (and
     // a --strict error stops the stepping at once).
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.activity;
     tpu.advanceTo(cpu.cycle);
     if (tpu.fatal) {
       this.stopped = StopReason.EXIT;

@@ -117,7 +117,7 @@ export class VcdWriter implements RunObserver {
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
     this.functions = new FunctionMap(machine.symbols);
     this.funcWidth = Math.max(1, Math.ceil(Math.log2(this.functions.count)));
-    machine.tpu.stallRecords ??= [];
+    machine.activity.stallRecords ??= [];
     this.sink = new TextSink(options.path, '--vcd');
     this.header();
   }
@@ -143,7 +143,7 @@ export class VcdWriter implements RunObserver {
       this.cpu(cb, PC, info.pc >>> 0);
       this.lastPc = info.pc;
     }
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const stalls = tpu.stallRecords!;
     let stallTo = -1, stallUnit = '';
     for (; this.stallCursor < stalls.length; this.stallCursor++) {
@@ -233,10 +233,10 @@ export class VcdWriter implements RunObserver {
 
   /** The clock at which PUSH number `serial` of unit `u` was accepted (it happened in this step). */
   private pushClock(u: number, serial: number, info: StepInfo, stallTo: number): number {
-    const unit = this.machine.tpu.units[u];
+    const unit = this.machine.activity.units[u];
     for (const c of unit.fifo) if (c.serial === serial) return c.pushClock;
     if (unit.running && unit.running.serial === serial) return unit.running.pushClock;
-    const records = this.machine.tpu.records ?? [];
+    const records = this.machine.activity.records ?? [];
     for (let i = records.length - 1; i >= 0 && records[i].endClock >= info.clockBefore; i--) {
       if (records[i].serial === serial && records[i].unit === UNIT_NAMES[u]) return records[i].pushClock;
     }
@@ -246,7 +246,7 @@ export class VcdWriter implements RunObserver {
 
   /** Reads the TPU events known so far: ended commands, drops, and the starts of running commands. */
   private readTpu(machine: Machine): void {
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const records = tpu.records ?? [];
     for (; this.recCursor < records.length; this.recCursor++) {
       const r = records[this.recCursor];
