@@ -69,8 +69,9 @@ export function parseSramSpec(spec: string): { file: string; offset: number } {
   return { file: spec.slice(0, at), offset };
 }
 
-export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
-  const cfg = defaultConfig();
+type ConfigArgs = Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>;
+
+export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()): PlatformConfig {
   if (o.config) {
     let text: string;
     try {
@@ -111,7 +112,7 @@ export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter
 export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   const board = boardOf(o);
   const config = buildConfig(o);
-  checkFixedCpu(board, config.cpu);
+  checkFixedCpu(board, o);
   if (board.stop === 'done-store' && (o.input !== undefined || o.inputFile !== undefined)) {
     throw new UsageError(`the ${board.name} board has no console: --input and --input-file do not apply`);
   }
@@ -142,12 +143,21 @@ export function boardOf(o: Pick<BoardArgs, 'board'>): Board {
   }
 }
 
-/** A board fixes some CPU parameters (its RTL instantiates them): asking for other values is a usage error. */
-function checkFixedCpu(board: Board, cpu: CpuFeatures): void {
-  const defaults = defaultConfig().cpu;
-  for (const [name, fixed] of Object.entries(board.cpuFixed) as [keyof CpuFeatures, boolean][]) {
-    if (cpu[name] !== defaults[name] && cpu[name] !== fixed) {
-      throw new UsageError(`the ${board.name} board fixes ${name}=${fixed ? 1 : 0} (its RTL's parameter)`);
+/**
+ * A board fixes some CPU parameters (its RTL instantiates them): asking for
+ * another value, by flag, --set or config file, is a usage error. A parameter
+ * was asked for when the options give it the same value from two opposite
+ * starting points.
+ */
+function checkFixedCpu(board: Board, o: ConfigArgs): void {
+  const fixed = Object.entries(board.cpuFixed) as [keyof CpuFeatures, boolean][];
+  if (fixed.length === 0) return;
+  const flipped = defaultConfig();
+  for (const [name] of fixed) flipped.cpu[name] = !flipped.cpu[name];
+  const asked = buildConfig(o), askedFlipped = buildConfig(o, flipped);
+  for (const [name, value] of fixed) {
+    if (asked.cpu[name] === askedFlipped.cpu[name] && asked.cpu[name] !== value) {
+      throw new UsageError(`the ${board.name} board fixes ${name}=${value ? 1 : 0} (its RTL's parameter)`);
     }
   }
 }
