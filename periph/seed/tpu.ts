@@ -32,6 +32,8 @@ export class SeedTpu implements MmioDevice {
   private clock = 0;
   private readonly issued = [0, 0, 0];
   private readonly stage = new Uint32Array(3);
+  /** Committed commands [unit, opcode, clock]: each "runs" the clock after its commit. */
+  private readonly pending: [number, number, number][] = [];
   onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
 
   constructor(readonly opts: { reference: boolean }, readonly sram: Uint8Array) {}
@@ -66,7 +68,7 @@ export class SeedTpu implements MmioDevice {
       else {
         const u = (o >> 4) & 3;
         this.issued[u]++;
-        this.onCommand?.(u, this.stage[0] & 0xff, clock + 1, clock + 1);
+        this.pending.push([u, this.stage[0] & 0xff, clock + 1]);
       }
     } else if (o === 0x70 && !this.done) {
       this.done = true;
@@ -85,6 +87,10 @@ export class SeedTpu implements MmioDevice {
   }
 
   advanceTo(clock: number): void {
+    while (this.pending.length > 0 && this.pending[0][2] < clock) {
+      const [u, op, at] = this.pending.shift()!;
+      this.onCommand?.(u, op, at, at);
+    }
     if (clock > this.clock) this.clock = clock;
   }
 
