@@ -1,11 +1,14 @@
 // Generates firmware-c/include/tpu_regs.h from the register table in
-// periph/regs.ts. `tsx scripts/gen-regs.ts` writes it; `--check` exits 1 when
+// periph/regs.ts, and firmware-c/include/seed/tpu_seed.h (the seed board's
+// TPU) from periph/seed/regs.ts. `tsx scripts/gen-regs.ts` writes it; `--check` exits 1 when
 // the committed header is stale (test/regs.test.ts does the same).
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
 import { ERROR_CODES, GLOBAL_REGS, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
+import { generateSeedHeader, SEED_HEADER_PATH } from './gen-seed-regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
 export const DOC_PATH = fileURLToPath(new URL('../docs/hardware.md', import.meta.url));
@@ -155,14 +158,20 @@ if (isMain) {
     try {
       currentModel = readFileSync(MODEL_HEADER_PATH, 'utf8');
     } catch { /* missing counts as stale */ }
-    if (current !== header || currentModel !== modelHeader || docWithTables(doc) !== doc) {
-      console.error('tpu_regs.h, model_format.h or the tables in docs/hardware.md are stale: run npm run gen:regs');
+    let currentSeed = '';
+    try {
+      currentSeed = readFileSync(SEED_HEADER_PATH, 'utf8');
+    } catch { /* missing counts as stale */ }
+    if (current !== header || currentModel !== modelHeader || currentSeed !== generateSeedHeader() || docWithTables(doc) !== doc) {
+      console.error('tpu_regs.h, model_format.h, seed/tpu_seed.h or the tables in docs/hardware.md are stale: run npm run gen:regs');
       process.exit(1);
     }
   } else {
     writeFileSync(HEADER_PATH, header);
     writeFileSync(MODEL_HEADER_PATH, modelHeader);
+    mkdirSync(dirname(SEED_HEADER_PATH), { recursive: true });
+    writeFileSync(SEED_HEADER_PATH, generateSeedHeader());
     writeFileSync(DOC_PATH, docWithTables(doc));
-    console.log(`wrote ${HEADER_PATH}, ${MODEL_HEADER_PATH} and the tables of ${DOC_PATH}`);
+    console.log(`wrote ${HEADER_PATH}, ${MODEL_HEADER_PATH}, ${SEED_HEADER_PATH} and the tables of ${DOC_PATH}`);
   }
 }

@@ -1,10 +1,31 @@
-// STUB of the seed board's TPU (tpu_top.sv), standing in for the seedtpu
-// branch's model until it is merged: the contract of /work/issue24.md only.
-// Commands are staged and committed as cpu_subsys.sv does (four stores, the
-// store to word 3 commits) and retire at once; no unit runs, no counter but
-// `run` and `idlec` counts. The real periph/seed/tpu.ts replaces this file.
+// The seed board's TPU (tpu_top.sv with cpu_subsys.sv's MMIO aperture): the
+// command plane (one 128-bit command per push: words 0-2 into one staging
+// register shared by all units, the store to word 3 commits, a full queue
+// holds the commit store), a depth-8 queue and front end per unit (cmd_mxu,
+// cmd_vpu, cmd_dma: S_HEAD/S_RUN, issued/retired/level), the MXU, VPU and
+// DMA, the banked scratchpad with its priority arbitration, and the ten
+// perf_counters.sv counters over the run window.
+//
+// Clock protocol: `clock` = CPU clocks since the run pulse released the core.
+// advanceTo(c) processes every clock < c. An MMIO or window access at clock c
+// sees the state at the start of clock c and takes effect at its edge. Within
+// one clock: every unit posts its scratchpad requests, the banks arbitrate,
+// granted reads sample the memory (read-first), then every edge: the units'
+// FSMs, the front ends (a command committed at clock t is at the head from
+// t+1), granted writes.
+//
+// Two models behind one class: `reference` steps every clock through the
+// arbiter with the literal systolic array; the fast model uses the MXU's fast
+// datapath and skips stretches where nothing can interact: no unit busy and
+// every queue empty (counted idle at once), or a lone DMA fill (its bytes
+// copied at once). Both are pinned together by test/seed-tpu.test.ts.
 
 import type { MmioDevice } from '../../emu/bus.ts';
+import { Ports, RD_CPU, WR_CPU, SeedSpad, bankOf } from './ports.ts';
+import { SeedDma } from './dma.ts';
+import { SeedMxu } from './mxu.ts';
+import { SeedVpu } from './vpu.ts';
+import { SEED_DMA, SEED_MXU, SEED_QUEUE_DEPTH, SEED_VPU } from './regs.ts';
 
 /** The seed's ten perf_counters.sv counters over the run-pulse..DONE window, plus the true commit stalls. */
 export interface SeedCounters {
@@ -24,52 +45,96 @@ export interface SeedCounters {
 
 export const SEED_UNITS = ['MXU', 'VPU', 'DMA'] as const;
 
+/** What the RTL does silently and the emulator reports (docs/seed-board.md). */
+export interface SeedHazard {
+  clock: number;
+  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank';
+  unit: number;
+  text: string;
+}
+
+const HEAD = 0, RUN = 1;
+const MAX_HAZARDS = 32;
+const SAT = 0xffffffff;
+
 export class SeedTpu implements MmioDevice {
-  readonly spad = new Uint8Array(64 * 1024);
+  readonly spadMem = new SeedSpad();
+  /** The scratchpad bytes (64 KiB). */
+  readonly spad = this.spadMem.bytes;
+  readonly mxu: SeedMxu;
+  readonly vpu: SeedVpu;
+  readonly dma: SeedDma;
+  private readonly ports = new Ports();
+  private readonly reference: boolean;
+
+  // ---- command plane ----
+  private readonly stage = new Uint32Array(3);
+  private readonly qWords = new Uint32Array(3 * SEED_QUEUE_DEPTH * 4);
+  private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
+  private readonly qHead = new Int32Array(3);
+  private readonly qCount = new Int32Array(3);
+  private readonly front = new Uint8Array(3);
+  private readonly issued = new Uint32Array(3);
+  private readonly retired = new Uint32Array(3);
+  private readonly runStart = new Float64Array(3);
+  private readonly runOpcode = new Int32Array(3);
+
+  // ---- time and window ----
+  /** The next clock to process (every clock before it is done). */
+  private clk = 0;
+  private windowStart = 0;
   done = false;
   doneClock = -1;
-  private pulseClock = 0;
-  private clock = 0;
-  private readonly issued = [0, 0, 0];
-  private readonly stage = new Uint32Array(3);
-  /** Committed commands [unit, opcode, clock]: each "runs" the clock after its commit. */
-  private readonly pending: [number, number, number][] = [];
+  private lastExtraWait = 0;
+
+  // ---- CPU scratchpad request of the clock being stepped ----
+  private cpuRd = false; private cpuWr = false;
+  private cpuAddr = 0; private cpuData = 0; private cpuRdata = 0;
+
+  // ---- counters (clocks in [windowStart, doneClock]) ----
+  private cRun = 0; private cMxu = 0; private cVpu = 0; private cDma = 0; private cIdle = 0; private cOvlap = 0;
+  private cStall = 0;
+
+  readonly hazards: SeedHazard[] = [];
+  hazardCount = 0;
+  private starveReported = false;
   onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
 
-  constructor(readonly opts: { reference: boolean }, readonly sram: Uint8Array) {}
+  constructor(opts: { reference: boolean; argmax?: boolean }, readonly sram: Uint8Array) {
+    this.reference = opts.reference;
+    this.mxu = new SeedMxu(this.spadMem, opts.reference);
+    this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
+    this.dma = new SeedDma(this.spadMem, sram);
+  }
 
-  readonly spadWindow: MmioDevice = {
-    isRegister: () => true,
-    read: (offset) => new DataView(this.spad.buffer).getUint32(offset & 0xfffc, true),
-    write: (offset, value) => { new DataView(this.spad.buffer).setUint32(offset & 0xfffc, value >>> 0, true); },
-    extraWait: () => 0,
-  };
+  // ================= MMIO at 0x8000_0000 =================
 
   isRegister(): boolean {
-    return true;
+    return true; // the decoder checks a[31:28] only: every offset answers
   }
 
   read(offset: number, clock: number): number {
     this.advanceTo(clock);
+    this.lastExtraWait = 0;
     const o = offset & 0xffc;
     if (o >= 0x40 && o < 0x70) {
-      const u = (o - 0x40) >> 4, reg = (o >> 2) & 3;
-      return reg === 0 || reg === 1 ? this.issued[u] : 0;
+      const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
+      if (u > 2) return 0;
+      return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
     }
-    return o === 0x70 ? 0xf : 0;
+    if (o === 0x70) return 8 | (this.unitIdle(SEED_DMA) << 2) | (this.unitIdle(SEED_VPU) << 1) | this.unitIdle(SEED_MXU);
+    return 0;
   }
 
-  write(offset: number, value: number, _wstrb: number, clock: number): void {
+  write(offset: number, value: number, wstrb: number, clock: number): void {
     this.advanceTo(clock);
+    this.lastExtraWait = 0;
+    const v = laneValue(value, wstrb);
     const o = offset & 0xfff;
-    if ((o & 0xf00) === 0 && (o >> 4) <= 2) {
-      const word = (o >> 2) & 3;
-      if (word < 3) this.stage[word] = value;
-      else {
-        const u = (o >> 4) & 3;
-        this.issued[u]++;
-        this.pending.push([u, this.stage[0] & 0xff, clock + 1]);
-      }
+    if ((o & 0xf00) === 0 && o >>> 4 <= 2) {
+      const word = (o >>> 2) & 3;
+      if (word < 3) this.stage[word] = v;
+      else this.commit((o >>> 4) & 3, v, clock);
     } else if (o === 0x70 && !this.done) {
       this.done = true;
       this.doneClock = clock;
@@ -77,38 +142,266 @@ export class SeedTpu implements MmioDevice {
   }
 
   extraWait(): number {
-    return 0;
+    return this.lastExtraWait;
   }
+
+  /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
+  private commit(u: number, w3: number, clock: number): void {
+    while (this.qCount[u] >= SEED_QUEUE_DEPTH) this.stepClock();
+    const at = this.clk; // the clock the commit lands (its edge writes the queue)
+    const stalled = at - clock;
+    this.lastExtraWait = stalled;
+    if (stalled > 0) this.cStall += this.windowClocks(clock, at);
+    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
+    this.qWords[slot * 4] = this.stage[0];
+    this.qWords[slot * 4 + 1] = this.stage[1];
+    this.qWords[slot * 4 + 2] = this.stage[2];
+    this.qWords[slot * 4 + 3] = w3;
+    this.qClock[slot] = at;
+    this.qCount[u]++;
+    this.issued[u] = (this.issued[u] + 1) >>> 0;
+  }
+
+  // ================= scratchpad window at 0x9000_0000 =================
+
+  readonly spadWindow: MmioDevice = {
+    isRegister: () => true,
+    read: (offset, clock) => this.windowAccess(false, offset, 0, clock),
+    write: (offset, value, wstrb, clock) => { this.windowAccess(true, offset, laneValue(value, wstrb), clock); },
+    extraWait: () => this.lastExtraWait,
+  };
+
+  /** A CPU word access presented to the arbiter from `clock` on (lowest priority): retried until granted. */
+  private windowAccess(write: boolean, offset: number, data: number, clock: number): number {
+    this.advanceTo(clock);
+    const start = this.clk;
+    this.cpuAddr = offset & 0xfffc;
+    this.cpuData = data >>> 0;
+    for (;;) {
+      this.cpuRd = !write; this.cpuWr = write;
+      const granted = this.stepClock();
+      if (granted) break;
+    }
+    this.cpuRd = false; this.cpuWr = false;
+    this.lastExtraWait = this.clk - 1 - start;
+    return this.cpuRdata;
+  }
+
+  // ================= run window, time =================
 
   runPulse(clock: number): void {
-    this.pulseClock = clock;
+    this.advanceTo(clock);
+    this.windowStart = clock;
     this.done = false;
     this.doneClock = -1;
+    this.cRun = this.cMxu = this.cVpu = this.cDma = this.cIdle = this.cOvlap = this.cStall = 0;
   }
 
+  /** Processes every clock before `clock`. */
   advanceTo(clock: number): void {
-    while (this.pending.length > 0 && this.pending[0][2] < clock) {
-      const [u, op, at] = this.pending.shift()!;
-      this.onCommand?.(u, op, at, at);
+    while (this.clk < clock) {
+      if (!this.reference && this.skip(clock)) continue;
+      this.stepClock();
     }
-    if (clock > this.clock) this.clock = clock;
   }
 
+  /** The next clock at which something changes without the CPU (a command to start or end), or Infinity. */
   nextEventClock(): number {
-    return Number.POSITIVE_INFINITY;
+    for (let u = 0; u < 3; u++) if (this.front[u] === RUN || this.qCount[u] > 0) return this.clk;
+    return Infinity;
   }
 
-  unitBusy(_u: number): boolean {
-    return false;
+  /** The clock the TPU has processed up to (exclusive). */
+  get clock(): number {
+    return this.clk;
   }
 
-  queueLevel(_u: number): number {
-    return 0;
+  unitBusy(u: number): boolean {
+    return u === SEED_MXU ? this.mxu.busy : u === SEED_VPU ? this.vpu.busy : this.dma.busy;
+  }
+
+  queueLevel(u: number): number {
+    return this.qCount[u];
   }
 
   counters(): SeedCounters {
-    const end = this.done ? this.doneClock : this.clock;
-    const run = Math.max(0, end - this.pulseClock);
-    return { run, mxu: 0, mload: 0, vpu: 0, dma: 0, swait: 0, vmm: 0, idlec: run, qfull: 0, ovlap: 0, trueQfullStall: 0 };
+    if (this.done) this.advanceTo(this.doneClock + 1);
+    return {
+      run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
+      idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
+    };
+  }
+
+  private unitIdle(u: number): number {
+    return this.qCount[u] === 0 && this.front[u] === HEAD ? 1 : 0;
+  }
+
+  private inWindow(c: number): boolean {
+    return c >= this.windowStart && (!this.done || c <= this.doneClock);
+  }
+
+  /** Clocks of [from, to) inside the run window. */
+  private windowClocks(from: number, to: number): number {
+    const lo = Math.max(from, this.windowStart);
+    const hi = this.done ? Math.min(to, this.doneClock + 1) : to;
+    return hi > lo ? hi - lo : 0;
+  }
+
+  // ================= one clock =================
+
+  /** Steps clock `clk`; returns whether the CPU's window request (if any) was granted. */
+  private stepClock(): boolean {
+    const c = this.clk;
+    const p = this.ports;
+    p.clear();
+    const mxu = this.mxu, vpu = this.vpu, dma = this.dma;
+    mxu.request(p);
+    vpu.request(p);
+    dma.request(p);
+    if (this.cpuRd) { p.rdReq[RD_CPU] = 1; p.rdAddr[RD_CPU] = this.cpuAddr; }
+    if (this.cpuWr) { p.wrReq[WR_CPU] = 1; p.wrAddr[WR_CPU] = this.cpuAddr; }
+    p.arbitrate();
+    mxu.read(p);
+    vpu.read(p);
+    dma.read(p);
+    let cpuGranted = false;
+    if (this.cpuRd && p.rdGnt[RD_CPU]) { this.cpuRdata = this.spadMem.word(this.cpuAddr); cpuGranted = true; }
+    if (mxu.starvedBank >= 0 && !this.starveReported) {
+      this.starveReported = true;
+      this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    }
+    // perf events: combinational from the state at the start of the clock
+    if (this.inWindow(c)) this.count(mxu.busy, vpu.busy, dma.busy, 1);
+    const mxuDone = mxu.isDone, vpuDone = vpu.isDone, dmaDone = dma.isDone;
+    mxu.edge(p);
+    vpu.edge(p);
+    dma.edge(p);
+    if (this.cpuWr && p.wrGnt[WR_CPU]) { this.spadMem.writeWord(this.cpuAddr, this.cpuData, 15); cpuGranted = true; }
+    this.frontEdge(SEED_MXU, mxuDone, c);
+    this.frontEdge(SEED_VPU, vpuDone, c);
+    this.frontEdge(SEED_DMA, dmaDone, c);
+    this.clk = c + 1;
+    return cpuGranted;
+  }
+
+  private count(mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean, n: number): void {
+    const busy = (mxuBusy ? 1 : 0) + (vpuBusy ? 1 : 0) + (dmaBusy ? 1 : 0);
+    this.cRun = sat(this.cRun + n);
+    if (mxuBusy) this.cMxu = sat(this.cMxu + n);
+    if (vpuBusy) this.cVpu = sat(this.cVpu + n);
+    if (dmaBusy) this.cDma = sat(this.cDma + n);
+    if (busy === 0) this.cIdle = sat(this.cIdle + n);
+    if (busy >= 2) this.cOvlap = sat(this.cOvlap + n);
+  }
+
+  /** cmd_*.sv at the edge of clock c: pop on the unit's DONE, or take the head (start, GEOM, discard). */
+  private frontEdge(u: number, unitWasDone: boolean, c: number): void {
+    if (this.front[u] === RUN) {
+      if (unitWasDone) {
+        this.front[u] = HEAD;
+        this.pop(u);
+        this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
+      }
+      return;
+    }
+    if (this.qCount[u] === 0) return;
+    const slot = u * SEED_QUEUE_DEPTH + this.qHead[u];
+    if (this.qClock[slot] >= c) return; // committed at this clock's edge: at the head from the next clock
+    const q = this.qWords, b = slot * 4;
+    const w0 = q[b], w1 = q[b + 1], w2 = q[b + 2], w3 = q[b + 3];
+    const op = w0 & 0xff;
+    if (u === SEED_MXU) {
+      if (op === 0x02) { this.mxu.start(w0, w1, w2); this.startUnit(u, op, c); }
+      else {
+        if (op === 0x01) this.mxu.geom(w0, w1, w2);
+        else this.unknownOpcode(u, op, c);
+        this.pop(u);
+        this.onCommand?.(u, op, c, c);
+      }
+    } else if (u === SEED_VPU) {
+      if (op === 0x01) {
+        const vop = (w0 >>> 8) & 31, vlen = w2 & 0x3ff;
+        if (!this.vpu.isKnown(vop)) this.hazard(c, 'unknown-vpu-op', u, `VPU op ${vop} is not decoded: src0 is read and dst gets zeros (${(vlen + 7) >>> 3} words)`);
+        else if (vlen & 1) this.hazard(c, 'odd-vlen', u, `VPU vlen ${vlen} is odd: the last byte's high nibble is written 0`);
+        this.vpu.start(w0, w1, w2);
+        this.startUnit(u, op, c);
+      } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+    } else if (op === 0x01) {
+      this.dma.start(w0, w1, w2, w3);
+      this.startUnit(u, op, c);
+    } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+  }
+
+  /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
+  private startUnit(u: number, op: number, c: number): void {
+    this.front[u] = RUN;
+    this.runStart[u] = c + 1;
+    this.runOpcode[u] = op;
+  }
+
+  private pop(u: number): void {
+    this.qHead[u] = (this.qHead[u] + 1) % SEED_QUEUE_DEPTH;
+    this.qCount[u]--;
+    this.retired[u] = (this.retired[u] + 1) >>> 0;
+  }
+
+  private unknownOpcode(u: number, op: number, c: number): void {
+    this.hazard(c, 'unknown-opcode', u, `${SEED_UNITS[u]} opcode 0x${op.toString(16).padStart(2, '0')} is unknown: popped and discarded in one clock (counts as retired)`);
+  }
+
+  private hazard(clock: number, kind: SeedHazard['kind'], unit: number, text: string): void {
+    this.hazardCount++;
+    if (this.hazards.length < MAX_HAZARDS) this.hazards.push({ clock, kind, unit, text });
+  }
+
+  // ================= fast model: skipping =================
+
+  /** Skips a stretch of clocks below `target` where nothing interacts; false when the next clock must be stepped. */
+  private skip(target: number): boolean {
+    const mxuQuiet = this.front[SEED_MXU] === HEAD && this.qCount[SEED_MXU] === 0;
+    const vpuQuiet = this.front[SEED_VPU] === HEAD && this.qCount[SEED_VPU] === 0;
+    if (!mxuQuiet || !vpuQuiet) return false;
+    const c = this.clk;
+    if (this.front[SEED_DMA] === HEAD && this.qCount[SEED_DMA] === 0) {
+      const n = target - c;
+      this.countRange(c, n, false, false, false);
+      this.clk = target;
+      return true;
+    }
+    const left = this.dma.fillClocksLeft();
+    if (left <= 0) return false;
+    const n = Math.min(left, target - c);
+    this.dma.fillBulk(n);
+    this.countRange(c, n, false, false, true);
+    this.clk = c + n;
+    return true;
+  }
+
+  private countRange(c: number, n: number, mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean): void {
+    const k = this.windowClocks(c, c + n);
+    if (k > 0) this.count(mxuBusy, vpuBusy, dmaBusy, k);
   }
 }
+
+function sat(v: number): number {
+  return v > SAT ? SAT : v;
+}
+
+/** PicoRV32's mem_wdata for a store: a byte or half store repeats its value in every lane, and the seed's slaves ignore wstrb. */
+export function laneValue(value: number, wstrb: number): number {
+  switch (wstrb) {
+    case 0x1: case 0x2: case 0x4: case 0x8: {
+      const lane = wstrb === 1 ? 0 : wstrb === 2 ? 1 : wstrb === 4 ? 2 : 3;
+      const b = (value >>> (8 * lane)) & 0xff;
+      return (b * 0x01010101) >>> 0;
+    }
+    case 0x3: case 0xc: {
+      const h = (value >>> (wstrb === 3 ? 0 : 16)) & 0xffff;
+      return (h * 0x10001) >>> 0;
+    }
+    default:
+      return value >>> 0;
+  }
+}
+
+export { bankOf };

@@ -1,0 +1,187 @@
+// The seed's DMA engine (dma.sv at 62a3eb39), register for register: S_IDLE,
+// S_FILL (SRAM → scratchpad, one byte a clock, held while the write is not
+// granted), S_SPILL (scratchpad → SRAM: a byte fetched one ahead of a
+// two-clock SRAM write beat), S_DONE. The parameters are cmd_dma's head words,
+// constant while the command runs. The UART host byte port is not modelled
+// (the host is idle during a run).
+//
+// Both TPU models use this FSM. The fast model may also call fillBulk(n) while
+// the DMA is alone in its banks: n fill clocks at once, each granted.
+
+import { Ports, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
+
+const S_IDLE = 0, S_FILL = 1, S_SPILL = 2, S_DONE = 5;
+const SRAM_MASK = 0x7ffff;
+
+export class SeedDma {
+  state = S_IDLE;
+  // head fields (cmd_dma.sv)
+  private op = 0; private len = 0; private rows = 0;
+  private rowBytes = 0; private dramStr = 0; private spadStr = 0;
+  // dma.sv registers
+  private fCol = 0; private fRow = 0; private spadRowPtr = 0;
+  private wCol = 0; private wRow = 0; private dramRowPtr = 0;
+  private addrQ = 0; private hold = 0;
+  private weWin = false; private beat = false; private pending = false;
+  private fetchInflight = false; private wrActive = false;
+  /** The byte a granted spill read sampled this clock (spad_rdata next clock). */
+  private rdByte = 0;
+  /** Banks of the running command: reads, writes. */
+  readMask = 0; writeMask = 0;
+
+  constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {}
+
+  get busy(): boolean { return this.state === S_FILL || this.state === S_SPILL; }
+  get isDone(): boolean { return this.state === S_DONE; }
+  get isIdle(): boolean { return this.state === S_IDLE; }
+
+  /** dma_start in S_IDLE: the head's words; the edge of this clock enters FILL, SPILL or DONE. */
+  start(w0: number, w1: number, w2: number, w3: number): void {
+    this.op = (w0 >>> 8) & 1;
+    this.len = w2 & 0xffff;
+    this.rows = w2 >>> 16;
+    this.rowBytes = ((this.len + 1) & 0xffff) >>> 1;
+    const ds = w3 & 0xffff, ss = w3 >>> 16;
+    this.dramStr = ds !== 0 ? ds : this.rowBytes;
+    this.spadStr = ss !== 0 ? ss : this.rowBytes;
+    this.spadRowPtr = w0 >>> 16;
+    this.dramRowPtr = w1 & SRAM_MASK;
+    this.addrQ = this.dramRowPtr;
+    this.fCol = 0; this.fRow = 0; this.wCol = 0; this.wRow = 0;
+    this.pending = false; this.fetchInflight = false; this.wrActive = false; this.beat = false; this.weWin = false;
+    const m = bankMask(this.spadRowPtr, this.rows, this.rowBytes, this.spadStr);
+    this.readMask = this.op ? m : 0;
+    this.writeMask = this.op ? 0 : m;
+    this.state = this.rows === 0 || this.rowBytes === 0 ? S_DONE : this.op ? S_SPILL : S_FILL;
+  }
+
+  private get spadAddr(): number { return (this.spadRowPtr + this.fCol) & 0xffff; }
+  private get beatStart(): boolean { return this.state === S_SPILL && this.pending && (!this.wrActive || this.beat); }
+
+  request(p: Ports): void {
+    if (this.state === S_FILL) {
+      if (this.fRow < this.rows) { p.wrReq[WR_DMA] = 1; p.wrAddr[WR_DMA] = this.spadAddr; }
+    } else if (this.state === S_SPILL) {
+      if (this.fRow < this.rows && !this.fetchInflight && (!this.pending || this.beatStart)) {
+        p.rdReq[RD_DMA] = 1; p.rdAddr[RD_DMA] = this.spadAddr;
+      }
+    }
+  }
+
+  read(p: Ports): void {
+    if (p.rdReq[RD_DMA] && p.rdGnt[RD_DMA]) {
+      const a = p.rdAddr[RD_DMA];
+      this.rdByte = (this.spad.word(a) >>> ((a & 3) * 8)) & 0xff;
+    }
+  }
+
+  /** The clock's edge (S_IDLE is left by start(), S_DONE by this). */
+  edge(p: Ports): void {
+    switch (this.state) {
+      case S_FILL:
+        if (p.wrReq[WR_DMA] && p.wrGnt[WR_DMA]) this.fillByte();
+        break;
+      case S_SPILL:
+        this.spillEdge(p.rdReq[RD_DMA] === 1 && p.rdGnt[RD_DMA] === 1);
+        break;
+      case S_DONE:
+        this.state = S_IDLE;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** One granted FILL clock: spad[spad_row_ptr + f_col] <= sram[addr_q]. */
+  private fillByte(): void {
+    this.spad.bytes[this.spadAddr] = this.sram[this.addrQ];
+    if (this.fCol + 1 >= this.rowBytes) {
+      this.fCol = 0;
+      this.spadRowPtr = (this.spadRowPtr + this.spadStr) & 0xffff;
+      this.dramRowPtr = (this.dramRowPtr + this.dramStr) & SRAM_MASK;
+      this.addrQ = this.dramRowPtr;
+      if (this.fRow + 1 >= this.rows) this.state = S_DONE;
+      this.fRow++;
+    } else {
+      this.fCol++;
+      this.addrQ = (this.addrQ + 1) & SRAM_MASK;
+    }
+  }
+
+  /** One S_SPILL edge, non-blocking: every right-hand side is the register's value at the start of the clock. */
+  private spillEdge(readGranted: boolean): void {
+    const beatStart = this.beatStart;
+    const oldInflight = this.fetchInflight, oldHold = this.hold;
+    if (readGranted) this.fetchInflight = true;
+    if (oldInflight) {
+      this.fetchInflight = false;
+      this.hold = this.rdByte;
+      this.pending = true;
+      if (this.fCol + 1 >= this.rowBytes) {
+        this.fCol = 0;
+        this.fRow++;
+        this.spadRowPtr = (this.spadRowPtr + this.spadStr) & 0xffff;
+      } else this.fCol++;
+    }
+    if (beatStart) {
+      this.addrQ = (this.dramRowPtr + this.wCol) & SRAM_MASK;
+      // din_q <= hold: the byte of this beat (WE# low over the next clock; nothing else reads the SRAM meanwhile).
+      this.sram[this.addrQ] = oldHold;
+      this.weWin = true;
+      this.wrActive = true;
+      this.beat = false;
+      this.pending = false;
+      if (this.wCol + 1 >= this.rowBytes) {
+        this.wCol = 0;
+        this.wRow++;
+        this.dramRowPtr = (this.dramRowPtr + this.dramStr) & SRAM_MASK;
+      } else this.wCol++;
+    } else if (this.wrActive) {
+      const beatWas = this.beat;
+      this.beat = true;
+      if (beatWas) {
+        this.wrActive = false;
+        if (!(this.wRow < this.rows)) this.state = S_DONE;
+      } else this.weWin = false;
+    }
+  }
+
+  /** Fast model: fill clocks left before S_DONE when every write is granted (the current clock included). */
+  fillClocksLeft(): number {
+    if (this.state !== S_FILL) return 0;
+    return (this.rows - this.fRow - 1) * this.rowBytes + (this.rowBytes - this.fCol);
+  }
+
+  /** Fast model: n granted FILL clocks at once (n <= fillClocksLeft()). */
+  fillBulk(n: number): void {
+    const spad = this.spad.bytes, sram = this.sram;
+    while (n > 0) {
+      const inRow = Math.min(n, this.rowBytes - this.fCol);
+      const s = (this.spadRowPtr + this.fCol) & 0xffff;
+      if (s + inRow <= 0x10000 && this.addrQ + inRow <= SRAM_MASK + 1) spad.set(sram.subarray(this.addrQ, this.addrQ + inRow), s);
+      else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(this.addrQ + k) & SRAM_MASK];
+      n -= inRow;
+      if (this.fCol + inRow >= this.rowBytes) {
+        this.fCol = this.rowBytes - 1;
+        this.addrQ = (this.addrQ + inRow - 1) & SRAM_MASK;
+        this.fillAdvanceRowEnd();
+      } else {
+        this.fCol += inRow;
+        this.addrQ = (this.addrQ + inRow) & SRAM_MASK;
+      }
+    }
+  }
+
+  private fillAdvanceRowEnd(): void {
+    this.fCol = 0;
+    this.spadRowPtr = (this.spadRowPtr + this.spadStr) & 0xffff;
+    this.dramRowPtr = (this.dramRowPtr + this.dramStr) & SRAM_MASK;
+    this.addrQ = this.dramRowPtr;
+    if (this.fRow + 1 >= this.rows) this.state = S_DONE;
+    this.fRow++;
+  }
+
+  describe(): string {
+    return `DMA ${this.op ? 'spill' : 'fill'} rows=${this.rows} len=${this.len}`;
+  }
+}

@@ -1,0 +1,261 @@
+// The seed's MXU (mxu.sv at 62a3eb39) with cmd_mxu.sv's GEOM registers: an
+// 8×8 output-stationary int4 systolic array. States S_IDLE → S_STREAM (issue
+// the operand words, step the array on every arrival, then drain the skew) →
+// S_DRAIN_RD / S_DRAIN_WR (one C row a clock; a read first when
+// accumulating) → S_DONE. Without stalls: K + 25 busy clocks, K + 33
+// accumulating.
+//
+// The control (iq, sc, arrive, the address offsets, drow) is the RTL's in both
+// models. The datapath differs:
+//   - reference: the literal array: edge buffers, the B skew chain, the valid
+//     chain and 64 PEs with their a/b/v registers and int32 accumulators,
+//     stepped on every array_en clock;
+//   - fast: the operand words are kept as they are fetched (the RTL's array
+//     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
+//     formed once, at the clock the stream ends.
+
+import { Ports, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+
+const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
+const N = 8;
+
+const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
+
+/** int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double). */
+export function seedRequant(acc: number, m0: number, n: number, lo: number): number {
+  const prod = acc * m0;
+  const shifted = n === 0 ? prod : Math.floor((prod + 2 ** (n - 1)) / 2 ** n);
+  return shifted > 7 ? 7 : shifted < lo ? lo : shifted;
+}
+
+export class SeedMxu {
+  state = S_IDLE;
+  // cmd_mxu GEOM registers
+  gAStride = 0; gBStride = 0; gCStride = 0; gLen = 0;
+  // latched dispatch
+  private transposeQ = false; private accQ = false; private lenQ = 0;
+  private aBase = 0; private bBase = 0; private cBase = 0;
+  private aStride = 0; private bStride = 0; private cStride = 0;
+  private m0 = 0; private n = 0;
+  private aReads = 0; private bReads = 0; private scLast = 0;
+  // control
+  private iq = 0; private sc = 0; private arrive = false;
+  private aOffRow = 0; private aOffChunk = 0; private bOffRow = 0; private bOffChunk = 0;
+  private drow = 0;
+  // bank_dout as seen by A/B/C: sampled at a grant (latch), visible the next clock (rdata)
+  private aLatch = 0; private bLatch = 0; private cLatch = 0;
+  private aRdata = 0; private bRdata = 0; private cRdata = 0;
+  // reference datapath
+  private readonly arowBuf = new Uint32Array(N);
+  private readonly bcolBuf = new Uint32Array(N);
+  private readonly bskew = new Uint32Array(N);
+  private vchain = 0;
+  private readonly peA = new Int8Array(N * N);
+  private readonly peB = new Int8Array(N * N);
+  private readonly peV = new Uint8Array(N * N);
+  private readonly aEdge = new Int8Array(N);
+  private readonly bEdge = new Int8Array(N);
+  private readonly vEdge = new Uint8Array(N);
+  /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
+  readonly acc = new Int32Array(N * N);
+  // fast datapath: operand words in fetch order
+  private readonly aWords = new Uint32Array(65536 + 8);
+  private readonly bWords = new Uint32Array(65536 + 8);
+  readMask = 0; writeMask = 0;
+  /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
+  starvedBank = -1;
+
+  constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
+
+  get busy(): boolean { return this.state !== S_IDLE; }
+  get isDone(): boolean { return this.state === S_DONE; }
+
+  /** MXU_GEOM at the queue head: latched at that clock's edge. */
+  geom(w0: number, w1: number, w2: number): void {
+    this.gAStride = w0 >>> 16;
+    this.gBStride = w1 & 0xffff;
+    this.gCStride = w1 >>> 16;
+    this.gLen = w2 & 0xffff;
+  }
+
+  /** MXU_MM at the head in S_IDLE: mxu_start; the edge of this clock leaves S_IDLE. */
+  start(w0: number, w1: number, w2: number): void {
+    const transpose = ((w0 >>> 9) & 1) === 1;
+    const len = this.gLen;
+    const lenBytes = len >>> 1;
+    this.transposeQ = transpose;
+    this.accQ = ((w0 >>> 8) & 1) === 1;
+    this.lenQ = len;
+    this.cBase = w0 >>> 16;
+    this.aBase = w1 & 0xffff;
+    this.bBase = w1 >>> 16;
+    this.aStride = this.gAStride !== 0 ? this.gAStride : lenBytes;
+    this.bStride = this.gBStride !== 0 ? this.gBStride : transpose ? lenBytes : 4;
+    this.cStride = this.gCStride !== 0 ? this.gCStride : 4;
+    this.m0 = w2 & 0xfff;
+    this.n = (w2 >>> 12) & 15;
+    const chunks = (len + N - 1) >>> 3;
+    this.aReads = chunks << 3;
+    this.bReads = transpose ? chunks << 3 : len;
+    this.scLast = len + 2 * N - 2;
+    this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
+    this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
+    this.acc.fill(0);
+    this.peV.fill(0);
+    const aMask = bankMask(this.aBase, N, chunks * 4, this.aStride);
+    const bMask = transpose ? bankMask(this.bBase, N, chunks * 4, this.bStride) : bankMask(this.bBase, len, 4, this.bStride);
+    const cMask = bankMask(this.cBase, N, 4, this.cStride);
+    this.readMask = aMask | bMask | (this.accQ ? cMask : 0);
+    this.writeMask = cMask;
+    this.state = len === 0 ? S_DONE : S_STREAM;
+  }
+
+  private get cAddr(): number { return (this.cBase + this.drow * this.cStride) & 0xffff; }
+
+  request(p: Ports): void {
+    switch (this.state) {
+      case S_STREAM:
+        if (this.iq < this.aReads) { p.rdReq[RD_A] = 1; p.rdAddr[RD_A] = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff; }
+        if (this.iq < this.bReads) { p.rdReq[RD_B] = 1; p.rdAddr[RD_B] = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff; }
+        break;
+      case S_DRAIN_RD:
+        p.rdReq[RD_C] = 1; p.rdAddr[RD_C] = this.cAddr;
+        break;
+      case S_DRAIN_WR:
+        p.wrReq[WR_C] = 1; p.wrAddr[WR_C] = this.cAddr;
+        break;
+      default:
+        break;
+    }
+  }
+
+  read(p: Ports): void {
+    if (p.rdReq[RD_A] && p.rdGnt[RD_A]) this.aLatch = this.spad.word(p.rdAddr[RD_A]);
+    if (p.rdReq[RD_B] && p.rdGnt[RD_B]) this.bLatch = this.spad.word(p.rdAddr[RD_B]);
+    if (p.rdReq[RD_C] && p.rdGnt[RD_C]) this.cLatch = this.spad.word(p.rdAddr[RD_C]);
+    if (p.rdReq[RD_A] && p.rdReq[RD_B] && !p.rdGnt[RD_B] && this.starvedBank < 0 &&
+        ((p.rdAddr[RD_A] ^ p.rdAddr[RD_B]) & 0xf000) === 0) this.starvedBank = (p.rdAddr[RD_A] >>> 12) & 15;
+  }
+
+  edge(p: Ports): void {
+    const aReq = p.rdReq[RD_A] === 1, bReq = p.rdReq[RD_B] === 1;
+    const issueGo = (aReq || bReq) && (!aReq || p.rdGnt[RD_A] === 1) && (!bReq || p.rdGnt[RD_B] === 1);
+    switch (this.state) {
+      case S_STREAM: this.streamEdge(issueGo, aReq, bReq); break;
+      case S_DRAIN_RD:
+        if (p.rdGnt[RD_C]) this.state = S_DRAIN_WR;
+        break;
+      case S_DRAIN_WR:
+        if (p.wrGnt[WR_C]) {
+          this.spad.writeWord(this.cAddr, this.cWord(), 15);
+          if (this.drow === N - 1) this.state = S_DONE;
+          else this.state = this.accQ ? S_DRAIN_RD : S_DRAIN_WR;
+          this.drow = (this.drow + 1) & 7;
+        }
+        break;
+      case S_DONE: this.state = S_IDLE; break;
+      default: break;
+    }
+    this.arrive = issueGo;
+    // bank_dout: the word a grant sampled is on the port during the next clock.
+    if (aReq && p.rdGnt[RD_A]) this.aRdata = this.aLatch;
+    if (bReq && p.rdGnt[RD_B]) this.bRdata = this.bLatch;
+    if (p.rdReq[RD_C] && p.rdGnt[RD_C]) this.cRdata = this.cLatch;
+  }
+
+  private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
+    const issuesDone = this.iq >= this.aReads && this.iq >= this.bReads;
+    const arrayEn = this.arrive || issuesDone;
+    if (issueGo) {
+      if (!this.reference) {
+        if (aReq) this.aWords[this.iq] = this.aLatch;
+        if (bReq) this.bWords[this.iq] = this.bLatch;
+      }
+      const rowWrap = (this.iq & 7) === 7;
+      if (aReq) {
+        if (rowWrap) { this.aOffRow = 0; this.aOffChunk = (this.aOffChunk + 4) & 0xffff; }
+        else this.aOffRow = (this.aOffRow + this.aStride) & 0xffff;
+      }
+      if (bReq) {
+        if (this.transposeQ && rowWrap) { this.bOffRow = 0; this.bOffChunk = (this.bOffChunk + 4) & 0xffff; }
+        else this.bOffRow = (this.bOffRow + this.bStride) & 0xffff;
+      }
+      this.iq++;
+    }
+    if (arrayEn) {
+      if (this.reference) this.arrayStep();
+      if (this.sc === this.scLast) {
+        if (!this.reference) this.sumProducts();
+        this.state = this.accQ ? S_DRAIN_RD : S_DRAIN_WR;
+      }
+      this.sc++;
+    }
+  }
+
+  /** One array_en clock of the literal array (reference model). */
+  private arrayStep(): void {
+    const sc = this.sc;
+    const feedValid = sc >= 1 && sc <= this.lenQ ? 1 : 0;
+    for (let i = 0; i < N; i++) {
+      this.aEdge[i] = sext4(this.arowBuf[i]);
+      this.bEdge[i] = this.transposeQ ? sext4(this.bcolBuf[i]) : sext4(this.bskew[i] >>> (4 * i));
+      this.vEdge[i] = i === 0 ? feedValid : (this.vchain >>> (i - 1)) & 1;
+    }
+    this.vchain = ((this.vchain << 1) | feedValid) & 0xff;
+    for (let i = 0; i < N; i++) {
+      if (sc < this.aReads && (sc & 7) === i) this.arowBuf[i] = this.aRdata;
+      else if (this.vEdge[i]) this.arowBuf[i] >>>= 4;
+    }
+    if (this.transposeQ) {
+      for (let j = 0; j < N; j++) {
+        if (sc < this.bReads && (sc & 7) === j) this.bcolBuf[j] = this.bRdata;
+        else if (this.vEdge[j]) this.bcolBuf[j] >>>= 4;
+      }
+    } else {
+      for (let s = N - 1; s > 0; s--) this.bskew[s] = this.bskew[s - 1];
+      this.bskew[0] = this.bRdata;
+    }
+    // Every PE reads its neighbours' registers from before this edge: walk from the far corner.
+    for (let i = N - 1; i >= 0; i--) {
+      for (let j = N - 1; j >= 0; j--) {
+        const k = i * N + j;
+        const inA = j === 0 ? this.aEdge[i] : this.peA[k - 1];
+        const inV = j === 0 ? this.vEdge[i] : this.peV[k - 1];
+        const inB = i === 0 ? this.bEdge[j] : this.peB[k - N];
+        this.peA[k] = inA;
+        this.peV[k] = inV;
+        this.peB[k] = inB;
+        if (inV) this.acc[k] = (this.acc[k] + inA * inB) | 0;
+      }
+    }
+  }
+
+  /** Fast model: the 64 sums from the fetched words (A word iq = row iq%8, chunk iq/8). */
+  private sumProducts(): void {
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords;
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j < N; j++) {
+        let s = 0;
+        for (let k = 0; k < len; k++) {
+          const a = sext4(aw[((k >>> 3) << 3) + i] >>> (4 * (k & 7)));
+          const b = this.transposeQ ? sext4(bw[((k >>> 3) << 3) + j] >>> (4 * (k & 7))) : sext4(bw[k] >>> (4 * j));
+          s += a * b;
+        }
+        this.acc[i * N + j] = s | 0;
+      }
+    }
+  }
+
+  /** The C row `drow` as written: clip4(requant(acc) + (accumulate ? old : 0)) per lane. */
+  private cWord(): number {
+    let w = 0;
+    const row = this.drow * N;
+    for (let j = 0; j < N; j++) {
+      const rq = seedRequant(this.acc[row + j], this.m0, this.n, -8);
+      const old = this.accQ ? sext4(this.cRdata >>> (4 * j)) : 0;
+      const v = rq + old;
+      w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);
+    }
+    return w >>> 0;
+  }
+}

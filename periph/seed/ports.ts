@@ -1,0 +1,91 @@
+// The seed scratchpad's ports and per-bank arbitration (scratchpad.sv): 16
+// banks of 4 KB (1024 words of 32 bits, contiguous address ranges), per bank
+// one read and one write per clock, arbitrated separately. Lowest requester
+// index wins its bank: reads A > B > C > V > DMA > CPU, writes C > V > DMA >
+// CPU. A loser is simply not granted this clock and re-presents (every
+// requester of the RTL holds its request until granted).
+//
+// Each clock the TPU core clears the requests, every unit posts its requests
+// from its state at the start of the clock (request()), arbitrate() grants,
+// then granted reads sample the memory (read-first: before this clock's
+// writes) and the edges perform granted writes.
+
+export const RD_A = 0, RD_B = 1, RD_C = 2, RD_V = 3, RD_DMA = 4, RD_CPU = 5, N_RD = 6;
+export const WR_C = 0, WR_V = 1, WR_DMA = 2, WR_CPU = 3, N_WR = 4;
+
+/** Bank of a scratchpad byte address (bank_of: a >> (WOFF_W + BANK_AW)). */
+export function bankOf(addr: number): number {
+  return (addr >>> 12) & 15;
+}
+
+export class Ports {
+  readonly rdReq = new Uint8Array(N_RD);
+  readonly rdAddr = new Int32Array(N_RD);
+  readonly rdGnt = new Uint8Array(N_RD);
+  readonly wrReq = new Uint8Array(N_WR);
+  readonly wrAddr = new Int32Array(N_WR);
+  readonly wrGnt = new Uint8Array(N_WR);
+  /** Banks whose read / write port a requester lost this clock (for the stall reports). */
+  rdLost = 0;
+  wrLost = 0;
+
+  clear(): void {
+    this.rdReq.fill(0);
+    this.wrReq.fill(0);
+  }
+
+  arbitrate(): void {
+    let taken = 0;
+    this.rdLost = 0;
+    for (let r = 0; r < N_RD; r++) {
+      this.rdGnt[r] = 0;
+      if (!this.rdReq[r]) continue;
+      const bit = 1 << bankOf(this.rdAddr[r]);
+      if (taken & bit) this.rdLost |= bit;
+      else { this.rdGnt[r] = 1; taken |= bit; }
+    }
+    taken = 0;
+    this.wrLost = 0;
+    for (let w = 0; w < N_WR; w++) {
+      this.wrGnt[w] = 0;
+      if (!this.wrReq[w]) continue;
+      const bit = 1 << bankOf(this.wrAddr[w]);
+      if (taken & bit) this.wrLost |= bit;
+      else { this.wrGnt[w] = 1; taken |= bit; }
+    }
+  }
+}
+
+/** The scratchpad: bytes plus a word view (one bank word = 4 bytes, little-endian lanes). */
+export class SeedSpad {
+  readonly bytes = new Uint8Array(64 * 1024);
+  readonly words = new Uint32Array(this.bytes.buffer);
+
+  /** The bank word holding byte address `addr` (row_of drops the low two bits). */
+  word(addr: number): number {
+    return this.words[(addr & 0xffff) >>> 2];
+  }
+  /** Writes the byte lanes of `strb` of the word holding `addr`. */
+  writeWord(addr: number, value: number, strb: number): void {
+    const i = (addr & 0xffff) >>> 2;
+    if (strb === 15) { this.words[i] = value >>> 0; return; }
+    let w = this.words[i];
+    for (let k = 0; k < 4; k++) {
+      if (strb & (1 << k)) { const m = 0xff << (8 * k); w = (w & ~m) | (value & m); }
+    }
+    this.words[i] = w >>> 0;
+  }
+}
+
+/** Banks (bitmask) touched by `rows` rows of `rowBytes` bytes from `addr`, `stride` apart, 16-bit wrapping. */
+export function bankMask(addr: number, rows: number, rowBytes: number, stride: number): number {
+  if (rows <= 0 || rowBytes <= 0) return 0;
+  let mask = 0;
+  for (let r = 0; r < rows && mask !== 0xffff; r++) {
+    const first = (addr + r * stride) & 0xffff;
+    if (rowBytes >= 0x10000) return 0xffff;
+    const last = first + rowBytes - 1;
+    for (let b = first >>> 12; b <= last >>> 12; b++) mask |= 1 << (b & 15);
+  }
+  return mask;
+}

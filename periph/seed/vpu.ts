@@ -1,0 +1,135 @@
+// The seed's VPU (vpu.sv at eedda377, which adds ARGMAX = 18 to the 62a3eb39
+// version; `argmax: false` gives the older unit, where 18 is an unknown op):
+// one scratchpad word (8 int4 lanes) per access, states S_IDLE → per word
+// S_RD0, S_RD0D (, S_RD1, S_RD1D for a binary op), S_EXEC → (S_WB for a
+// reduction) → S_DONE. A denied access freezes the whole state. Narrowing
+// (clip((v*m0 + 2^(n-1)) >>> n)) is fused into every elementwise op. An
+// opcode the case statement does not know is neither binary nor a
+// reduction: it reads src0 and writes zeros to dst, exactly as the RTL does.
+// The FSM is literal and cheap, so both TPU models use it as is.
+
+import { Ports, RD_V, WR_V, bankMask, type SeedSpad } from './ports.ts';
+import { seedRequant } from './mxu.ts';
+
+const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
+export const VOP_DOT = 0, VOP_ADD = 1, VOP_RELU = 3, VOP_REQUANT = 10, VOP_DYT = 16, VOP_ARGMAX = 18;
+const LANES = 8;
+
+const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
+
+export class SeedVpu {
+  state = S_IDLE;
+  private op = 0; private dst = 0;
+  private pSrc0 = 0; private pSrc1 = 0; private pDst = 0;
+  private remaining = 0; private pElem = 0;
+  private m0 = 0; private n = 0;
+  private acc = 0; private maxVal = -9;
+  private data0 = 0; private data1 = 0;
+  private rdLatch = 0;
+  readMask = 0; writeMask = 0;
+
+  constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
+
+  get busy(): boolean { return this.state !== S_IDLE; }
+  get isDone(): boolean { return this.state === S_DONE; }
+
+  isBinary(op: number): boolean { return op === VOP_DOT || op === VOP_ADD || op === VOP_DYT; }
+  isReduction(op: number): boolean { return op === VOP_DOT || (this.argmax && op === VOP_ARGMAX); }
+  isKnown(op: number): boolean {
+    return op === VOP_DOT || op === VOP_ADD || op === VOP_RELU || op === VOP_REQUANT || op === VOP_DYT || (this.argmax && op === VOP_ARGMAX);
+  }
+
+  /** VPU_OP at the head in S_IDLE: vpu_start; the edge of this clock leaves S_IDLE. */
+  start(w0: number, w1: number, w2: number): void {
+    this.op = (w0 >>> 8) & 31;
+    this.dst = w0 >>> 16;
+    this.pDst = this.dst;
+    this.pSrc0 = w1 & 0xffff;
+    this.pSrc1 = w1 >>> 16;
+    const vlen = w2 & 0x3ff;
+    this.remaining = vlen;
+    this.m0 = (w2 >>> 16) & 0xfff;
+    this.n = (w2 >>> 28) & 15;
+    this.acc = 0; this.pElem = 0; this.maxVal = -9;
+    const words = (vlen + 7) >>> 3;
+    const span = words * 4;
+    this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.isBinary(this.op) ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
+    this.writeMask = this.isReduction(this.op) ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
+    this.state = vlen === 0 ? S_DONE : S_RD0;
+  }
+
+  private get chunkActive(): number { return this.remaining >= LANES ? LANES : this.remaining; }
+
+  request(p: Ports): void {
+    switch (this.state) {
+      case S_RD0: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc0; break;
+      case S_RD1: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc1; break;
+      case S_EXEC: if (!this.isReduction(this.op)) { p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.pDst; } break;
+      case S_WB: p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.dst; break;
+      default: break;
+    }
+  }
+
+  read(p: Ports): void {
+    if (p.rdReq[RD_V] && p.rdGnt[RD_V]) this.rdLatch = this.spad.word(p.rdAddr[RD_V]);
+  }
+
+  edge(p: Ports): void {
+    if ((p.rdReq[RD_V] && !p.rdGnt[RD_V]) || (p.wrReq[WR_V] && !p.wrGnt[WR_V])) return; // stalled
+    switch (this.state) {
+      case S_RD0: this.state = S_RD0D; break;
+      case S_RD0D: this.data0 = this.rdLatch; this.state = this.isBinary(this.op) ? S_RD1 : S_EXEC; break;
+      case S_RD1: this.state = S_RD1D; break;
+      case S_RD1D: this.data1 = this.rdLatch; this.state = S_EXEC; break;
+      case S_EXEC: this.exec(); break;
+      case S_WB: this.spad.writeWord(this.dst, this.acc, 15); this.state = S_DONE; break;
+      case S_DONE: this.state = S_IDLE; break;
+      default: break;
+    }
+  }
+
+  private exec(): void {
+    const active = this.chunkActive;
+    const last = this.remaining <= LANES;
+    const op = this.op;
+    if (this.isReduction(op)) {
+      if (op === VOP_DOT) {
+        let sum = 0;
+        for (let l = 0; l < active; l++) sum += sext4(this.data0 >>> (4 * l)) * sext4(this.data1 >>> (4 * l));
+        this.acc = (this.acc + sum) | 0;
+      } else {
+        // The comparator tree: the first maximum of the active lanes (ties go left; padding is -8 and loses ties).
+        let best = sext4(this.data0), bestIdx = 0;
+        for (let l = 1; l < active; l++) {
+          const v = sext4(this.data0 >>> (4 * l));
+          if (v > best) { best = v; bestIdx = l; }
+        }
+        if (best > this.maxVal) { this.acc = this.pElem + bestIdx; this.maxVal = best; }
+      }
+    } else {
+      let data = 0, strb = 0;
+      for (let l = 0; l < active; l++) data |= (this.lane(op, l) & 15) << (4 * l);
+      for (let b = 0; b < 4; b++) if (2 * b < active) strb |= 1 << b;
+      this.spad.writeWord(this.pDst, data >>> 0, strb);
+    }
+    this.pSrc0 = (this.pSrc0 + 4) & 0xffff;
+    this.pSrc1 = (this.pSrc1 + 4) & 0xffff;
+    this.pDst = (this.pDst + 4) & 0xffff;
+    this.pElem += active;
+    this.remaining -= active;
+    this.state = last ? (this.isReduction(op) ? S_WB : S_DONE) : S_RD0;
+  }
+
+  /** res4 of lane l (unknown ops: 0). */
+  private lane(op: number, l: number): number {
+    const a = sext4(this.data0 >>> (4 * l));
+    const b = sext4(this.data1 >>> (4 * l));
+    switch (op) {
+      case VOP_ADD: return seedRequant(a + b, this.m0, this.n, -8);
+      case VOP_RELU: return seedRequant(a > 0 ? a : 0, this.m0, this.n, -8);
+      case VOP_REQUANT: return seedRequant(a, this.m0, this.n, -8);
+      case VOP_DYT: return seedRequant(a + b, this.m0, this.n, -7);
+      default: return 0;
+    }
+  }
+}
