@@ -12,6 +12,8 @@ export interface CpuFeatures {
   ENABLE_DIV: boolean;
   /** Register file with two read ports: reg+reg instructions read both in one clock. */
   ENABLE_REGS_DUALPORT: boolean;
+  /** RV32C: 16-bit instructions, pcs on halfwords (PicoRV32's COMPRESSED_ISA; off on picotpu). */
+  COMPRESSED_ISA: boolean;
 }
 
 export interface BusTiming {
@@ -60,6 +62,7 @@ export function defaultConfig(): PlatformConfig {
       ENABLE_FAST_MUL: false,
       ENABLE_DIV: false,
       ENABLE_REGS_DUALPORT: true,
+      COMPRESSED_ISA: false,
     },
     bus: {
       consoleWait: 2,
@@ -88,6 +91,7 @@ export const CPU_FEATURE_NAMES = [
   'ENABLE_FAST_MUL',
   'ENABLE_DIV',
   'ENABLE_REGS_DUALPORT',
+  'COMPRESSED_ISA',
 ] as const satisfies readonly (keyof CpuFeatures)[];
 
 export const BUS_TIMING_NAMES = [

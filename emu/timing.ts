@@ -79,6 +79,20 @@ export function classClocks(f: CpuFeatures): Record<TimingClass, number> {
 export const TAKEN_BRANCH_EXTRA = 2;
 
 /**
+ * COMPRESSED_ISA: a 32-bit instruction at a halfword address straddles two
+ * words and costs one clock more, charged to the instruction before it (whose
+ * prefetch it is): PicoRV32 takes its low half from the 16-bit buffer
+ * (prefetched_high_word) but fetches the second word only once the core asks
+ * for the instruction (mem_la_use_prefetched_high_word needs mem_do_rinst), so
+ * the prefetch ends one clock later, and with it a load's or store's data
+ * handshake. The same holds for the target of a jump or taken branch (the
+ * buffer is cleared by the branch, the word is fetched, then the second), and
+ * a taken branch also pays for a straddling fall-through, which it prefetched
+ * before the branch resolved. Jumps do not prefetch their fall-through.
+ */
+export const STRADDLE_EXTRA = 1;
+
+/**
  * Extra clocks of a shift by `n` without BARREL_SHIFTER: TWO_STAGE_SHIFT moves
  * four places per clock while at least four remain, then one place per clock.
  */
