@@ -56,8 +56,8 @@ export const BOARDS: Record<BoardName, Board> = {
     name: 'seed',
     summary: "the seed's board (im-afan/transformer-tpu-int4 cpu_subsys.sv + tpu_top.sv; docs/seed-board.md): picorv32_axi, 16 KB RAM, seed TPU",
     ramSize: 16 * 1024,
-    // cpu_subsys.sv's picorv32_axi parameters (ENABLE_MUL=0, ENABLE_DIV=0; COMPRESSED_ISA=1 comes with the cpu branch).
-    cpuFixed: { BARREL_SHIFTER: true, ENABLE_MUL: false, ENABLE_FAST_MUL: true, ENABLE_DIV: false },
+    // cpu_subsys.sv's picorv32_axi parameters; ENABLE_REGS_DUALPORT at PicoRV32's default.
+    cpuFixed: { BARREL_SHIFTER: true, COMPRESSED_ISA: true, ENABLE_MUL: false, ENABLE_FAST_MUL: true, ENABLE_DIV: false, ENABLE_REGS_DUALPORT: true },
     memoryInterface: 'axi-lite',
     tpu: 'seed',
     stop: 'done-store',

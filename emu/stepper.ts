@@ -62,7 +62,7 @@ export class Stepper {
     }
     // Keep the TPU current, so a debugger shows its state at this clock (and
     // a --strict error stops the stepping at once).
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.activity;
     tpu.advanceTo(cpu.cycle);
     if (tpu.fatal) {
       this.stopped = StopReason.EXIT;

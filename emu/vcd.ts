@@ -22,7 +22,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
-import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
+import { expandedWord, FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
 import type { StepInfo } from './stepper.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
@@ -153,7 +153,7 @@ export class VcdWriter implements RunObserver {
       stallTo = s.to;
       stallUnit = s.unit;
     }
-    if ((info.word & 0x7f) === 0x23) {
+    if ((expandedWord(info) & 0x7f) === 0x23) {
       const p = perfCtrlWrite(info, machine);
       if (p) this.cpu(p.clock, PERF, p.on ? 1 : 0);
       // Pushes: the store's write reaches the TPU at its data handshake (clockBefore + storeAccessOffset), or is accepted at the stall's end.
