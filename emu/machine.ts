@@ -57,6 +57,8 @@ export interface RunResult {
   seedCounters: SeedCounters | null;
   /** The seed board: accesses the RTL aliases or drops (docs/seed-board.md), else null. */
   aliases: AliasCounts | null;
+  /** The seed board: the word the DONE store wrote (the RTL ignores it), or null. */
+  doneValue: number | null;
 }
 
 export interface MachineOptions {
@@ -231,18 +233,18 @@ export class Machine {
   }
 
   /** The TPU's part of a result: picotpu's counters and errors, or the seed's ten counters in PLATFORM.md §7's shape. */
-  private tpuFigures(): Pick<RunResult, 'tpuFatal' | 'tpuErrors' | 'counters' | 'perfWindow' | 'windows' | 'seedCounters' | 'aliases'> {
+  private tpuFigures(): Pick<RunResult, 'tpuFatal' | 'tpuErrors' | 'counters' | 'perfWindow' | 'windows' | 'seedCounters' | 'aliases' | 'doneValue'> {
     if (this.seed) {
       const c = this.seed.counters();
       return {
         tpuFatal: null, tpuErrors: [], counters: reportOfSeedCounters(c), perfWindow: true, windows: [],
-        seedCounters: c, aliases: { ...(this.bus as SeedBus).aliases },
+        seedCounters: c, aliases: { ...(this.bus as SeedBus).aliases }, doneValue: (this.bus as SeedBus).doneValue,
       };
     }
     const tpu = this.tpu;
     return {
       tpuFatal: tpu.fatal, tpuErrors: tpu.errors, counters: tpu.report(), perfWindow: tpu.usedPerfCtrl,
-      windows: tpu.windows.slice(), seedCounters: null, aliases: null,
+      windows: tpu.windows.slice(), seedCounters: null, aliases: null, doneValue: null,
     };
   }
 

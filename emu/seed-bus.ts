@@ -44,6 +44,8 @@ export class SeedBus extends Bus {
   onAliasedRamWrite: ((ramAddr: number) => void) | null = null;
   /** Told of every commit store (word 3 of a unit's command port): seed unit, opcode, clock, stall clocks. */
   onCommit: ((unit: number, opcode: number, clock: number, stall: number) => void) | null = null;
+  /** The word the DONE store wrote (the RTL ignores it; a testbench sees it on the bus), or null. */
+  doneValue: number | null = null;
   /** Word 0 of the staging register all units share (its low byte is the opcode). */
   private stagedWord0 = 0;
 
@@ -84,6 +86,7 @@ export class SeedBus extends Bus {
       this.seed.write(offset, value, wstrb, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       // cpu_subsys.sv: a command port is offset[11:8] = 0 with offset[7:4] <= 2; word offset[3:2].
+      if (offset === 0x70 && this.doneValue === null && this.seed.done) this.doneValue = value >>> 0;
       if (offset < 0x30) {
         const word = (offset >> 2) & 3;
         if (word === 0) this.stagedWord0 = value;

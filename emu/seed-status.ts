@@ -59,5 +59,6 @@ export function seedReportFields(r: RunResult): Record<string, unknown> {
     countersWindow: 'run pulse .. DONE store (or the stop)',
     report: r.counters,
     aliases: r.aliases,
+    doneValue: r.doneValue,
   };
 }

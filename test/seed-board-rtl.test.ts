@@ -1,0 +1,102 @@
+// --board seed against the seed's RTL. (1) Our TPU command streams
+// (test/seed-rtl/streams/, built by test/global-setup.ts) measured on the RTL
+// under Verilator (test/seed-rtl/streams-measured.json, howMeasured there): the
+// ten counters, issued/retired, the DONE value and the final SRAM must be the
+// RTL's. (2) The seed's own test firmware (built outside this repository into
+// /work/seed/out; skipped where that does not exist — it is never committed):
+// the ten counters of test/seed-rtl/seed-firmware-measured.json. (3) Speed:
+// tiled_simple on --board seed against the RTL under Verilator, side by side.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Machine, type RunResult } from '../emu/machine.ts';
+import type { SeedCounters } from '../periph/seed/tpu.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const STREAMS = JSON.parse(readFileSync(join(root, 'test', 'seed-rtl', 'streams-measured.json'), 'utf8'));
+const FIRMWARE = JSON.parse(readFileSync(join(root, 'test', 'seed-rtl', 'seed-firmware-measured.json'), 'utf8'));
+const TEN = ['run', 'mxu', 'mload', 'vpu', 'dma', 'swait', 'vmm', 'idlec', 'qfull', 'ovlap'] as const;
+
+/** The SRAM image the testbench loads when a stream says sram = 'pattern' (streams-measured.json sramPattern). */
+function sramPattern(bytes: Uint8Array): void {
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (Math.imul(i, 73) + (i >>> 9) * 5 + 0x35) & 0xff;
+}
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+function runSeed(elf: Uint8Array, pattern: boolean, watchdog: number): { m: Machine; r: RunResult } {
+  const m = new Machine(undefined, { board: 'seed' });
+  m.loadElf(elf);
+  if (pattern) sramPattern(m.sramBytes);
+  return { m, r: m.run(watchdog) };
+}
+
+const tenOf = (c: SeedCounters) => Object.fromEntries(TEN.map((k) => [k, c[k]]));
+
+describe('our TPU command streams: --board seed equals the seed\'s RTL', () => {
+  for (const s of STREAMS.streams as {
+    name: string; end: string; doneValue: string; counters: Record<string, number>; status: Record<string, number>;
+    sramSha256: string; elfSha256: string; sram: string; watchdogClocks?: number; commitStallClocks: number;
+  }[]) {
+    it(`${s.name}: ten counters, status, DONE value, final SRAM`, () => {
+      const elf = readFileSync(join(root, 'build', 'seed-streams', `${s.name}.elf`));
+      expect(sha256(elf), 'the ELF the RTL ran (same compiler, same flags)').toBe(s.elfSha256);
+      const { m, r } = runSeed(elf, s.sram === 'pattern', s.watchdogClocks ?? 5_000_000);
+      expect(r.reason).toBe(s.end === 'done' ? 'exit' : 'cycle-limit');
+      if (s.end === 'done') expect(r.doneValue).toBe(Number(s.doneValue));
+      expect(tenOf(r.seedCounters!)).toEqual(s.counters);
+      expect(r.seedCounters!.trueQfullStall).toBe(s.commitStallClocks);
+      const act = m.activity.units;
+      const issued = (u: string) => act.find((x) => x.name === u)!.issued;
+      expect({ mxu: issued('MXU'), vpu: issued('VPU'), dma: issued('DMA') })
+        .toEqual({ mxu: s.status.mxu_issued, vpu: s.status.vpu_issued, dma: s.status.dma_issued });
+      expect(sha256(m.sramBytes), 'final SRAM').toBe(s.sramSha256);
+    });
+  }
+});
+
+const SEED_OUT = '/work/seed/out';
+const haveSeedFirmware = existsSync(SEED_OUT);
+
+describe.skipIf(!haveSeedFirmware)('the seed\'s own test firmware (/work/seed/out, built outside this repository)', () => {
+  for (const f of FIRMWARE.firmware as { name: string; counters: Record<string, number>; elfSha256: string }[]) {
+    const path = join(SEED_OUT, `${f.name}.elf`);
+    it.skipIf(!existsSync(path))(`${f.name}: the ten counters of the seed's RTL`, () => {
+      const elf = readFileSync(path);
+      expect(sha256(elf), `${path} is the ELF that was measured`).toBe(f.elfSha256);
+      const { r } = runSeed(elf, false, 200_000_000);
+      expect(r.reason).toBe('exit');
+      expect(tenOf(r.seedCounters!)).toEqual(f.counters);
+    });
+  }
+});
+
+const VERILATOR_RUN = '/work/seed/glue/run.sh';
+const TILED = join(SEED_OUT, 'tiled_simple.elf');
+
+describe.skipIf(!existsSync(VERILATOR_RUN) || !existsSync(TILED))('speed: --board seed against the RTL under Verilator', () => {
+  it('tiled_simple runs at least 100x faster than the seed\'s RTL under Verilator, measured side by side', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'seed-speed-'));
+    try {
+      const t0 = process.hrtime.bigint();
+      const rtl = spawnSync('sh', [VERILATOR_RUN, TILED.replace(/\.elf$/, '.hex')], { encoding: 'utf8', timeout: 120_000, cwd: tmp });
+      const rtlSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      expect(rtl.status, rtl.stderr).toBe(0);
+      const run = Number(/PERF run=(\d+)/.exec(rtl.stdout)?.[1]);
+      const t1 = process.hrtime.bigint();
+      const { r } = runSeed(readFileSync(TILED), false, 200_000_000);
+      const oursSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+      expect(r.seedCounters!.run).toBe(run);
+      const speedup = rtlSeconds / oursSeconds;
+      console.log(`tiled_simple: RTL (Verilator) ${rtlSeconds.toFixed(2)} s, --board seed ${oursSeconds.toFixed(3)} s: ${speedup.toFixed(0)}x`);
+      expect(speedup).toBeGreaterThanOrEqual(100);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
