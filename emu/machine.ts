@@ -13,7 +13,7 @@ import { EXIT } from './exit-status.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { describeError, Tpu, type TpuError } from '../periph/tpu.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
-import { SeedTpu, type SeedCounters } from '../periph/seed/tpu.ts';
+import { SeedTpu, type SeedCounters, type SeedHazard } from '../periph/seed/tpu.ts';
 import { BoardError, BOARDS, boardNamed, type Board, type BoardName } from './boards.ts';
 import { SeedBus, type AliasCounts } from './seed-bus.ts';
 import { SeedActivity, type TpuActivity } from './tpu-activity.ts';
@@ -59,6 +59,8 @@ export interface RunResult {
   aliases: AliasCounts | null;
   /** The seed board: the word the DONE store wrote (the RTL ignores it), or null. */
   doneValue: number | null;
+  /** The seed board: what the RTL does silently and the emulator reports (periph/seed), the first few and the count. */
+  hazards: { count: number; first: SeedHazard[] } | null;
 }
 
 export interface MachineOptions {
@@ -233,18 +235,19 @@ export class Machine {
   }
 
   /** The TPU's part of a result: picotpu's counters and errors, or the seed's ten counters in PLATFORM.md §7's shape. */
-  private tpuFigures(): Pick<RunResult, 'tpuFatal' | 'tpuErrors' | 'counters' | 'perfWindow' | 'windows' | 'seedCounters' | 'aliases' | 'doneValue'> {
+  private tpuFigures(): Pick<RunResult, 'tpuFatal' | 'tpuErrors' | 'counters' | 'perfWindow' | 'windows' | 'seedCounters' | 'aliases' | 'doneValue' | 'hazards'> {
     if (this.seed) {
       const c = this.seed.counters();
       return {
         tpuFatal: null, tpuErrors: [], counters: reportOfSeedCounters(c), perfWindow: true, windows: [],
         seedCounters: c, aliases: { ...(this.bus as SeedBus).aliases }, doneValue: (this.bus as SeedBus).doneValue,
+        hazards: { count: this.seed.hazardCount, first: this.seed.hazards.slice() },
       };
     }
     const tpu = this.tpu;
     return {
       tpuFatal: tpu.fatal, tpuErrors: tpu.errors, counters: tpu.report(), perfWindow: tpu.usedPerfCtrl,
-      windows: tpu.windows.slice(), seedCounters: null, aliases: null, doneValue: null,
+      windows: tpu.windows.slice(), seedCounters: null, aliases: null, doneValue: null, hazards: null,
     };
   }
 

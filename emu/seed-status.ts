@@ -46,6 +46,10 @@ export function formatSeedReport(r: RunResult, clockHz: number): string {
       lines.push(`warning: ${n} access${n === 1 ? '' : 'es'} the seed's decoder aliases (RAM ${a.ram}, MMIO ${a.mmio}, scratchpad ${a.spad}, `
         + `outside every region ${a.unmapped}); the first at 0x${(a.firstAddr >>> 0).toString(16).padStart(8, '0')}, clock ${a.firstClock}`);
     }
+    const h = r.hazards;
+    if (h && h.count > 0) {
+      lines.push(`warning: ${h.count} command${h.count === 1 ? '' : 's'} the seed's RTL executes silently as a hazard; the first: clock ${h.first[0].clock}: ${h.first[0].text}`);
+    }
     if (a.spadNarrowStores > 0) lines.push(`warning: ${a.spadNarrowStores} byte/half store${a.spadNarrowStores === 1 ? '' : 's'} to the scratchpad window wrote the whole word (the RTL ignores the strobes)`);
   }
   return lines.join('\n') + '\n';
@@ -60,5 +64,6 @@ export function seedReportFields(r: RunResult): Record<string, unknown> {
     report: r.counters,
     aliases: r.aliases,
     doneValue: r.doneValue,
+    hazards: r.hazards,
   };
 }

@@ -143,6 +143,19 @@ describe('picotpu run --board seed', () => {
     expect(Buffer.compare(image, Buffer.from(m.sramBytes))).toBe(0);
   });
 
+  it('warns of aliased accesses and of commands the RTL executes silently (hazards), in the report and the JSON', () => {
+    const json = join(tmp, 'alias.json');
+    const alias = cli(['run', '--board', 'seed', seedElf('alias'), '--report-json', json]);
+    expect(alias.status, alias.stderr).toBe(0);
+    expect(alias.stderr).toMatch(/^warning: 3 accesses the seed's decoder aliases \(RAM 1, MMIO 0, scratchpad 0, outside every region 2\); the first at 0x00007ff0, clock \d+$/m);
+    expect(JSON.parse(readFileSync(json, 'utf8')).aliases).toMatchObject({ ram: 1, unmapped: 2 });
+    // bad_commands (test/seed-rtl/streams) pushes unknown opcodes, among others.
+    const bad = cli(['run', '--board', 'seed', join(root, 'build', 'seed-streams', 'bad_commands.elf'), '--report-json', json]);
+    expect(bad.status, bad.stderr).toBe(0);
+    expect(bad.stderr).toMatch(/^warning: \d+ commands the seed's RTL executes silently as a hazard; the first: clock \d+: MXU opcode 0x00 is unknown/m);
+    expect(JSON.parse(readFileSync(json, 'utf8')).hazards.count).toBeGreaterThan(0);
+  });
+
   it('--sram FILE@OFFSET loads the SRAM the DMA sees; --sram-out on picotpu writes its SRAM', () => {
     const input = join(tmp, 'in.bin'), out = join(tmp, 'out.bin');
     writeFileSync(input, Buffer.from([1, 2, 3, 4]));
