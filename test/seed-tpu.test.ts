@@ -5,7 +5,7 @@
 // models against each other and against plain functional models.
 import { describe, expect, it } from 'vitest';
 import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../periph/seed/regs.ts';
-import { SeedTpu } from '../periph/seed/tpu.ts';
+import { SEED_STUCK_WAIT, SeedTpu } from '../periph/seed/tpu.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 
@@ -122,6 +122,21 @@ describe('seed TPU: worked examples (clocks from the RTL FSMs)', () => {
       expect(r.tpu.queueLevel(SEED_MXU)).toBe(1);
       expect(r.tpu.unitBusy(SEED_MXU)).toBe(true);
       expect(r.tpu.hazards.map((h) => h.kind)).toEqual(['mxu-ab-same-bank']);
+      expect(r.tpu.stuck).toBe(false);
+    }
+    // A window read of the starved bank, or an eighth command behind the starved one, can never
+    // complete: the RTL hangs; the model reports SEED_STUCK_WAIT wait clocks and freezes.
+    const read: SeedOp[] = [...ops, { kind: 'spadRead', addr: 0x800 }];
+    for (const r of both(read)) {
+      expect(r.trace.at(-1)).toBe(SEED_STUCK_WAIT);
+      expect(r.tpu.stuck).toBe(true);
+      expect(r.tpu.hazards.map((h) => h.kind)).toEqual(['mxu-ab-same-bank', 'deadlock']);
+    }
+    const full: SeedOp[] = [...ops];
+    for (let k = 0; k < 8; k++) full.push(cmd(SEED_MXU, 'MM', { A_ADDR: 0x1000, B_ADDR: 0x2000 }));
+    for (const r of both(full)) {
+      expect(r.trace.filter((_, i) => i % 2 === 1).at(-1)).toBe(SEED_STUCK_WAIT);
+      expect(r.tpu.queueLevel(SEED_MXU)).toBe(8);
     }
   });
 
@@ -208,7 +223,7 @@ function randomSpad(seed: number): Uint8Array {
 
 describe('seed TPU: reference and fast models agree', () => {
   it('on 300 random command streams (queue-full and bank-conflict stalls, every op, bad opcodes)', () => {
-    let stalls = 0, conflicts = 0;
+    let stalls = 0, conflicts = 0, parallel = 0, skipped = 0, stepped = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const ops = randomStream(seed);
       const spad = randomSpad(seed);
@@ -220,11 +235,17 @@ describe('seed TPU: reference and fast models agree', () => {
       expect(Buffer.compare(fast.tpu.spad, ref.tpu.spad), `seed ${seed} spad`).toBe(0);
       expect(Buffer.compare(fast.tpu.sram, ref.tpu.sram), `seed ${seed} sram`).toBe(0);
       if (ref.tpu.counters().trueQfullStall > 0) stalls++;
+      parallel += fast.tpu.parallelSkips;
+      skipped += fast.tpu.skippedClocks;
+      stepped += fast.tpu.steppedClocks;
       if (ref.trace.some((v, i) => i % 3 === 2 && v > 0)) conflicts++;
     }
     // The streams must exercise what they claim to.
     expect(stalls).toBeGreaterThan(20);
     expect(conflicts).toBeGreaterThan(0);
+    // ... and the fast model must have skipped, also with two or more units running at once.
+    expect(parallel).toBeGreaterThan(100);
+    expect(skipped).toBeGreaterThan(stepped);
   });
 });
 

@@ -29,6 +29,9 @@ export class SeedDma {
   /** Banks of the running command: reads, writes. */
   readMask = 0; writeMask = 0;
 
+  /** Ports of the fast model's bulk steps, where the DMA is alone in its banks. */
+  private readonly own = new Ports();
+
   constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {}
 
   get busy(): boolean { return this.state === S_FILL || this.state === S_SPILL; }
@@ -146,6 +149,31 @@ export class SeedDma {
     }
   }
 
+  /**
+   * Fast model: a lower bound of the clocks before S_DONE (from this clock on) when every access is
+   * granted. A spill beat takes two clocks and the last one three more, so R bytes still to write
+   * need more than 2R.
+   */
+  horizon(): number {
+    if (this.state === S_FILL) return this.fillClocksLeft();
+    if (this.state !== S_SPILL) return 0;
+    const left = (this.rows - this.wRow - 1) * this.rowBytes + (this.rowBytes - this.wCol);
+    return this.wRow < this.rows ? 2 * left : 0;
+  }
+
+  /** Fast model: n clocks (n <= horizon()) with nobody else in the DMA's banks. */
+  bulk(n: number): void {
+    if (this.state === S_FILL) { this.fillBulk(n); return; }
+    const p = this.own;
+    for (let i = 0; i < n; i++) {
+      p.clear();
+      this.request(p);
+      p.arbitrate();
+      this.read(p);
+      this.edge(p);
+    }
+  }
+
   /** Fast model: fill clocks left before S_DONE when every write is granted (the current clock included). */
   fillClocksLeft(): number {
     if (this.state !== S_FILL) return 0;
@@ -158,8 +186,9 @@ export class SeedDma {
     while (n > 0) {
       const inRow = Math.min(n, this.rowBytes - this.fCol);
       const s = (this.spadRowPtr + this.fCol) & 0xffff;
-      if (s + inRow <= 0x10000 && this.addrQ + inRow <= SRAM_MASK + 1) spad.set(sram.subarray(this.addrQ, this.addrQ + inRow), s);
-      else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(this.addrQ + k) & SRAM_MASK];
+      const d = this.addrQ;
+      if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+      else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (this.fCol + inRow >= this.rowBytes) {
         this.fCol = this.rowBytes - 1;

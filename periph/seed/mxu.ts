@@ -61,11 +61,44 @@ export class SeedMxu {
   // fast datapath: operand words in fetch order
   private readonly aWords = new Uint32Array(65536 + 8);
   private readonly bWords = new Uint32Array(65536 + 8);
+  private readonly aElems = new Int8Array(N * 65536);
+  private readonly bElems = new Int8Array(N * 65536);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
 
+  private readonly own = new Ports();
+
   constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
+
+  /**
+   * Fast model: a lower bound of the clocks before S_DONE when the MXU is alone in its banks. The
+   * array steps at most once a clock up to sc_last, then the drain takes a clock a row (two
+   * accumulating); a stall (A and B in one bank) only adds clocks.
+   */
+  horizon(): number {
+    const perRow = this.accQ ? 2 : 1;
+    switch (this.state) {
+      case S_STREAM: return this.scLast - this.sc + 1 + N * perRow;
+      case S_DRAIN_RD: return (N - this.drow) * 2;
+      case S_DRAIN_WR: return (N - this.drow) * perRow - (perRow - 1);
+      default: return 0;
+    }
+  }
+
+  /** Fast model: n clocks (n <= horizon()) with nobody else in the MXU's banks (A still outranks B). */
+  bulk(n: number): void {
+    // Starved, the MXU re-presents the same A and B addresses every clock and nothing changes.
+    if (this.starvedBank >= 0 && this.state === S_STREAM) n = Math.min(n, 1);
+    const p = this.own;
+    for (let i = 0; i < n; i++) {
+      p.clear();
+      this.request(p);
+      p.arbitrate();
+      this.read(p);
+      this.edge(p);
+    }
+  }
 
   get busy(): boolean { return this.state !== S_IDLE; }
   get isDone(): boolean { return this.state === S_DONE; }
@@ -233,16 +266,25 @@ export class SeedMxu {
   /** Fast model: the 64 sums from the fetched words (A word iq = row iq%8, chunk iq/8). */
   private sumProducts(): void {
     const len = this.lenQ, aw = this.aWords, bw = this.bWords;
+    const ae = this.aElems, be = this.bElems; // ae[i*len + k] = A[i][k], be[k*8 + j] = B[k][j]
+    for (let k = 0; k < len; k++) {
+      const chunk = (k >>> 3) << 3, sh = 4 * (k & 7);
+      for (let i = 0; i < N; i++) ae[i * len + k] = ((aw[chunk + i] >>> sh) << 28) >> 28;
+      if (this.transposeQ) for (let j = 0; j < N; j++) be[k * N + j] = ((bw[chunk + j] >>> sh) << 28) >> 28;
+      else { const w = bw[k]; for (let j = 0; j < N; j++) be[k * N + j] = ((w >>> (4 * j)) << 28) >> 28; }
+    }
     for (let i = 0; i < N; i++) {
-      for (let j = 0; j < N; j++) {
-        let s = 0;
-        for (let k = 0; k < len; k++) {
-          const a = sext4(aw[((k >>> 3) << 3) + i] >>> (4 * (k & 7)));
-          const b = this.transposeQ ? sext4(bw[((k >>> 3) << 3) + j] >>> (4 * (k & 7))) : sext4(bw[k] >>> (4 * j));
-          s += a * b;
-        }
-        this.acc[i * N + j] = s | 0;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+      const ai = i * len;
+      for (let k = 0, bk = 0; k < len; k++, bk += N) {
+        const a = ae[ai + k];
+        if (a === 0) continue;
+        s0 += a * be[bk]; s1 += a * be[bk + 1]; s2 += a * be[bk + 2]; s3 += a * be[bk + 3];
+        s4 += a * be[bk + 4]; s5 += a * be[bk + 5]; s6 += a * be[bk + 6]; s7 += a * be[bk + 7];
       }
+      const o = i * N, acc = this.acc;
+      acc[o] = s0; acc[o + 1] = s1; acc[o + 2] = s2; acc[o + 3] = s3;
+      acc[o + 4] = s4; acc[o + 5] = s5; acc[o + 6] = s6; acc[o + 7] = s7;
     }
   }
 

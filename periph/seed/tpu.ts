@@ -48,12 +48,14 @@ export const SEED_UNITS = ['MXU', 'VPU', 'DMA'] as const;
 /** What the RTL does silently and the emulator reports (docs/seed-board.md). */
 export interface SeedHazard {
   clock: number;
-  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank';
+  kind: 'unknown-opcode' | 'unknown-vpu-op' | 'odd-vlen' | 'mxu-ab-same-bank' | 'deadlock';
   unit: number;
   text: string;
 }
 
 const HEAD = 0, RUN = 1;
+/** extraWait() of an access that can never complete (see `stuck`): far beyond any watchdog. */
+export const SEED_STUCK_WAIT = 2 ** 40;
 const MAX_HAZARDS = 32;
 const SAT = 0xffffffff;
 
@@ -85,6 +87,13 @@ export class SeedTpu implements MmioDevice {
   private windowStart = 0;
   done = false;
   doneClock = -1;
+  /**
+   * Set when the CPU waits on something that can never happen: a starved MXU (A and B in one bank)
+   * holds its A bank's read port for ever, so a commit to its queue, or a window read of that bank,
+   * or a unit reading that bank, never completes. The RTL hangs; the access reports SEED_STUCK_WAIT
+   * wait clocks, and the model stops advancing (its state and counters stay those of that clock).
+   */
+  stuck = false;
   private lastExtraWait = 0;
 
   // ---- CPU scratchpad request of the clock being stepped ----
@@ -94,6 +103,11 @@ export class SeedTpu implements MmioDevice {
   // ---- counters (clocks in [windowStart, doneClock]) ----
   private cRun = 0; private cMxu = 0; private cVpu = 0; private cDma = 0; private cIdle = 0; private cOvlap = 0;
   private cStall = 0;
+
+  /** Fast-model statistics: clocks stepped through the arbiter, clocks skipped, stretches with two or more units in bulk. */
+  steppedClocks = 0;
+  skippedClocks = 0;
+  parallelSkips = 0;
 
   readonly hazards: SeedHazard[] = [];
   hazardCount = 0;
@@ -147,7 +161,10 @@ export class SeedTpu implements MmioDevice {
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
   private commit(u: number, w3: number, clock: number): void {
-    while (this.qCount[u] >= SEED_QUEUE_DEPTH) this.stepClock();
+    while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
+      if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
+      this.stepClock();
+    }
     const at = this.clk; // the clock the commit lands (its edge writes the queue)
     const stalled = at - clock;
     this.lastExtraWait = stalled;
@@ -178,6 +195,11 @@ export class SeedTpu implements MmioDevice {
     this.cpuAddr = offset & 0xfffc;
     this.cpuData = data >>> 0;
     for (;;) {
+      if (this.stuck || (!write && this.mxu.starvedBank === ((this.cpuAddr >>> 12) & 15))) {
+        this.cpuRd = false; this.cpuWr = false;
+        this.freeze(`the window read of bank ${(this.cpuAddr >>> 12) & 15} can never be granted`);
+        return 0;
+      }
       this.cpuRd = !write; this.cpuWr = write;
       const granted = this.stepClock();
       if (granted) break;
@@ -199,6 +221,7 @@ export class SeedTpu implements MmioDevice {
 
   /** Processes every clock before `clock`. */
   advanceTo(clock: number): void {
+    if (this.stuck) return;
     while (this.clk < clock) {
       if (!this.reference && this.skip(clock)) continue;
       this.stepClock();
@@ -230,6 +253,21 @@ export class SeedTpu implements MmioDevice {
       run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
       idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
     };
+  }
+
+  /** True when unit u's queue can never drain: the MXU is starved, and u is the MXU or is denied a read of its bank. */
+  private neverDrains(u: number): boolean {
+    const bank = this.mxu.starvedBank;
+    if (bank < 0) return false;
+    if (u === SEED_MXU) return true;
+    const p = this.ports, r = u === SEED_VPU ? 3 : 4; // RD_V, RD_DMA: the requests of the last stepped clock
+    return p.rdReq[r] === 1 && p.rdGnt[r] === 0 && ((p.rdAddr[r] >>> 12) & 15) === bank;
+  }
+
+  private freeze(why: string): void {
+    if (!this.stuck) this.hazard(this.clk, 'deadlock', SEED_MXU, `${why}: the MXU is starved (A and B in bank ${this.mxu.starvedBank}); the board hangs here`);
+    this.stuck = true;
+    this.lastExtraWait = SEED_STUCK_WAIT;
   }
 
   private unitIdle(u: number): number {
@@ -280,6 +318,7 @@ export class SeedTpu implements MmioDevice {
     this.frontEdge(SEED_MXU, mxuDone, c);
     this.frontEdge(SEED_VPU, vpuDone, c);
     this.frontEdge(SEED_DMA, dmaDone, c);
+    this.steppedClocks++;
     this.clk = c + 1;
     return cpuGranted;
   }
@@ -356,24 +395,42 @@ export class SeedTpu implements MmioDevice {
 
   // ================= fast model: skipping =================
 
-  /** Skips a stretch of clocks below `target` where nothing interacts; false when the next clock must be stepped. */
+  /**
+   * Skips a stretch of clocks below `target` in which nothing can interact: no front end takes a
+   * head, every running unit is before its DONE clock (horizon()) and the running commands' banks
+   * are pairwise disjoint, so no arbitration is lost and no unit reads what another writes. Each
+   * running unit then advances on its own (bulk()); the busy flags are constant over the stretch.
+   * Returns false when the next clock must be stepped through the arbiter.
+   */
   private skip(target: number): boolean {
-    const mxuQuiet = this.front[SEED_MXU] === HEAD && this.qCount[SEED_MXU] === 0;
-    const vpuQuiet = this.front[SEED_VPU] === HEAD && this.qCount[SEED_VPU] === 0;
-    if (!mxuQuiet || !vpuQuiet) return false;
-    const c = this.clk;
-    if (this.front[SEED_DMA] === HEAD && this.qCount[SEED_DMA] === 0) {
-      const n = target - c;
-      this.countRange(c, n, false, false, false);
-      this.clk = target;
-      return true;
+    let n = target - this.clk;
+    let banks = 0;
+    for (let u = 0; u < 3; u++) {
+      if (this.front[u] === HEAD) {
+        if (this.qCount[u] > 0) return false;
+        continue;
+      }
+      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
+      const h = unit.horizon();
+      if (h <= 0) return false;
+      if (h < n) n = h;
+      const m = unit.readMask | unit.writeMask;
+      if (banks & m) return false;
+      banks |= m;
     }
-    const left = this.dma.fillClocksLeft();
-    if (left <= 0) return false;
-    const n = Math.min(left, target - c);
-    this.dma.fillBulk(n);
-    this.countRange(c, n, false, false, true);
-    this.clk = c + n;
+    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    const mxuBusy = this.mxu.busy, vpuBusy = this.vpu.busy, dmaBusy = this.dma.busy;
+    if ((mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2) this.parallelSkips++;
+    this.skippedClocks += n;
+    if (mxuRun) this.mxu.bulk(n);
+    if (vpuRun) this.vpu.bulk(n);
+    if (dmaRun) this.dma.bulk(n);
+    if (this.mxu.starvedBank >= 0 && !this.starveReported) {
+      this.starveReported = true;
+      this.hazard(this.clk, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    }
+    this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
+    this.clk += n;
     return true;
   }
 

@@ -28,7 +28,38 @@ export class SeedVpu {
   private rdLatch = 0;
   readMask = 0; writeMask = 0;
 
+  private readonly own = new Ports();
+
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
+
+  /** Fast model: a lower bound of the clocks before S_DONE (the states left when nothing stalls). */
+  horizon(): number {
+    const binary = this.isBinary(this.op);
+    const perWord = binary ? 5 : 3;
+    const wordsAfter = Math.ceil((this.remaining - this.chunkActive) / LANES);
+    const tail = wordsAfter * perWord + (this.isReduction(this.op) ? 1 : 0);
+    switch (this.state) {
+      case S_RD0: return perWord + tail;
+      case S_RD0D: return perWord - 1 + tail;
+      case S_RD1: return 2 + tail;
+      case S_RD1D: return 1 + tail;
+      case S_EXEC: return 1 + tail;
+      case S_WB: return 1;
+      default: return 0;
+    }
+  }
+
+  /** Fast model: n clocks (n <= horizon()) with nobody else in the VPU's banks. */
+  bulk(n: number): void {
+    const p = this.own;
+    for (let i = 0; i < n; i++) {
+      p.clear();
+      this.request(p);
+      p.arbitrate();
+      this.read(p);
+      this.edge(p);
+    }
+  }
 
   get busy(): boolean { return this.state !== S_IDLE; }
   get isDone(): boolean { return this.state === S_DONE; }
