@@ -239,7 +239,7 @@ export class Machine {
     if (this.seed) {
       const c = this.seed.counters();
       return {
-        tpuFatal: null, tpuErrors: [], counters: reportOfSeedCounters(c), perfWindow: true, windows: [],
+        tpuFatal: this.activity.fatal, tpuErrors: [], counters: reportOfSeedCounters(c), perfWindow: true, windows: [],
         seedCounters: c, aliases: { ...(this.bus as SeedBus).aliases }, doneValue: (this.bus as SeedBus).doneValue,
         hazards: { count: this.seed.hazardCount, first: this.seed.hazards.slice() },
       };

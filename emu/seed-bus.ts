@@ -15,6 +15,8 @@ import type { BusTiming } from './config.ts';
 export interface SeedBusDevice extends MmioDevice {
   readonly spadWindow: MmioDevice;
   readonly done: boolean;
+  /** Set when an access can never complete (the MXU starved, docs/seed-board.md): the board hangs. */
+  readonly stuck?: boolean;
 }
 
 export interface AliasCounts {
@@ -62,6 +64,7 @@ export class SeedBus extends Bus {
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       const v = this.seed.read(addr & 0xffc, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
+      this.checkHang();
       return v;
     }
     if (region === SPAD_REGION) {
@@ -69,6 +72,7 @@ export class SeedBus extends Bus {
       const w = this.seed.spadWindow;
       const v = w.read(addr & 0xfffc, clock);
       this.wait = w.extraWait ? w.extraWait() : 0;
+      this.checkHang();
       return v;
     }
     this.aliased(region === 0 ? 'ram' : 'unmapped', addr, clock);
@@ -85,6 +89,7 @@ export class SeedBus extends Bus {
       const offset = addr & 0xffc;
       this.seed.write(offset, value, wstrb, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
+      this.checkHang();
       // cpu_subsys.sv: a command port is offset[11:8] = 0 with offset[7:4] <= 2; word offset[3:2].
       if (offset === 0x70 && this.doneValue === null && this.seed.done) this.doneValue = value >>> 0;
       if (offset < 0x30) {
@@ -101,6 +106,7 @@ export class SeedBus extends Bus {
       // The RTL writes s_wdata whole; PicoRV32 has already replicated a byte or half across it.
       w.write(addr & 0xfffc, value, 15, clock);
       this.wait = w.extraWait ? w.extraWait() : 0;
+      this.checkHang();
       return;
     }
     if (region !== 0) {
@@ -115,6 +121,16 @@ export class SeedBus extends Bus {
 
   override get halted(): boolean {
     return this.seed.done || this.deviceHalt;
+  }
+
+  /**
+   * The access can never complete (the RTL would hang in it until the host's
+   * watchdog): stop the machine at the access, as picotpu stops at a deadlock (163).
+   */
+  private checkHang(): void {
+    if (!this.seed.stuck) return;
+    this.wait = 0;
+    this.deviceHalt = true;
   }
 
   /** Every alias and dropped access together. */

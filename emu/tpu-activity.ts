@@ -78,7 +78,6 @@ export class SeedActivity implements TpuActivity {
   records: CommandRecord[] | null = null;
   stallRecords: StallRecord[] | null = null;
   readonly errors: readonly TpuError[] = [];
-  readonly fatal = null;
   readonly units: SeedUnitView[] = UNIT_NAMES.map((n) => new SeedUnitView(n));
   clock = 0;
 
@@ -94,6 +93,13 @@ export class SeedActivity implements TpuActivity {
     if (!v) return;
     v.fifo.push({ serial: v.issued++, pushClock: clock + stall, opcode });
     if (stall > 0) this.stallRecords?.push({ unit: v.name, from: clock, to: clock + stall });
+  }
+
+  /** The board hangs (an access that can never complete): the deadlock the seed's TPU reported. */
+  get fatal(): string | null {
+    if (!this.seed.stuck) return null;
+    const h = this.seed.hazards.find((x) => x.kind === 'deadlock');
+    return `TPU deadlock: ${h ? h.text : 'an access that can never complete'}`;
   }
 
   advanceTo(clock: number): void {

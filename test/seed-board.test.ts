@@ -97,6 +97,16 @@ describe('run semantics on the seed board', () => {
     expect(r.seedCounters!.idlec).toBe(r.seedCounters!.run);
   });
 
+  it('an access that can never complete (a commit behind the starved MXU): stops there with the TPU deadlock status 163', () => {
+    const m = seedMachine('hang');
+    const r = m.run(1_000_000);
+    expect(r.reason).toBe('tpu-error');
+    expect(r.exit).toBe(EXIT.TPU_ERROR);
+    expect(r.tpuFatal).toMatch(/^TPU deadlock: the commit store to the full MXU queue can never land/);
+    expect(r.clocks).toBeLessThan(10_000);
+    expect(r.seedCounters!.mxu).toBeGreaterThan(0);
+  });
+
   it('accesses the decoder aliases are counted, and behave as the RTL (a[13:2] of the RAM; other regions read fw_q, drop writes)', () => {
     const m = seedMachine('alias');
     const r = m.run(1_000_000);
