@@ -7,6 +7,7 @@
 //   npx tsx scripts/gen-seed-streams.ts        (rewrites the .c files; deterministic)
 import { writeFileSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { mulberry32 } from "../test/helpers/rng.ts";
 
 const OUT_DIR = "test/seed-rtl/streams";
@@ -306,11 +307,44 @@ function randomStream(index: number, seed: number): Stream {
   return s;
 }
 
+// ---- traps (after the random streams, so the earlier streams keep their DONE values) ----
+
+function trapStreams(): Stream[] {
+  const all: Stream[] = [];
+  const mk = (name: string, about: string, sram: "zero" | "pattern" = "pattern") => {
+    const s = new Stream(name, about, sram);
+    all.push(s);
+    return s;
+  };
+
+  mk("trap_ebreak", "an ebreak while the DMA and the MXU run: the trap raises done like the DONE store, the counters stop, the units run on")
+    .dma(FILL, 0x0000, 0x00000, 256, 8).dma(FILL, 0x1000, 0x01000, 8, 256).wait(DMA).geom(0, 0, 0, 256)
+    .mm(0x2000, 0x0000, 0x1000, rq(1, 6)).dma(FILL, 0x4000, 0x02000, 2000, 1)
+    .c('__asm__ volatile("ebreak");');
+
+  mk("trap_misaligned", "a misaligned word load from the scratchpad window after a fill: PicoRV32 traps (CATCH_MISALIGN), done rises")
+    .dma(FILL, 0x0000, 0x00000, 64, 1).wait(DMA)
+    .c('uint32_t v; __asm__ volatile("lw %0, 2(%1)" : "=r"(v) : "r"(SEED_SPAD)); SEED_SPAD32(0x100u) = v;');
+
+  return all;
+}
+
 // ---- output ------------------------------------------------------------------------
 
-const streams = [...handStreams()];
-for (let i = 0; i < 10; i++) streams.push(randomStream(i, 0x5eed0000 + 97 * i));
-for (const f of readdirSync(OUT_DIR)) if (f.endsWith(".c")) unlinkSync(join(OUT_DIR, f));
-streams.forEach((s, i) => writeFileSync(join(OUT_DIR, `${s.name}.c`), s.source(0x600d0000 + i)));
-writeFileSync(join(OUT_DIR, "streams.json"), JSON.stringify(streams.map((s) => ({ name: s.name, about: s.about, sram: s.sram })), null, 2) + "\n");
-console.log(`wrote ${streams.length} streams to ${OUT_DIR}`);
+/** Every stream's files: `<name>.c` and the index `streams.json`, as file name -> text. */
+export function generateStreamFiles(): Map<string, string> {
+  const streams = [...handStreams()];
+  for (let i = 0; i < 10; i++) streams.push(randomStream(i, 0x5eed0000 + 97 * i));
+  streams.push(...trapStreams());
+  const files = new Map<string, string>();
+  streams.forEach((s, i) => files.set(`${s.name}.c`, s.source(0x600d0000 + i)));
+  files.set("streams.json", JSON.stringify(streams.map((s) => ({ name: s.name, about: s.about, sram: s.sram })), null, 2) + "\n");
+  return files;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const files = generateStreamFiles();
+  for (const f of readdirSync(OUT_DIR)) if (f.endsWith(".c")) unlinkSync(join(OUT_DIR, f));
+  for (const [name, text] of files) writeFileSync(join(OUT_DIR, name), text);
+  console.log(`wrote ${files.size - 1} streams to ${OUT_DIR}`);
+}

@@ -267,6 +267,27 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 
+  it('MXU: long K (the fast sums split their packed lanes every 512 steps): the int32 accumulators, extremes included', () => {
+    for (const k of [511, 512, 513, 1024, 1100, 2047]) {
+      for (const fill of [0x88, 0x77, 0x78, -1]) {
+        const spad = fill < 0 ? randomSpad(k) : new Uint8Array(65536).fill(fill);
+        const transpose = k % 2 === 1;
+        // raw sums, from the nibbles (A rows K/2 bytes apart at 0; B at 0x4000: K rows of 4 bytes, or 8 rows of K/2 bytes transposed)
+        // operand words are read at their aligned address: element e of a row at `row` is lane e%8 of the word at (row + 4·(e/8)) & ~3
+        const lane = (word: number, l: number) => ((((spad[(word & ~3) + (l >> 1)] >> ((l & 1) * 4)) & 15) << 28) >> 28);
+        const nibble = (row: number, e: number) => lane(row + 4 * (e >> 3), e & 7);
+        const want: number[] = [];
+        for (let i = 0; i < 8; i++) for (let j = 0; j < 8; j++) {
+          let sum = 0;
+          for (let e = 0; e < k; e++) sum += nibble(i * (k >> 1), e) * (transpose ? nibble(0x4000 + j * (k >> 1), e) : lane(0x4000 + e * 4, j));
+          want.push(sum);
+        }
+        const ops: SeedOp[] = [cmd(SEED_MXU, 'GEOM', { LEN: k }), cmd(SEED_MXU, 'MM', { TRANSPOSE: +transpose, A_ADDR: 0, B_ADDR: 0x4000, C_ADDR: 0xf000, M0: 1, N: 0 }), { kind: 'waitAll' }];
+        for (const res of both(ops, spad)) expect([...res.tpu.mxu.acc], `K ${k} fill ${fill}`).toEqual(want);
+      }
+    }
+  });
+
   it('VPU: every op, random operands (200 commands)', () => {
     const r = new Rng(7);
     for (let i = 0; i < 200; i++) {
@@ -302,5 +323,23 @@ describe('seed TPU: each unit against its functional model, both models', () => 
         expect(res.tpu.counters().dma).toBe(bytes === 0 ? 0 : o.spill ? 2 * bytes + 3 : bytes);
       }
     }
+  });
+});
+
+describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
+  it('takes op 18 as an unknown op: src0 read, zeros written, 3 clocks a word + 1', () => {
+    // vpu.sv @62a3eb39 has no VOP_ARGMAX: 18 is neither binary nor a reduction, so per word
+    // S_RD0, S_RD0D, S_EXEC (writing res4 = 0), then S_DONE: 2 words → 7 clocks, from 34 to 40.
+    const t = new SeedTpu({ reference: false, argmax: false }, new Uint8Array(512 * 1024));
+    t.spad.fill(0x55);
+    const seen: number[][] = [];
+    t.onCommand = (u, op, s, e) => seen.push([u, op, s, e]);
+    t.runPulse(0);
+    const w = P(SEED_VPU, 'OP', { OP: 18, DST: 0x100, SRC0: 0x200, VLEN: 16 });
+    for (let k = 0; k < 4; k++) t.write(0x10 + 4 * k, w[k], 15, 5 + 9 * k);
+    t.advanceTo(100);
+    expect(seen).toEqual([[SEED_VPU, 1, 34, 40]]);
+    expect([...t.spad.subarray(0xfe, 0x10a)]).toEqual([0x55, 0x55, 0, 0, 0, 0, 0, 0, 0, 0, 0x55, 0x55]);
+    expect(t.hazards.map((h) => h.kind)).toEqual(['unknown-vpu-op']);
   });
 });

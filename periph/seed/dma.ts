@@ -164,6 +164,15 @@ export class SeedDma {
   /** Fast model: n clocks (n <= horizon()) with nobody else in the DMA's banks. */
   bulk(n: number): void {
     if (this.state === S_FILL) { this.fillBulk(n); return; }
+    if (this.state === S_SPILL) {
+      // Alone in its banks, every fetch is granted: request, read and edge without the port arrays.
+      for (let i = 0; i < n; i++) {
+        const fetch = this.fRow < this.rows && !this.fetchInflight && (!this.pending || this.beatStart);
+        if (fetch) { const a = this.spadAddr; this.rdByte = (this.spad.word(a) >>> ((a & 3) * 8)) & 0xff; }
+        this.spillEdge(fetch);
+      }
+      return;
+    }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();

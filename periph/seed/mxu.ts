@@ -20,6 +20,19 @@ const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
 
 const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
+const P17 = 2 ** 17, P34 = 2 ** 34, HALF = 2 ** 16;
+
+/** Adds the `n` signed 17-bit-spaced fields of x (each within ±2^16) to acc[o..o+n-1]. */
+function splitLanes(x: number, acc: Int32Array, o: number, n: number): void {
+  for (let f = 0; f < n - 1; f++) {
+    let lo = x % P17;
+    if (lo >= HALF) lo -= P17;
+    else if (lo < -HALF) lo += P17;
+    acc[o + f] += lo;
+    x = (x - lo) / P17;
+  }
+  acc[o + n - 1] += x;
+}
 
 /** int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double). */
 export function seedRequant(acc: number, m0: number, n: number, lo: number): number {
@@ -37,6 +50,8 @@ export class SeedMxu {
   private aBase = 0; private bBase = 0; private cBase = 0;
   private aStride = 0; private bStride = 0; private cStride = 0;
   private m0 = 0; private n = 0;
+  /** requant's 2^(n-1) and 2^-n, for the drain. */
+  private rqHalf = 0; private rqScale = 1;
   private aReads = 0; private bReads = 0; private scLast = 0;
   // control
   private iq = 0; private sc = 0; private arrive = false;
@@ -61,8 +76,7 @@ export class SeedMxu {
   // fast datapath: operand words in fetch order
   private readonly aWords = new Uint32Array(65536 + 8);
   private readonly bWords = new Uint32Array(65536 + 8);
-  private readonly aElems = new Int8Array(N * 65536);
-  private readonly bElems = new Int8Array(N * 65536);
+  private readonly bPacked = new Float64Array(3 * 65536);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -90,6 +104,19 @@ export class SeedMxu {
   bulk(n: number): void {
     // Starved, the MXU re-presents the same A and B addresses every clock and nothing changes.
     if (this.starvedBank >= 0 && this.state === S_STREAM) n = Math.min(n, 1);
+    if (!this.reference) n -= this.streamBulk(n);
+    // The drain alone: C is the top writer and the only reader left, every access is granted.
+    while (n > 0 && (this.state === S_DRAIN_RD || this.state === S_DRAIN_WR)) {
+      if (this.state === S_DRAIN_RD) { this.cRdata = this.spad.word(this.cAddr); this.state = S_DRAIN_WR; }
+      else {
+        this.spad.writeWord(this.cAddr, this.cWord(), 15);
+        if (this.drow === N - 1) this.state = S_DONE;
+        else this.state = this.accQ ? S_DRAIN_RD : S_DRAIN_WR;
+        this.drow = (this.drow + 1) & 7;
+      }
+      this.arrive = false;
+      n--;
+    }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -127,6 +154,8 @@ export class SeedMxu {
     this.cStride = this.gCStride !== 0 ? this.gCStride : 4;
     this.m0 = w2 & 0xfff;
     this.n = (w2 >>> 12) & 15;
+    this.rqHalf = this.n === 0 ? 0 : 2 ** (this.n - 1);
+    this.rqScale = 2 ** -this.n;
     const chunks = (len + N - 1) >>> 3;
     this.aReads = chunks << 3;
     this.bReads = transpose ? chunks << 3 : len;
@@ -196,6 +225,35 @@ export class SeedMxu {
     if (p.rdReq[RD_C] && p.rdGnt[RD_C]) this.cRdata = this.cLatch;
   }
 
+  /**
+   * Fast model: up to n S_STREAM clocks without the port arrays (every request granted); stops at an
+   * issue whose A and B words share a bank (the arbiter's case) or when the stream ends. Returns the
+   * clocks done.
+   */
+  private streamBulk(n: number): number {
+    let done = 0;
+    while (done < n && this.state === S_STREAM) {
+      const aReq = this.iq < this.aReads, bReq = this.iq < this.bReads;
+      if (!aReq && !bReq && !this.arrive) {
+        // Issues done: the array steps every clock up to sc_last.
+        const k = Math.min(n - done, this.scLast - this.sc);
+        if (k > 0) { this.sc += k; done += k; continue; }
+      }
+      const aAddr = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff;
+      const bAddr = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff;
+      if (aReq && bReq && ((aAddr ^ bAddr) & 0xf000) === 0) break;
+      if (aReq) this.aLatch = this.spad.word(aAddr);
+      if (bReq) this.bLatch = this.spad.word(bAddr);
+      const issueGo = aReq || bReq;
+      this.streamEdge(issueGo, aReq, bReq);
+      this.arrive = issueGo;
+      if (aReq) this.aRdata = this.aLatch;
+      if (bReq) this.bRdata = this.bLatch;
+      done++;
+    }
+    return done;
+  }
+
   private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
     const issuesDone = this.iq >= this.aReads && this.iq >= this.bReads;
     const arrayEn = this.arrive || issuesDone;
@@ -263,28 +321,54 @@ export class SeedMxu {
     }
   }
 
-  /** Fast model: the 64 sums from the fetched words (A word iq = row iq%8, chunk iq/8). */
+  /**
+   * Fast model: the 64 sums from the fetched words (A word iq = row iq%8, chunk iq/8). Three B lanes
+   * ride in one double, 17 bits apart (b0 + b1·2^17 + b2·2^34), so one multiply-add does three
+   * lanes; a lane's partial sum stays within ±2^16 for 512 steps (|a·b| ≤ 64), after which the
+   * fields are split off exactly (every value is an integer below 2^53).
+   */
   private sumProducts(): void {
-    const len = this.lenQ, aw = this.aWords, bw = this.bWords;
-    const ae = this.aElems, be = this.bElems; // ae[i*len + k] = A[i][k], be[k*8 + j] = B[k][j]
-    for (let k = 0; k < len; k++) {
-      const chunk = (k >>> 3) << 3, sh = 4 * (k & 7);
-      for (let i = 0; i < N; i++) ae[i * len + k] = ((aw[chunk + i] >>> sh) << 28) >> 28;
-      if (this.transposeQ) for (let j = 0; j < N; j++) be[k * N + j] = ((bw[chunk + j] >>> sh) << 28) >> 28;
-      else { const w = bw[k]; for (let j = 0; j < N; j++) be[k * N + j] = ((w >>> (4 * j)) << 28) >> 28; }
-    }
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
+    const acc = this.acc;
+    acc.fill(0);
+    let packed = false;
     for (let i = 0; i < N; i++) {
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-      const ai = i * len;
-      for (let k = 0, bk = 0; k < len; k++, bk += N) {
-        const a = ae[ai + k];
-        if (a === 0) continue;
-        s0 += a * be[bk]; s1 += a * be[bk + 1]; s2 += a * be[bk + 2]; s3 += a * be[bk + 3];
-        s4 += a * be[bk + 4]; s5 += a * be[bk + 5]; s6 += a * be[bk + 6]; s7 += a * be[bk + 7];
+      const o = i * N;
+      let s0 = 0, s1 = 0, s2 = 0, steps = 0;
+      for (let c = 0, k0 = 0; k0 < len; c += N, k0 += N) {
+        const w = aw[c + i];
+        if (w === 0) continue; // zero weights cost nothing
+        if (!packed) { this.packB(); packed = true; }
+        const lanes = len - k0 < N ? len - k0 : N;
+        for (let l = 0; l < lanes; l++) {
+          const a = ((w >>> (4 * l)) << 28) >> 28;
+          if (a === 0) continue;
+          const q = 3 * (k0 + l);
+          s0 += a * bp[q]; s1 += a * bp[q + 1]; s2 += a * bp[q + 2];
+        }
+        if ((steps += lanes) >= 512 - N) {
+          splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
+          s0 = s1 = s2 = 0; steps = 0;
+        }
       }
-      const o = i * N, acc = this.acc;
-      acc[o] = s0; acc[o + 1] = s1; acc[o + 2] = s2; acc[o + 3] = s3;
-      acc[o + 4] = s4; acc[o + 5] = s5; acc[o + 6] = s6; acc[o + 7] = s7;
+      splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
+    }
+  }
+
+  /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
+  private packB(): void {
+    const len = this.lenQ, bw = this.bWords, bp = this.bPacked;
+    for (let k = 0; k < len; k++) {
+      let w = 0;
+      if (this.transposeQ) {
+        const chunk = (k >>> 3) << 3, sh = 4 * (k & 7);
+        for (let j = 0; j < N; j++) w |= ((bw[chunk + j] >>> sh) & 15) << (4 * j);
+      } else w = bw[k];
+      const b0 = (w << 28) >> 28, b1 = (w << 24) >> 28, b2 = (w << 20) >> 28, b3 = (w << 16) >> 28;
+      const b4 = (w << 12) >> 28, b5 = (w << 8) >> 28, b6 = (w << 4) >> 28, b7 = w >> 28;
+      bp[3 * k] = b0 + b1 * P17 + b2 * P34;
+      bp[3 * k + 1] = b3 + b4 * P17 + b5 * P34;
+      bp[3 * k + 2] = b6 + b7 * P17;
     }
   }
 
@@ -293,7 +377,8 @@ export class SeedMxu {
     let w = 0;
     const row = this.drow * N;
     for (let j = 0; j < N; j++) {
-      const rq = seedRequant(this.acc[row + j], this.m0, this.n, -8);
+      const q = Math.floor((this.acc[row + j] * this.m0 + this.rqHalf) * this.rqScale); // exact: < 2^53, power-of-two scale
+      const rq = q > 7 ? 7 : q < -8 ? -8 : q;
       const old = this.accQ ? sext4(this.cRdata >>> (4 * j)) : 0;
       const v = rq + old;
       w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);

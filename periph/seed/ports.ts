@@ -30,8 +30,9 @@ export class Ports {
   wrLost = 0;
 
   clear(): void {
-    this.rdReq.fill(0);
-    this.wrReq.fill(0);
+    const r = this.rdReq, w = this.wrReq;
+    r[0] = 0; r[1] = 0; r[2] = 0; r[3] = 0; r[4] = 0; r[5] = 0;
+    w[0] = 0; w[1] = 0; w[2] = 0; w[3] = 0;
   }
 
   arbitrate(): void {

@@ -95,6 +95,8 @@ export class SeedTpu implements MmioDevice {
    */
   stuck = false;
   private lastExtraWait = 0;
+  /** Fast model: clocks before this one need no arbiter (see skip()); -1 after any change. */
+  private quietUntil = -1;
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
@@ -161,14 +163,16 @@ export class SeedTpu implements MmioDevice {
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
   private commit(u: number, w3: number, clock: number): void {
+    const start = this.clk;
     while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
       if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
       this.stepClock();
     }
     const at = this.clk; // the clock the commit lands (its edge writes the queue)
-    const stalled = at - clock;
+    const presented = Math.max(clock, start); // (a TPU already past `clock` takes it at its own clock)
+    const stalled = at - presented;
     this.lastExtraWait = stalled;
-    if (stalled > 0) this.cStall += this.windowClocks(clock, at);
+    if (stalled > 0) this.cStall += this.windowClocks(presented, at);
     const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
     this.qWords[slot * 4] = this.stage[0];
     this.qWords[slot * 4 + 1] = this.stage[1];
@@ -176,6 +180,7 @@ export class SeedTpu implements MmioDevice {
     this.qWords[slot * 4 + 3] = w3;
     this.qClock[slot] = at;
     this.qCount[u]++;
+    this.quietUntil = -1;
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
 
@@ -319,6 +324,7 @@ export class SeedTpu implements MmioDevice {
     this.frontEdge(SEED_VPU, vpuDone, c);
     this.frontEdge(SEED_DMA, dmaDone, c);
     this.steppedClocks++;
+    this.quietUntil = -1;
     this.clk = c + 1;
     return cpuGranted;
   }
@@ -403,7 +409,9 @@ export class SeedTpu implements MmioDevice {
    * Returns false when the next clock must be stepped through the arbiter.
    */
   private skip(target: number): boolean {
-    let n = target - this.clk;
+    // A stretch found by the last call stays valid until a clock is stepped or a command committed.
+    if (this.clk < this.quietUntil) return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+    let n = Infinity;
     let banks = 0;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
@@ -418,6 +426,12 @@ export class SeedTpu implements MmioDevice {
       if (banks & m) return false;
       banks |= m;
     }
+    this.quietUntil = this.clk + n; // Infinity with every unit idle: nothing happens until the CPU acts
+    return this.skipBy(Math.min(target - this.clk, n));
+  }
+
+  /** Advances every running unit n clocks on its own (the stretch is quiet: see skip()). */
+  private skipBy(n: number): boolean {
     const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
     const mxuBusy = this.mxu.busy, vpuBusy = this.vpu.busy, dmaBusy = this.dma.busy;
     if ((mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2) this.parallelSkips++;
