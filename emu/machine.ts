@@ -184,6 +184,11 @@ export class Machine {
   /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
   finishRun(reason: StopReason): RunResult {
     this.bus.console.flush();
+    // cpu_subsys.sv: `trap` raises `done` as the DONE store does, so the seed's counters
+    // close in the trap's clock (the emulator still reports the trap, status 160/161).
+    if (this.seed && !this.seed.done && (reason === StopReason.TRAP || reason === StopReason.BUS_ERROR)) {
+      this.seed.write(0x70, 0, 0xf, this.cpu.stopClock);
+    }
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
     this.activity.advanceTo(this.result(reason).clocks);
     const r = this.result(reason);
