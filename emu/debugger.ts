@@ -15,7 +15,7 @@ import { regionOf, TPU_BASE } from './bus.ts';
 import { seedStatusLines } from './seed-status.ts';
 import { disassemble } from './disasm.ts';
 import { type ElfSymbol } from './elf.ts';
-import { ABI_NAMES, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import { ABI_NAMES, expandCompressed, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
 import { formatReport, UNIT_NAMES, type Counters } from '../periph/counters.ts';
@@ -286,10 +286,36 @@ export class Debugger {
     return `0x${hex8(a)}${ok ? ` <${this.sym(a)}>` : ''}`;
   }
 
+  /** Bits an instruction address must have clear: 1 with COMPRESSED_ISA (halfwords), else 3. */
+  private get insnAlign(): number {
+    return this.machine.cpu.compressed ? 1 : 3;
+  }
+
+  private isCode(pc: number): boolean {
+    return (pc & this.insnAlign) === 0 && pc >= 0 && pc < this.machine.cpu.ramSize;
+  }
+
+  /** The instruction at pc as stored (16 bits for a compressed one) and its length in bytes. */
+  private insnAt(pc: number): { word: number; len: number } {
+    const cpu = this.machine.cpu;
+    const len = cpu.lengthAt(pc);
+    const word = cpu.wordAt(pc) >>> 0;
+    return { word: len === 2 ? word & 0xffff : word, len };
+  }
+
+  /** The 32-bit form of the instruction at pc (a compressed one expanded; -1 if illegal). */
+  private fullWordAt(pc: number): number {
+    const { word, len } = this.insnAt(pc);
+    return len === 2 ? expandCompressed(word) : word | 0;
+  }
+
+  private disasAt(pc: number): string {
+    return disassemble(this.insnAt(pc).word, pc, (a) => this.sym(a), this.machine.cpu.compressed).replace('\t', ' ');
+  }
+
   private insnText(pc: number): string {
-    if ((pc & 3) !== 0 || pc >= this.machine.cpu.ramSize) return '(not in the program BRAM)';
-    const word = this.machine.cpu.wordAt(pc) >>> 0;
-    return disassemble(word, pc, (a) => this.sym(a)).replace('\t', ' ');
+    if (!this.isCode(pc)) return '(not in the program BRAM)';
+    return this.disasAt(pc);
   }
 
   /** The stop line: `clock N  pc 0x... <sym+off>: insn`. */
@@ -417,8 +443,8 @@ export class Debugger {
       const pc = this.machine.cpu.pc >>> 0;
       let kind: StopKind;
       if (this.isCall(pc)) {
-        const sp = this.reg(SP);
-        kind = await this.run({ target: (p, s) => p === pc + 4 && s === sp }, true);
+        const sp = this.reg(SP), ret = pc + this.insnAt(pc).len;
+        kind = await this.run({ target: (p, s) => p === ret && s === sp }, true);
       } else {
         kind = await this.run({ count: 1 }, true);
       }
@@ -510,7 +536,9 @@ export class Debugger {
   private codeLocation(text: string, cmd: string): number {
     const addr = this.evaluate(text, cmd);
     if (addr >= this.machine.cpu.ramSize) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program RAM (0x00000000..0x${hex8(this.machine.cpu.ramSize - 1)})`);
-    if (addr & 3) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not word-aligned (instructions are 4 bytes)`);
+    if (addr & this.insnAlign) {
+      throw new DebugError(`${cmd}: 0x${hex8(addr)} is not ${this.insnAlign === 1 ? 'halfword' : 'word'}-aligned (instructions are ${this.insnAlign === 1 ? '2 or 4' : '4'} bytes)`);
+    }
     return addr;
   }
 
@@ -573,8 +601,8 @@ export class Debugger {
 
   /** Before a store: which watchpoint it writes into, and the old bytes. */
   private pendingStore(pc: number): { w: Watchpoint; pc: number; addr: number; size: number; old: number[]; oldWatched: number[] } | null {
-    if (pc >= this.machine.cpu.ramSize || (pc & 3)) return null;
-    const word = this.machine.cpu.wordAt(pc);
+    if (!this.isCode(pc)) return null;
+    const word = this.fullWordAt(pc);
     if ((word & 0x7f) !== 0x23) return null;
     const size = 1 << ((word >>> 12) & 3);
     if (size > 4) return null;
@@ -670,10 +698,13 @@ export class Debugger {
 
   private examineCpu(addr: number, count: number, fmt: string, size: number): number {
     if (fmt === 'i') {
-      if (addr >= this.machine.cpu.ramSize || (addr & 3)) throw new DebugError(`x/i: 0x${hex8(addr)} is not a word in the program BRAM`);
-      const n = Math.min(count, (this.machine.cpu.ramSize - addr) / 4);
-      for (let i = 0; i < n; i++) this.say(this.disasLine(addr + 4 * i));
-      return addr + 4 * n;
+      if (!this.isCode(addr)) throw new DebugError(`x/i: 0x${hex8(addr)} is not an instruction address in the program BRAM`);
+      let a = addr;
+      for (let i = 0; i < count && a < this.machine.cpu.ramSize; i++) {
+        this.say(this.disasLine(a));
+        a += this.insnAt(a).len;
+      }
+      return a;
     }
     if (this.machine.seed) {
       // The seed board: the firmware RAM (the MMIO block has side effects; the scratchpad is spad:0x...).
@@ -961,12 +992,13 @@ export class Debugger {
   // ---- disassembly ----
 
   private disasLine(a: number): string {
-    const word = this.machine.cpu.wordAt(a) >>> 0;
+    const { word, len } = this.insnAt(a);
+    const hex = len === 2 ? word.toString(16).padStart(4, '0').padEnd(8) : hex8(word);
     const mark = a === this.machine.cpu.pc >>> 0 ? '=> ' : '   ';
     const bp = this.bpAt.get(a);
     const s = this.sym(a);
     const tag = bp ? `   # breakpoint ${bp.num}` : '';
-    return `${mark}0x${hex8(a)} ${`<${s}>:`.padEnd(22)} ${hex8(word)}  ${disassemble(word, a, (x) => this.sym(x)).replace('\t', ' ')}${tag}`;
+    return `${mark}0x${hex8(a)} ${`<${s}>:`.padEnd(22)} ${hex}  ${this.disasAt(a)}${tag}`;
   }
 
   private disasCmd(args: string[]): void {
@@ -979,7 +1011,7 @@ export class Debugger {
     let start: number;
     if (args.length === 0) {
       const pc = this.machine.cpu.pc >>> 0;
-      if (pc >= this.machine.cpu.ramSize || (pc & 3)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
+      if (!this.isCode(pc)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
       const fn = this.functionRange(pc);
       start = Math.max(fn ? fn.start : 0, pc - 16);
     } else {
@@ -988,19 +1020,28 @@ export class Debugger {
       if (sym && sym.isFunction && args.length === 1) {
         // A function name: the whole function (up to 256 instructions).
         const fn = this.functionRange(sym.addr);
-        if (fn) count = Math.min((fn.end - fn.start) / 4, 256);
+        if (fn) count = Math.min(this.insnCount(fn.start, fn.end), 256);
       }
     }
-    const end = Math.min(this.machine.cpu.ramSize, start + 4 * count);
-    for (let a = start; a < end; a += 4) this.say(this.disasLine(a));
+    for (let a = start, i = 0; i < count && a < this.machine.cpu.ramSize; i++) {
+      this.say(this.disasLine(a));
+      a += this.insnAt(a).len;
+    }
+  }
+
+  /** Instructions in [start, end). */
+  private insnCount(start: number, end: number): number {
+    let n = 0;
+    for (let a = start; a < end && a < this.machine.cpu.ramSize; a += this.insnAt(a).len) n++;
+    return n;
   }
 
   // ---- frames ----
 
   private decodeAt(pc: number): Decoded | null {
-    if (pc >= this.machine.cpu.ramSize || (pc & 3)) return null;
-    const w = this.machine.cpu.wordAt(pc);
-    const k = matchInsn(w);
+    if (!this.isCode(pc)) return null;
+    const w = this.fullWordAt(pc);
+    const k = w === -1 ? -1 : matchInsn(w);
     if (k < 0) return null;
     const d = INSNS[k];
     return { name: d.name, rd: rdOf(w), rs1: rs1Of(w), rs2: rs2Of(w), imm: immOf(d.format, w), format: d.format };
@@ -1053,14 +1094,15 @@ export class Debugger {
       const d = this.decodeAt(pc);
       const after = this.applyFrame(d, states.get(pc)!);
       const succ: number[] = [];
+      const next = pc + this.insnAt(pc).len;
       if (!d) { /* data or an illegal word: the path ends */ } else if (d.format === 'B') {
-        succ.push(pc + 4, (pc + d.imm) >>> 0);
+        succ.push(next, (pc + d.imm) >>> 0);
       } else if (d.name === 'jal') {
-        succ.push(d.rd === 0 ? (pc + d.imm) >>> 0 : pc + 4); // j: a jump (or a tail call); jal: a call
+        succ.push(d.rd === 0 ? (pc + d.imm) >>> 0 : next); // j: a jump (or a tail call); jal: a call
       } else if (d.name === 'jalr') {
-        if (d.rd !== 0) succ.push(pc + 4); // ret / jr end the path
+        if (d.rd !== 0) succ.push(next); // ret / jr end the path
       } else if (d.name !== 'ecall' && d.name !== 'ebreak') {
-        succ.push(pc + 4);
+        succ.push(next);
       }
       for (const t of succ) {
         if (t < start || t >= end || states.has(t)) continue;
@@ -1079,7 +1121,7 @@ export class Debugger {
     const known = this.analyze(fn.start, fn.end).get(pc);
     if (known) return { state: known, fn: fn.name };
     let s: FrameState = { spOff: 0, fpOff: null, raSlot: null, s0Slot: null, raInReg: true };
-    for (let a = fn.start; a < pc; a += 4) s = this.applyFrame(this.decodeAt(a), s);
+    for (let a = fn.start; a < pc; a += this.insnAt(a).len) s = this.applyFrame(this.decodeAt(a), s);
     return { state: s, fn: fn.name };
   }
 
@@ -1110,7 +1152,7 @@ export class Debugger {
       if (depth === 0 && st.raInReg) ret = ra;
       else if (st.raSlot !== null) ret = this.word(cfa + st.raSlot);
       else return { frames, why: `no saved return address found in ${at.fn}` };
-      if (ret === null || ret === 0 || ret >= this.machine.cpu.ramSize || (ret & 3)) {
+      if (ret === null || ret === 0 || !this.isCode(ret)) {
         return { frames, why: `bad return address${ret === null ? '' : ` 0x${hex8(ret)}`} in ${at.fn}` };
       }
       if (st.s0Slot !== null) s0 = this.word(cfa + st.s0Slot) ?? s0;

@@ -42,6 +42,7 @@ import { formatReport, UNIT_NAMES } from '../periph/counters.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { describeError } from '../periph/tpu.ts';
 import { seedStatusLines } from './seed-status.ts';
+import { expandCompressed } from './isa.ts';
 
 /** The only address the server listens on. */
 export const GDB_HOST = '127.0.0.1';
@@ -636,7 +637,11 @@ class GdbSession {
       }
       this.resumeFromPc = -1;
       let store: { addr: number; size: number } | null = null;
-      if (watches.length > 0 && pc < this.machine.cpu.ramSize && (pc & 3) === 0) store = storeOf(cpu.wordAt(pc), cpu.regs);
+      if (watches.length > 0 && pc < cpu.ramSize && (pc & (cpu.compressed ? 1 : 3)) === 0) {
+        // A compressed store is looked at in its 32-bit form.
+        const word = cpu.lengthAt(pc) === 2 ? expandCompressed(cpu.wordAt(pc) & 0xffff) : cpu.wordAt(pc);
+        store = word === -1 ? null : storeOf(word, cpu.regs);
+      }
       const more = stepper.step(this.maxCycles);
       if (!more) {
         if (stepper.stopped !== null || cpu.cycle >= this.maxCycles) {

@@ -75,12 +75,18 @@ describe('run observers on --board seed', () => {
 
 describe('picotpu debug --board seed', () => {
   it('breaks, shows the seed TPU and the firmware RAM, continues to DONE', () => {
-    const t = cli(['debug', '--board', 'seed', ELF], ['break main', 'continue', 'info tpu', 'x/2xw 0', 'continue', 'quit'].join('\n') + '\n');
+    const t = cli(['debug', '--board', 'seed', ELF],
+      ['break main', 'continue', 'info tpu', 'x/2xw 0', 'stepi 4', 'x/3i $pc', 'bt', 'finish', 'continue', 'quit'].join('\n') + '\n');
     expect(t.status, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/Breakpoint 1, 0x[0-9a-f]{8} <main>/);
     expect(t.stdout).toMatch(/seed TPU at clock \d+/);
     expect(t.stdout).toMatch(/run \d+, mxu \d+, mload \d+, vpu \d+, dma \d+, swait \d+, vmm \d+, idlec \d+, qfull \d+, ovlap \d+, trueQfullStall \d+/);
     expect(t.stdout).toMatch(/0x00000000 <_start>:\t0x[0-9a-f]{8}\t0x[0-9a-f]{8}/);
+    // RV32C: pcs on halfwords; a compressed instruction shows its 16 bits (objdump -d's way).
+    expect(t.stdout).toMatch(/^clock \d+ {2}pc 0x0000003a <main\+0xe>: lui a4,0x11234$/m);
+    expect(t.stdout).toMatch(/^ {3}0x00000042 <main\+0x16>: +c3d8 {6}sw a4,4\(a5\)$/m);
+    expect(t.stdout).toMatch(/^#1 +0x0000001e <_start\+0x1e>/m);
+    expect(t.stdout).toMatch(/^Value returned: a0 = 0x00000000 \(0\)$/m);
     const { r } = freeRun();
     expect(t.stdout).toContain(`program exited with status 0 at clock ${r.clocks} (${r.instret} instructions)`);
   });
