@@ -123,6 +123,19 @@ describe('run semantics on the seed board', () => {
     expect(r.aliases).toMatchObject({ ram: 1, unmapped: 2, mmio: 0, spad: 0, firstAddr: 0x7ff0 });
   });
 
+  it('--reference (the literal clock-by-clock units) gives the fast model\'s run exactly', () => {
+    const elf = readFileSync(join(root, 'build', 'seed-streams', 'overlap_all_units.elf'));
+    const runWith = (reference: boolean) => {
+      const m = new Machine(undefined, { board: 'seed', reference });
+      m.loadElf(elf);
+      return { r: m.run(2_000_000), sram: Buffer.from(m.sramBytes) };
+    };
+    const fast = runWith(false), ref = runWith(true);
+    expect(ref.r.clocks).toBe(fast.r.clocks);
+    expect(ref.r.seedCounters).toEqual(fast.r.seedCounters);
+    expect(Buffer.compare(ref.sram, fast.sram)).toBe(0);
+  });
+
   it('is deterministic: the same ELF gives the same clocks and SRAM', () => {
     const a = seedMachine('dma_roundtrip'), b = seedMachine('dma_roundtrip');
     const ra = a.run(1_000_000), rb = b.run(1_000_000);
