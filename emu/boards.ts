@@ -4,7 +4,7 @@
 // and profiler are shared by every board; only the bus (emu/bus.ts,
 // emu/seed-bus.ts) and the TPU differ.
 
-import type { CpuFeatures } from './config.ts';
+import type { CpuFeatures, MemInterface } from './config.ts';
 
 export type BoardName = 'picotpu' | 'seed';
 
@@ -26,9 +26,11 @@ export interface Board {
   /**
    * How the core reaches memory: PicoRV32's native interface with the BRAM on its
    * own port (picotpu), or picorv32_axi with every fetch and access over one
-   * AXI4-Lite slave (seed, cpu_subsys.sv).
+   * AXI4-Lite slave (seed, cpu_subsys.sv; timing.ts AXI_*).
    */
-  memoryInterface: 'native' | 'axi-lite';
+  memoryInterface: MemInterface;
+  /** PicoRV32's STACKADDR (sp at reset), or undefined for PicoRV32's default (sp not set). */
+  stackAddr?: number;
   /** The TPU behind the MMIO block: picotpu's (periph/tpu.ts) or the seed's (periph/seed/tpu.ts). */
   tpu: 'picotpu' | 'seed';
   /** How the run ends: the guest's store to EXIT (console block), or the firmware's store to DONE. */
@@ -58,7 +60,8 @@ export const BOARDS: Record<BoardName, Board> = {
     ramSize: 16 * 1024,
     // cpu_subsys.sv's picorv32_axi parameters; ENABLE_REGS_DUALPORT at PicoRV32's default.
     cpuFixed: { BARREL_SHIFTER: true, COMPRESSED_ISA: true, ENABLE_MUL: false, ENABLE_FAST_MUL: true, ENABLE_DIV: false, ENABLE_REGS_DUALPORT: true },
-    memoryInterface: 'axi-lite',
+    memoryInterface: 'seed-axi',
+    stackAddr: 0x4000,
     tpu: 'seed',
     stop: 'done-store',
     map: [

@@ -16,6 +16,21 @@ export interface CpuFeatures {
   COMPRESSED_ISA: boolean;
 }
 
+/**
+ * How the CPU reaches memory: 'native' is PicoRV32's own look-ahead interface
+ * on a zero-wait BRAM (picotpu); 'seed-axi' is picorv32_axi behind the seed's
+ * cpu_subsys AXI4-Lite slave, every fetch and access one transaction
+ * (timing.ts, AXI_*).
+ */
+export type MemInterface = 'native' | 'seed-axi';
+
+/** What the CPU needs besides its PicoRV32 parameters: its bus, and STACKADDR. */
+export interface CpuBusOptions {
+  memInterface: MemInterface;
+  /** PicoRV32's STACKADDR: sp at reset (undefined: PicoRV32's default, sp not set). */
+  stackAddr?: number;
+}
+
 export interface BusTiming {
   /** Wait clocks an AXI4-Lite access to the console/sim-control block adds. */
   consoleWait: number;

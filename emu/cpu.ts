@@ -7,11 +7,11 @@
 // the same case. The loop allocates nothing and keeps its state in locals; the
 // semantics of each instruction is one case.
 
-import type { CpuFeatures } from './config.ts';
+import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import type { Bus } from './bus.ts';
 import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import {
-  classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
+  AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, SEED_WINDOW_READ_EXTRA, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
   TAKEN_BRANCH_EXTRA, trapClocks,
 } from './timing.ts';
 
@@ -122,9 +122,14 @@ export class Cpu {
    * Bits 2:0: the instruction's length in bytes (4, or 2 when compressed).
    * Bit 3: the next sequential instruction straddles a word boundary
    * (timing.ts STRADDLE_EXTRA): its clock is in `clocks`, and it delays this
-   * instruction's data handshake too.
+   * instruction's data handshake too. Bit 4: the next sequential instruction
+   * is a compressed one at a word address (timing.ts AXI_REFETCH_PER_WORD).
    */
   private readonly lens: Uint8Array;
+  /** Clocks from launch to a device data access (only read on the device path). */
+  private readonly dataAt: Uint8Array;
+  /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
+  private readonly axi: boolean;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -137,7 +142,11 @@ export class Cpu {
   /** Clocks from a trapping instruction's launch to the trap, per kind (timing.ts). */
   private readonly trapAt: Record<'illegal' | 'ebreak' | 'load' | 'store' | 'jal' | 'branch' | 'jalr', number>;
 
-  constructor(private readonly bus: Bus, private readonly features: CpuFeatures) {
+  constructor(private readonly bus: Bus, private readonly features: CpuFeatures,
+    busOptions: CpuBusOptions = { memInterface: 'native' }) {
+    this.axi = busOptions.memInterface === 'seed-axi';
+    if (this.axi) this.cycle = FIRST_LAUNCH_CLOCK + AXI_TRANSACTION_EXTRA;
+    if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
@@ -148,6 +157,7 @@ export class Cpu {
     this.imms = new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
     this.lens = new Uint8Array(slots);
+    this.dataAt = new Uint8Array(slots);
     const buf = bus.bram.buffer;
     this.mem8 = bus.bram;
     this.memS8 = new Int8Array(buf);
@@ -223,16 +233,39 @@ export class Cpu {
     if (rd === 0 && PURE_WRITERS.has(op)) op = Op.NOP;
     // With RV32C, a 32-bit instruction at a halfword address straddles two
     // words: whatever runs before it in sequence waits one clock more for it.
+    const jump = op === Op.JAL || op === Op.JALR;
     let straddle = 0;
+    // Bus transactions for the next sequential instruction: none when it is a
+    // compressed one in the upper half of the word already fetched.
+    let seqFetches = jump ? 0 : 1;
+    // The next sequential instruction is a compressed one at a word address:
+    // its fetch leaves the word's upper half in the 16-bit buffer.
+    let seqBuffers = 0;
     if (this.slotShift === 1) {
       const nk = k + (len >>> 1);
-      if ((nk & 1) && ((this.mem16[nk] ?? 0) & 3) === 3 && op !== Op.JAL && op !== Op.JALR) straddle = 1;
+      const next32 = ((this.mem16[nk] ?? 0) & 3) === 3;
+      if ((nk & 1) && next32 && !jump) straddle = 1;
+      if ((nk & 1) && !next32) seqFetches = 0;
+      if (!(nk & 1) && !next32) seqBuffers = 1;
+    }
+    const isData = op >= Op.LB && op <= Op.SW;
+    const storeOp = op >= Op.SB && op <= Op.SW;
+    let dataAt = (storeOp ? this.storeOffset : DATA_ACCESS_OFFSET) + straddle;
+    if (this.axi) {
+      if (!isData && seqFetches === 1 && straddle === 0) {
+        // The prefetch overlaps execution: the slower of the two sets the pace.
+        clocks = Math.max(clocks, this.classClocks.alu + AXI_TRANSACTION_EXTRA);
+      } else {
+        clocks += AXI_TRANSACTION_EXTRA * (seqFetches + (isData ? 1 : 0));
+      }
+      dataAt += AXI_TRANSACTION_EXTRA * seqFetches + AXI_SLAVE_ACT_OFFSET;
     }
     this.rds[k] = rd;
     this.rs1s[k] = rs1Of(w);
     this.rs2s[k] = rs2Of(w);
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
-    this.lens[k] = len | (straddle << 3);
+    this.dataAt[k] = dataAt;
+    this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
     this.ops[k] = op;
     return op;
   }
@@ -244,11 +277,13 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
-    const imms = this.imms, clk = this.clocks, lens = this.lens;
+    const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
+    // seed-axi: a jump's or taken branch's target fetch is one more transaction.
+    const jumpFetch = this.axi ? AXI_TRANSACTION_EXTRA : 0;
+    const axi = this.axi;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
     const barrel = this.features.BARREL_SHIFTER;
-    const storeAt = this.storeOffset;
     // A fetch is legal only from an aligned address inside the BRAM (a halfword with RV32C).
     const rvc = this.slotShift === 1;
     const slotShift = this.slotShift;
@@ -281,25 +316,27 @@ export class Cpu {
         case Op.AUIPC: r[rd] = pc + imm; break;
         case Op.JAL:
           r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
+          clocks += jumpFetch;
           if (next & 2) {
-            if (rvc) { clocks += this.straddleAt(next); break; }
+            if (rvc) { clocks += this.targetStraddle(next); break; }
             instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, next); pc = next; break outer;
           }
           break;
         // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
         case Op.JALR:
           r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
+          clocks += jumpFetch;
           if (next & 2) {
-            if (rvc) { clocks += this.straddleAt(next); break; }
+            if (rvc) { clocks += this.targetStraddle(next); break; }
             instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, next); pc = next; break outer;
           }
           break;
-        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
-        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { if (rvc) { clocks += this.straddleAt(next); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
+        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, next); pc = next; break outer; } } break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
           const addr = (a + imm) >>> 0;
@@ -318,10 +355,11 @@ export class Cpu {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
-            const at = DATA_ACCESS_OFFSET + (lens[k] >>> 3);
+            const at = dataAt[k];
             const word = bus.read(addr, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
+            if (axi && addr >>> 28 === 9) clocks += SEED_WINDOW_READ_EXTRA;
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
@@ -358,7 +396,7 @@ export class Cpu {
             const sh = addr & 3;
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
-            const at = storeAt + (lens[k] >>> 3);
+            const at = dataAt[k];
             bus.write(addr, wdata | 0, wstrb, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
@@ -424,9 +462,26 @@ export class Cpu {
     return reason;
   }
 
-  /** STRADDLE_EXTRA when the instruction at halfword address `pc` is a 32-bit one straddling two words, else 0. */
-  private straddleAt(pc: number): number {
-    return ((this.mem16[pc >>> 1] ?? 0) & 3) === 3 ? STRADDLE_EXTRA : 0;
+  /**
+   * Extra clocks of a jump or taken branch to halfword address `pc` when the
+   * target is a 32-bit instruction straddling two words (its second word is a
+   * second fetch, chained to the first on the AXI bus), else 0.
+   */
+  private targetStraddle(pc: number): number {
+    if (((this.mem16[pc >>> 1] ?? 0) & 3) !== 3) return 0;
+    return STRADDLE_EXTRA + (this.axi ? AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA : 0);
+  }
+
+  /**
+   * A taken branch to halfword address `pc`: targetStraddle, and on the AXI
+   * bus, when the branch's fall-through fetch put a compressed instruction's
+   * word in the 16-bit buffer (bit 4 of `lens`), the target's words are
+   * fetched twice (measured; timing.ts AXI_REFETCH_PER_WORD).
+   */
+  private branchTargetExtra(pc: number, lens: number): number {
+    const straddle = this.targetStraddle(pc);
+    if (!this.axi || !(lens & 16)) return straddle;
+    return straddle + AXI_REFETCH_PER_WORD * (straddle ? 2 : 1);
   }
 
   /**

@@ -103,7 +103,7 @@ export class Machine {
       this.seed = seed;
       this.activity = activity;
       this.picoTpu = null;
-      this.cpu = new Cpu(this.bus, this.config.cpu);
+      this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
       // A store the RTL aliases into the firmware RAM may overwrite code.
       bus.onAliasedRamWrite = () => this.cpu.invalidateAll();
       // The host's run pulse releases the core's reset: clock 0 of the run.
@@ -111,7 +111,7 @@ export class Machine {
       return;
     }
     this.bus = new Bus(config.bus, board.ramSize);
-    this.cpu = new Cpu(this.bus, this.config.cpu);
+    this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
     const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict);
     tpu.onFatal = () => {
       this.bus.deviceHalt = true;
