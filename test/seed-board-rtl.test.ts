@@ -105,6 +105,7 @@ describe.skipIf(!existsSync(VERILATOR_RUN) || !existsSync(TILED))('speed: --boar
       const rtlSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
       expect(rtl.status, rtl.stderr).toBe(0);
       const run = Number(/PERF run=(\d+)/.exec(rtl.stdout)?.[1]);
+      expect(run).toBeGreaterThan(0);
       // Ours three times: the first run includes the JIT's warm-up; the best is the emulator's speed.
       const elf = readFileSync(TILED);
       const times: number[] = [];
@@ -112,7 +113,8 @@ describe.skipIf(!existsSync(VERILATOR_RUN) || !existsSync(TILED))('speed: --boar
         const t1 = process.hrtime.bigint();
         const { r } = runSeed(elf, false, 200_000_000);
         times.push(Number(process.hrtime.bigint() - t1) / 1e9);
-        expect(r.seedCounters!.run).toBe(run);
+        // The same work as the RTL's (the counters' equality is the test above).
+        expect(r.seedCounters!.mxu).toBe(FIRMWARE.firmware.find((f: { name: string }) => f.name === 'tiled_simple').counters.mxu);
       }
       const oursSeconds = Math.min(...times);
       const speedup = rtlSeconds / oursSeconds;
