@@ -81,10 +81,3 @@ export function boardNamed(name: string): Board {
   if (Object.prototype.hasOwnProperty.call(BOARDS, name)) return BOARDS[name as BoardName];
   throw new BoardError(`unknown board "${name}" (boards: ${BOARD_NAMES.join(', ')})`);
 }
-
-/** The region of `board` holding `addr`, or 'unmapped'. */
-export function boardRegionOf(board: Board, addr: number): string {
-  const a = addr >>> 0;
-  for (const r of board.map) if (a >= r.base && a < r.base + r.size) return r.name;
-  return 'unmapped';
-}

@@ -1,8 +1,9 @@
 // The TPU as the run observers (VCD, timeline, profiler, stepper, GDB) see it:
 // per unit its pushes, queue, running command and finished commands. picotpu's
 // Tpu is one as it is; the seed's TPU is one through SeedActivity, which
-// follows its commit stores on the bus and its command callbacks, so every
-// tool runs unchanged on both boards.
+// follows its commit stores on the bus and its command callbacks (a command's
+// start and end clocks, told when it ends), so every tool runs unchanged on
+// both boards; a seed command still running when the run stops is not shown.
 
 import { UNIT_NAMES } from '../periph/counters.ts';
 import type { CommandRecord, TpuError } from '../periph/tpu.ts';
@@ -61,7 +62,8 @@ interface SeedQueued extends QueuedView {
 class SeedUnitView implements UnitActivity {
   issued = 0;
   readonly fifo: SeedQueued[] = [];
-  running: SeedQueued | null = null;
+  /** The seed's TPU tells a command's start only with its end: none is seen running. */
+  readonly running: SeedQueued | null = null;
   runningStart = 0;
   lastEnd = -1;
   readonly rules = { describe: (cmd: QueuedView) => this.describe(cmd) };
@@ -83,8 +85,6 @@ export class SeedActivity implements TpuActivity {
 
   constructor(private readonly seed: SeedTpu) {
     seed.onCommand = (unit, opcode, start, end) => this.ended(unit, opcode, start, end);
-    const s = seed as SeedTpu & { onCommandStart?: (unit: number, clock: number) => void };
-    if ('onCommandStart' in s) s.onCommandStart = (unit, clock) => this.started(unit, clock);
   }
 
   /** A commit store of seed unit `unit` reached the TPU at `clock` and was accepted `stall` clocks later. */
@@ -107,18 +107,10 @@ export class SeedActivity implements TpuActivity {
     if (clock > this.clock) this.clock = clock;
   }
 
-  private started(unit: number, clock: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v || v.running || v.fifo.length === 0) return;
-    v.running = v.fifo.shift()!;
-    v.runningStart = clock;
-  }
-
   private ended(unit: number, opcode: number, start: number, end: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
     if (!v) return;
-    const cmd = v.running ?? v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
-    v.running = null;
+    const cmd = v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
     v.lastEnd = end;
     this.records?.push({
       unit: v.name, serial: cmd.serial, command: v.rules.describe(cmd), pushClock: cmd.pushClock, startClock: start, endClock: end,
