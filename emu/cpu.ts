@@ -123,7 +123,8 @@ export class Cpu {
    * Bit 3: the next sequential instruction straddles a word boundary
    * (timing.ts STRADDLE_EXTRA): its clock is in `clocks`, and it delays this
    * instruction's data handshake too. Bit 4: the next sequential instruction
-   * is a compressed one at a word address (timing.ts AXI_REFETCH_PER_WORD).
+   * is a compressed one at a word address followed by the first half of a
+   * 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
    */
   private readonly lens: Uint8Array;
   /** Clocks from launch to a device data access (only read on the device path). */
@@ -238,15 +239,15 @@ export class Cpu {
     // Bus transactions for the next sequential instruction: none when it is a
     // compressed one in the upper half of the word already fetched.
     let seqFetches = jump ? 0 : 1;
-    // The next sequential instruction is a compressed one at a word address:
-    // its fetch leaves the word's upper half in the 16-bit buffer.
+    // The next sequential instruction is a compressed one at a word address
+    // followed by the first half of a 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
     let seqBuffers = 0;
     if (this.slotShift === 1) {
       const nk = k + (len >>> 1);
       const next32 = ((this.mem16[nk] ?? 0) & 3) === 3;
       if ((nk & 1) && next32 && !jump) straddle = 1;
       if ((nk & 1) && !next32) seqFetches = 0;
-      if (!(nk & 1) && !next32) seqBuffers = 1;
+      if (!(nk & 1) && !next32 && ((this.mem16[nk + 1] ?? 0) & 3) === 3) seqBuffers = 1;
     }
     const isData = op >= Op.LB && op <= Op.SW;
     const storeOp = op >= Op.SB && op <= Op.SW;
@@ -474,9 +475,10 @@ export class Cpu {
 
   /**
    * A taken branch to halfword address `pc`: targetStraddle, and on the AXI
-   * bus, when the branch's fall-through fetch put a compressed instruction's
-   * word in the 16-bit buffer (bit 4 of `lens`), the target's words are
-   * fetched twice (measured; timing.ts AXI_REFETCH_PER_WORD).
+   * bus, when the word of the branch's fall-through holds a compressed
+   * instruction and then the first half of a 32-bit one (bit 4 of `lens`),
+   * the target's words are fetched twice (measured; timing.ts
+   * AXI_REFETCH_PER_WORD).
    */
   private branchTargetExtra(pc: number, lens: number): number {
     const straddle = this.targetStraddle(pc);

@@ -121,8 +121,8 @@ export const AXI_TRANSACTION_EXTRA = 2;
 
 /**
  * A taken branch to a halfword target whose fall-through was fetched from the
- * bus as a word with a compressed instruction in its low half fetches the
- * target's word(s) twice on the AXI bus (measured on the seed's RTL, not on
+ * bus as a word holding a compressed instruction and then the first half of a
+ * 32-bit one fetches the target's word(s) twice on the AXI bus (measured on the seed's RTL, not on
  * the native interface: there the first fetch is never seen twice): each word
  * fetched again costs a whole transaction, its wait and its turnaround.
  */
