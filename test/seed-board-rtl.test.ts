@@ -40,15 +40,13 @@ const tenOf = (c: SeedCounters) => Object.fromEntries(TEN.map((k) => [k, c[k]]))
 
 /**
  * Where --board seed's CPU clocks (run, idlec, and the commit stalls they move) are still
- * not the RTL's: the picorv32_axi timing's known gap (docs/seed-board.md §10; the seed's
- * poll loop, a taken branch back to a halfword target, is 4 clocks an iteration slower
- * here). These tests are expected to fail until that is fixed: vitest then reports them,
- * and the name comes off the list.
+ * not the RTL's: the picorv32_axi timing's known gap (docs/seed-board.md §10). These
+ * tests are expected to fail until that is fixed: vitest then reports them, and the
+ * name comes off the list.
  */
 const KNOWN_CPU_CLOCK_GAP = new Set([
-  'dma_fill_shapes', 'mxu_acc_transpose', 'bank_conflicts', 'mxu_ab_same_bank', 'spad_window', 'overlap_all_units', 'trap_misaligned',
-  'tiled_simple', 'tiled_simple_opt', 'wide', 'flash', 'fused', 'tiled_simple_32x64x32', 'tiled_simple_12x256x24', 'wide_transpose',
-  'wide_acc', 'flash_t64', 'flash_decode', 'fused_relu', 'fused_requant_noadd',
+  'dma_fill_shapes', 'trap_misaligned',
+  'flash', 'fused', 'wide_transpose', 'wide_acc', 'fused_relu', 'fused_requant_noadd',
 ]);
 /** The counters that count CPU clocks: the rest count the units' own. */
 const CPU_CLOCK_COUNTERS = ['run', 'idlec'] as const;
