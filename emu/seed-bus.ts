@@ -6,7 +6,9 @@
 //   any other    reads return the firmware RAM word fw_q (a[13:2]); writes are dropped
 // The CPU reads and writes the 16 KB itself; this bus sees the rest. Every access
 // the RTL aliases or drops is counted (docs/seed-board.md: a warning in the
-// report, never a changed result).
+// report, never a changed result). The console and SRAM window that SeedBus
+// inherits from picotpu's Bus are never mapped: the seed's SRAM is the DMA's alone
+// (Machine.sramBytes).
 
 import { Bus, type MmioDevice } from './bus.ts';
 import type { BusTiming } from './config.ts';
