@@ -38,7 +38,7 @@ for (const reference of (process.env.BENCH_ONLY_FAST ? [false] : [false, true]))
   for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
     const c0 = process.cpuUsage();
-    const r = drive(reference, sram.slice(), ops, undefined, 1e12);
+    const r = drive(reference, sram.slice(), ops, undefined, 1e12, false);
     const cpu = process.cpuUsage(c0);
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     clocks = r.tpu.clock;

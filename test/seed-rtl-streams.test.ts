@@ -124,3 +124,40 @@ describe('seed TPU replays the streams measured on the seed\'s RTL', () => {
     });
   }
 });
+
+// The seed's own test firmware (test/seed-rtl/seed-firmware-measured.json, the kernels of up to
+// 300 commands): their commands committed at the RTL's commit clocks, DONE at its last run clock.
+// (A commit the RTL held is presented at the clock it landed: the queue has room then, so it lands
+// at once here too; how long it was held is the CPU's part, checked by the board's tests.)
+// The TPU alone must give every dispatch and retire clock and all ten counters (the run window
+// and idle clocks included: they follow from the units' busy clocks once DONE is placed).
+interface Firmware { name: string; end: string; counters: Record<string, number>; commitStallClocks: number; commandClocks?: Stream['commands'] }
+const firmware = JSON.parse(readFileSync(new URL('./seed-rtl/seed-firmware-measured.json', import.meta.url), 'utf8')) as { firmware: Firmware[] };
+
+describe('seed TPU replays the commands of the seed\'s own firmware measured on its RTL', () => {
+  for (const f of firmware.firmware.filter((x) => x.commandClocks && x.end === 'done')) {
+    it(`${f.name}: dispatch and retire clocks, the ten counters`, () => {
+      for (const reference of [false, true]) {
+        const tpu = new SeedTpu({ reference }, new Uint8Array(512 * 1024));
+        const seen: number[][] = [];
+        tpu.onCommand = (u, op, start, end) => { seen.push([u, op, start, end]); };
+        tpu.runPulse(1);
+        for (const [unit, w0, w1, w2, w3, commit] of f.commandClocks!) {
+          const words = [w0, w1, w2, w3].map(hex);
+          for (let k = 0; k < 4; k++) tpu.write(unit * 16 + 4 * k, words[k], 15, commit);
+          expect(tpu.extraWait()).toBe(0);
+        }
+        tpu.write(0x70, 1, 15, f.counters.run);
+        const label = `${f.name} (${reference ? 'reference' : 'fast'})`;
+        for (let u = 0; u < 3; u++) {
+          const want = f.commandClocks!.filter((c) => c[0] === u && c[7] !== null).map((c) => (c[6] === null ? ['no dispatch', c[7]] : [c[6], c[7]]));
+          const dispatches = (op: number) => op === (u === 0 ? 0x02 : 0x01);
+          const got = seen.filter((c) => c[0] === u).map(([, op, start, end]) => (dispatches(op) ? [start - 1, end] : ['no dispatch', end]));
+          expect(got, `${label}: unit ${u}`).toEqual(want);
+        }
+        const c = tpu.counters();
+        for (const k of SEED_COUNTER_NAMES) expect(c[k], `${label}: ${k}`).toBe(f.counters[k]);
+      }
+    });
+  }
+});

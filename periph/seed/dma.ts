@@ -8,12 +8,12 @@
 // Both TPU models use this FSM. The fast model may also call fillBulk(n) while
 // the DMA is alone in its banks: n fill clocks at once, each granted.
 
-import { Ports, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
+import { Ports, type SeedUnit, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
 
 const S_IDLE = 0, S_FILL = 1, S_SPILL = 2, S_DONE = 5;
 const SRAM_MASK = 0x7ffff;
 
-export class SeedDma {
+export class SeedDma implements SeedUnit {
   state = S_IDLE;
   // head fields (cmd_dma.sv)
   private op = 0; private len = 0; private rows = 0;
@@ -22,7 +22,9 @@ export class SeedDma {
   private fCol = 0; private fRow = 0; private spadRowPtr = 0;
   private wCol = 0; private wRow = 0; private dramRowPtr = 0;
   private addrQ = 0; private hold = 0;
-  private weWin = false; private beat = false; private pending = false;
+  /** we_win drives WE# (the SRAM byte is stored at the beat's start here); kept to mirror dma.sv. */
+  private weWin = false;
+  private beat = false; private pending = false;
   private fetchInflight = false; private wrActive = false;
   /** The byte a granted spill read sampled this clock (spad_rdata next clock). */
   private rdByte = 0;

@@ -14,7 +14,7 @@
 //     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
 //     formed once, at the clock the stream ends.
 
-import { Ports, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+import { Ports, type SeedUnit, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -41,7 +41,7 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
   return shifted > 7 ? 7 : shifted < lo ? lo : shifted;
 }
 
-export class SeedMxu {
+export class SeedMxu implements SeedUnit {
   state = S_IDLE;
   // cmd_mxu GEOM registers
   gAStride = 0; gBStride = 0; gCStride = 0; gLen = 0;

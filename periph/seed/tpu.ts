@@ -16,12 +16,17 @@
 //
 // Two models behind one class: `reference` steps every clock through the
 // arbiter with the literal systolic array; the fast model uses the MXU's fast
-// datapath and skips stretches where nothing can interact: no unit busy and
-// every queue empty (counted idle at once), or a lone DMA fill (its bytes
-// copied at once). Both are pinned together by test/seed-tpu.test.ts.
+// datapath and skips stretches in which nothing can interact (skip()): no
+// front end about to take a head, every running unit before its DONE clock
+// (its horizon()), and the running commands' banks pairwise disjoint; every
+// running unit then advances on its own (bulk(): a fill's bytes copied at
+// once, the others without the arbiter) and the counters add up at once. Any
+// other clock, and every clock of a CPU access, is stepped. Pinned together by
+// test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
+// RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../emu/bus.ts';
-import { Ports, RD_CPU, WR_CPU, SeedSpad, bankOf } from './ports.ts';
+import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu } from './mxu.ts';
 import { SeedVpu } from './vpu.ts';
@@ -108,6 +113,8 @@ export class SeedTpu implements MmioDevice {
 
   /** Fast-model statistics: clocks stepped through the arbiter, clocks skipped, stretches with two or more units in bulk. */
   steppedClocks = 0;
+  /** Clocks in which some requester lost a bank to a higher-priority one (stepped clocks only). */
+  conflictClocks = 0;
   skippedClocks = 0;
   parallelSkips = 0;
 
@@ -115,6 +122,8 @@ export class SeedTpu implements MmioDevice {
   hazardCount = 0;
   private starveReported = false;
   onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
+  /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
+  onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
   constructor(opts: { reference: boolean; argmax?: boolean }, readonly sram: Uint8Array) {
     this.reference = opts.reference;
@@ -233,10 +242,21 @@ export class SeedTpu implements MmioDevice {
     }
   }
 
-  /** The next clock at which something changes without the CPU (a command to start or end), or Infinity. */
+  /**
+   * A lower bound of the next clock at which a command starts or retires without the CPU (the TPU's
+   * clock when one may do so now), or Infinity when every unit is idle and every queue empty.
+   */
   nextEventClock(): number {
-    for (let u = 0; u < 3; u++) if (this.front[u] === RUN || this.qCount[u] > 0) return this.clk;
-    return Infinity;
+    let next = Infinity;
+    for (let u = 0; u < 3; u++) {
+      if (this.front[u] === HEAD) {
+        if (this.qCount[u] > 0) return this.clk;
+        continue;
+      }
+      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
+      next = Math.min(next, this.clk + unit.horizon()); // a lower bound of its DONE (pop) clock
+    }
+    return next;
   }
 
   /** The clock the TPU has processed up to (exclusive). */
@@ -304,6 +324,7 @@ export class SeedTpu implements MmioDevice {
     if (this.cpuRd) { p.rdReq[RD_CPU] = 1; p.rdAddr[RD_CPU] = this.cpuAddr; }
     if (this.cpuWr) { p.wrReq[WR_CPU] = 1; p.wrAddr[WR_CPU] = this.cpuAddr; }
     p.arbitrate();
+    if ((p.rdLost | p.wrLost) !== 0) this.conflictClocks++;
     mxu.read(p);
     vpu.read(p);
     dma.read(p);
@@ -379,6 +400,7 @@ export class SeedTpu implements MmioDevice {
 
   /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
   private startUnit(u: number, op: number, c: number): void {
+    this.onCommandStart?.(u, c + 1);
     this.front[u] = RUN;
     this.runStart[u] = c + 1;
     this.runOpcode[u] = op;
@@ -475,4 +497,3 @@ export function laneValue(value: number, wstrb: number): number {
   }
 }
 
-export { bankOf };

@@ -8,7 +8,7 @@
 // reduction: it reads src0 and writes zeros to dst, exactly as the RTL does.
 // The FSM is literal and cheap, so both TPU models use it as is.
 
-import { Ports, RD_V, WR_V, bankMask, type SeedSpad } from './ports.ts';
+import { Ports, type SeedUnit, RD_V, WR_V, bankMask, type SeedSpad } from './ports.ts';
 import { seedRequant } from './mxu.ts';
 
 const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
@@ -17,7 +17,7 @@ const LANES = 8;
 
 const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
 
-export class SeedVpu {
+export class SeedVpu implements SeedUnit {
   state = S_IDLE;
   private op = 0; private dst = 0;
   private pSrc0 = 0; private pSrc1 = 0; private pDst = 0;

@@ -24,22 +24,23 @@ export interface DriveResult {
   endClock: number;
 }
 
-export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp[], spadInit?: Uint8Array, maxClocks = 5_000_000): DriveResult {
+/** `record` false leaves trace and commands empty (benchmarks). */
+export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp[], spadInit?: Uint8Array, maxClocks = 5_000_000, record = true): DriveResult {
   const tpu = new SeedTpu({ reference }, sram);
   if (spadInit) tpu.spad.set(spadInit);
   const trace: number[] = [];
   const commands: number[] = [];
-  tpu.onCommand = (u, op, s, e) => { commands.push(u, op, s, e); };
+  if (record) tpu.onCommand = (u, op, s, e) => { commands.push(u, op, s, e); };
   tpu.runPulse(0);
   let clk = 5;
   const store = (off: number, v: number) => {
     tpu.write(off, v, 15, clk);
-    trace.push(clk, tpu.extraWait());
+    if (record) trace.push(clk, tpu.extraWait());
     clk += ACCESS_CLOCKS + tpu.extraWait();
   };
   const load = (off: number) => {
     const v = tpu.read(off, clk);
-    trace.push(clk, v);
+    if (record) trace.push(clk, v);
     clk += ACCESS_CLOCKS;
     return v;
   };
