@@ -15,11 +15,15 @@ import { SRAM_SIZE } from '../periph/sram.ts';
 export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
+import { BoardError, BOARD_NAMES, boardNamed, type Board } from './boards.ts';
+import type { CpuFeatures } from './config.ts';
 
 export class UsageError extends Error {}
 
 export interface BoardArgs {
   elf: string;
+  /** emu/boards.ts; picotpu when not given. */
+  board?: string;
   input?: string;
   inputFile?: string;
   sram: string[];
@@ -37,6 +41,7 @@ export interface BoardArgs {
 export function boardOptions<T>(y: Argv<T>) {
   return y
     .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
+    .option('board', { type: 'string', default: 'picotpu', describe: `the board: ${BOARD_NAMES.join(' | ')} (seed: the seed's own RTL board, docs/seed-board.md)` })
     .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
     .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
     .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
@@ -73,8 +78,9 @@ export function parseSramSpec(spec: string): { file: string; offset: number } {
   return { file: spec.slice(0, at), offset };
 }
 
-export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>): PlatformConfig {
-  const cfg = defaultConfig();
+type ConfigArgs = Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>;
+
+export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()): PlatformConfig {
   if (o.config) {
     let text: string;
     try {
@@ -113,7 +119,18 @@ export function buildConfig(o: Pick<BoardArgs, 'config' | 'set' | 'barrelShifter
  * neither --input nor --input-file is given (only `run`; the debugger and GDB use it otherwise).
  */
 export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
-  const machine = new Machine(buildConfig(o), { reference: o.reference ?? false, strict: o.strict ?? false });
+  const board = boardOf(o);
+  const config = buildConfig(o);
+  checkFixedCpu(board, o);
+  if (board.stop === 'done-store' && (o.input !== undefined || o.inputFile !== undefined)) {
+    throw new UsageError(`the ${board.name} board has no console: --input and --input-file do not apply`);
+  }
+  let machine: Machine;
+  try {
+    machine = new Machine(config, { reference: o.reference ?? false, strict: o.strict ?? false, board });
+  } catch (e) {
+    throw e instanceof BoardError ? new UsageError(e.message) : e;
+  }
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { file, offset } = parseSramSpec(spec);
@@ -133,8 +150,36 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   if (o.input !== undefined) machine.bus.console.setInput(Buffer.from(o.input, 'utf8'));
   else if (o.inputFile !== undefined) machine.bus.console.setInputStream(openInput(o.inputFile));
   // isatty, not process.stdin.isTTY: creating process.stdin would make a pipe non-blocking under us.
-  else if (stdinInput && !isatty(0)) machine.bus.console.setInputStream(new FdInput(0, 'standard input'));
+  else if (stdinInput && !isatty(0) && board.stop === 'console-exit') machine.bus.console.setInputStream(new FdInput(0, 'standard input'));
   return machine;
+}
+
+/** The --board the options name (exit 165 for an unknown one). */
+export function boardOf(o: Pick<BoardArgs, 'board'>): Board {
+  try {
+    return boardNamed(o.board ?? 'picotpu');
+  } catch (e) {
+    throw e instanceof BoardError ? new UsageError(e.message) : e;
+  }
+}
+
+/**
+ * A board fixes some CPU parameters (its RTL instantiates them): asking for
+ * another value, by flag, --set or config file, is a usage error. A parameter
+ * was asked for when the options give it the same value from two opposite
+ * starting points.
+ */
+function checkFixedCpu(board: Board, o: ConfigArgs): void {
+  const fixed = Object.entries(board.cpuFixed) as [keyof CpuFeatures, boolean][];
+  if (fixed.length === 0) return;
+  const flipped = defaultConfig();
+  for (const [name] of fixed) flipped.cpu[name] = !flipped.cpu[name];
+  const asked = buildConfig(o), askedFlipped = buildConfig(o, flipped);
+  for (const [name, value] of fixed) {
+    if (asked.cpu[name] === askedFlipped.cpu[name] && asked.cpu[name] !== value) {
+      throw new UsageError(`the ${board.name} board fixes ${name}=${value ? 1 : 0} (its RTL's parameter)`);
+    }
+  }
 }
 
 /** --input-file, streamed (its size does not matter: /dev/zero is an endless input, read as the guest consumes it). */

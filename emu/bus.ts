@@ -30,7 +30,8 @@ export interface SramSharer {
 }
 
 export class Bus {
-  readonly bram = new Uint8Array(BRAM_SIZE);
+  /** The firmware RAM at 0 (the board's size; the CPU reads and writes it directly). */
+  readonly bram: Uint8Array;
   readonly sram: Sram;
   readonly console: Console;
   tpu: MmioDevice | null = null;
@@ -45,7 +46,8 @@ export class Bus {
   /** Set when the last read()/write() hit no device. */
   fault = false;
 
-  constructor(private readonly timing: BusTiming) {
+  constructor(protected readonly timing: BusTiming, ramSize = BRAM_SIZE) {
+    this.bram = new Uint8Array(ramSize);
     this.sram = new Sram(timing);
     this.console = new Console();
   }

@@ -26,6 +26,7 @@ import { DEFAULT_TRACE_LIMIT, VcdWriter } from './vcd.ts';
 import type { DebugOptions } from './debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { maxCyclesOption, RUN_EXITS } from './cli-options.ts';
+import { formatSeedReport, seedReportFields } from './seed-status.ts';
 import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
@@ -130,6 +131,7 @@ export interface RunOptions extends BoardArgs {
   profileJson?: string;
   report: boolean;
   trace?: string;
+  sramOut?: string;
 }
 
 export async function runCommand(o: RunOptions): Promise<number> {
@@ -138,6 +140,7 @@ export async function runCommand(o: RunOptions): Promise<number> {
   checkDistinctOutputs([
     { option: '--trace', path: o.trace }, { option: '--vcd', path: o.vcd }, { option: '--timeline', path: o.timeline },
     { option: '--profile-json', path: o.profileJson }, { option: '--report-json', path: o.reportJson },
+    { option: '--sram-out', path: o.sramOut },
   ]);
   const machine = buildMachine(o, true);
   const control = new RunControl();
@@ -154,6 +157,8 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
   machine.bus.console.setSink(stdoutSink(machine, control));
   // Every output file is opened (checked) before the run, and put in place only when it ends (emu/output-file.ts).
   const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
+  // --sram-out: the 512 KiB SRAM as it is at the stop, whole or not at all.
+  const sramOut = o.sramOut !== undefined ? new OutputFile(o.sramOut, '--sram-out') : null;
   // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
   const observers: RunObserver[] = [];
   if (o.trace !== undefined) observers.push(new TraceWriter(o.trace, machine, traceLimit));
@@ -161,7 +166,7 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
   if (o.timeline !== undefined) observers.push(new TimelineWriter(machine, { path: o.timeline, limit: traceLimit, warn: say }));
   const profiler = o.profile || o.profileJson !== undefined ? new Profiler(machine, { jsonPath: o.profileJson }) : null;
   if (profiler) observers.push(profiler);
-  if (observers.length > 0) machine.tpu.records = [];
+  if (observers.length > 0) machine.activity.records = [];
   const t0 = process.hrtime.bigint();
   const r = await runSliced(machine, o.maxCycles, observers, control);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -169,11 +174,15 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
     report.write(reportJson(r));
     report.commit();
   }
+  if (sramOut) {
+    sramOut.writeBytes(machine.sramBytes);
+    sramOut.commit();
+  }
   // Standard output's reader has gone (| head): end quietly, as a tool killed by SIGPIPE.
   if (r.signal === 'SIGPIPE') return r.exit;
   if (r.reason !== 'exit' && r.reason !== 'interrupted') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
-  if (o.report) process.stderr.write(formatReport(r.counters, machine.config.clockHz));
+  if (o.report) process.stderr.write(r.seedCounters ? formatSeedReport(r, machine.config.clockHz) : formatReport(r.counters, machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
   if (r.reason === 'interrupted') say(describeStop(r));
@@ -215,6 +224,7 @@ function reportJson(r: RunResult): string {
     countersWindow: r.perfWindow ? 'PERF_CTRL' : 'whole run',
     tpuErrors: r.tpuErrors,
     tpuFatal: r.tpuFatal,
+    ...(r.seedCounters ? seedReportFields(r) : {}),
   };
   return JSON.stringify(report, null, 2) + '\n';
 }
@@ -369,6 +379,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile', { type: 'boolean', default: false, describe: 'print clocks, idle and stall clocks and calls per firmware function, and per-unit figures, after the report' })
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
+        .option('sram-out', { type: 'string', describe: 'write the 512 KiB SRAM as it is at the stop to this file (whole, or not at all)' })
         .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
         .epilogue(`${exitStatusText()} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
       async (args) => {

@@ -12,6 +12,23 @@ export interface CpuFeatures {
   ENABLE_DIV: boolean;
   /** Register file with two read ports: reg+reg instructions read both in one clock. */
   ENABLE_REGS_DUALPORT: boolean;
+  /** RV32C: 16-bit instructions, pcs on halfwords (PicoRV32's COMPRESSED_ISA; off on picotpu). */
+  COMPRESSED_ISA: boolean;
+}
+
+/**
+ * How the CPU reaches memory: 'native' is PicoRV32's own look-ahead interface
+ * on a zero-wait BRAM (picotpu); 'seed-axi' is picorv32_axi behind the seed's
+ * cpu_subsys AXI4-Lite slave, every fetch and access one transaction
+ * (timing.ts, AXI_*).
+ */
+export type MemInterface = 'native' | 'seed-axi';
+
+/** What the CPU needs besides its PicoRV32 parameters: its bus, and STACKADDR. */
+export interface CpuBusOptions {
+  memInterface: MemInterface;
+  /** PicoRV32's STACKADDR: sp at reset (undefined: PicoRV32's default, sp not set). */
+  stackAddr?: number;
 }
 
 export interface BusTiming {
@@ -60,6 +77,7 @@ export function defaultConfig(): PlatformConfig {
       ENABLE_FAST_MUL: false,
       ENABLE_DIV: false,
       ENABLE_REGS_DUALPORT: true,
+      COMPRESSED_ISA: false,
     },
     bus: {
       consoleWait: 2,
@@ -88,6 +106,7 @@ export const CPU_FEATURE_NAMES = [
   'ENABLE_FAST_MUL',
   'ENABLE_DIV',
   'ENABLE_REGS_DUALPORT',
+  'COMPRESSED_ISA',
 ] as const satisfies readonly (keyof CpuFeatures)[];
 
 export const BUS_TIMING_NAMES = [

@@ -1,14 +1,18 @@
-// PicoRV32 (RV32I, plus the optional PCPI multiplier/divider) as a predecoding
-// interpreter. Each BRAM word is decoded once into flat typed arrays (op, rd,
-// rs1, rs2, imm, clocks); a store into BRAM drops the decoded form of its word,
-// so self-modifying code sees the new instruction. The loop allocates nothing
-// and keeps its state in locals; the semantics of each instruction is one case.
+// PicoRV32 (RV32I, plus the optional PCPI multiplier/divider and RV32C) as a
+// predecoding interpreter. Each instruction slot of the BRAM (a word, or a
+// halfword with COMPRESSED_ISA) is decoded once into flat typed arrays (op, rd,
+// rs1, rs2, imm, clocks, length); a store into BRAM drops the decoded form of
+// what it overwrote, so self-modifying code sees the new instruction. A
+// compressed instruction is expanded to its 32-bit equivalent (isa.ts) and runs
+// the same case. The loop allocates nothing and keeps its state in locals; the
+// semantics of each instruction is one case.
 
-import type { CpuFeatures } from './config.ts';
-import { BRAM_SIZE, Bus } from './bus.ts';
-import { INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import type { CpuBusOptions, CpuFeatures } from './config.ts';
+import type { Bus } from './bus.ts';
+import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import {
-  classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, TAKEN_BRANCH_EXTRA, trapClocks,
+  AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, SEED_WINDOW_READ_EXTRA, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
+  TAKEN_BRANCH_EXTRA, trapClocks,
 } from './timing.ts';
 
 /** Internal op numbers; the same names as INSNS, upper-cased. */
@@ -107,13 +111,30 @@ export class Cpu {
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
 
-  // Predecoded BRAM, one slot per word.
-  private readonly ops = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rds = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rs1s = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly rs2s = new Uint8Array(BRAM_SIZE >>> 2);
-  private readonly imms = new Int32Array(BRAM_SIZE >>> 2);
-  private readonly clocks = new Uint8Array(BRAM_SIZE >>> 2);
+  /** Bytes of the firmware RAM at 0 (the board's: 64 KiB BRAM on picotpu, 16 KB on the seed). */
+  readonly ramSize: number;
+  /** log2 of the bytes per instruction slot: 2 (words), 1 with COMPRESSED_ISA (halfwords). */
+  private readonly slotShift: number;
+  // Predecoded BRAM, one slot per word (per halfword with COMPRESSED_ISA).
+  private readonly ops: Uint8Array;
+  private readonly rds: Uint8Array;
+  private readonly rs1s: Uint8Array;
+  private readonly rs2s: Uint8Array;
+  private readonly imms: Int32Array;
+  private readonly clocks: Uint8Array;
+  /**
+   * Bits 2:0: the instruction's length in bytes (4, or 2 when compressed).
+   * Bit 3: the next sequential instruction straddles a word boundary
+   * (timing.ts STRADDLE_EXTRA): its clock is in `clocks`, and it delays this
+   * instruction's data handshake too. Bit 4: the next sequential instruction
+   * is a compressed one at a word address followed by the first half of a
+   * 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
+   */
+  private readonly lens: Uint8Array;
+  /** Clocks from launch to a device data access (only read on the device path). */
+  private readonly dataAt: Uint8Array;
+  /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
+  private readonly axi: boolean;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -126,7 +147,22 @@ export class Cpu {
   /** Clocks from a trapping instruction's launch to the trap, per kind (timing.ts). */
   private readonly trapAt: Record<'illegal' | 'ebreak' | 'load' | 'store' | 'jal' | 'branch' | 'jalr', number>;
 
-  constructor(private readonly bus: Bus, private readonly features: CpuFeatures) {
+  constructor(private readonly bus: Bus, private readonly features: CpuFeatures,
+    busOptions: CpuBusOptions = { memInterface: 'native' }) {
+    this.axi = busOptions.memInterface === 'seed-axi';
+    if (this.axi) this.cycle = FIRST_LAUNCH_CLOCK + AXI_TRANSACTION_EXTRA;
+    if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
+    this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
+    this.ramSize = bus.bram.length;
+    const slots = this.ramSize >>> this.slotShift;
+    this.ops = new Uint8Array(slots);
+    this.rds = new Uint8Array(slots);
+    this.rs1s = new Uint8Array(slots);
+    this.rs2s = new Uint8Array(slots);
+    this.imms = new Int32Array(slots);
+    this.clocks = new Uint8Array(slots);
+    this.lens = new Uint8Array(slots);
+    this.dataAt = new Uint8Array(slots);
     const buf = bus.bram.buffer;
     this.mem8 = bus.bram;
     this.memS8 = new Int8Array(buf);
@@ -149,14 +185,42 @@ export class Cpu {
     this.staleWord = -1;
   }
 
-  /** The instruction word at a BRAM address. */
+  /** Whether the CPU executes RV32C (pcs may be halfword-aligned). */
+  get compressed(): boolean {
+    return this.slotShift === 1;
+  }
+
+  /** The 32 instruction bits at a BRAM address (a halfword address with COMPRESSED_ISA; its low half first). */
   wordAt(addr: number): number {
-    return this.mem32[(addr & (BRAM_SIZE - 1)) >>> 2];
+    const a = addr & (this.ramSize - 1);
+    if ((a & 2) === 0) return this.mem32[a >>> 2];
+    return (this.mem16[a >>> 1] | ((a + 2 < this.ramSize ? this.mem16[(a + 2) >>> 1] : 0) << 16)) | 0;
+  }
+
+  /** Bytes of the instruction at a BRAM address: 2 for a compressed one (with COMPRESSED_ISA), else 4. */
+  lengthAt(addr: number): number {
+    return this.slotShift === 1 && (this.mem16[(addr & (this.ramSize - 1)) >>> 1] & 3) !== 3 ? 2 : 4;
+  }
+
+  /** Drops the decoded slots a BRAM store into word `w` may have changed. */
+  private invalidateWord(w: number): void {
+    if (this.slotShift === 2) { this.ops[w] = Op.UNDECODED; return; }
+    // The word's two halfwords, and the two before: an instruction starting
+    // there may extend into this word, or have its straddle bit depend on it.
+    const h = w << 1;
+    for (let k = Math.max(0, h - 2); k <= h + 1; k++) this.ops[k] = Op.UNDECODED;
   }
 
   private decode(k: number): Op {
-    const w = this.mem32[k];
-    const idx = matchInsn(w);
+    let w: number;
+    let len = 4;
+    if (this.slotShift === 2) w = this.mem32[k];
+    else {
+      const m16 = this.mem16;
+      const h = m16[k];
+      if ((h & 3) !== 3) { w = expandCompressed(h); len = 2; } else w = h | ((m16[k + 1] ?? 0) << 16);
+    }
+    const idx = w === -1 ? -1 : matchInsn(w);
     let op = Op.ILLEGAL;
     let clocks = 0;
     if (idx >= 0) {
@@ -172,10 +236,41 @@ export class Cpu {
     }
     const rd = rdOf(w);
     if (rd === 0 && PURE_WRITERS.has(op)) op = Op.NOP;
+    // With RV32C, a 32-bit instruction at a halfword address straddles two
+    // words: whatever runs before it in sequence waits one clock more for it.
+    const jump = op === Op.JAL || op === Op.JALR;
+    let straddle = 0;
+    // Bus transactions for the next sequential instruction: none when it is a
+    // compressed one in the upper half of the word already fetched.
+    let seqFetches = jump ? 0 : 1;
+    // The next sequential instruction is a compressed one at a word address
+    // followed by the first half of a 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
+    let seqBuffers = 0;
+    if (this.slotShift === 1) {
+      const nk = k + (len >>> 1);
+      const next32 = ((this.mem16[nk] ?? 0) & 3) === 3;
+      if ((nk & 1) && next32 && !jump) straddle = 1;
+      if ((nk & 1) && !next32) seqFetches = 0;
+      if (!(nk & 1) && !next32 && ((this.mem16[nk + 1] ?? 0) & 3) === 3) seqBuffers = 1;
+    }
+    const isData = op >= Op.LB && op <= Op.SW;
+    const storeOp = op >= Op.SB && op <= Op.SW;
+    let dataAt = (storeOp ? this.storeOffset : DATA_ACCESS_OFFSET) + straddle;
+    if (this.axi) {
+      if (!isData && seqFetches === 1 && straddle === 0) {
+        // The prefetch overlaps execution: the slower of the two sets the pace.
+        clocks = Math.max(clocks, this.classClocks.alu + AXI_TRANSACTION_EXTRA);
+      } else {
+        clocks += AXI_TRANSACTION_EXTRA * (seqFetches + (isData ? 1 : 0));
+      }
+      dataAt += AXI_TRANSACTION_EXTRA * seqFetches + AXI_SLAVE_ACT_OFFSET;
+    }
     this.rds[k] = rd;
     this.rs1s[k] = rs1Of(w);
     this.rs2s[k] = rs2Of(w);
-    this.clocks[k] = clocks;
+    this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
+    this.dataAt[k] = dataAt;
+    this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
     this.ops[k] = op;
     return op;
   }
@@ -187,13 +282,18 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
-    const imms = this.imms, clk = this.clocks;
+    const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
+    // seed-axi: a jump's or taken branch's target fetch is one more transaction.
+    const jumpFetch = this.axi ? AXI_TRANSACTION_EXTRA : 0;
+    const axi = this.axi;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
     const barrel = this.features.BARREL_SHIFTER;
-    const storeAt = this.storeOffset;
-    // A fetch is legal only from an aligned address inside the BRAM.
-    const badPc = ~(BRAM_SIZE - 1) | 3;
+    // A fetch is legal only from an aligned address inside the BRAM (a halfword with RV32C).
+    const rvc = this.slotShift === 1;
+    const slotShift = this.slotShift;
+    const ramSize = this.ramSize;
+    const badPc = ~(ramSize - 1) | (rvc ? 1 : 3);
     const stopAtInstret = this.instret + instrLimit;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
@@ -207,13 +307,13 @@ export class Cpu {
         reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1, pc);
         break;
       }
-      const k = pc >>> 2;
+      const k = pc >>> slotShift;
       let op = ops[k];
       if (op === Op.UNDECODED) op = this.decode(k);
       const rd = rds[k], imm = imms[k];
       const a = r[rs1s[k]];
       let clocks = clk[k];
-      let next = pc + 4;
+      let next = pc + (lens[k] & 7);
 
       switch (op) {
         case Op.NOP: break;
@@ -221,26 +321,34 @@ export class Cpu {
         case Op.AUIPC: r[rd] = pc + imm; break;
         case Op.JAL:
           r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
-          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, pc); pc = next; break outer; }
+          clocks += jumpFetch;
+          if (next & 2) {
+            if (rvc) { clocks += this.targetStraddle(next); break; }
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, pc); pc = next; break outer;
+          }
           break;
         // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
         case Op.JALR:
           r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
-          if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, pc); pc = next; break outer; }
+          clocks += jumpFetch;
+          if (next & 2) {
+            if (rvc) { clocks += this.targetStraddle(next); break; }
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, pc); pc = next; break outer;
+          }
           break;
-        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA; if (next & 2) { instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
           if (addr & (size - 1)) {
             // PicoRV32 still performs the aligned word's read (side effects on a device) before trapping.
-            if (addr >= BRAM_SIZE) {
+            if (addr >= ramSize) {
               bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
               if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
             }
@@ -248,18 +356,20 @@ export class Cpu {
             break outer;
           }
           let v: number;
-          if (addr < BRAM_SIZE) {
+          if (addr < ramSize) {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
-            const word = bus.read(addr, cycle + DATA_ACCESS_OFFSET);
-            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
+            const at = dataAt[k];
+            const word = bus.read(addr, cycle + at);
+            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
+            if (axi && addr >>> 28 === 9) clocks += SEED_WINDOW_READ_EXTRA;
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
             r[rd] = v; r[0] = 0;
-            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, DATA_ACCESS_OFFSET, k, stale);
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
             break;
           }
           r[rd] = v; r[0] = 0;
@@ -271,10 +381,17 @@ export class Cpu {
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
           const v = r[rs2s[k]];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle); break outer; }
-          if (addr < BRAM_SIZE) {
+          if (addr < ramSize) {
             const w = addr >>> 2;
             // PicoRV32 has already fetched the next instruction while a store
             // executes: a store into that word is seen only from its next fetch on.
+            if (rvc) {
+              // RV32C: the new bits are seen from the next fetch on (PicoRV32's
+              // prefetch buffer with compressed code is not modelled; hardware.md).
+              if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
+              this.invalidateWord(w);
+              break;
+            }
             const prefetched = w === k + 1;
             if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
@@ -284,10 +401,11 @@ export class Cpu {
             const sh = addr & 3;
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
-            bus.write(addr, wdata | 0, wstrb, cycle + storeAt);
-            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + storeAt, addr); break outer; }
+            const at = dataAt[k];
+            bus.write(addr, wdata | 0, wstrb, cycle + at);
+            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
-            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, storeAt, k, stale);
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
           }
           break;
         }
@@ -350,6 +468,29 @@ export class Cpu {
   }
 
   /**
+   * Extra clocks of a jump or taken branch to halfword address `pc` when the
+   * target is a 32-bit instruction straddling two words (its second word is a
+   * second fetch, chained to the first on the AXI bus), else 0.
+   */
+  private targetStraddle(pc: number): number {
+    if (((this.mem16[pc >>> 1] ?? 0) & 3) !== 3) return 0;
+    return STRADDLE_EXTRA + (this.axi ? AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA : 0);
+  }
+
+  /**
+   * A taken branch to halfword address `pc`: targetStraddle, and on the AXI
+   * bus, when the word of the branch's fall-through holds a compressed
+   * instruction and then the first half of a 32-bit one (bit 4 of `lens`),
+   * the target's words are fetched twice (measured; timing.ts
+   * AXI_REFETCH_PER_WORD).
+   */
+  private branchTargetExtra(pc: number, lens: number): number {
+    const straddle = this.targetStraddle(pc);
+    if (!this.axi || !(lens & 16)) return straddle;
+    return straddle + AXI_REFETCH_PER_WORD * (straddle ? 2 : 1);
+  }
+
+  /**
    * The data access of the instruction at `cycle` halted the machine (EXIT, or
    * a device), or a device asked the CPU to yield: the instruction retires and
    * the loop returns.
@@ -377,9 +518,9 @@ export class Cpu {
     const word = addr & ~3;
     const wstrb = size === 4 ? 15 : addr & 2 ? 12 : 3;
     const wdata = size === 4 ? v : (v & 0xffff) * 0x10001;
-    if (word < BRAM_SIZE) {
+    if (word < this.ramSize) {
       for (let lane = 0; lane < 4; lane++) if (wstrb & (1 << lane)) this.mem8[word + lane] = wdata >>> (8 * lane);
-      this.ops[word >>> 2] = Op.UNDECODED;
+      this.invalidateWord(word >>> 2);
     } else {
       this.bus.write(word, wdata | 0, wstrb, cycle + this.storeOffset);
       if (this.bus.fault) return this.trap(TrapKind.STORE_BUS_ERROR, cycle + this.storeOffset, addr);

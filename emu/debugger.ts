@@ -11,10 +11,11 @@
 
 import { createInterface } from 'node:readline';
 import { buildMachine, type BoardArgs } from './board-options.ts';
-import { BRAM_SIZE, regionOf, TPU_BASE } from './bus.ts';
+import { regionOf, TPU_BASE } from './bus.ts';
+import { seedStatusLines } from './seed-status.ts';
 import { disassemble } from './disasm.ts';
 import { type ElfSymbol } from './elf.ts';
-import { ABI_NAMES, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import { ABI_NAMES, expandCompressed, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
 import { tokenUnmet, unitView, waitToken } from './tpu-view.ts';
@@ -290,10 +291,36 @@ export class Debugger {
     return `0x${hex8(a)}${ok ? ` <${this.sym(a)}>` : ''}`;
   }
 
+  /** Bits an instruction address must have clear: 1 with COMPRESSED_ISA (halfwords), else 3. */
+  private get insnAlign(): number {
+    return this.machine.cpu.compressed ? 1 : 3;
+  }
+
+  private isCode(pc: number): boolean {
+    return (pc & this.insnAlign) === 0 && pc >= 0 && pc < this.machine.cpu.ramSize;
+  }
+
+  /** The instruction at pc as stored (16 bits for a compressed one) and its length in bytes. */
+  private insnAt(pc: number): { word: number; len: number } {
+    const cpu = this.machine.cpu;
+    const len = cpu.lengthAt(pc);
+    const word = cpu.wordAt(pc) >>> 0;
+    return { word: len === 2 ? word & 0xffff : word, len };
+  }
+
+  /** The 32-bit form of the instruction at pc (a compressed one expanded; -1 if illegal). */
+  private fullWordAt(pc: number): number {
+    const { word, len } = this.insnAt(pc);
+    return len === 2 ? expandCompressed(word) : word | 0;
+  }
+
+  private disasAt(pc: number): string {
+    return disassemble(this.insnAt(pc).word, pc, (a) => this.sym(a), this.machine.cpu.compressed).replace('\t', ' ');
+  }
+
   private insnText(pc: number): string {
-    if ((pc & 3) !== 0 || pc >= BRAM_SIZE) return '(not in the program BRAM)';
-    const word = this.machine.cpu.wordAt(pc) >>> 0;
-    return disassemble(word, pc, (a) => this.sym(a)).replace('\t', ' ');
+    if (!this.isCode(pc)) return '(not in the program BRAM)';
+    return this.disasAt(pc);
   }
 
   /** The stop line: `clock N  pc 0x... <sym+off>: insn`. */
@@ -362,7 +389,7 @@ export class Debugger {
     }
     this.machine.bus.console.flush();
     // A --strict stop names its error itself.
-    if (kind === 'ended' && this.result?.reason === 'tpu-error') this.reportedErrors = this.machine.tpu.errors.length;
+    if (kind === 'ended' && this.result?.reason === 'tpu-error') this.reportedErrors = this.machine.activity.errors.length;
     this.reportTpuErrors();
     switch (kind) {
       case 'breakpoint': {
@@ -395,7 +422,7 @@ export class Debugger {
   }
 
   private reportTpuErrors(): void {
-    const errs = this.machine.tpu.errors;
+    const errs = this.machine.activity.errors;
     for (; this.reportedErrors < errs.length; this.reportedErrors++) this.say(describeError(errs[this.reportedErrors]));
   }
 
@@ -426,8 +453,8 @@ export class Debugger {
       const pc = this.machine.cpu.pc >>> 0;
       let kind: StopKind;
       if (this.isCall(pc)) {
-        const sp = this.reg(SP);
-        kind = await this.run({ target: (p, s) => p === pc + 4 && s === sp }, true);
+        const sp = this.reg(SP), ret = pc + this.insnAt(pc).len;
+        kind = await this.run({ target: (p, s) => p === ret && s === sp }, true);
       } else {
         kind = await this.run({ count: 1 }, true);
       }
@@ -537,8 +564,10 @@ export class Debugger {
   /** A code address: a symbol, number or symbol+offset in the BRAM, word-aligned. */
   private codeLocation(text: string, cmd: string): number {
     const addr = this.evaluate(text, cmd);
-    if (addr >= BRAM_SIZE) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program BRAM (0x00000000..0x0000ffff)`);
-    if (addr & 3) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not word-aligned (instructions are 4 bytes)`);
+    if (addr >= this.machine.cpu.ramSize) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program RAM (0x00000000..0x${hex8(this.machine.cpu.ramSize - 1)})`);
+    if (addr & this.insnAlign) {
+      throw new DebugError(`${cmd}: 0x${hex8(addr)} is not ${this.insnAlign === 1 ? 'halfword' : 'word'}-aligned (instructions are ${this.insnAlign === 1 ? '2 or 4' : '4'} bytes)`);
+    }
     return addr;
   }
 
@@ -601,8 +630,8 @@ export class Debugger {
 
   /** Before a store: which watchpoint it writes into, and the old bytes. */
   private pendingStore(pc: number): { w: Watchpoint; pc: number; addr: number; size: number; old: number[]; oldWatched: number[] } | null {
-    if (pc >= BRAM_SIZE || (pc & 3)) return null;
-    const word = this.machine.cpu.wordAt(pc);
+    if (!this.isCode(pc)) return null;
+    const word = this.fullWordAt(pc);
     if ((word & 0x7f) !== 0x23) return null;
     const size = 1 << ((word >>> 12) & 3);
     if (size > 4) return null;
@@ -636,7 +665,7 @@ export class Debugger {
   /** Whether [addr, addr+len) lies in the BRAM or in the SRAM. */
   private cpuMemory(addr: number, len: number): boolean {
     const end = addr + len;
-    return (addr < BRAM_SIZE && end <= BRAM_SIZE) || (addr >= SRAM_BASE && end <= SRAM_BASE + SRAM_SIZE);
+    return (addr < this.machine.cpu.ramSize && end <= this.machine.cpu.ramSize) || (addr >= SRAM_BASE && end <= SRAM_BASE + SRAM_SIZE);
   }
 
   /** Bytes of the BRAM or SRAM (the caller checked the range). */
@@ -644,7 +673,7 @@ export class Debugger {
     const out: number[] = [];
     for (let i = 0; i < len; i++) {
       const a = addr + i;
-      out.push(a < BRAM_SIZE ? this.machine.bus.bram[a] : this.machine.bus.sram.bytes[a - SRAM_BASE]);
+      out.push(a < this.machine.cpu.ramSize ? this.machine.bus.bram[a] : this.machine.bus.sram.bytes[a - SRAM_BASE]);
     }
     return out;
   }
@@ -687,7 +716,7 @@ export class Debugger {
   }
 
   private examineSpad(addr: number, count: number, fmt: string, size: number): number {
-    const spad = this.machine.tpu.spad;
+    const spad = this.machine.seed ? this.machine.seed.spad : this.machine.tpu.spad;
     if (fmt === 'i') throw new DebugError('x/i: the scratchpad holds no instructions');
     const len = fmt === 's' ? 1 : count * size;
     if (addr + len > spad.length) {
@@ -698,10 +727,21 @@ export class Debugger {
 
   private examineCpu(addr: number, count: number, fmt: string, size: number): number {
     if (fmt === 'i') {
-      if (addr >= BRAM_SIZE || (addr & 3)) throw new DebugError(`x/i: 0x${hex8(addr)} is not a word in the program BRAM`);
-      const n = Math.min(count, (BRAM_SIZE - addr) / 4);
-      for (let i = 0; i < n; i++) this.say(this.disasLine(addr + 4 * i));
-      return addr + 4 * n;
+      if (!this.isCode(addr)) throw new DebugError(`x/i: 0x${hex8(addr)} is not an instruction address in the program BRAM`);
+      let a = addr;
+      for (let i = 0; i < count && a < this.machine.cpu.ramSize; i++) {
+        this.say(this.disasLine(a));
+        a += this.insnAt(a).len;
+      }
+      return a;
+    }
+    if (this.machine.seed) {
+      // The seed board: the firmware RAM (the MMIO block has side effects; the scratchpad is spad:0x...).
+      const ram = this.machine.bus.bram;
+      if (fmt !== 's' && addr + count * size > ram.length) {
+        throw new DebugError(`x: 0x${hex8(addr)}+${count * size} is not in the seed board's firmware RAM (0x00000000..0x${hex8(ram.length - 1)}); the scratchpad is spad:0x...`);
+      }
+      return this.dump('cpu', addr, count, fmt, size, (a) => (a < ram.length ? ram[a] : null));
     }
     const region = regionOf(addr);
     if (region === 'TPU registers') return this.examineTpu(addr, count, fmt, size);
@@ -713,9 +753,9 @@ export class Debugger {
       throw new DebugError(`x: 0x${hex8(addr)}+${count * size} runs past the end of the ${region}`);
     }
     const bram = this.machine.bus.bram, sram = this.machine.bus.sram.bytes;
-    const inBram = addr < BRAM_SIZE;
+    const inBram = addr < this.machine.cpu.ramSize;
     return this.dump('cpu', addr, count, fmt, size, (a) => {
-      if (inBram) return a < BRAM_SIZE ? bram[a] : null;
+      if (inBram) return a < this.machine.cpu.ramSize ? bram[a] : null;
       return a >= SRAM_BASE && a < SRAM_BASE + SRAM_SIZE ? sram[a - SRAM_BASE] : null;
     });
   }
@@ -908,7 +948,7 @@ export class Debugger {
     for (const r of regs) {
       if (r === 32) { this.say(`pc    ${this.addr(this.machine.cpu.pc >>> 0)}`); continue; }
       const v = this.reg(r);
-      const note = r === RA && v !== 0 && v < BRAM_SIZE && this.sym(v) ? `  <${this.sym(v)}>` : '';
+      const note = r === RA && v !== 0 && v < this.machine.cpu.ramSize && this.sym(v) ? `  <${this.sym(v)}>` : '';
       this.say(`${ABI_NAMES[r].padEnd(5)} 0x${hex8(v)}  ${String(v | 0).padStart(11)}${note}`);
     }
   }
@@ -924,6 +964,10 @@ export class Debugger {
   }
 
   private infoUnits(): void {
+    if (this.machine.seed) {
+      for (const line of seedStatusLines(this.machine, this.machine.cpu.cycle)) this.say(line);
+      return;
+    }
     const tpu = this.machine.tpu;
     const now = tpu.clock;
     this.say(`TPU at clock ${now}`);
@@ -975,12 +1019,13 @@ export class Debugger {
   // ---- disassembly ----
 
   private disasLine(a: number): string {
-    const word = this.machine.cpu.wordAt(a) >>> 0;
+    const { word, len } = this.insnAt(a);
+    const hex = len === 2 ? word.toString(16).padStart(4, '0').padEnd(8) : hex8(word);
     const mark = a === this.machine.cpu.pc >>> 0 ? '=> ' : '   ';
     const bp = this.bpAt.get(a);
     const s = this.sym(a);
     const tag = bp ? `   # breakpoint ${bp.num}` : '';
-    return `${mark}0x${hex8(a)} ${`<${s}>:`.padEnd(22)} ${hex8(word)}  ${disassemble(word, a, (x) => this.sym(x)).replace('\t', ' ')}${tag}`;
+    return `${mark}0x${hex8(a)} ${`<${s}>:`.padEnd(22)} ${hex}  ${this.disasAt(a)}${tag}`;
   }
 
   private disasCmd(args: string[]): void {
@@ -993,7 +1038,7 @@ export class Debugger {
     let start: number;
     if (args.length === 0) {
       const pc = this.machine.cpu.pc >>> 0;
-      if (pc >= BRAM_SIZE || (pc & 3)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
+      if (!this.isCode(pc)) throw new DebugError(`disassemble: pc 0x${hex8(pc)} is not in the program BRAM`);
       const fn = this.functionRange(pc);
       start = Math.max(fn ? fn.start : 0, pc - 16);
     } else {
@@ -1002,19 +1047,28 @@ export class Debugger {
       if (sym && sym.isFunction && args.length === 1) {
         // A function name: the whole function (up to 256 instructions).
         const fn = this.functionRange(sym.addr);
-        if (fn) count = Math.min((fn.end - fn.start) / 4, 256);
+        if (fn) count = Math.min(this.insnCount(fn.start, fn.end), 256);
       }
     }
-    const end = Math.min(BRAM_SIZE, start + 4 * count);
-    for (let a = start; a < end; a += 4) this.say(this.disasLine(a));
+    for (let a = start, i = 0; i < count && a < this.machine.cpu.ramSize; i++) {
+      this.say(this.disasLine(a));
+      a += this.insnAt(a).len;
+    }
+  }
+
+  /** Instructions in [start, end). */
+  private insnCount(start: number, end: number): number {
+    let n = 0;
+    for (let a = start; a < end && a < this.machine.cpu.ramSize; a += this.insnAt(a).len) n++;
+    return n;
   }
 
   // ---- frames ----
 
   private decodeAt(pc: number): Decoded | null {
-    if (pc >= BRAM_SIZE || (pc & 3)) return null;
-    const w = this.machine.cpu.wordAt(pc);
-    const k = matchInsn(w);
+    if (!this.isCode(pc)) return null;
+    const w = this.fullWordAt(pc);
+    const k = w === -1 ? -1 : matchInsn(w);
     if (k < 0) return null;
     const d = INSNS[k];
     return { name: d.name, rd: rdOf(w), rs1: rs1Of(w), rs2: rs2Of(w), imm: immOf(d.format, w), format: d.format };
@@ -1023,10 +1077,10 @@ export class Debugger {
   /** [start, end) of the function containing pc: its symbol, sized or up to the next symbol. */
   private functionRange(pc: number): { start: number; end: number; name: string } | null {
     const sym = this.machine.symbols.at(pc);
-    if (!sym || sym.addr >= BRAM_SIZE) return null;
-    let end = sym.size > 0 ? sym.addr + sym.size : BRAM_SIZE;
+    if (!sym || sym.addr >= this.machine.cpu.ramSize) return null;
+    let end = sym.size > 0 ? sym.addr + sym.size : this.machine.cpu.ramSize;
     if (sym.size === 0) for (const s of this.machine.symbols.all) if (s.addr > sym.addr && s.addr < end) end = s.addr;
-    return { start: sym.addr, end: Math.min(end, BRAM_SIZE), name: sym.name };
+    return { start: sym.addr, end: Math.min(end, this.machine.cpu.ramSize), name: sym.name };
   }
 
   /** The effect of one instruction on the frame state. */
@@ -1067,14 +1121,15 @@ export class Debugger {
       const d = this.decodeAt(pc);
       const after = this.applyFrame(d, states.get(pc)!);
       const succ: number[] = [];
+      const next = pc + this.insnAt(pc).len;
       if (!d) { /* data or an illegal word: the path ends */ } else if (d.format === 'B') {
-        succ.push(pc + 4, (pc + d.imm) >>> 0);
+        succ.push(next, (pc + d.imm) >>> 0);
       } else if (d.name === 'jal') {
-        succ.push(d.rd === 0 ? (pc + d.imm) >>> 0 : pc + 4); // j: a jump (or a tail call); jal: a call
+        succ.push(d.rd === 0 ? (pc + d.imm) >>> 0 : next); // j: a jump (or a tail call); jal: a call
       } else if (d.name === 'jalr') {
-        if (d.rd !== 0) succ.push(pc + 4); // ret / jr end the path
+        if (d.rd !== 0) succ.push(next); // ret / jr end the path
       } else if (d.name !== 'ecall' && d.name !== 'ebreak') {
-        succ.push(pc + 4);
+        succ.push(next);
       }
       for (const t of succ) {
         if (t < start || t >= end || states.has(t)) continue;
@@ -1093,7 +1148,7 @@ export class Debugger {
     const known = this.analyze(fn.start, fn.end).get(pc);
     if (known) return { state: known, fn: fn.name };
     let s: FrameState = { spOff: 0, fpOff: null, raSlot: null, s0Slot: null, raInReg: true };
-    for (let a = fn.start; a < pc; a += 4) s = this.applyFrame(this.decodeAt(a), s);
+    for (let a = fn.start; a < pc; a += this.insnAt(a).len) s = this.applyFrame(this.decodeAt(a), s);
     return { state: s, fn: fn.name };
   }
 
@@ -1124,7 +1179,7 @@ export class Debugger {
       if (depth === 0 && st.raInReg) ret = ra;
       else if (st.raSlot !== null) ret = this.word(cfa + st.raSlot);
       else return { frames, why: `no saved return address found in ${at.fn}` };
-      if (ret === null || ret === 0 || ret >= BRAM_SIZE || (ret & 3)) {
+      if (ret === null || ret === 0 || !this.isCode(ret)) {
         return { frames, why: `bad return address${ret === null ? '' : ` 0x${hex8(ret)}`} in ${at.fn}` };
       }
       if (st.s0Slot !== null) s0 = this.word(cfa + st.s0Slot) ?? s0;

@@ -30,9 +30,19 @@
 // with a symbol namer, `0x<hex>` without one (or when it names nothing).
 // objdump's trailing `# <address>` comments (lui/auipc tracking) are not part
 // of the instruction and not produced.
+//
+// With RV32C (COMPRESSED_ISA) a halfword whose low bits are not 11 is a
+// compressed instruction. objdump -d prints those as the instruction they
+// expand to, under the rules above (c.addi a0,1 → `add a0,a0,1`, c.lw →
+// `lw`, c.j → `j`, c.jr → `jr`, c.srli → `srl ...,0x..`), except:
+//   c.mv rd,rs2 → `mv rd,rs2`;   c.addi rd,0 → `add rd,rd,0`
+//   the HINTs under their own names: c.nop IMM (≠ 0), c.li/c.lui/c.mv/c.add/
+//   c.slli with rd = x0, c.slli64/c.srli64/c.srai64 (shift by 0).
+// A halfword PicoRV32 does not decode prints as objdump's `.2byte 0x<hex>`
+// (the zero halfword: `unimp`).
 
 import type { ElfSymbol } from './elf.ts';
-import { ABI_NAMES, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import { ABI_NAMES, CINSNS, cImm, expandCompressed, INSNS, immOf, matchCompressed, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 
 /** Address → `name`, `name+0x10` (or `name-0x10`), '' for none: objdump's `<...>`. */
 export type SymbolNamer = (addr: number) => string;
@@ -107,8 +117,38 @@ export function illegalWord(word: number): string {
   return w === UNIMP ? 'unimp' : `.4byte\t0x${hex(word)}`;
 }
 
-/** `mnemonic\toperands` as objdump -d prints it (no trailing `# ...` comment). */
-export function disassemble(word: number, pc: number, namer?: SymbolNamer): string {
+/**
+ * `mnemonic\toperands` as objdump -d prints it (no trailing `# ...` comment).
+ * With `rvc` (COMPRESSED_ISA) and low bits other than 11, the low half of
+ * `word` is a compressed instruction.
+ */
+export function disassemble(word: number, pc: number, namer?: SymbolNamer, rvc = false): string {
+  if (rvc && (word & 3) !== 3) return disassembleCompressed(word & 0xffff, pc, namer);
+  return disassemble32(word, pc, namer);
+}
+
+function disassembleCompressed(h: number, pc: number, namer?: SymbolNamer): string {
+  const w = expandCompressed(h);
+  if (w === -1) return h === 0 ? 'unimp' : `.2byte\t0x${hex(h)}`;
+  const name = CINSNS[matchCompressed(h)].name;
+  const rd = rdOf(w), rs2 = rs2Of(w), imm = cImm(h, 'ci'), shamt = cImm(h, 'shamt');
+  switch (name) {
+    case 'c.nop': if (imm !== 0) return `c.nop\t${imm}`; break;
+    case 'c.addi': if (imm === 0) return `add\t${x(rd)},${x(rd)},0`; break;
+    case 'c.li': if (rd === 0) return `c.li\tzero,${imm}`; break;
+    case 'c.lui': if (rd === 0) return `c.lui\tzero,0x${hex((imm & 0xfffff) >>> 0)}`; break;
+    case 'c.mv': return rd === 0 ? `c.mv\tzero,${x(rs2)}` : `mv\t${x(rd)},${x(rs2)}`;
+    case 'c.add': if (rd === 0) return `c.add\tzero,${x(rs2)}`; break;
+    case 'c.slli':
+      if (shamt === 0) return `c.slli64\t${x(rd)}`;
+      if (rd === 0) return `c.slli\tzero,0x${hex(shamt)}`;
+      break;
+    case 'c.srli': case 'c.srai': if (shamt === 0) return `${name}64\t${x(rd)}`; break;
+  }
+  return disassemble32(w, pc, namer);
+}
+
+function disassemble32(word: number, pc: number, namer?: SymbolNamer): string {
   const k = matchInsn(word);
   if (k < 0) return illegalWord(word);
   const d = INSNS[k];

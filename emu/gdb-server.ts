@@ -41,7 +41,6 @@
 // the socket, so a 0x03 byte stops a running continue.
 
 import { createServer, type Server, type Socket } from 'node:net';
-import { BRAM_SIZE } from './bus.ts';
 import { StopReason } from './cpu.ts';
 import { describeStop, hex8, type Machine, type RunResult } from './machine.ts';
 import { Stepper } from './stepper.ts';
@@ -49,6 +48,8 @@ import { unitView, waitToken } from './tpu-view.ts';
 import { formatReport } from '../periph/counters.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { describeError } from '../periph/tpu.ts';
+import { seedStatusLines } from './seed-status.ts';
+import { expandCompressed } from './isa.ts';
 
 /** The only address the server listens on. */
 export const GDB_HOST = '127.0.0.1';
@@ -533,7 +534,7 @@ class GdbSession {
    */
   private memoryAt(addr: number, len: number): Uint8Array | null {
     const bus = this.machine.bus;
-    if (addr < BRAM_SIZE) return bus.bram.subarray(addr, Math.min(BRAM_SIZE, addr + len));
+    if (addr < this.machine.cpu.ramSize) return bus.bram.subarray(addr, Math.min(this.machine.cpu.ramSize, addr + len));
     const off = addr - SRAM_BASE;
     if (off >= 0 && off < SRAM_SIZE) return bus.sram.bytes.subarray(off, Math.min(SRAM_SIZE, off + len));
     return null;
@@ -553,7 +554,7 @@ class GdbSession {
     const mem = this.memoryAt(addr, data.length);
     if (!mem || mem.length < data.length) return 'E14';
     mem.set(data);
-    if (addr < BRAM_SIZE && data.length > 0) this.machine.cpu.invalidateAll(); // it may be code
+    if (addr < this.machine.cpu.ramSize && data.length > 0) this.machine.cpu.invalidateAll(); // it may be code
     return 'OK';
   }
 
@@ -679,7 +680,11 @@ class GdbSession {
       }
       this.resumeFromPc = -1;
       let store: { addr: number; size: number } | null = null;
-      if (watches.length > 0 && pc < BRAM_SIZE && (pc & 3) === 0) store = storeOf(cpu.wordAt(pc), cpu.regs);
+      if (watches.length > 0 && pc < cpu.ramSize && (pc & (cpu.compressed ? 1 : 3)) === 0) {
+        // A compressed store is looked at in its 32-bit form.
+        const word = cpu.lengthAt(pc) === 2 ? expandCompressed(cpu.wordAt(pc) & 0xffff) : cpu.wordAt(pc);
+        store = word === -1 ? null : storeOf(word, cpu.regs);
+      }
       const more = stepper.step(this.maxCycles);
       if (!more) {
         if (stepper.stopped !== null || cpu.cycle >= this.maxCycles) {
@@ -702,7 +707,7 @@ class GdbSession {
     this.machine.bus.console.flush();
     // Bring the TPU to the stop's clock, so memory and `monitor` show it as of now
     // (a run that ended was accounted up to its stop by finishRun).
-    if (stop.kind !== 'end') this.machine.tpu.advanceTo(this.machine.cpu.cycle);
+    if (stop.kind !== 'end') this.machine.activity.advanceTo(this.machine.cpu.cycle);
     switch (stop.kind) {
       case 'step': return this.stopReply(SIG.TRAP, '');
       case 'break': return this.stopReply(SIG.TRAP, stop.hw ? 'hwbreak:;' : 'swbreak:;');
@@ -764,6 +769,7 @@ class GdbSession {
   }
 
   private unitsText(): string {
+    if (this.machine.seed) return seedStatusLines(this.machine, this.clock()).join('\n') + '\n';
     const { tpu } = this.machine;
     const now = this.clock();
     tpu.advanceTo(now);
@@ -793,6 +799,7 @@ class GdbSession {
 
   private clocksText(): string {
     const m = this.machine;
+    if (m.seed) return `clock ${this.clock()}, instret ${m.cpu.instret}, pc 0x${hex8(m.cpu.pc)}\n` + seedStatusLines(m, this.clock()).join('\n') + '\n';
     const { cpu, tpu } = m;
     const now = this.clock();
     tpu.advanceTo(now);

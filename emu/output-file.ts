@@ -104,6 +104,16 @@ export class OutputFile {
     if (this.pending >= CHUNK) this.flush();
   }
 
+  /** Writes binary data (after what is buffered). Throws OutputError when the file cannot take it. */
+  writeBytes(bytes: Uint8Array): void {
+    this.flush();
+    try {
+      writeFully(this.fd, bytes);
+    } catch (e) {
+      throw new OutputError(`cannot write ${this.option} ${this.path}: ${errnoText(e)}`);
+    }
+  }
+
   flush(): void {
     if (this.pending === 0 || this.closed) return;
     const bytes = Buffer.from(this.parts.join(''), 'utf8');

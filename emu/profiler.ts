@@ -26,6 +26,7 @@ import { StopReason, TrapKind } from './cpu.ts';
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
 import type { StepInfo } from './stepper.ts';
+import { expandCompressed } from './isa.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES, type CounterSnapshot } from '../periph/counters.ts';
 import { GLOBAL } from '../periph/regs.ts';
@@ -52,7 +53,8 @@ export class FunctionMap {
   /** Entry address of each function (-1 for the pseudo-functions). */
   readonly addrs: number[] = [-1, -1];
   private readonly ids = new Map<ElfSymbol, number>();
-  private readonly cache = new Int32Array(BRAM_SIZE >>> 2).fill(-1);
+  /** Function id per halfword (RV32C code has functions on halfwords). */
+  private readonly cache = new Int32Array(BRAM_SIZE >>> 1).fill(-1);
 
   constructor(private readonly symbols: SymbolTable) {
     const inBram = symbols.all.filter((s) => s.addr >= 0 && s.addr < BRAM_SIZE)
@@ -63,7 +65,7 @@ export class FunctionMap {
       if (!s.isFunction || s.size === 0) continue;
       const id = this.idOf(this.preferred(s));
       const end = Math.min(BRAM_SIZE, s.addr + s.size);
-      for (let a = s.addr & ~3; a < end; a += 4) this.cache[a >>> 2] = id;
+      for (let a = s.addr & ~1; a < end; a += 2) this.cache[a >>> 1] = id;
     }
     const count = new Map<string, number>();
     for (const n of this.names) count.set(n, (count.get(n) ?? 0) + 1);
@@ -79,7 +81,7 @@ export class FunctionMap {
   /** The function containing `pc`. */
   id(pc: number): number {
     if (pc >= 0 && pc < BRAM_SIZE) {
-      const k = pc >>> 2;
+      const k = pc >>> 1;
       let v = this.cache[k];
       if (v < 0) {
         const s = this.symbols.at(pc);
@@ -135,6 +137,11 @@ export function perfCtrlWrite(info: StepInfo, machine: Machine): { clock: number
   if ((addr & ~3) >>> 0 !== TPU_BASE + GLOBAL.PERF_CTRL) return null;
   // SB/SH replicate the value across the word, so bit 0 of the written word is bit 0 of rs2.
   return { clock: info.clockBefore + storeAccessOffset(machine.config.cpu), on: (regs[(w >>> 20) & 31] & 1) === 1 };
+}
+
+/** The 32-bit form of the instruction a step ran (a compressed one expanded; -1 for an illegal one). */
+export function expandedWord(info: StepInfo): number {
+  return info.length === 2 ? expandCompressed(info.word & 0xffff) : info.word;
 }
 
 /** Is the instruction word a jal/jalr that links (rd = ra or the alternate link register t0)? */
@@ -257,8 +264,8 @@ export class Profiler implements RunObserver {
     this.stall = new Float64Array(n);
     this.calls = new Float64Array(n);
     this.instrs = new Float64Array(n);
-    machine.tpu.stallRecords ??= [];
-    // machine.tpu.records is set by the CLI after the observers exist; read it lazily.
+    machine.activity.stallRecords ??= [];
+    // machine.activity.records is set by the CLI after the observers exist; read it lazily.
   }
 
   step(info: StepInfo, machine: Machine): void {
@@ -272,10 +279,9 @@ export class Profiler implements RunObserver {
       this.instrs[fn]++;
       if (this.prevLink && pc === this.functions.addrs[fn]) this.calls[fn]++;
     }
-    const word = info.word;
-    this.prevLink = isLinkingJump(word);
+    this.prevLink = isLinkingJump(expandedWord(info));
 
-    const stalls = machine.tpu.stallRecords;
+    const stalls = machine.activity.stallRecords;
     if (stalls && stalls.length > this.stallCursor) {
       for (let i = this.stallCursor; i < stalls.length; i++) {
         const s = stalls[i];
@@ -284,12 +290,12 @@ export class Profiler implements RunObserver {
       this.stallCursor = stalls.length;
     }
 
-    const records = machine.tpu.records;
+    const records = machine.activity.records;
     if (this.runCount >= RUN_BATCH - 2 || (records && records.length - this.recCursor >= RUN_BATCH)) {
       this.closeRun(cb);
       this.resolve(cb);
     }
-    if ((word & 0x7f) === 0x23) {
+    if ((info.word & 0x7f) === 0x23) {
       const p = perfCtrlWrite(info, machine);
       if (p) this.perfCtrl(p.clock, p.on);
     }
@@ -355,7 +361,7 @@ export class Profiler implements RunObserver {
   private resolve(tEnd: number): void {
     const lo = this.resolved;
     if (tEnd < lo) throw new Error(`internal: profiler resolving back to clock ${tEnd} after ${lo}`);
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.activity;
     const S = Math.max(lo, this.scopeStart), E = Math.min(tEnd, this.scopeEnd);
 
     const records = tpu.records ?? [];
@@ -435,7 +441,7 @@ export class Profiler implements RunObserver {
       });
     }
     functions.sort((a, b) => b.clocks - a.clocks || a.name.localeCompare(b.name));
-    const running = machine.tpu.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
+    const running = machine.activity.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
     const units: UnitProfile[] = UNIT_NAMES.map((unit, i) => ({
       unit, commands: this.commands[i], inFlight: running[i], dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
       meanQueueWait: this.commands[i] ? this.waitSum[i] / this.commands[i] : null,

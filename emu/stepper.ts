@@ -8,7 +8,10 @@ import type { Machine, RunResult } from './machine.ts';
 
 export interface StepInfo {
   pc: number;
+  /** The instruction's bits (a compressed one in the low half, as fetched: the next halfword above it). */
   word: number;
+  /** Bytes of the instruction: 4, or 2 for a compressed one (COMPRESSED_ISA). */
+  length: number;
   /** Launch clock of the instruction, and of the next one (the same for one that trapped). */
   clockBefore: number;
   clockAfter: number;
@@ -19,7 +22,7 @@ export interface StepInfo {
 
 export class Stepper {
   private readonly before = new Int32Array(32);
-  readonly info: StepInfo = { pc: 0, word: 0, clockBefore: 0, clockAfter: 0, rd: 0, rdValue: 0 };
+  readonly info: StepInfo = { pc: 0, word: 0, length: 4, clockBefore: 0, clockAfter: 0, rd: 0, rdValue: 0 };
   /** Whether the last step() executed an instruction (one that trapped included). */
   executed = false;
   /** Set once the machine has stopped (exit, trap, bus error, TPU stop). */
@@ -38,7 +41,9 @@ export class Stepper {
     const cpu = this.machine.cpu;
     const i = this.info;
     i.pc = cpu.pc;
-    i.word = cpu.pc < 0x10000 && (cpu.pc & 3) === 0 ? cpu.wordAt(cpu.pc) >>> 0 : 0;
+    const fetchable = cpu.pc < cpu.ramSize && (cpu.pc & (cpu.compressed ? 1 : 3)) === 0;
+    i.word = fetchable ? cpu.wordAt(cpu.pc) >>> 0 : 0;
+    i.length = fetchable ? cpu.lengthAt(cpu.pc) : 4;
     i.clockBefore = cpu.cycle;
     this.before.set(cpu.regs);
     const retired = cpu.instret;
@@ -57,7 +62,7 @@ export class Stepper {
     }
     // Keep the TPU current, so a debugger shows its state at this clock (and
     // a --strict error stops the stepping at once).
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.activity;
     tpu.advanceTo(cpu.cycle);
     if (tpu.fatal) {
       this.stopped = StopReason.EXIT;

@@ -60,7 +60,7 @@ export class TimelineWriter implements RunObserver {
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
     this.functions = new FunctionMap(machine.symbols);
     this.perUs = machine.config.clockHz / 1e6;
-    machine.tpu.stallRecords ??= [];
+    machine.activity.stallRecords ??= [];
     this.sink = new TextSink(options.path, '--timeline');
     this.sink.write('[\n');
     const meta = (tid: number, name: string) => {
@@ -90,7 +90,7 @@ export class TimelineWriter implements RunObserver {
       this.cpuSlice(info.clockBefore);
       this.cur = fn;
     }
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const stalls = tpu.stallRecords!;
     for (; this.stallCursor < stalls.length && !this.done; this.stallCursor++) {
       const s = stalls[this.stallCursor];
@@ -118,7 +118,7 @@ export class TimelineWriter implements RunObserver {
       this.cpuSlice(Math.max(end, this.curStart));
       if (this.perfFrom >= 0) this.perfCtrl(end, false);
       // Commands still running at the stop: up to the stop.
-      machine.tpu.units.forEach((u, i) => {
+      machine.activity.units.forEach((u, i) => {
         const cmd = u.running;
         if (!cmd || this.done) return;
         const description = u.rules.describe(cmd);
@@ -189,7 +189,7 @@ export class TimelineWriter implements RunObserver {
 
   /** Ended commands and drops, per unit in serial order (so in time order). */
   private readTpu(machine: Machine): void {
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const records = tpu.records ?? [];
     const newRecords = records.slice(this.recCursor);
     const newErrors = tpu.errors.slice(this.errCursor);

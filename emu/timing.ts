@@ -79,9 +79,72 @@ export function classClocks(f: CpuFeatures): Record<TimingClass, number> {
 export const TAKEN_BRANCH_EXTRA = 2;
 
 /**
+ * COMPRESSED_ISA: a 32-bit instruction at a halfword address straddles two
+ * words and costs one clock more, charged to the instruction before it (whose
+ * prefetch it is): PicoRV32 takes its low half from the 16-bit buffer
+ * (prefetched_high_word) but fetches the second word only once the core asks
+ * for the instruction (mem_la_use_prefetched_high_word needs mem_do_rinst), so
+ * the prefetch ends one clock later, and with it a load's or store's data
+ * handshake. The same holds for the target of a jump or taken branch (the
+ * buffer is cleared by the branch, the word is fetched, then the second), and
+ * a taken branch also pays for a straddling fall-through, which it prefetched
+ * before the branch resolved. Jumps do not prefetch their fall-through.
+ */
+export const STRADDLE_EXTRA = 1;
+
+/**
  * Extra clocks of a shift by `n` without BARREL_SHIFTER: TWO_STAGE_SHIFT moves
  * four places per clock while at least four remain, then one place per clock.
  */
 export function shiftSteps(n: number, f: CpuFeatures): number {
   return f.BARREL_SHIFTER ? 0 : (n >>> 2) + (n & 3);
 }
+
+// ---------------------------------------------------------------------------
+// The seed board's CPU bus (memInterface 'seed-axi'): picorv32_axi
+// (picorv32 + picorv32_axi_adapter) in front of the seed's cpu_subsys
+// AXI4-Lite slave, which answers every fetch and data access: one
+// outstanding transaction, one clock of read latency (rd_wait), bvalid the
+// clock after aw_got && w_got. Measured on that RTL (test/rtl/seed/): every
+// bus transaction of the native interface's timeline ends AXI_TRANSACTION_EXTRA
+// clocks later (AR/AW in the clock mem_valid is first seen, rvalid/bvalid one
+// clock after, the native handshake one clock after that), and one that the
+// core issues in the clock the previous one completes (a straddling jump
+// target's second word) waits AXI_CHAINED_EXTRA more, because the adapter
+// clears its ack flags only the clock after xfer_done. A compressed
+// instruction in the upper half of a word the core already holds
+// (prefetched_high_word) needs no transaction and costs what it costs on the
+// native interface.
+
+/** Clocks each bus transaction adds over the native interface's zero-wait BRAM. */
+export const AXI_TRANSACTION_EXTRA = 2;
+
+/**
+ * A taken branch to a halfword target whose fall-through was fetched from the
+ * bus as a word holding a compressed instruction and then the first half of a
+ * 32-bit one fetches the target's word(s) twice on the AXI bus (measured on the seed's RTL, not on
+ * the native interface: there the first fetch is never seen twice): each word
+ * fetched again costs a whole transaction, its wait and its turnaround.
+ */
+export const AXI_REFETCH_PER_WORD = 4;
+
+/**
+ * An instruction whose next word is prefetched during its execution (no data
+ * access, next instruction word-aligned) takes the longer of its native clocks
+ * and the fetch: classClocks.alu + AXI_TRANSACTION_EXTRA (rdcycle and fast mul
+ * are then no slower than an add). Every other transaction adds in series.
+ */
+
+/** Clocks a transaction issued in the same clock the previous one completes adds on top. */
+export const AXI_CHAINED_EXTRA = 1;
+
+/**
+ * Clocks from the bus's view of a data access (the native handshake clock) back
+ * to the edge at which the seed's slave acts on it: a store is performed
+ * (bvalid set; a commit pushes its command), a read samples its data (rvalid
+ * set). The native handshake follows one clock later.
+ */
+export const AXI_SLAVE_ACT_OFFSET = 1;
+
+/** A read through the seed's scratchpad window (a[31:28] = 9) waits one clock more: rd_wait 1 → 2 → rvalid. */
+export const SEED_WINDOW_READ_EXTRA = 1;

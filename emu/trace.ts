@@ -39,11 +39,10 @@
 // Lines are buffered and written in 64 KiB chunks, never held whole in memory;
 // the file is put in place when the run ends (emu/output-file.ts).
 
-import { BRAM_SIZE } from './bus.ts';
 import { ConfigError } from './config.ts';
 import { StopReason, TRAP_TEXT } from './cpu.ts';
 import { disassemble, objdumpNamer, type SymbolNamer } from './disasm.ts';
-import { ABI_NAMES, INSNS, matchInsn, rdOf } from './isa.ts';
+import { ABI_NAMES, expandCompressed, INSNS, matchInsn, rdOf } from './isa.ts';
 import type { Machine, RunResult } from './machine.ts';
 import type { RunObserver } from './observer.ts';
 import type { StepInfo } from './stepper.ts';
@@ -65,11 +64,15 @@ export class TraceWriter implements RunObserver {
   private readonly namer: SymbolNamer;
   private lines = 0;
   private done = false;
-  // Per BRAM word: the word last disassembled there (code can change) and its text.
-  private readonly cachedWord = new Int32Array(BRAM_SIZE >>> 2);
-  private readonly cachedText: (string | undefined)[] = new Array(BRAM_SIZE >>> 2);
+  // Per instruction slot of the RAM (a word; a halfword with COMPRESSED_ISA): the word
+  // last disassembled there (code can change) and its text.
+  private readonly cachedWord: Int32Array;
+  private readonly cachedText: (string | undefined)[];
   /** Register each cached word writes (0 for none). */
-  private readonly cachedRd = new Uint8Array(BRAM_SIZE >>> 2);
+  private readonly cachedRd: Uint8Array;
+  /** 1 with COMPRESSED_ISA (instructions on halfwords), else 2. */
+  private readonly slotShift: number;
+  private readonly ramSize: number;
 
   /** At most `limit` instruction lines (a positive integer, or Infinity). */
   constructor(readonly path: string, machine: Machine, limit = 1_000_000) {
@@ -78,6 +81,12 @@ export class TraceWriter implements RunObserver {
     }
     this.limit = limit;
     this.namer = objdumpNamer(machine.symbols.all);
+    this.slotShift = machine.cpu.compressed ? 1 : 2;
+    this.ramSize = machine.cpu.ramSize;
+    const slots = this.ramSize >>> this.slotShift;
+    this.cachedWord = new Int32Array(slots);
+    this.cachedText = new Array(slots);
+    this.cachedRd = new Uint8Array(slots);
     this.file = new OutputFile(path, '--trace');
     this.push(`${TRACE_HEADER}\n`);
   }
@@ -96,19 +105,23 @@ export class TraceWriter implements RunObserver {
     const clock = String(info.clockBefore).padStart(10);
     const trapped = cpu.stopReason === StopReason.TRAP || cpu.stopReason === StopReason.BUS_ERROR;
     let line: string;
-    if ((pc & 3) !== 0 || pc >>> 0 >= BRAM_SIZE) {
+    const rvc = this.slotShift === 1;
+    if ((pc & (rvc ? 1 : 3)) !== 0 || pc >>> 0 >= this.ramSize) {
       line = `${clock} 0x${hex8(pc)} (----------) -`;
     } else {
-      const k = pc >>> 2;
-      const word = info.word | 0;
+      const k = pc >>> this.slotShift;
+      const short = rvc && info.length === 2;
+      const word = short ? info.word & 0xffff : info.word | 0;
       let text = this.cachedText[k];
       if (text === undefined || this.cachedWord[k] !== word) {
-        text = disassemble(word, pc, this.namer).replace('\t', ' ');
+        text = disassemble(word, pc, this.namer, rvc).replace('\t', ' ');
         this.cachedText[k] = text;
         this.cachedWord[k] = word;
-        this.cachedRd[k] = writtenRegister(word);
+        const full = short ? expandCompressed(word) : word;
+        this.cachedRd[k] = full === -1 ? 0 : writtenRegister(full);
       }
-      line = `${clock} 0x${hex8(pc)} (0x${hex8(word)}) ${text}`;
+      // A compressed instruction shows its 16 bits, as objdump -d does.
+      line = `${clock} 0x${hex8(pc)} ${short ? `(0x${word.toString(16).padStart(4, '0')})    ` : `(0x${hex8(word)})`} ${text}`;
       const rd = this.cachedRd[k];
       // A jump to a misaligned target retires (pc has moved to the target) and links before the trap.
       if (rd !== 0 && (!trapped || cpu.pc !== pc)) {

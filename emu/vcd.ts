@@ -23,7 +23,7 @@
 import type { Machine, RunResult } from './machine.ts';
 import { OutputFile } from './output-file.ts';
 import type { RunObserver } from './observer.ts';
-import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
+import { expandedWord, FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
 import type { StepInfo } from './stepper.ts';
 import { storeAccessOffset } from './timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
@@ -94,7 +94,7 @@ export class VcdWriter implements RunObserver {
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
     this.functions = new FunctionMap(machine.symbols);
     this.funcWidth = Math.max(1, Math.ceil(Math.log2(this.functions.count)));
-    machine.tpu.stallRecords ??= [];
+    machine.activity.stallRecords ??= [];
     this.sink = new TextSink(options.path, '--vcd');
     this.header();
   }
@@ -120,7 +120,7 @@ export class VcdWriter implements RunObserver {
       this.cpu(cb, PC, info.pc >>> 0);
       this.lastPc = info.pc;
     }
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const stalls = tpu.stallRecords!;
     let stallTo = -1, stallUnit = '';
     for (; this.stallCursor < stalls.length; this.stallCursor++) {
@@ -130,7 +130,7 @@ export class VcdWriter implements RunObserver {
       stallTo = s.to;
       stallUnit = s.unit;
     }
-    if ((info.word & 0x7f) === 0x23) {
+    if ((expandedWord(info) & 0x7f) === 0x23) {
       const p = perfCtrlWrite(info, machine);
       if (p) this.cpu(p.clock, PERF, p.on ? 1 : 0);
       // Pushes: the store's write reaches the TPU at its data handshake (clockBefore + storeAccessOffset), or is accepted at the stall's end.
@@ -218,10 +218,10 @@ export class VcdWriter implements RunObserver {
 
   /** The clock at which PUSH number `serial` of unit `u` was accepted (it happened in this step). */
   private pushClock(u: number, serial: number, info: StepInfo, stallTo: number): number {
-    const unit = this.machine.tpu.units[u];
+    const unit = this.machine.activity.units[u];
     for (const c of unit.fifo) if (c.serial === serial) return c.pushClock;
     if (unit.running && unit.running.serial === serial) return unit.running.pushClock;
-    const records = this.machine.tpu.records ?? [];
+    const records = this.machine.activity.records ?? [];
     for (let i = records.length - 1; i >= 0 && records[i].endClock >= info.clockBefore; i--) {
       if (records[i].serial === serial && records[i].unit === UNIT_NAMES[u]) return records[i].pushClock;
     }
@@ -231,7 +231,7 @@ export class VcdWriter implements RunObserver {
 
   /** Reads the TPU events known so far: ended commands, drops, and the starts of running commands. */
   private readTpu(machine: Machine): void {
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     const records = tpu.records ?? [];
     for (; this.recCursor < records.length; this.recCursor++) {
       const r = records[this.recCursor];

@@ -3,7 +3,8 @@
 // picorv32.v (see test/rtl/README.md for how): the clock of every instruction
 // fetch, of every data access, of the EXIT store or of the trap. Each program
 // is assembled with the real toolchain and run on the emulator with the same
-// options; every clock must match exactly.
+// options; every clock must match exactly. test/rtl/measured-rvc.json holds the
+// same for programs measured with COMPRESSED_ISA=1 (c_*.S).
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,8 @@ import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
-import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, storeAccessOffset } from '../emu/timing.ts';
+import { expandCompressed } from '../emu/isa.ts';
+import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, storeAccessOffset, STRADDLE_EXTRA } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 
 interface Measured {
@@ -33,7 +35,9 @@ interface Measured {
   console: string;
 }
 
-const fixture = JSON.parse(readFileSync('test/rtl/measured.json', 'utf8')) as { howMeasured: string; programs: Measured[] };
+type Fixture = { howMeasured: string; programs: Measured[] };
+const fixture = JSON.parse(readFileSync('test/rtl/measured.json', 'utf8')) as Fixture;
+const rvcFixture = JSON.parse(readFileSync('test/rtl/measured-rvc.json', 'utf8')) as Fixture;
 
 type Access = [number, number, 'r' | 'w', number];
 
@@ -62,7 +66,14 @@ function emulate(p: Measured) {
   while (launches.length < 200_000) {
     const cpu = m.cpu;
     const launch = cpu.cycle, pc = cpu.pc;
-    const word = pc < 0x10000 && (pc & 3) === 0 ? cpu.wordAt(pc) : 0;
+    const rvc = cfg.cpu.COMPRESSED_ISA;
+    const fetchable = pc < 0x10000 && (pc & (rvc ? 1 : 3)) === 0;
+    const bits = fetchable ? cpu.wordAt(pc) : 0;
+    const len = fetchable ? cpu.lengthAt(pc) : 4;
+    const word = len === 2 ? expandCompressed(bits) : bits;
+    // A 32-bit instruction at a halfword address next in sequence delays this one's data handshake.
+    const nextPc = pc + len;
+    const straddles = rvc && (nextPc & 2) !== 0 && nextPc < 0x10000 && cpu.lengthAt(nextPc) === 4 ? STRADDLE_EXTRA : 0;
     // A BRAM load or store does not reach the bus: its handshake is DATA_ACCESS_OFFSET after the launch.
     const opcode = word & 0x7f, f3 = (word >>> 12) & 7;
     const imm = opcode === 0x23 ? ((word >> 25) << 5) | ((word >>> 7) & 31) : word >> 20;
@@ -73,12 +84,33 @@ function emulate(p: Measured) {
     if ((opcode === 0x03 || opcode === 0x23) && addr < 0x10000) {
       const size = 1 << (f3 & 3);
       const lanes = size === 4 ? 15 : size === 2 ? (addr & 2 ? 12 : 3) : 1 << (addr & 3);
-      data.push([launch + (opcode === 0x23 ? storeAccessOffset(cfg.cpu) : DATA_ACCESS_OFFSET), addr & ~3, opcode === 0x23 ? 'w' : 'r', opcode === 0x23 ? lanes : 0]);
+      data.push([launch + straddles + (opcode === 0x23 ? storeAccessOffset(cfg.cpu) : DATA_ACCESS_OFFSET), addr & ~3, opcode === 0x23 ? 'w' : 'r', opcode === 0x23 ? lanes : 0]);
     }
     if (!more) break;
   }
   data.sort((x, y) => x[0] - y[0]);
   return { result: s.finish(), launches, data, console: m.bus.console.capturedText(), regs: Array.from(m.cpu.regs) };
+}
+
+/** Runs a measured program on the emulator and holds it to every clock the RTL logged. */
+function checkAgainstRtl(p: Measured): void {
+  const e = emulate(p);
+  expect(e.launches, 'launch clock and pc of every instruction').toEqual(p.launches);
+  expect(e.data, 'every data handshake').toEqual(p.dataAccesses.map(([c, a, k, w]) => [c, a, k, k === 'w' ? w : 0]));
+  if (p.exitClock !== null) {
+    expect(e.result.reason).toBe('exit');
+    expect(e.result.clocks).toBe(p.exitClock);
+    expect(e.result.exit).toBe((p.exitValue ?? 0) & 0xff);
+  } else if (p.trapClock !== null) {
+    expect(e.result.reason).toBe('trap');
+    expect(e.result.clocks, 'clock at which trap goes high').toBe(p.trapClock);
+    expect(e.result.pc).toBe(p.trapPC);
+  } else if (p.busError) {
+    expect(e.result.reason).toBe('bus-error');
+    expect(e.result.clocks, 'clock of the faulting handshake').toBe(p.busError.clock);
+  }
+  expect(e.console).toBe(p.console);
+  expect(e.regs.slice(1).map((v) => v >>> 0)).toEqual(p.regs.map((v) => v >>> 0));
 }
 
 describe('CPU timing matches the PicoRV32 RTL', () => {
@@ -96,25 +128,18 @@ describe('CPU timing matches the PicoRV32 RTL', () => {
     // fetches from the SRAM, and console offsets that hold no register. Both are bus errors here.
     const refused = DELIBERATELY_REFUSED[p.source];
     (refused ? it.skip : it)(refused ? `${p.name}: ${refused}` : p.name, () => {
-      const e = emulate(p);
-      expect(e.launches, 'launch clock and pc of every instruction').toEqual(p.launches);
-      expect(e.data, 'every data handshake').toEqual(p.dataAccesses.map(([c, a, k, w]) => [c, a, k, k === 'w' ? w : 0]));
-      if (p.exitClock !== null) {
-        expect(e.result.reason).toBe('exit');
-        expect(e.result.clocks).toBe(p.exitClock);
-        expect(e.result.exit).toBe((p.exitValue ?? 0) & 0xff);
-      } else if (p.trapClock !== null) {
-        expect(e.result.reason).toBe('trap');
-        expect(e.result.clocks, 'clock at which trap goes high').toBe(p.trapClock);
-        expect(e.result.pc).toBe(p.trapPC);
-      } else if (p.busError) {
-        expect(e.result.reason).toBe('bus-error');
-        expect(e.result.clocks, 'clock of the faulting handshake').toBe(p.busError.clock);
-      }
-      expect(e.console).toBe(p.console);
-      expect(e.regs.slice(1).map((v) => v >>> 0)).toEqual(p.regs.map((v) => v >>> 0));
+      checkAgainstRtl(p);
     });
   }
+
+  describe('with COMPRESSED_ISA (test/rtl/measured-rvc.json)', () => {
+    it('the fixture says how it was measured', () => {
+      expect(rvcFixture.howMeasured).toMatch(/COMPRESSED_ISA=1/);
+      expect(rvcFixture.programs.every((p) => p.config.COMPRESSED_ISA === 1)).toBe(true);
+    });
+    for (const p of rvcFixture.programs) it(p.name, () => checkAgainstRtl(p));
+  });
+
 
   // Where the board refuses what the testbench served, both derived from the RTL's record and
   // docs/hardware.md §1.1: every launch before the refusal at the RTL's clock, then the bus error.

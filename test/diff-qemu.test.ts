@@ -45,6 +45,8 @@ interface Batch {
   dataBase: (k: number) => number;
   /** picotpu configurations to run every sequence under. */
   cpus: Partial<CpuFeatures>[];
+  /** Assemble with RVC: gas compresses what it can (mixed 16/32-bit code, halfword pcs). */
+  rvc?: boolean;
 }
 
 const BATCHES: Batch[] = [
@@ -61,12 +63,20 @@ const BATCHES: Batch[] = [
     dataBase: (k) => (k % 2 ? LAYOUT.DATA_SRAM : LAYOUT.DATA),
     cpus: [{ ENABLE_MUL: true, ENABLE_DIV: true }, { ENABLE_FAST_MUL: true, ENABLE_DIV: true }],
   },
+  {
+    name: 'RV32IMC (COMPRESSED_ISA), data buffer in BRAM or SRAM', firstId: 30_000, count: 200, length: 200, seed: 0x5eed_0004, mul: true,
+    rvc: true, dataBase: (k) => (k % 3 ? LAYOUT.DATA : LAYOUT.DATA_SRAM),
+    cpus: [
+      { COMPRESSED_ISA: true, ENABLE_MUL: true, ENABLE_DIV: true },
+      { COMPRESSED_ISA: true, BARREL_SHIFTER: true, ENABLE_FAST_MUL: true, ENABLE_DIV: true, ENABLE_REGS_DUALPORT: false },
+    ],
+  },
 ];
 
 function batchSequences(b: Batch): Sequence[] {
   return Array.from({ length: b.count }, (_, k) =>
     generateSequence(b.firstId + k, (b.seed + Math.imul(k, 0x9e3779b9)) >>> 0,
-      { length: b.length, mul: b.mul, dataBase: b.dataBase(k) }));
+      { length: b.length, mul: b.mul, dataBase: b.dataBase(k), rvc: b.rvc }));
 }
 
 // --- the ELF the qemu runner is built into --------------------------------
@@ -229,6 +239,19 @@ describe.skipIf(qemuMissing)('differential: picotpu against qemu-riscv32', () =>
       }
       expect(failures.slice(0, 10).join('\n'), `${failures.length} of ${b.count * b.cpus.length} runs differ`).toBe('');
     });
+  });
+
+  it('the RVC sequences really are mixed compressed and 32-bit code', () => {
+    let parcels = 0, compressed = 0;
+    for (const s of all.filter((x) => x.rvc)) {
+      const code = codeOf(s);
+      for (let at = 0; at < code.length;) {
+        parcels++;
+        if ((code[at] & 3) !== 3) { compressed++; at += 2; } else at += 4;
+      }
+    }
+    expect(compressed / parcels).toBeGreaterThan(0.2);
+    expect(compressed / parcels).toBeLessThan(0.9);
   });
 
   it('the sequences cover every instruction the generator knows', () => {

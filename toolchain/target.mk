@@ -21,3 +21,11 @@ LDFLAGS := -nostartfiles -T runtime/link.ld --specs=picolibc.specs --picolibc-bu
 # Libraries go after the objects: picolibc for string.h, libgcc for the
 # multiply/divide helpers (rv32i has no M extension).
 LDLIBS := -lc -lgcc
+
+# The seed board (--board seed, docs/seed-board.md): picorv32_axi with
+# COMPRESSED_ISA and ENABLE_FAST_MUL, as the seed's firmware Makefile builds
+# for it. No libc and no libgcc (the seed links neither): our seed-board
+# programs avoid what would need them.
+SEED_ARCH_FLAGS := -march=rv32ic_zmmul -mabi=ilp32
+SEED_CFLAGS := -Os -g -std=gnu11 -ffreestanding -fno-common -ffunction-sections -fdata-sections -Wall -Wextra -Wshadow -Wundef
+SEED_LDFLAGS := -nostdlib -nostartfiles -T seed/link.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments

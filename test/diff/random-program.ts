@@ -106,6 +106,8 @@ export interface Sequence {
   lines: string[];
   /** Instructions in `lines` (executed or skipped). */
   insns: number;
+  /** Assembled with RVC enabled: gas compresses every instruction that has a 16-bit form. */
+  rvc: boolean;
 }
 
 export interface GenOptions {
@@ -115,6 +117,8 @@ export interface GenOptions {
   mul?: boolean;
   /** Address of the data buffer; default LAYOUT.DATA. */
   dataBase?: number;
+  /** Assemble with `.option rvc` (RV32C; the sequence is padded to a word with c.nop). */
+  rvc?: boolean;
 }
 
 const INT_MIN = 0x8000_0000 | 0;
@@ -156,7 +160,7 @@ class Gen {
   readonly lines: string[] = [];
   insns = 0;
   private labels = 0;
-  constructor(private readonly rng: Rng, private readonly id: number, private readonly mul: boolean) {}
+  constructor(private readonly rng: Rng, private readonly id: number, private readonly mul: boolean, private readonly rvc = false) {}
 
   private rd(): string {
     return `x${this.rng.chance(0.04) ? 0 : this.rng.pick(WRITABLE_NZ)}`;
@@ -172,9 +176,35 @@ class Gen {
     return `.Ls${this.id}_${this.labels++}`;
   }
 
-  /** One instruction that is exactly one word and never changes control flow. */
+  /**
+   * An instruction in a shape gas compresses (rd = rs1, x8..x15, small
+   * immediates: c.addi, c.li, c.lui, c.mv, c.add, c.sub/xor/or/and, c.andi,
+   * c.srli/srai/slli), so that RVC sequences are really mixed code.
+   */
+  private compressible(): void {
+    const rng = this.rng;
+    const p = () => `x${8 + rng.int(8)}`;
+    const rd = p();
+    const imm6 = () => rng.int(64) - 32;
+    const shamt = 1 + rng.int(31);
+    switch (rng.int(10)) {
+      case 0: this.emit(`addi ${rd}, ${rd}, ${imm6() || 1}`); break;
+      case 1: this.emit(`addi ${rd}, x0, ${imm6()}`); break;
+      case 2: this.emit(`lui ${rd}, ${rng.chance(0.5) ? 1 + rng.int(31) : 0xfffe0 + rng.int(32)}`); break;
+      case 3: this.emit(`add ${rd}, x0, ${this.rs() === 'x0' ? p() : p()}`); break;
+      case 4: this.emit(`add ${rd}, ${rd}, ${p()}`); break;
+      case 5: this.emit(`${rng.pick(['sub', 'xor', 'or', 'and'])} ${rd}, ${rd}, ${p()}`); break;
+      case 6: this.emit(`andi ${rd}, ${rd}, ${imm6()}`); break;
+      case 7: this.emit(`${rng.pick(['srli', 'srai'])} ${rd}, ${rd}, ${shamt}`); break;
+      case 8: this.emit(`slli ${rd}, ${rd}, ${shamt}`); break;
+      default: this.emit(`add ${rd}, ${rd}, ${rd}`); break;
+    }
+  }
+
+  /** One instruction that is exactly one word (with RVC: one parcel) and never changes control flow. */
   simple(): void {
     const rng = this.rng;
+    if (this.rvc && rng.chance(0.4)) { this.compressible(); return; }
     const r = rng.int(100);
     if (this.mul && r < 12) this.emit(`${rng.pick(M_OPS)} ${this.rd()}, ${this.rs()}, ${this.rs()}`);
     else if (r < 34) this.emit(`${rng.pick(R_OPS)} ${this.rd()}, ${this.rs()}, ${this.rs()}`);
@@ -232,7 +262,10 @@ class Gen {
       const a = `x${rng.pick(WRITABLE_NZ)}`;
       this.emit(`auipc ${a}, 0`);
       this.emit(`jalr ${this.rd()}, ${8 + 4 * k + (rng.chance(0.3) ? 1 : 0)}(${a})`);
+      // With RVC the skipped words must stay 32-bit, or the offset would miss.
+      if (this.rvc) this.lines.push('.option push', '.option norvc');
       for (let j = 0; j < k; j++) this.simple();
+      if (this.rvc) this.lines.push('.option pop');
     }
   }
 
@@ -250,9 +283,9 @@ export function generateSequence(id: number, seed: number, opts: GenOptions = {}
   const dataBase = opts.dataBase ?? LAYOUT.DATA;
   init[DATA_REG] = dataBase + 2048;
   const dataSeed = (rng.next() | 1) >>> 0;
-  const g = new Gen(rng, id, !!opts.mul);
+  const g = new Gen(rng, id, !!opts.mul, !!opts.rvc);
   while (g.insns < length) g.item(0);
-  return { id, seed, dataSeed, dataBase, init, lines: g.lines, insns: g.insns };
+  return { id, seed, dataSeed, dataBase, init, lines: g.lines, insns: g.insns, rvc: !!opts.rvc };
 }
 
 /** mmap2(addr, size, RWX, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0), or exit 3. */
@@ -320,7 +353,9 @@ export function qemuProgram(seqs: readonly Sequence[]): string {
     '.Lfail:', '  li a0, 3', '  li a7, 93', '  ecall',
   );
   for (const s of seqs) {
-    out.push('  .balign 4', `seq${s.id}:`, ...s.lines.map((l) => (l.endsWith(':') ? l : `  ${l}`)), `seq${s.id}_end:`);
+    const body = s.lines.map((l) => (l.endsWith(':') ? l : `  ${l}`));
+    if (s.rvc) out.push('  .balign 4', '  .option push', '  .option rvc', `seq${s.id}:`, ...body, '  .balign 4', `seq${s.id}_end:`, '  .option pop');
+    else out.push('  .balign 4', `seq${s.id}:`, ...body, `seq${s.id}_end:`);
   }
   out.push('  .section .rodata', '  .balign 4', 'descs:');
   for (const s of seqs) {

@@ -1,0 +1,151 @@
+// The seed board's memory map (cpu_subsys.sv): the AXI4-Lite slave decodes only
+// address bits [31:28], so every address answers and nothing is a bus error:
+//   0x0xxx_xxxx  firmware RAM, 16 KB, aliased every 16 KB (fw_mem[a[13:2]])
+//   0x8xxx_xxxx  TPU MMIO (commands, status, DONE), aliased every 4 KB (a[11:0])
+//   0x9xxx_xxxx  the scratchpad window, aliased every 64 KiB (a[15:0])
+//   any other    reads return the firmware RAM word fw_q (a[13:2]); writes are dropped
+// The CPU reads and writes the 16 KB itself; this bus sees the rest. Every access
+// the RTL aliases or drops is counted (docs/seed-board.md: a warning in the
+// report, never a changed result). The console and SRAM window that SeedBus
+// inherits from picotpu's Bus are never mapped: the seed's SRAM is the DMA's alone
+// (Machine.sramBytes).
+
+import { Bus, type MmioDevice } from './bus.ts';
+import type { BusTiming } from './config.ts';
+
+/** What the seed's TPU must give the bus: its MMIO block, its scratchpad window and the DONE flag. */
+export interface SeedBusDevice extends MmioDevice {
+  readonly spadWindow: MmioDevice;
+  readonly done: boolean;
+  /** Set when an access can never complete (the MXU starved, docs/seed-board.md): the board hangs. */
+  readonly stuck?: boolean;
+}
+
+export interface AliasCounts {
+  /** Accesses to 0x0000_4000..0x0fff_ffff: the RTL uses a[13:2] of the firmware RAM. */
+  ram: number;
+  /** Accesses to 0x8000_1000..0x8fff_ffff: the RTL uses a[11:0] of the MMIO block. */
+  mmio: number;
+  /** Accesses to 0x9001_0000..0x9fff_ffff: the RTL uses a[15:0] of the scratchpad. */
+  spad: number;
+  /** Accesses outside regions 0x0, 0x8 and 0x9: a read returns a firmware RAM word, a write does nothing. */
+  unmapped: number;
+  /** Byte and half-word stores to the scratchpad window: the RTL ignores the strobes and writes the whole word. */
+  spadNarrowStores: number;
+  /** The first aliased access, for the report (-1: none). */
+  firstAddr: number;
+  firstClock: number;
+}
+
+export const MMIO_REGION = 0x8;
+export const SPAD_REGION = 0x9;
+
+export class SeedBus extends Bus {
+  readonly aliases: AliasCounts = { ram: 0, mmio: 0, spad: 0, unmapped: 0, spadNarrowStores: 0, firstAddr: -1, firstClock: -1 };
+  private readonly ram32: Int32Array;
+  private readonly ramMask: number;
+  /** Told of a store that reached the firmware RAM through an alias (the CPU must drop its predecoded word). */
+  onAliasedRamWrite: ((ramAddr: number) => void) | null = null;
+  /** Told of every commit store (word 3 of a unit's command port): seed unit, opcode, clock, stall clocks. */
+  onCommit: ((unit: number, opcode: number, clock: number, stall: number) => void) | null = null;
+  /** The word the DONE store wrote (the RTL ignores it; a testbench sees it on the bus), or null. */
+  doneValue: number | null = null;
+  /** Word 0 of the staging register all units share (its low byte is the opcode). */
+  private stagedWord0 = 0;
+
+  constructor(timing: BusTiming, ramSize: number, private readonly seed: SeedBusDevice) {
+    super(timing, ramSize);
+    this.ram32 = new Int32Array(this.bram.buffer);
+    this.ramMask = ramSize - 1;
+  }
+
+  override read(addr: number, clock: number): number {
+    this.fault = false;
+    const region = addr >>> 28;
+    if (region === MMIO_REGION) {
+      if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
+      const v = this.seed.read(addr & 0xffc, clock);
+      this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
+      this.checkHang();
+      return v;
+    }
+    if (region === SPAD_REGION) {
+      if (addr & 0x0fff_0000) this.aliased('spad', addr, clock);
+      const w = this.seed.spadWindow;
+      const v = w.read(addr & 0xfffc, clock);
+      this.wait = w.extraWait ? w.extraWait() : 0;
+      this.checkHang();
+      return v;
+    }
+    this.aliased(region === 0 ? 'ram' : 'unmapped', addr, clock);
+    this.wait = 0;
+    return this.ram32[(addr & this.ramMask) >>> 2];
+  }
+
+  override write(addr: number, value: number, wstrb: number, clock: number): void {
+    this.fault = false;
+    this.wait = 0;
+    const region = addr >>> 28;
+    if (region === MMIO_REGION) {
+      if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
+      const offset = addr & 0xffc;
+      this.seed.write(offset, value, wstrb, clock);
+      this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
+      this.checkHang();
+      // cpu_subsys.sv: a command port is offset[11:8] = 0 with offset[7:4] <= 2; word offset[3:2].
+      if (offset === 0x70 && this.doneValue === null && this.seed.done) this.doneValue = value >>> 0;
+      if (offset < 0x30) {
+        const word = (offset >> 2) & 3;
+        if (word === 0) this.stagedWord0 = value;
+        else if (word === 3) this.onCommit?.(offset >> 4, this.stagedWord0 & 0xff, clock, this.wait);
+      }
+      return;
+    }
+    if (region === SPAD_REGION) {
+      if (addr & 0x0fff_0000) this.aliased('spad', addr, clock);
+      if (wstrb !== 15) this.aliases.spadNarrowStores++;
+      const w = this.seed.spadWindow;
+      // The RTL writes s_wdata whole; PicoRV32 has already replicated a byte or half across it.
+      w.write(addr & 0xfffc, value, 15, clock);
+      this.wait = w.extraWait ? w.extraWait() : 0;
+      this.checkHang();
+      return;
+    }
+    if (region !== 0) {
+      this.aliased('unmapped', addr, clock);
+      return;
+    }
+    this.aliased('ram', addr, clock);
+    const ramAddr = addr & this.ramMask & ~3;
+    for (let lane = 0; lane < 4; lane++) if (wstrb & (1 << lane)) this.bram[ramAddr + lane] = value >>> (8 * lane);
+    this.onAliasedRamWrite?.(ramAddr);
+  }
+
+  override get halted(): boolean {
+    return this.seed.done || this.deviceHalt;
+  }
+
+  /**
+   * The access can never complete (the RTL would hang in it until the host's
+   * watchdog): stop the machine at the access, as picotpu stops at a deadlock (163).
+   */
+  private checkHang(): void {
+    if (!this.seed.stuck) return;
+    this.wait = 0;
+    this.deviceHalt = true;
+  }
+
+  /** Every alias and dropped access together. */
+  get aliasedAccesses(): number {
+    const a = this.aliases;
+    return a.ram + a.mmio + a.spad + a.unmapped;
+  }
+
+  private aliased(kind: 'ram' | 'mmio' | 'spad' | 'unmapped', addr: number, clock: number): void {
+    this.aliases[kind]++;
+    if (this.aliases.firstAddr < 0) {
+      this.aliases.firstAddr = addr >>> 0;
+      this.aliases.firstClock = clock;
+    }
+  }
+}
