@@ -11,6 +11,7 @@ import { ElfError } from './elf.ts';
 import { EXIT, exitStatusText } from './exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
 import { formatReport } from '../periph/counters.ts';
+import { KEPT_RECORDS } from '../periph/tpu.ts';
 import type { RunObserver } from './observer.ts';
 import {
   checkDistinctOutputs, checkOutputDirectory, discardAllOutputs, errnoText, OutputError, OutputFile, outputErrorOf, writeFully,
@@ -182,6 +183,7 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
   if (r.signal === 'SIGPIPE') return r.exit;
   if (r.reason !== 'exit' && r.reason !== 'interrupted') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
+  if (!o.strict && r.tpuErrors.length >= KEPT_RECORDS && machine.tpu.errorsNotKept > 0) say(`... and ${machine.tpu.errorsNotKept} more TPU errors (only the first ${r.tpuErrors.length} are kept)`);
   if (o.report) process.stderr.write(r.seedCounters ? formatSeedReport(r, machine.config.clockHz) : formatReport(r.counters, machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));

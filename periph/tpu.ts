@@ -114,6 +114,9 @@ class UnitState {
 
 export class TpuFatal extends Error {}
 
+/** How many TPU errors and PERF_CTRL windows a run keeps in full (docs/hardware.md §7: memory stays bounded). */
+export const KEPT_RECORDS = 100_000;
+
 /**
  * Clocks a wait-token deadlock must have lasted, with no PUSH, before a CPU
  * read of a unit's DONE or STATUS (the second since it began) stops the machine.
@@ -130,6 +133,10 @@ export class Tpu implements MmioDevice, SramSharer {
   /** Every closed PERF_CTRL window (a write of 0 while counting), in order. */
   readonly windows: CounterSnapshot[] = [];
   readonly errors: TpuError[] = [];
+  /** Dropped commands beyond the first KEPT_RECORDS, counted but not kept. */
+  errorsNotKept = 0;
+  /** PERF_CTRL windows closed beyond the first KEPT_RECORDS, counted but not kept. */
+  windowsNotKept = 0;
   /** Finished commands, when recording is on. */
   records: CommandRecord[] | null = null;
   /** PUSH stalls [from, to) per unit, kept with the records. */
@@ -255,7 +262,9 @@ export class Tpu implements MmioDevice, SramSharer {
           this.counting = true;
           this.perfUsed = true;
         } else {
-          if (this.counting) this.windows.push(this.window.snapshot());
+          if (this.counting) {
+            if (this.windows.length < KEPT_RECORDS) this.windows.push(this.window.snapshot()); else this.windowsNotKept++;
+          }
           this.counting = false;
         }
         break;
@@ -573,7 +582,9 @@ export class Tpu implements MmioDevice, SramSharer {
   private drop(u: UnitState, cmd: Cmd, c: number, code: number, detail: string): void {
     const codeName = ERROR_CODES.find((e) => e.value === code)!.name;
     const err: TpuError = { clock: c, unit: u.name, serial: cmd.serial, code, codeName, command: u.rules.describe(cmd), detail };
-    this.errors.push(err);
+    // Memory stays bounded however long a firmware keeps dropping commands: the first
+    // KEPT_RECORDS are kept in full (reports, observers), the rest only counted.
+    if (this.errors.length < KEPT_RECORDS) this.errors.push(err); else this.errorsNotKept++;
     if (this.errorReg === 0) {
       this.errorReg = (packField(ERROR_FIELD.CODE, code) | packField(ERROR_FIELD.UNIT, u.index + 1)
         | packField(ERROR_FIELD.SERIAL, cmd.serial)) >>> 0;

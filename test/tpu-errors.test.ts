@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { ERR, flagBit, GLOBAL, opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
-import { Tpu } from '../periph/tpu.ts';
+import { KEPT_RECORDS, Tpu } from '../periph/tpu.ts';
 
 type UnitName = 'DMA' | 'MXU' | 'VPU';
 const BASE: Record<UnitName, number> = { DMA: UNITS[0].base, MXU: UNITS[1].base, VPU: UNITS[2].base };
@@ -142,5 +142,19 @@ describe('port conflicts', () => {
     push(tpu, 'MXU', opcode('MXU', 'MATMUL'), goodMxu, 10);
     tpu.advanceTo(5000);
     expect(tpu.errors.map((e) => `${e.clock} ${e.unit} ${e.codeName}`)).toEqual(['11 VPU PORT_CONFLICT']);
+  });
+});
+
+describe('a firmware that keeps dropping commands (memory stays bounded, docs/hardware.md §7)', () => {
+  it(`keeps the first KEPT_RECORDS errors in full and counts the rest`, () => {
+    const { tpu } = setup();
+    const extra = 7;
+    // An unknown opcode is dropped in the clock it would start (§5.8): one error per PUSH.
+    for (let i = 0; i < KEPT_RECORDS + extra; i++) tpu.write(BASE.DMA + UNIT_REG.PUSH, 0xff, 15, 10 + 2 * i);
+    tpu.advanceTo(10 + 2 * (KEPT_RECORDS + extra) + 10);
+    expect(tpu.errors.length).toBe(KEPT_RECORDS);
+    expect(tpu.errorsNotKept).toBe(extra);
+    expect(tpu.errors[0].serial).toBe(0);
+    expect(tpu.errors[KEPT_RECORDS - 1].serial).toBe(KEPT_RECORDS - 1);
   });
 });
