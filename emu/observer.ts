@@ -31,7 +31,7 @@ export function stepObserved(stepper: Stepper, maxCycles: number, observers: Run
     const more = stepper.step(maxCycles);
     if (stepper.executed) for (const o of observers) o.step(stepper.info, machine);
     if (!more) return false;
-    const tpu = machine.tpu;
+    const tpu = machine.activity;
     if ((tpu.records?.length ?? 0) >= recordWindow || (tpu.stallRecords?.length ?? 0) >= recordWindow) releaseRecords(machine, observers);
   }
   return true;
@@ -39,7 +39,7 @@ export function stepObserved(stepper: Stepper, maxCycles: number, observers: Run
 
 function releaseRecords(machine: Machine, observers: RunObserver[]): void {
   for (const o of observers) o.releaseTpuRecords?.(machine);
-  const tpu = machine.tpu;
+  const tpu = machine.activity;
   if (tpu.records) tpu.records.length = 0;
   if (tpu.stallRecords) tpu.stallRecords.length = 0;
 }

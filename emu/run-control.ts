@@ -59,7 +59,7 @@ export async function runSliced(machine: Machine, maxCycles: number, observers: 
     let reason: StopReason;
     for (;;) {
       reason = machine.advance(Math.min(maxCycles, machine.cpu.cycle + SLICE_CLOCKS));
-      if (reason !== StopReason.LIMIT || machine.cpu.cycle >= maxCycles || machine.tpu.fatal || control.signal) break;
+      if (reason !== StopReason.LIMIT || machine.cpu.cycle >= maxCycles || machine.activity.fatal || control.signal) break;
       await yieldToEventLoop();
       if (control.signal) break;
     }
