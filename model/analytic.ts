@@ -182,19 +182,27 @@ class Kernels {
       && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
   }
 
-  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store. */
-  stream(w: Work, c: MatmulCall, keepA = false): void {
+  /** kernels/panel.c matmul_stream_up_fits: FFN_ON_CHIP's W1, its A in one region and its whole C block in the four of the A block. */
+  streamUpFits(c: MatmulCall): boolean {
+    return (this.variant & VARIANT.FFN_ON_CHIP) !== 0 && this.streamFits(c) && c.epi === Epi.Relu && c.m * (c.k / 2) <= REGION && c.m * (c.n / 2) <= 4 * REGION;
+  }
+
+  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store.
+   * `on`: FFN_ON_CHIP's opts — 'up' (W1: no epilogue or store per chunk, one ReLU over the block at the end), 'down' (W2: A and the residual rows already in the scratchpad). */
+  stream(w: Work, c: MatmulCall, keepA = false, on?: 'up' | 'down'): void {
     const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D, STREAM_CHUNK_BYTES), groups = Math.ceil(c.m / D);
-    if (!keepA) w.load(c.m, c.k / 2);
-    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    if (!keepA && on !== 'down') w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual && on !== 'down') w.load(c.m, c.n / 2);
     for (let j = 0; j < tiles; j += chunk) {
       const nt = Math.min(chunk, tiles - j);
       w.load(c.k, nt * row4);
       for (let t = 0; t < nt * groups; t++) w.matmul(c.k);
+      if (on === 'up') continue;
       if (c.epi === Epi.Relu) w.vector(c.m, nt * D);
       else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
       w.store(c.m, nt * row4);
     }
+    if (on === 'up') w.vector(c.m, c.n);
   }
 
   /** kernels/attention.c attention_block_fits: BLOCK_ATTN, the 64 KiB plan, Q, K, V and a head's P block each in a region. */
@@ -356,8 +364,10 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
       }
     }
     p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }));
-    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }));
-    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }));
+    // FFN_ON_CHIP: W1's ReLU'd rows stay in the scratchpad as W2's A, W1's A is W2's residual.
+    const onChip = k.streamUpFits({ m: P, k: d, n: dFF, epi: Epi.Relu });
+    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }, false, onChip ? 'up' : undefined));
+    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }, false, onChip ? 'down' : undefined));
   }
   const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
   p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));

@@ -162,7 +162,16 @@ void matmul_panel_ahead(const struct mm_args *next);
  * load. next (VARIANT_CHAIN): as for matmul_panel, the matmul_stream call
  * that follows with no other kernel between. */
 int matmul_stream_fits(const struct mm_args *p);
-void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
+/* matmul_stream's opts: STREAM_KEEP_A, A is already in the scratchpad (the
+ * call before loaded it); FFN_ON_CHIP (VARIANT_FFN_ON_CHIP, model.c's FFN):
+ * STREAM_UP, W1: A into the residual region, C left in the A block at the
+ * row stride n/2, ReLU'd once after the last MATMUL, never stored;
+ * STREAM_DOWN, W2: A is that block and the residual rows are W1's A. */
+#define STREAM_KEEP_A 1u
+#define STREAM_UP 2u
+#define STREAM_DOWN 4u
+int matmul_stream_up_fits(const struct mm_args *p);
+void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args *next);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */

@@ -358,12 +358,14 @@ static void stream_layer(const struct layer *y, uint32_t rows, const struct mm_a
     .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
     .shift = y->s1, .epi = EPI_RELU,
   };
-  matmul_stream(&f1, 0, &w2);
+  /* FFN_ON_CHIP: the hidden rows never leave the scratchpad (M.hidden is not written). */
+  uint32_t on_chip = matmul_stream_up_fits(&f1);
+  matmul_stream(&f1, on_chip ? STREAM_UP : 0, &w2);
   struct mm_args f2 = {
     .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
     .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
   };
-  matmul_stream(&f2, 0, after);
+  matmul_stream(&f2, on_chip ? STREAM_DOWN : 0, after);
 }
 
 /* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
