@@ -188,10 +188,11 @@ class Kernels {
   }
 
   /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store.
-   * `on`: FFN_ON_CHIP's opts — 'up' (W1: no epilogue or store per chunk, one ReLU over the block at the end), 'down' (W2: A and the residual rows already in the scratchpad). */
-  stream(w: Work, c: MatmulCall, keepA = false, on?: 'up' | 'down'): void {
+   * `on`: FFN_ON_CHIP's opts — 'resOut' (Wo: its output rows left in the scratchpad, no stores), 'up' (W1: A kept, no epilogue or store per chunk, one ReLU over the block at the end),
+   * 'down' (W2: A and the residual rows already in the scratchpad). */
+  stream(w: Work, c: MatmulCall, keepA = false, on?: 'resOut' | 'up' | 'down'): void {
     const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D, STREAM_CHUNK_BYTES), groups = Math.ceil(c.m / D);
-    if (!keepA && on !== 'down') w.load(c.m, c.k / 2);
+    if (!keepA && on !== 'down' && on !== 'up') w.load(c.m, c.k / 2);
     if (c.epi === Epi.Residual && on !== 'down') w.load(c.m, c.n / 2);
     for (let j = 0; j < tiles; j += chunk) {
       const nt = Math.min(chunk, tiles - j);
@@ -200,7 +201,7 @@ class Kernels {
       if (on === 'up') continue;
       if (c.epi === Epi.Relu) w.vector(c.m, nt * D);
       else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
-      w.store(c.m, nt * row4);
+      if (on !== 'resOut') w.store(c.m, nt * row4);
     }
     if (on === 'up') w.vector(c.m, c.n);
   }
@@ -363,9 +364,9 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
         p.call((w) => k.matmul(w, { m: P, k: ctx, n: dh, causal: true, row0: 0 }));
       }
     }
-    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }));
-    // FFN_ON_CHIP: W1's ReLU'd rows stay in the scratchpad as W2's A, W1's A is W2's residual.
+    // FFN_ON_CHIP: Wo's output rows stay in the scratchpad as W1's A and W2's residual, W1's ReLU'd rows as W2's A.
     const onChip = k.streamUpFits({ m: P, k: d, n: dFF, epi: Epi.Relu });
+    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }, false, onChip ? 'resOut' : undefined));
     p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }, false, onChip ? 'up' : undefined));
     p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }, false, onChip ? 'down' : undefined));
   }

@@ -170,6 +170,10 @@ int matmul_stream_fits(const struct mm_args *p);
 #define STREAM_KEEP_A 1u
 #define STREAM_UP 2u
 #define STREAM_DOWN 4u
+/* FFN_ON_CHIP's Wo: its output rows (residual epilogue) written over the
+ * residual's region, row-major, and not stored; W1 then takes
+ * STREAM_UP | STREAM_KEEP_A. */
+#define STREAM_RES_OUT 8u
 int matmul_stream_up_fits(const struct mm_args *p);
 void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args *next);
 

@@ -200,8 +200,9 @@ int matmul_stream_up_fits(const struct mm_args *p) {
     && p->m * (p->k / 2) <= SP_REGION && p->m * (p->n / 2) <= SS_BLOCK;
 }
 
-/* STREAM_UP: the VPU ticket of its ReLU, which STREAM_DOWN's first MATMUL waits for. */
-static uint32_t stream_up_relu;
+/* STREAM_RES_OUT and STREAM_UP: the VPU ticket of the last op on the rows
+ * they leave in the scratchpad, which the next call's first MATMUL waits for. */
+static uint32_t stream_on_chip;
 
 /* The B chunk loads of one matmul_stream call, in order. */
 struct stream_loads {
@@ -249,7 +250,7 @@ static void stream_prefetch(struct stream_loads *l, const struct mm_args *next) 
 }
 
 void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args *next) {
-  uint32_t arow = p->k / 2, up = opts & STREAM_UP, a_at = up ? SS_R : SS_A;
+  uint32_t arow = p->k / 2, up = opts & STREAM_UP, res_out = opts & STREAM_RES_OUT, a_at = up ? SS_R : SS_A;
   struct stream_loads l;
   stream_init(&l, p);
   uint32_t work_buf = stream_ring_start, prefetched = stream_prefetched;
@@ -268,7 +269,8 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
   uint32_t a_group = arow << TILE_LOG2, c_group = c_row << TILE_LOG2;
   if (!(opts & (STREAM_KEEP_A | STREAM_DOWN))) dma_rows(TPU_DMA_LOAD, p->a, a_at, p->m, arow, p->a_stride, arow);
   if (epi == EPI_RESIDUAL && !(opts & STREAM_DOWN)) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
-  if (opts & STREAM_DOWN) k_need(MXU, VPU, stream_up_relu); /* A is W1's C, once ReLU'd */
+  /* DOWN: A is W1's C, once ReLU'd; UP with KEEP_A: A is Wo's output rows. */
+  if ((opts & STREAM_DOWN) || (up && (opts & STREAM_KEEP_A))) k_need(MXU, VPU, stream_on_chip);
   /* Prefetched chunks: the DMA's latest command (A, the residual or the
    * previous call's last store) follows them, and the MXU must not write the
    * C ring before that store has read it. */
@@ -309,10 +311,12 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
         .a = SS_C(i), .b = SS_R + res_col, .c = SS_C(i), .a_stride = crow, .b_stride = p->n / 2, .c_stride = crow,
         .rows = p->m, .cols = nt * TILE, .param = 0,
       };
+      if (res_out) { v.c = SS_R + res_col; v.c_stride = p->n / 2; } /* the new rows over the residual's */
       k_need(VPU, MXU, last);
       if (epi == EPI_RESIDUAL) {
         k_issued(VPU, vpu_add(&v));
         v.param = p->bound;
+        v.a = v.c; v.a_stride = v.c_stride;
         done = k_issued(VPU, vpu_hardtanh(&v));
       } else {
         done = k_issued(VPU, vpu_relu(&v));
@@ -323,14 +327,17 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
     if (l.tiles_left) stream_load(&l);
     else if (!next_loaded) { stream_prefetch(&l, next); next_loaded = 1; }
     uint32_t width = nt * TILE_ROW4;
-    k_need(DMA, on, done);
-    dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);
+    if (res_out) stream_on_chip = done;
+    else {
+      k_need(DMA, on, done);
+      dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);
+    }
     store_sram += width;
     res_col += width;
   }
   if (up) {
     struct vpu_op v = { .a = SS_A, .b = SS_R, .c = SS_A, .a_stride = c_row, .b_stride = c_row, .c_stride = c_row, .rows = p->m, .cols = p->n, .param = 0 };
     k_need(VPU, MXU, last);
-    stream_up_relu = k_issued(VPU, vpu_relu(&v));
+    stream_on_chip = k_issued(VPU, vpu_relu(&v));
   }
 }

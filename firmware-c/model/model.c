@@ -353,14 +353,15 @@ static void stream_layer(const struct layer *y, uint32_t rows, const struct mm_a
     .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
     .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
   };
-  matmul_stream(&o, 0, &w1);
   struct mm_args f1 = {
     .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
     .shift = y->s1, .epi = EPI_RELU,
   };
-  /* FFN_ON_CHIP: the hidden rows never leave the scratchpad (M.hidden is not written). */
+  /* FFN_ON_CHIP: Wo's output rows (W1's A, W2's residual) and the hidden rows
+   * never leave the scratchpad; M.x is written by W2, M.hidden not at all. */
   uint32_t on_chip = matmul_stream_up_fits(&f1);
-  matmul_stream(&f1, on_chip ? STREAM_UP : 0, &w2);
+  matmul_stream(&o, on_chip ? STREAM_RES_OUT : 0, &w1);
+  matmul_stream(&f1, on_chip ? STREAM_UP | STREAM_KEEP_A : 0, &w2);
   struct mm_args f2 = {
     .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
     .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
