@@ -203,7 +203,12 @@ class Kernels {
       else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
       if (on !== 'resOut') w.store(c.m, nt * row4);
     }
-    if (on === 'up') w.vector(c.m, c.n);
+    if (on === 'up') {
+      // One ReLU per block of rows (D << log2 rows, at most a region's; panel.c's stream_relu).
+      let log2 = 0;
+      while ((c.n / 2) * (D << (log2 + 1)) <= REGION && (1 << (log2 + 1)) <= 8) log2++;
+      for (let r = 0; r < c.m; r += D << log2) w.vector(Math.min(D << log2, c.m - r), c.n);
+    }
   }
 
   /** kernels/attention.c attention_block_fits: BLOCK_ATTN, the 64 KiB plan, Q, K, V and a head's P block each in a region. */

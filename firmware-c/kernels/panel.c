@@ -193,17 +193,6 @@ int matmul_stream_fits(const struct mm_args *p) {
     && p->k * TILE_ROW4 <= SP_REGION;
 }
 
-/* FFN_ON_CHIP's W1 (STREAM_UP): its A in the residual region, its whole C
- * block (rows × n int4) in the four regions of the A block. */
-int matmul_stream_up_fits(const struct mm_args *p) {
-  return (k_variant & VARIANT_FFN_ON_CHIP) && matmul_stream_fits(p) && p->epi == EPI_RELU
-    && p->m * (p->k / 2) <= SP_REGION && p->m * (p->n / 2) <= SS_BLOCK;
-}
-
-/* STREAM_RES_OUT and STREAM_UP: the VPU ticket of the last op on the rows
- * they leave in the scratchpad, which the next call's first MATMUL waits for. */
-static uint32_t stream_on_chip;
-
 /* The B chunk loads of one matmul_stream call, in order. */
 struct stream_loads {
   uint32_t sram, tiles_left, buf, chunk, chunk_row, k, b_stride, count;
@@ -249,8 +238,8 @@ static void stream_prefetch(struct stream_loads *l, const struct mm_args *next) 
   }
 }
 
-void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args *next) {
-  uint32_t arow = p->k / 2, up = opts & STREAM_UP, res_out = opts & STREAM_RES_OUT, a_at = up ? SS_R : SS_A;
+void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next) {
+  uint32_t arow = p->k / 2;
   struct stream_loads l;
   stream_init(&l, p);
   uint32_t work_buf = stream_ring_start, prefetched = stream_prefetched;
@@ -264,29 +253,25 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
     if (++l.buf == STREAM_BUFFERS) l.buf = 0;
   }
   uint32_t epi = p->epi, groups = (p->m + (TILE - 1)) >> TILE_LOG2, crow = l.chunk_row;
-  /* STREAM_UP: C rows are the block's full rows (n/2 bytes), not a chunk's. */
-  uint32_t c_row = up ? p->n / 2 : crow;
-  uint32_t a_group = arow << TILE_LOG2, c_group = c_row << TILE_LOG2;
-  if (!(opts & (STREAM_KEEP_A | STREAM_DOWN))) dma_rows(TPU_DMA_LOAD, p->a, a_at, p->m, arow, p->a_stride, arow);
-  if (epi == EPI_RESIDUAL && !(opts & STREAM_DOWN)) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
-  /* DOWN: A is W1's C, once ReLU'd; UP with KEEP_A: A is Wo's output rows. */
-  if ((opts & STREAM_DOWN) || (up && (opts & STREAM_KEEP_A))) k_need(MXU, VPU, stream_on_chip);
+  uint32_t a_group = arow << TILE_LOG2, c_group = crow << TILE_LOG2;
+  if (!keep_a) dma_rows(TPU_DMA_LOAD, p->a, SS_A, p->m, arow, p->a_stride, arow);
+  if (epi == EPI_RESIDUAL) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
   /* Prefetched chunks: the DMA's latest command (A, the residual or the
    * previous call's last store) follows them, and the MXU must not write the
    * C ring before that store has read it. */
   for (uint32_t i = 0, b = work_buf; i < prefetched; i++, b = b + 1 == STREAM_BUFFERS ? 0 : b + 1) l.loaded[b] = tpu_pushed[DMA];
   for (uint32_t i = prefetched; i < STREAM_AHEAD && l.tiles_left; i++) stream_load(&l);
   uint32_t next_loaded = !(next && (k_variant & VARIANT_CHAIN)); /* 1: nothing (more) to load ahead */
-  uint32_t m_arg2 = TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(l.chunk_row), m_arg3 = TPU_MXU_C_STRIDE(c_row) | TPU_MXU_SHIFT(p->shift);
-  uint32_t store_sram = p->c, res_col = 0, tiles = p->n / TILE, last = 0;
+  uint32_t m_arg2 = TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(l.chunk_row), m_arg3 = TPU_MXU_C_STRIDE(crow) | TPU_MXU_SHIFT(p->shift);
+  uint32_t store_sram = p->c, res_col = 0, tiles = p->n / TILE;
   for (uint32_t i = 0, j = 0; j < tiles; i++) {
     uint32_t nt = tiles - j < l.chunk ? tiles - j : l.chunk;
     tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, m_arg2);
     tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, m_arg3);
     k_need(MXU, DMA, l.loaded[work_buf]);
-    uint32_t b = SS_B0 + work_buf * SP_REGION, c_tile = up ? SS_A + j * TILE_ROW4 : SS_C(i);
+    uint32_t b = SS_B0 + work_buf * SP_REGION, last = 0, c_tile = SS_C(i);
     for (uint32_t t = 0; t < nt; t++, j++, b += TILE_ROW4, c_tile += TILE_ROW4) {
-      uint32_t ab = a_at | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
+      uint32_t ab = SS_A | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
       for (uint32_t g = 0; g < groups; g++) {
         tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
         tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
@@ -300,23 +285,16 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
     }
     l.buffer_read[work_buf] = last;
     if (++work_buf == STREAM_BUFFERS) work_buf = 0;
-    if (up) { /* no epilogue and no store per chunk: the ReLU follows the last MATMUL */
-      if (l.tiles_left) stream_load(&l);
-      else if (!next_loaded) { stream_prefetch(&l, next); next_loaded = 1; }
-      continue;
-    }
     uint32_t done = last, on = MXU;
     if (epi != EPI_NONE) {
       struct vpu_op v = {
         .a = SS_C(i), .b = SS_R + res_col, .c = SS_C(i), .a_stride = crow, .b_stride = p->n / 2, .c_stride = crow,
         .rows = p->m, .cols = nt * TILE, .param = 0,
       };
-      if (res_out) { v.c = SS_R + res_col; v.c_stride = p->n / 2; } /* the new rows over the residual's */
       k_need(VPU, MXU, last);
       if (epi == EPI_RESIDUAL) {
         k_issued(VPU, vpu_add(&v));
         v.param = p->bound;
-        v.a = v.c; v.a_stride = v.c_stride;
         done = k_issued(VPU, vpu_hardtanh(&v));
       } else {
         done = k_issued(VPU, vpu_relu(&v));
@@ -327,17 +305,16 @@ void matmul_stream(const struct mm_args *p, uint32_t opts, const struct mm_args 
     if (l.tiles_left) stream_load(&l);
     else if (!next_loaded) { stream_prefetch(&l, next); next_loaded = 1; }
     uint32_t width = nt * TILE_ROW4;
-    if (res_out) stream_on_chip = done;
-    else {
-      k_need(DMA, on, done);
-      dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);
-    }
+    k_need(DMA, on, done);
+    dma_rows(TPU_DMA_STORE, store_sram, SS_C(i), p->m, width, p->c_stride, crow);
     store_sram += width;
     res_col += width;
   }
-  if (up) {
-    struct vpu_op v = { .a = SS_A, .b = SS_R, .c = SS_A, .a_stride = c_row, .b_stride = c_row, .c_stride = c_row, .rows = p->m, .cols = p->n, .param = 0 };
-    k_need(VPU, MXU, last);
-    stream_on_chip = k_issued(VPU, vpu_relu(&v));
-  }
+}
+
+/* FFN_ON_CHIP (stream_ffn.c): the chain state its last call (W2) leaves for
+ * the matmul_stream call after it. */
+void stream_chain_set(uint32_t ring, uint32_t prefetched) {
+  stream_ring_start = ring;
+  stream_prefetched = prefetched;
 }
