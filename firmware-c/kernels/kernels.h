@@ -19,6 +19,8 @@
  *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
  *   CHAIN          the next weight matmul's first chunks load ahead of this
  *                  one's last C store (decode and prefill)
+ *   FFN_ON_CHIP    prefill: the FFN's rows stay in the scratchpad
+ *                  (matmul_stream_ffn, stream_ffn.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
