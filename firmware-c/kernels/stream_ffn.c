@@ -133,7 +133,9 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
   uint32_t c_row = up ? p->n / 2 : crow;
   uint32_t a_group = arow << TILE_LOG2, c_group = c_row << TILE_LOG2;
   if (!(opts & (STREAM_KEEP_A | STREAM_DOWN))) dma_rows(TPU_DMA_LOAD, p->a, a_at, p->m, arow, p->a_stride, arow);
-  if (epi == EPI_RESIDUAL && !(opts & STREAM_DOWN)) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
+  /* RES_OUT (Wo) with nothing prefetched: the residual rows load after the first chunks, which the MXU needs first. */
+  uint32_t res_late = res_out && !prefetched, res_loaded = 0;
+  if (epi == EPI_RESIDUAL && !(opts & STREAM_DOWN) && !res_late) dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
   /* DOWN: A is W1's C, once ReLU'd; UP with KEEP_A: A is Wo's output rows. */
   if (up && (opts & STREAM_KEEP_A)) k_need(MXU, VPU, stream_on_chip);
   /* DOWN: the first tile's row group g waits for the ReLU of its block only. */
@@ -143,6 +145,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
    * C ring before that store has read it. */
   for (uint32_t i = 0, b = work_buf; i < prefetched; i++, b = b + 1 == STREAM_BUFFERS ? 0 : b + 1) l.loaded[b] = tpu_pushed[DMA];
   for (uint32_t i = prefetched; i < STREAM_AHEAD && l.tiles_left; i++) stream_load_ffn(&l);
+  if (res_late) res_loaded = dma_rows(TPU_DMA_LOAD, p->res, SS_R, p->m, p->n / 2, p->res_stride, p->n / 2);
   uint32_t next_loaded = !(next && (k_variant & VARIANT_CHAIN)); /* 1: nothing (more) to load ahead */
   uint32_t m_arg2 = TPU_MXU_A_STRIDE(arow) | TPU_MXU_B_STRIDE(l.chunk_row), m_arg3 = TPU_MXU_C_STRIDE(c_row) | TPU_MXU_SHIFT(p->shift);
   uint32_t store_sram = p->c, res_col = 0, tiles = p->n / TILE, last = 0;
@@ -198,6 +201,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
         .rows = p->m, .cols = nt * TILE, .param = 0,
       };
       if (res_out) { v.c = SS_R + res_col; v.c_stride = p->n / 2; } /* the new rows over the residual's */
+      if (res_loaded) { k_need(VPU, DMA, res_loaded); res_loaded = 0; }
       k_need(VPU, MXU, last);
       if (epi == EPI_RESIDUAL) {
         k_issued(VPU, vpu_add(&v));
