@@ -185,7 +185,7 @@ describe('model blob and program', () => {
 });
 
 describe('issue overhead at its floor (docs/study.md §5)', () => {
-  it('FFN on chip: the prefill golden-exact, busy as predicted, the FFN rows no longer through the SRAM, within 1.21x of its bound', () => {
+  it('FFN on chip: the prefill golden-exact, busy as predicted, the FFN rows no longer through the SRAM, within 1.201x of its bound', () => {
     const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
     const model = randomModel(dims, 1);
     const prompt = randomPrompt(dims, 64, 1);
@@ -202,7 +202,7 @@ describe('issue overhead at its floor (docs/study.md §5)', () => {
     const setup = defaultConfig().tpu.dmaSetup, chunks = 512 / 8 / 4; // W1's stores: one per 4-tile chunk
     expect(without.dma - p.dma).toBe(4 * (2 * 16384 + chunks * setup + 16384 + setup + 2 * 4096 + 4 * setup + 4096 + setup + 4096 + setup));
     expect(w.cycles).toBeGreaterThanOrEqual(p.lowerBound);
-    expect(w.cycles).toBeLessThanOrEqual(1.21 * p.lowerBound);
+    expect(w.cycles).toBeLessThanOrEqual(1.201 * p.lowerBound);
   });
 
   it('the best variant: full inference (64 + 64 tokens, d = 128, 4 layers) golden-exact, busy clocks as predicted, within 1.10x of the analytic bound', () => {
