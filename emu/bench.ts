@@ -61,10 +61,12 @@ export const EXPERIMENTS: readonly Experiment[] = [
   model('full inference, pipelined heads', 127, 64),
   model('full inference, streamed prefill', 255, 64),
   model('full inference, block attention', 511, 64),
-  model('full inference, chained weights', BEST_VARIANT, 64),
+  model('full inference, chained weights', 1023, 64),
+  model('full inference, FFN on chip', BEST_VARIANT, 64),
   model('prefill, streamed prefill', 255, 0),
-  model('prefill, block attention', BEST_VARIANT, 0),
-  model('T=256, 1 layer, chained weights', BEST_VARIANT, 0, undefined, T256_DIMS, 256),
+  model('prefill, block attention', 1023, 0),
+  model('prefill, FFN on chip', BEST_VARIANT, 0),
+  model('T=256, 1 layer, chained weights', 1023, 0, undefined, T256_DIMS, 256),
 ];
 
 /** "base", "double-buffered+fused", ... for a VARIANT value. */
@@ -80,6 +82,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.STREAM) names.push('streamed prefill');
   if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
   if (v & VARIANT.CHAIN) names.push('chained weights');
+  if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
   return names.length ? names.join('+') : 'base';
 }
 
@@ -269,6 +272,7 @@ export function summarize(results: ExperimentResult[]): DerivedFigure[] {
   ratio('wait tokens speed-up, prefill (FlashAttention / wait tokens)', 'prefill, FlashAttention', 'prefill, wait tokens');
   ratio('issue-overhead speed-up, full inference (wait tokens / chained weights)', 'full inference, wait tokens', 'full inference, chained weights');
   ratio('issue-overhead speed-up, prefill (wait tokens / block attention)', 'prefill, wait tokens', 'prefill, block attention');
+  ratio('FFN on chip speed-up, prefill (block attention / FFN on chip)', 'prefill, block attention', 'prefill, FFN on chip');
   const base = by('full inference, base');
   const seedFull = SEED['full inference, base'], seedPre = SEED['prefill, base'];
   const decode = win(base, 'decode');

@@ -422,7 +422,7 @@ export async function main(argv: string[]): Promise<number> {
       (y) => y
         .option('only', { type: 'string', array: true, describe: 'run only experiments whose name contains this (repeatable, case-insensitive)' })
         .option('matmul', { type: 'string', array: true, describe: 'a single MxKxN matmul through mmbench.elf (repeatable); without --only the standard experiments are skipped' })
-        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens, 16 lean staging, 32 decode panels, 64 pipelined heads, 128 streamed prefill, 256 block attention, 512 chained weights)' })
+        .option('variant', { type: 'number', default: 1, describe: 'kernel variant bits of the --matmul runs (1 double-buffered, 2 fused, 4 FlashAttention, 8 wait tokens, 16 lean staging, 32 decode panels, 64 pipelined heads, 128 streamed prefill, 256 block attention, 512 chained weights, 1024 FFN on chip)' })
         .option('layer', { type: 'boolean', default: false, describe: 'add the single-layer benchmark: one layer, a 64-token prefill, variants 0, 1, 3, 7, 15' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON document (experiments, windows, predictions, seed figures, derived figures) and nothing else' })
         .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })

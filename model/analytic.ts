@@ -182,18 +182,32 @@ class Kernels {
       && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
   }
 
-  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store. */
-  stream(w: Work, c: MatmulCall, keepA = false): void {
+  /** kernels/panel.c matmul_stream_up_fits: FFN_ON_CHIP's W1, its A in one region and its whole C block in the four of the A block. */
+  streamUpFits(c: MatmulCall): boolean {
+    return (this.variant & VARIANT.FFN_ON_CHIP) !== 0 && this.streamFits(c) && c.epi === Epi.Relu && c.m * (c.k / 2) <= REGION && c.m * (c.n / 2) <= 4 * REGION;
+  }
+
+  /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store.
+   * `on`: FFN_ON_CHIP's opts — 'resOut' (Wo: its output rows left in the scratchpad, no stores), 'up' (W1: A kept, no epilogue or store per chunk, one ReLU over the block at the end),
+   * 'down' (W2: A and the residual rows already in the scratchpad). */
+  stream(w: Work, c: MatmulCall, keepA = false, on?: 'resOut' | 'up' | 'down'): void {
     const D = this.D, row4 = D / 2, tiles = c.n / D, chunk = panelChunk(c.k, D, STREAM_CHUNK_BYTES), groups = Math.ceil(c.m / D);
-    if (!keepA) w.load(c.m, c.k / 2);
-    if (c.epi === Epi.Residual) w.load(c.m, c.n / 2);
+    if (!keepA && on !== 'down' && on !== 'up') w.load(c.m, c.k / 2);
+    if (c.epi === Epi.Residual && on !== 'down') w.load(c.m, c.n / 2);
     for (let j = 0; j < tiles; j += chunk) {
       const nt = Math.min(chunk, tiles - j);
       w.load(c.k, nt * row4);
       for (let t = 0; t < nt * groups; t++) w.matmul(c.k);
+      if (on === 'up') continue;
       if (c.epi === Epi.Relu) w.vector(c.m, nt * D);
       else if (c.epi === Epi.Residual) { w.vector(c.m, nt * D); w.vector(c.m, nt * D); }
-      w.store(c.m, nt * row4);
+      if (on !== 'resOut') w.store(c.m, nt * row4);
+    }
+    if (on === 'up') {
+      // One ReLU per block of rows (D << log2 rows, at most a region's; panel.c's stream_relu).
+      let log2 = 0;
+      while ((c.n / 2) * (D << (log2 + 1)) <= REGION && (1 << (log2 + 1)) <= 8) log2++;
+      for (let r = 0; r < c.m; r += D << log2) w.vector(Math.min(D << log2, c.m - r), c.n);
     }
   }
 
@@ -355,9 +369,11 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
         p.call((w) => k.matmul(w, { m: P, k: ctx, n: dh, causal: true, row0: 0 }));
       }
     }
-    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }));
-    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }));
-    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }));
+    // FFN_ON_CHIP: Wo's output rows stay in the scratchpad as W1's A and W2's residual, W1's ReLU'd rows as W2's A.
+    const onChip = k.streamUpFits({ m: P, k: d, n: dFF, epi: Epi.Relu });
+    p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }, false, onChip ? 'resOut' : undefined));
+    p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }, false, onChip ? 'up' : undefined));
+    p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }, false, onChip ? 'down' : undefined));
   }
   const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
   p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));

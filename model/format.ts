@@ -24,9 +24,10 @@ export const VARIANT = {
   STREAM: 128, // prefill with PANEL: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
   BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
   CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
+  FFN_ON_CHIP: 1024, // prefill with STREAM: W1's ReLU'd output stays in the scratchpad as W2's A (never stored), W1's A region is W2's residual
 } as const;
-/** The fastest variant (docs/study.md §5): every bit. */
-export const BEST_VARIANT = 1023;
+/** The fastest variant (docs/study.md §7): every bit. */
+export const BEST_VARIANT = 2047;
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 

@@ -185,6 +185,26 @@ describe('model blob and program', () => {
 });
 
 describe('issue overhead at its floor (docs/study.md §5)', () => {
+  it('FFN on chip: the prefill golden-exact, busy as predicted, the FFN rows no longer through the SRAM, within 1.201x of its bound', () => {
+    const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+    const model = randomModel(dims, 1);
+    const prompt = randomPrompt(dims, 64, 1);
+    const job: Job = { prompt, decodeSteps: 0, variant: BEST_VARIANT };
+    const run = runOnEmulator(model, job);
+    const golden = runGolden(model, job);
+    expect(run.tokens).toEqual(golden.tokens);
+    expect(run.logits.map((l) => Array.from(l))).toEqual(golden.logits.map((l) => Array.from(l)));
+    const [w] = run.windows, [p] = predict(dims, job).phases;
+    expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.mxu, dma: p.dma, vpu: p.vpu });
+    // Per layer, at 1 clock a byte in and 2 out (hardware.md §5): W1's 64×512 int4 hidden rows stored and W2's loaded back
+    // (16 KiB each), Wo's 64×128 output stored (4 KiB), W1's A and W2's residual loaded (4 KiB each), with their DMA setups.
+    const without = predict(dims, { ...job, variant: BEST_VARIANT & ~V.FFN_ON_CHIP }).phases[0];
+    const setup = defaultConfig().tpu.dmaSetup, chunks = 512 / 8 / 4; // W1's stores: one per 4-tile chunk
+    expect(without.dma - p.dma).toBe(4 * (2 * 16384 + chunks * setup + 16384 + setup + 2 * 4096 + 4 * setup + 4096 + setup + 4096 + setup));
+    expect(w.cycles).toBeGreaterThanOrEqual(p.lowerBound);
+    expect(w.cycles).toBeLessThanOrEqual(1.201 * p.lowerBound);
+  });
+
   it('the best variant: full inference (64 + 64 tokens, d = 128, 4 layers) golden-exact, busy clocks as predicted, within 1.10x of the analytic bound', () => {
     const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
     const model = randomModel(dims, 1);

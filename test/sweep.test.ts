@@ -13,7 +13,8 @@ import { readRecords, fingerprint, sweep } from '../scripts/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError } from '../scripts/sweep/experiments.ts';
 import { plotSvg } from '../scripts/sweep/plot.ts';
 import { runSweep } from '../scripts/sweep/sweep.ts';
-import { SWEEP_ELFS, type RunRecord } from '../scripts/sweep/runs.ts';
+import { configFor, firmwareFor, MXU16_ELFS, RV32IM_ELFS, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../scripts/sweep/runs.ts';
+import { BEST_VARIANT } from '../model/format.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
@@ -66,6 +67,31 @@ describe('helpers', () => {
     // MXU 10, 30; DMA 20, 20 at batches 8, 16: equal at 12.
     expect(crossover([[8, 10, 20], [16, 30, 20]])).toBeCloseTo(12, 10);
     expect(crossover([[1, 1, 10], [2, 2, 10]])).toBeNaN();
+  });
+
+  it('runs the multiply what-if on the rv32im build, and no build changes two things at once', () => {
+    for (const multiply of ['mul', 'fast'] as const) {
+      const c = configFor({ multiply });
+      expect([c.cpu.ENABLE_MUL, c.cpu.ENABLE_FAST_MUL]).toEqual([multiply === 'mul', multiply === 'fast']);
+      expect(firmwareFor(c)).toEqual(RV32IM_ELFS);
+    }
+    expect(SWEEP_ELFS).toContain(RV32IM_ELFS.model);
+    expect(firmwareFor(configFor({ mxuDim: 16 }))).toEqual(MXU16_ELFS);
+    expect(() => firmwareFor(configFor({ multiply: 'fast', spadKiB: 32 }))).toThrow(/more than one/);
+  });
+
+  it('the full ladder adds one variant bit per rung up to the best variant; the what-ifs run on it too', () => {
+    const vs = [...new Set(findExperiment('ladder')!.plan('full').map((p) => (p.point as ModelPoint).variant))];
+    expect(vs[0]).toBe(0);
+    expect(vs.at(-1)).toBe(BEST_VARIANT);
+    for (let i = 1; i < vs.length; i++) {
+      const added = vs[i] & ~vs[i - 1];
+      expect(vs[i] & vs[i - 1]).toBe(vs[i - 1]); // keeps every technique of the rung before
+      expect(added & (added - 1)).toBe(0); // and adds one (fusion's rung, 3, adds bit 2)
+    }
+    const whatIf = findExperiment('what-if')!.plan('full');
+    expect(whatIf.map((p) => p.key)).toEqual(expect.arrayContaining(['ENABLE_MUL (rv32im)', 'ENABLE_FAST_MUL (rv32im)', 'as built, best', 'ENABLE_FAST_MUL (rv32im), best']));
+    expect(whatIf.filter((p) => (p.point as ModelPoint).variant === BEST_VARIANT)).toHaveLength(whatIf.length / 2);
   });
 
   it('formats a table with aligned columns', () => {

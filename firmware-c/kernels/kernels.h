@@ -19,6 +19,8 @@
  *   BLOCK_ATTN     prefill: whole-block attention with the heads pipelined
  *   CHAIN          the next weight matmul's first chunks load ahead of this
  *                  one's last C store (decode and prefill)
+ *   FFN_ON_CHIP    prefill: the FFN's rows stay in the scratchpad
+ *                  (matmul_stream_ffn, stream_ffn.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -162,7 +164,23 @@ void matmul_panel_ahead(const struct mm_args *next);
  * load. next (VARIANT_CHAIN): as for matmul_panel, the matmul_stream call
  * that follows with no other kernel between. */
 int matmul_stream_fits(const struct mm_args *p);
+/* matmul_stream_ffn's opts (stream_ffn.c): STREAM_KEEP_A, A is already in the scratchpad (the
+ * call before loaded it); FFN_ON_CHIP (VARIANT_FFN_ON_CHIP, model.c's FFN):
+ * STREAM_UP, W1: A into the residual region, C left in the A block at the
+ * row stride n/2, ReLU'd once after the last MATMUL, never stored;
+ * STREAM_DOWN, W2: A is that block and the residual rows are W1's A. */
+#define STREAM_KEEP_A 1u
+#define STREAM_UP 2u
+#define STREAM_DOWN 4u
+/* FFN_ON_CHIP's Wo: its output rows (residual epilogue) written over the
+ * residual's region, row-major, and not stored; W1 then takes
+ * STREAM_UP | STREAM_KEEP_A. */
+#define STREAM_RES_OUT 8u
+int matmul_stream_up_fits(const struct mm_args *p);
 void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_args *next);
+void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_args *next);
+/* FFN_ON_CHIP: the CHAIN state for the matmul_stream call after matmul_stream_ffn's last. */
+void stream_chain_set(uint32_t ring, uint32_t prefetched);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */

@@ -311,3 +311,10 @@ void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_arg
     res_col += width;
   }
 }
+
+/* FFN_ON_CHIP (stream_ffn.c): the chain state its last call (W2) leaves for
+ * the matmul_stream call after it. */
+void stream_chain_set(uint32_t ring, uint32_t prefetched) {
+  stream_ring_start = ring;
+  stream_prefetched = prefetched;
+}

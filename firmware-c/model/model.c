@@ -328,6 +328,16 @@ static int prefills_by_streams(void) {
   return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down);
 }
 
+/* FFN_ON_CHIP: prefills_by_streams (copied, so that its one caller stays
+ * main_panel) and W1, as stream_layer_ffn calls it, keeping its A and its
+ * whole C block in the scratchpad. */
+static int ffn_on_chip_fits(void) {
+  uint32_t P = M.prompt_len;
+  struct mm_args q = { .m = P, .k = M.d, .n = M.d, .epi = EPI_RESIDUAL }, up = { .m = P, .k = M.d, .n = M.d_ff, .epi = EPI_RELU },
+                 down = { .m = P, .k = M.d_ff, .n = M.d, .epi = EPI_RESIDUAL };
+  return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down) && matmul_stream_up_fits(&up);
+}
+
 /* Prefill attention by attention_block (set by main_panel). */
 static uint32_t block_attention;
 
@@ -366,6 +376,44 @@ static void stream_layer(const struct layer *y, uint32_t rows, const struct mm_a
   matmul_stream(&f2, 0, after);
 }
 
+/* FFN_ON_CHIP: stream_layer with Wo's output rows (W1's A, W2's residual)
+ * and the hidden rows kept in the scratchpad (kernels/stream_ffn.c); M.x is
+ * written by W2 only, M.hidden not at all. Its own function so that
+ * stream_layer's code is what it was. */
+static void stream_layer_ffn(const struct layer *y, uint32_t rows, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  struct mm_args m = {
+    .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = rows, .k = M.d, .n = M.d, .shift = y->sq,
+  };
+  matmul_stream(&m, 0, &wk);
+  m.b = y->wk; m.c = y->k_cache; m.shift = y->sk;
+  matmul_stream(&m, 1, &wv);
+  m.b = y->wv; m.c = y->v_cache; m.shift = y->sv;
+  matmul_stream(&m, 1, 0);
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+    .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  if (block_attention) attention_block(&at);
+  else attention(&at);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_stream_ffn(&o, STREAM_RES_OUT, &w1);
+  struct mm_args f1 = {
+    .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = rows, .k = M.d, .n = M.d_ff,
+    .shift = y->s1, .epi = EPI_RELU,
+  };
+  matmul_stream_ffn(&f1, STREAM_UP | STREAM_KEEP_A, &w2);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = rows, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_stream_ffn(&f2, STREAM_DOWN, after);
+}
+
 /* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
  * fits (the tiled kernel otherwise); returns the argmax. */
 static uint32_t panel_head(uint32_t row, uint32_t step) {
@@ -391,6 +439,15 @@ static __attribute__((noinline)) uint32_t stream_forward(void) {
   for (uint32_t l = 0; l < M.layers; l++) {
     struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
     stream_layer(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
+  }
+  return panel_head(M.prompt_len - 1, 0);
+}
+
+static __attribute__((noinline)) uint32_t stream_forward_ffn(void) {
+  embed(M.x, tokens, M.prompt_len, 0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    stream_layer_ffn(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
   }
   return panel_head(M.prompt_len - 1, 0);
 }
@@ -450,6 +507,43 @@ static __attribute__((noinline)) int main_panel(void) {
   return finish(produced);
 }
 
+/* FFN_ON_CHIP's single job (its prefill streams, the FFN on chip): main_panel
+ * with stream_forward_ffn, its own function so that main_panel's code is what
+ * it was. */
+static __attribute__((noinline)) int main_ffn(void) {
+  uint32_t panels = decodes_by_panels();
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  uint32_t streams = 1; /* main asked prefills_by_streams and ffn_on_chip_fits */
+  block_attention = attention_block_fits(M.d, M.prompt_len);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+  tpu_perf_start();
+  uint32_t tok = streams ? stream_forward_ffn() : forward(tokens, M.prompt_len, 0, 0);
+  tokens[M.prompt_len] = (uint8_t)tok;
+  uint32_t produced = 1;
+  tpu_perf_stop();
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint8_t in = (uint8_t)tok;
+      tok = panels ? panel_forward(in, M.prompt_len + i - 1, i) : forward(&in, 1, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  return finish(produced);
+}
+
+/* PANEL's single job: FFN_ON_CHIP's flow when the prefill streams with the
+ * FFN on chip, main_panel's otherwise; a function of its own so that main's
+ * code and main_panel's are what they were. */
+static __attribute__((noinline)) int main_panel_or_ffn(void) {
+  if ((M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits()) return main_ffn();
+  return main_panel();
+}
+
 /* A batched job, kept out of main so that a single job's code is what it was. */
 static __attribute__((noinline)) int main_batch(void) { return finish(run_batch()); }
 
@@ -462,7 +556,7 @@ int main(void) {
   }
   kernels_begin(M.variant);
   if (M.batch > 1) return main_batch();
-  if (M.variant & VARIANT_PANEL) return main_panel();
+  if (M.variant & VARIANT_PANEL) return main_panel_or_ffn();
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
 
   tpu_perf_start();

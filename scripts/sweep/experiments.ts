@@ -13,7 +13,7 @@
 
 import { BASE_DIMS } from '../../emu/bench.ts';
 import type { ModelDims } from '../../model/format.ts';
-import { VARIANT } from '../../model/format.ts';
+import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
 import { plotSvg, type Series } from './plot.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord } from './runs.ts';
@@ -34,8 +34,12 @@ export interface Experiment {
 // ---- helpers ----
 
 const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
-const LADDER = [0, 1, 3, 7, 15] as const;
-const LADDER_NAMES: Record<number, string> = { 0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens' };
+// The issue-overhead rungs (docs/study.md §7) follow the seed's four, named as `picotpu bench` names them.
+const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, BEST_VARIANT] as const;
+const LADDER_NAMES: Record<number, string> = {
+  0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens',
+  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', [BEST_VARIANT]: '+FFN on chip',
+};
 
 const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const f1 = (x: number) => x.toFixed(1);
@@ -109,6 +113,17 @@ function wideReading(narrow: RunRecord[], wide: RunRecord[]): string {
   return `On a 16×16 MXU (the MXU-size what-if, build/fw/mmbench-mxu16.elf) the compute roof rises to 256 MACs per clock and the knee to 256 MACs per byte, beyond every shape here, so the same matmuls turn memory-bound. At ${shape(n8)} the bound rises from ${bound(n8)} to ${bound(n16)} MACs per clock (the array), and the run comes within ${gap(n16)}x of its bound instead of ${gap(n8)}x (a quarter of the MXU commands to issue): ${run(n8)} → ${run(n16)} MACs per clock.`;
 }
 
+/** The best variant's kernels against the double-buffered tiled one: the smallest shape (decode's) and the best point. */
+function bestReading(db: RunRecord[], best: RunRecord[]): string {
+  if (!best.length) return '';
+  const shape = (r: RunRecord) => { const p = r.point as MatmulPoint; return `${p.m}x${p.k}x${p.n}`; };
+  const gap = (r: RunRecord) => f2(measuredPhase(r, 'matmul').cycles / predictedPhase(r, 'matmul').lowerBound);
+  const rate = (r: RunRecord) => { const p = r.point as MatmulPoint; return (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; };
+  const first = best[0], before = db.find((r) => shape(r) === shape(first));
+  const top = best.reduce((a, r) => (rate(r) > rate(a) ? r : a), best[0]);
+  return `The best variant's kernels (points "best": a panel kernel for M ≤ 8 that loads several weight tiles per DMA command and stores C once, a streaming kernel for M ≤ 64, the double-buffered tiled kernel beyond) bring ${shape(first)}${before ? ` from ${gap(before)}x` : ''} to ${gap(first)}x its own bound; their best point is ${shape(top)} at ${f2(rate(top))} MACs per clock (${gap(top)}x its bound).`;
+}
+
 const roofline: Experiment = {
   name: 'roofline',
   title: 'Roofline: one matmul, many shapes',
@@ -121,7 +136,9 @@ const roofline: Experiment = {
     // The same double-buffered shapes on a 16×16 MXU (the MXU-size what-if): the compute roof and the knee move.
     const k16 = ks[ks.length - 1];
     const big = ms.map((m) => ({ key: `mm ${m}x${k16}x${n} v1 mxu16`, point: { kind: 'matmul', m, k: k16, n, variant: 1, config: { mxuDim: 16 } } as MatmulPoint }));
-    return [...asBuilt, ...big];
+    // The best variant's kernels on the same shapes: panels (M ≤ 8), streamed B chunks (M ≤ 64), the tiled kernel beyond.
+    const best = ks.flatMap((k) => ms.map((m) => ({ key: `mm ${m}x${k}x${n} v${BEST_VARIANT}`, point: { kind: 'matmul', m, k, n, variant: BEST_VARIANT } as MatmulPoint })));
+    return [...asBuilt, ...big, ...best];
   },
   report(records) {
     const rows: string[][] = [];
@@ -133,9 +150,10 @@ const roofline: Experiment = {
       const macs = p.m * p.k * p.n, bytes = pr.bytesIn + pr.bytesOut, ai = macs / bytes;
       maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
       const wide = p.config?.mxuDim === 16, mxu = wide ? '16×16 ' : '';
-      const v = `${p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
+      const best = p.variant === BEST_VARIANT;
+      const v = `${best ? 'best' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
       if (p.variant === 1) add(`${mxu}bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      add(`${mxu}${p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
+      add(`${mxu}${best ? 'best' : p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
@@ -161,17 +179,37 @@ const roofline: Experiment = {
     const db = records.filter((r) => (r.point as MatmulPoint).variant === 1 && !isWide(r));
     const best = bestOf(db), bp = best.p;
     const wide = records.filter(isWide);
+    const bestRuns = records.filter((r) => (r.point as MatmulPoint).variant === BEST_VARIANT);
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
       'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
       `The predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time. The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
       wideReading(db, wide),
+      bestReading(db, bestRuns),
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(roofline.title, [fig], text, reading) };
   },
 };
 
 // ---- prefill vs decode ----
+
+/** The key suffix of a prefill-decode run on the best variant (the wait-tokens runs keep their keys and numbers). */
+const BEST_KEY = ' best';
+
+/** One variant's rows of the prefill-decode table and its per-token series. */
+function prefillDecodeRows(records: readonly RunRecord[], s: { pre: Compared; dec: Compared; rPre: Compared; rDec: Compared }): string[][] {
+  return records.map((r) => {
+    const p = r.point as ModelPoint, steps = p.decodeSteps;
+    const mp = measuredPhase(r, 'prefill'), pp = predictedPhase(r, 'prefill'), md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
+    const P = p.promptLength;
+    s.pre.add(P, pp.lowerBound / P, mp.cycles / P);
+    s.dec.add(P, pd.lowerBound / steps, md.cycles / steps);
+    s.rPre.add(P, pp.dma / pp.mxu, mp.dma / mp.mxu);
+    s.rDec.add(P, pd.dma / pd.mxu, md.dma / md.mxu);
+    return [`${P}${r.key.endsWith(BEST_KEY) ? ', best' : ''}`, f0(mp.cycles / P), f0(pp.lowerBound / P), f2(mp.dma / mp.mxu), f0(md.cycles / steps), f0(pd.lowerBound / steps), f2(md.dma / md.mxu),
+      f1((md.cycles / steps) / (mp.cycles / P)), f2(md.cycles / pd.lowerBound)];
+  });
+}
 
 const prefillDecode: Experiment = {
   name: 'prefill-decode',
@@ -180,39 +218,40 @@ const prefillDecode: Experiment = {
     const dims = scale === 'full' ? BASE_DIMS : SMALL_DIMS;
     const ps = scale === 'full' ? [8, 16, 24, 32, 48, 64] : [8, 16]; // P = 64 + 16 steps is what the 512 KiB SRAM holds beside the weights
     const steps = scale === 'full' ? 16 : 4;
-    const out: PlannedRun[] = ps.map((p) => ({ key: `P${p}+${steps}`, point: { kind: 'model', dims, promptLength: p, decodeSteps: steps, variant: 15 } as ModelPoint }));
     const fullP = scale === 'full' ? 64 : 16;
-    out.push({ key: `full ${fullP}+${fullP}`, point: { kind: 'model', dims, promptLength: fullP, decodeSteps: fullP, variant: 15 } as ModelPoint });
-    return out;
+    const runs = (variant: number, suffix: string): PlannedRun[] => [
+      ...ps.map((p) => ({ key: `P${p}+${steps}${suffix}`, point: { kind: 'model', dims, promptLength: p, decodeSteps: steps, variant } as ModelPoint })),
+      { key: `full ${fullP}+${fullP}${suffix}`, point: { kind: 'model', dims, promptLength: fullP, decodeSteps: fullP, variant } as ModelPoint },
+    ];
+    return [...runs(15, ''), ...runs(BEST_VARIANT, BEST_KEY)];
   },
   report(records) {
-    const sweepRecords = records.filter((r) => !r.key.startsWith('full'));
-    const full = records.find((r) => r.key.startsWith('full'))!;
-    const rows: string[][] = [];
+    const isBest = (r: RunRecord) => r.key.endsWith(BEST_KEY), isFull = (r: RunRecord) => r.key.startsWith('full');
+    const full = records.find((r) => isFull(r) && !isBest(r))!, fullBest = records.find((r) => isFull(r) && isBest(r));
     const s = { pre: new Compared(), dec: new Compared(), rPre: new Compared(), rDec: new Compared() };
-    for (const r of sweepRecords) {
-      const p = r.point as ModelPoint, steps = p.decodeSteps;
-      const mp = measuredPhase(r, 'prefill'), pp = predictedPhase(r, 'prefill'), md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
-      const P = p.promptLength;
-      s.pre.add(P, pp.lowerBound / P, mp.cycles / P);
-      s.dec.add(P, pd.lowerBound / steps, md.cycles / steps);
-      s.rPre.add(P, pp.dma / pp.mxu, mp.dma / mp.mxu);
-      s.rDec.add(P, pd.dma / pd.mxu, md.dma / md.mxu);
-      rows.push([String(P), f0(mp.cycles / P), f0(pp.lowerBound / P), f2(mp.dma / mp.mxu), f0(md.cycles / steps), f0(pd.lowerBound / steps), f2(md.dma / md.mxu),
-        f1((md.cycles / steps) / (mp.cycles / P))]);
-    }
-    const fm = measuredPhase(full, 'prefill'), fd = measuredPhase(full, 'decode');
-    const share = (100 * fd.cycles) / (fm.cycles + fd.cycles);
-    const fp = full.point as ModelPoint;
+    const b = { pre: new Compared(), dec: new Compared(), rPre: new Compared(), rDec: new Compared() };
+    const rows = prefillDecodeRows(records.filter((r) => !isFull(r) && !isBest(r)), s);
+    const bestRows = prefillDecodeRows(records.filter((r) => !isFull(r) && isBest(r)), b);
+    const shareOf = (r: RunRecord) => {
+      const fm = measuredPhase(r, 'prefill'), fd = measuredPhase(r, 'decode'), fp = r.point as ModelPoint;
+      return { fm, fd, fp, share: (100 * fd.cycles) / (fm.cycles + fd.cycles) };
+    };
+    const w = shareOf(full), wb = fullBest ? shareOf(fullBest) : undefined;
+    const line = (x: ReturnType<typeof shareOf>, name: string) =>
+      `full inference ${x.fp.promptLength} + ${x.fp.decodeSteps} tokens (${name}): prefill ${f0(x.fm.cycles)} clocks, decode ${f0(x.fd.cycles)} clocks; decode share ${f1(x.share)}%`;
     const text = [
-      table(['prompt', 'prefill clk/token', 'bound/token', 'DMA/MXU', 'decode clk/token', 'bound/token', 'DMA/MXU', 'decode/prefill per token'], rows),
-      `full inference ${fp.promptLength} + ${fp.decodeSteps} tokens (wait tokens variant): prefill ${f0(fm.cycles)} clocks, decode ${f0(fd.cycles)} clocks; decode share ${f1(share)}%`,
+      table(['prompt', 'prefill clk/token', 'bound/token', 'DMA/MXU', 'decode clk/token', 'bound/token', 'DMA/MXU', 'decode/prefill per token', 'decode run/bound'], [...rows, ...bestRows]),
+      line(w, 'wait tokens variant'), ...(wb ? [line(wb, 'best variant')] : []),
       busyCheck(records),
     ].join('\n');
+    const bestSeries: Series[] = bestRows.length ? [
+      { name: 'prefill, best variant, measured', kind: 'points', points: b.pre.measured }, { name: 'decode, best variant, bound', kind: 'line', dashed: true, points: b.dec.predicted },
+      { name: 'decode, best variant, measured', kind: 'points', points: b.dec.measured },
+    ] : [];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
       svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound')] }),
+        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'), ...bestSeries] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
@@ -220,11 +259,13 @@ const prefillDecode: Experiment = {
         series: [...s.rPre.series('prefill'), ...s.rDec.series('decode')] }),
     };
     const d0 = s.rDec.measured[0]?.[1] ?? NaN, p0 = s.rPre.measured.at(-1)?.[1] ?? NaN;
+    const lastBest = bestRows.at(-1);
     const reading = [
-      `Decode moves every weight for one row of work: its DMA is busy ${f2(d0)}× as long as its MXU, so it is memory-bound, and at a ${rows.at(-1)?.[0] ?? '-'}-token prompt a decoded token costs ${rows.at(-1)?.[7] ?? '-'}× a prefill token.`,
+      `Decode moves every weight for one row of work: with wait tokens its DMA is busy ${f2(d0)}× as long as its MXU, so it is memory-bound, and at a ${rows.at(-1)?.[0] ?? '-'}-token prompt a decoded token costs ${rows.at(-1)?.[7] ?? '-'}× a prefill token — but it runs at ${rows.at(-1)?.[8] ?? '-'}× its bound: the CPU's issue time, not the weight loads, sets its speed.`,
       `Prefill reuses each weight tile across the prompt's rows; at the longest prompt its DMA/MXU ratio is ${f2(p0)}, close to balanced.`,
-      `In a full inference of ${fp.promptLength} + ${fp.decodeSteps} tokens decode takes ${f1(share)}% of the clocks — the reason serving systems batch decode (next section).`,
-    ].join(' ');
+      `In a full inference of ${w.fp.promptLength} + ${w.fp.decodeSteps} tokens decode takes ${f1(w.share)}% of the clocks — the reason serving systems batch decode (next section).`,
+      lastBest && wb ? `The best variant (rows ", best"; panels, pipelined heads and chained weights in decode, streamed prefill, block attention and the FFN on chip in prefill) brings decode to ${lastBest[4]} clocks a token, ${lastBest[8]}× its bound of ${lastBest[5]} (from ${rows.at(-1)?.[4] ?? '-'} with wait tokens): decode is now bound by its weight loads, as the seed found on its board, and a decoded token costs ${lastBest[7]}× a prefill token; decode's share of the ${wb.fp.promptLength} + ${wb.fp.decodeSteps} inference is ${f1(wb.share)}%.` : '',
+    ].filter(Boolean).join(' ');
     return { text, figures: [fig1, fig2], markdown: section(prefillDecode.title, [fig1, fig2], text, reading) };
   },
 };
@@ -379,6 +420,8 @@ const WHAT_IFS: WhatIf[] = [
   { name: 'MXU 16×16', config: { mxuDim: 16 } },
   { name: 'TPU registers, no wait', config: { tpuWait: 0 } },
   { name: 'CPU barrel shifter', config: { barrelShifter: true } },
+  { name: 'ENABLE_MUL (rv32im)', config: { multiply: 'mul' } },
+  { name: 'ENABLE_FAST_MUL (rv32im)', config: { multiply: 'fast' } },
 ];
 
 /** The reading of the MXU-size what-if: what a 16×16 array does to the units' busy clocks, to the CPU's share and to the runs. */
@@ -397,49 +440,79 @@ function mxuReading(records: readonly RunRecord[]): string {
   ].join(' ');
 }
 
+/** The key of a what-if run on the best variant (the wait-tokens runs keep their plain names and numbers). */
+const BEST_SUFFIX = ', best';
+const SMALL_WHAT_IFS = ['as built', 'queue depth 1', 'SRAM half speed', 'scratchpad 32 KiB', 'MXU 16×16', 'ENABLE_FAST_MUL (rv32im)'];
+
+/** One variant's rows of the what-if table: speed-ups over the first record (the platform as built). */
+function whatIfRows(records: readonly RunRecord[], s: { pre: Compared; dec: Compared }): string[][] {
+  const base = records[0];
+  return records.map((r, i) => {
+    const speed = (ph: string) => ({
+      m: measuredPhase(base, ph).cycles / measuredPhase(r, ph).cycles,
+      p: predictedPhase(base, ph).lowerBound / predictedPhase(r, ph).lowerBound,
+    });
+    const pre = speed('prefill'), dec = speed('decode');
+    s.pre.add(i, pre.p, pre.m);
+    s.dec.add(i, dec.p, dec.m);
+    // The last two columns, clocks in which no unit works, are the CPU's issue time the bound leaves out.
+    return [r.key, f0(measuredPhase(r, 'prefill').cycles), `${f2(pre.m)}x`, `${f2(pre.p)}x`, f0(measuredPhase(r, 'decode').cycles), `${f2(dec.m)}x`, `${f2(dec.p)}x`,
+      f0(measuredPhase(r, 'prefill').idle), f0(measuredPhase(r, 'decode').idle)];
+  });
+}
+
+/** The multiply what-if: how much of each variant's cost is RV32I's missing multiply. */
+function multiplyReading(rows: string[][], best: string[][]): string {
+  const at = (rs: string[][], name: string) => rs.find((r) => r[0].startsWith(name));
+  const slow = at(rows, 'ENABLE_MUL'), fast = at(rows, 'ENABLE_FAST_MUL'), bSlow = at(best, 'ENABLE_MUL'), bFast = at(best, 'ENABLE_FAST_MUL');
+  if (!slow || !fast) return '';
+  return [
+    `A multiplier (firmware built with -march=rv32im -mno-div, so libgcc's __mulsi3 calls become MUL instructions through PicoRV32's PCPI multiplier: 40 clocks a MUL with ENABLE_MUL, 6 with ENABLE_FAST_MUL) changes no unit's work, so the bound stays put.`,
+    `With wait tokens it buys prefill ${slow[2]} and decode ${slow[5]} (ENABLE_MUL) or ${fast[2]} and ${fast[5]} (ENABLE_FAST_MUL)${bSlow && bFast ? `, with the best variant ${bSlow[2]} and ${bSlow[5]}, or ${bFast[2]} and ${bFast[5]}` : ''}:`,
+    'RV32I\'s missing multiply is a small part of the CPU\'s issue time — the barrel shifter, which every command word goes through, buys more.',
+  ].join(' ');
+}
+
 const whatIf: Experiment = {
   name: 'what-if',
   title: 'Platform what-ifs',
   plan(scale) {
     const dims = scale === 'full' ? BASE_DIMS : SMALL_DIMS;
     const P = scale === 'full' ? 64 : 16, steps = scale === 'full' ? 16 : 4;
-    const list = scale === 'full' ? WHAT_IFS : WHAT_IFS.filter((w) => ['as built', 'queue depth 1', 'SRAM half speed', 'scratchpad 32 KiB', 'MXU 16×16'].includes(w.name));
-    return list.map((w) => ({ key: w.name, point: { kind: 'model', dims, promptLength: P, decodeSteps: steps, variant: 15, config: w.config } as ModelPoint }));
+    const list = scale === 'full' ? WHAT_IFS : WHAT_IFS.filter((w) => SMALL_WHAT_IFS.includes(w.name));
+    const run = (w: WhatIf, variant: number, suffix: string) =>
+      ({ key: `${w.name}${suffix}`, point: { kind: 'model', dims, promptLength: P, decodeSteps: steps, variant, config: w.config } as ModelPoint });
+    return [...list.map((w) => run(w, 15, '')), ...list.map((w) => run(w, BEST_VARIANT, BEST_SUFFIX))];
   },
   report(records) {
-    const base = records[0];
-    const rows: string[][] = [];
-    const cats: string[] = [];
-    const s = { pre: new Compared(), dec: new Compared() };
-    records.forEach((r, i) => {
-      cats.push(r.key);
-      const speed = (ph: string) => ({
-        m: measuredPhase(base, ph).cycles / measuredPhase(r, ph).cycles,
-        p: predictedPhase(base, ph).lowerBound / predictedPhase(r, ph).lowerBound,
-      });
-      const pre = speed('prefill'), dec = speed('decode');
-      s.pre.add(i, pre.p, pre.m);
-      s.dec.add(i, dec.p, dec.m);
-      // The last two columns, clocks in which no unit works, are the CPU's issue time the bound leaves out.
-      rows.push([r.key, f0(measuredPhase(r, 'prefill').cycles), `${f2(pre.m)}x`, `${f2(pre.p)}x`, f0(measuredPhase(r, 'decode').cycles), `${f2(dec.m)}x`, `${f2(dec.p)}x`,
-        f0(measuredPhase(r, 'prefill').idle), f0(measuredPhase(r, 'decode').idle)]);
-    });
-    const text = [table(['platform', 'prefill clk', 'speed-up', 'bound speed-up', 'decode clk', 'speed-up', 'bound speed-up', 'prefill no unit busy', 'decode no unit busy'], rows), busyCheck(records)].join('\n');
+    const tokens = records.filter((r) => !r.key.endsWith(BEST_SUFFIX)), bestRecords = records.filter((r) => r.key.endsWith(BEST_SUFFIX));
+    const cats = tokens.map((r) => r.key);
+    const s = { pre: new Compared(), dec: new Compared() }, b = { pre: new Compared(), dec: new Compared() };
+    const rows = whatIfRows(tokens, s), best = whatIfRows(bestRecords, b);
+    const header = ['platform', 'prefill clk', 'speed-up', 'bound speed-up', 'decode clk', 'speed-up', 'bound speed-up', 'prefill no unit busy', 'decode no unit busy'];
+    const text = [table(header, [...rows, ...best]), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
       svg: plotSvg({ title: 'Speed-up over the platform as built', xLabel: 'platform change', yLabel: 'speed-up (×)', xCategories: cats, yInclude: 0,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound')] }),
+        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'),
+          ...(best.length ? [{ name: 'prefill, best variant, measured', kind: 'points' as const, points: b.pre.measured }, { name: 'decode, best variant, measured', kind: 'points' as const, points: b.dec.measured }] : [])] }),
     };
     const row = (name: string) => rows.find((r) => r[0] === name);
+    const brow = (name: string) => best.find((r) => r[0] === `${name}${BEST_SUFFIX}`);
     const q1 = row('queue depth 1'), half = row('SRAM half speed'), st = row('stores as fast as loads');
+    const bq1 = brow('queue depth 1'), bhalf = brow('SRAM half speed');
     const reading = [
-      'A 64-token prompt and 16 decode steps with every optimisation (wait tokens), on the platform as built and with one knob changed.',
-      q1 ? `Queue depth does not change how long any unit works, so the bound stays put; a 1-deep queue slows prefill to ${q1[2]} and decode to ${q1[5]} of the as-built speed, because the CPU blocks on a full queue instead of running ahead.` : '',
-      half ? `Halving SRAM bandwidth doubles the DMA's work and the bound (${half[3]} prefill, ${half[6]} decode), but the runs slow only to ${half[2]} and ${half[5]}: much of the DMA time was already hidden behind the CPU's issue time, which does not change.` : '',
+      'A 64-token prompt and 16 decode steps, with the wait-tokens variant (the seed\'s four techniques) and with the best variant (every technique, rows ending ", best"), on the platform as built and with one knob changed.',
+      q1 ? `Queue depth does not change how long any unit works, so the bound stays put; a 1-deep queue slows prefill to ${q1[2]} and decode to ${q1[5]} of the as-built speed, because the CPU blocks on a full queue instead of running ahead${bq1 ? ` (the best variant loses more, ${bq1[2]} and ${bq1[5]}: with less CPU time per command, more of its run is the CPU pushing ahead of the units)` : ''}.` : '',
+      half ? `Halving SRAM bandwidth doubles the DMA's work and the bound (${half[3]} prefill, ${half[6]} decode), but the wait-tokens runs slow only to ${half[2]} and ${half[5]}: much of the DMA time was hidden behind the CPU's issue time, which does not change${bhalf ? `; the best variant, which runs near its bound, slows to ${bhalf[2]} and ${bhalf[5]}` : ''}.` : '',
       st ? `Stores as fast as loads (a faster write strobe) would buy prefill ${st[2]} and decode ${st[5]} (bound ${st[3]}, ${st[6]}): stores are a small share of the traffic.` : '',
       row('TPU registers, no wait') ? `The CPU's side: with no wait clocks on the TPU's register port (${row('TPU registers, no wait')![2]} prefill, ${row('TPU registers, no wait')![5]} decode) and with PicoRV32's barrel shifter (${row('CPU barrel shifter')?.[2] ?? '-'}, ${row('CPU barrel shifter')?.[5] ?? '-'}) no unit works less — the bound stays put — yet both phases run faster: the CPU's issue time is on the critical path. The shifter buys more than the register port because the firmware builds every command word with shifts, and without BARREL_SHIFTER a shift by n costs ⌊n/4⌋ + (n mod 4) extra clocks (the two-stage shifter), while a register access waits only 2.` : '',
-      row('scratchpad 32 KiB') ? `Half the scratchpad (firmware built with -DSP_KIB=32: an A block of 8 KiB instead of 32, FlashAttention key blocks of one region) makes the DMA re-read B tiles for every 8 KiB of A rows: the bound drops to ${row('scratchpad 32 KiB')![3]} on prefill, yet the run only to ${row('scratchpad 32 KiB')![2]}, and decode (one row, nothing to re-read) runs at ${row('scratchpad 32 KiB')![5]}: at this model's size the 64 KiB scratchpad is more than the kernels need.` : '',
-      mxuReading(records),
+      brow('CPU barrel shifter') ? `With the best variant the same two knobs buy ${brow('TPU registers, no wait')?.[2] ?? '-'} and ${brow('TPU registers, no wait')?.[5] ?? '-'} (register port), ${brow('CPU barrel shifter')![2]} and ${brow('CPU barrel shifter')![5]} (shifter): its kernels issue few enough commands that the CPU is rarely on the critical path.` : '',
+      row('scratchpad 32 KiB') ? `Half the scratchpad (firmware built with -DSP_KIB=32: an A block of 8 KiB instead of 32, FlashAttention key blocks of one region) makes the DMA re-read B tiles for every 8 KiB of A rows: the bound drops to ${row('scratchpad 32 KiB')![3]} on prefill, yet the run only to ${row('scratchpad 32 KiB')![2]}, and decode (one row, nothing to re-read) runs at ${row('scratchpad 32 KiB')![5]}: at this model's size the 64 KiB scratchpad is more than the wait-tokens kernels need.` : '',
+      brow('scratchpad 32 KiB') ? `The best variant needs it: its pipelined heads, streamed prefill, block attention and FFN on chip are built for the 64 KiB plan and fall back to the older kernels with -DSP_KIB=32, so its prefill runs at ${brow('scratchpad 32 KiB')![2]} (bound ${brow('scratchpad 32 KiB')![3]}) and its decode at ${brow('scratchpad 32 KiB')![5]}.` : '',
+      mxuReading(tokens),
+      brow('MXU 16×16') ? `With the best variant, whose issue cost is already small, the 16×16 MXU buys prefill ${brow('MXU 16×16')![2]} (bound ${brow('MXU 16×16')![3]}) and decode only ${brow('MXU 16×16')![5]}: decode is bound by its weight loads.` : '',
+      multiplyReading(rows, best),
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(whatIf.title, [fig], text, reading) };
   },
@@ -453,7 +526,7 @@ const ladder: Experiment = {
   plan(scale) {
     const dims = scale === 'full' ? BASE_DIMS : SMALL_DIMS;
     const P = scale === 'full' ? 64 : 16, steps = scale === 'full' ? 64 : 4;
-    const vs = scale === 'full' ? LADDER : [0, 15];
+    const vs = scale === 'full' ? LADDER : [0, 15, BEST_VARIANT];
     return vs.flatMap((v) => [
       { key: `prefill v${v}`, point: { kind: 'model', dims, promptLength: P, decodeSteps: 0, variant: v } as ModelPoint },
       { key: `full v${v}`, point: { kind: 'model', dims, promptLength: P, decodeSteps: steps, variant: v } as ModelPoint },
@@ -471,20 +544,23 @@ const ladder: Experiment = {
       const p = need(m, `prefill v${v}`), f = need(m, `full v${v}`);
       s.prefill.add(i, bound(p0) / bound(p), total(p0) / total(p));
       s.full.add(i, bound(full0) / bound(f), total(full0) / total(f));
-      rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f))]);
+      rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f2(total(p) / bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f)),
+        f2(total(f) / bound(f))]);
     });
-    const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'full inference clk', 'vs base', 'full bound'], rows), busyCheck(records)].join('\n');
+    const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound'], rows), busyCheck(records)].join('\n');
     const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
       svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0,
         series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound')] }),
     };
-    const last = rows.at(-1)!;
+    const last = rows.at(-1)!, tokens = rows.find((r) => r[0] === LADDER_NAMES[15]);
     const reading = [
       'Each rung adds one technique to the one before. Double buffering overlaps the next tile\'s load with this tile\'s matmul; fusion runs the epilogues on tiles still in the scratchpad, removing a pass over SRAM; FlashAttention keeps scores on chip; wait tokens let the CPU push a whole kernel without polling.',
-      `All together: prefill ${last[2]} and full inference ${last[5]} faster than base. The bound (a line) moves only when a technique removes work — fusion and FlashAttention; double buffering and wait tokens move the measurement toward the bound instead. Full inference is mostly decode, whose single-row matmuls leave the CPU's issue cost as the largest remaining term.`,
-    ].join(' ');
+      'The issue-overhead rungs (docs/study.md §7) cut what the CPU does per command: lean computes each matmul\'s staging words once per call; decode panels load several weight tiles per DMA command and store C once per matmul; pipelined heads run decode attention\'s heads through MXU and VPU in turn with one load of every head\'s keys; streamed prefill streams B chunks over every row group with each chunk\'s C stored behind the next chunk\'s load; block attention runs prefill attention over the whole prompt block; chained weights load the next decode matmul\'s first chunk during this one\'s tail; FFN on chip keeps prefill\'s feed-forward rows (Wo\'s output, W1\'s ReLU\'d hidden rows) in the scratchpad, so that neither goes through the SRAM.',
+      tokens ? `The seed\'s four techniques end at prefill ${tokens[2]} and full inference ${tokens[6]} faster than base, ${tokens[4]}x and ${tokens[8]}x their bounds.` : '',
+      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound (a line) moves only when a technique removes work — fusion, FlashAttention, the panels and streams that store C once, and FFN on chip; double buffering, wait tokens, lean issue and the pipelines move the measurement toward the bound instead. Full inference is mostly decode: its single-row matmuls made the CPU's issue cost the largest term until the panels and pipelines took it off the critical path.`,
+    ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(ladder.title, [fig], text, reading) };
   },
 };

@@ -23,6 +23,8 @@ export interface ConfigOverride {
   spadKiB?: 32 | 64;
   /** MXU array dimension: 16 runs the firmware built for a 16×16 MXU (build/fw/*-mxu16.elf). */
   mxuDim?: 8 | 16;
+  /** PicoRV32's M extension through PCPI: 'mul' is ENABLE_MUL, 'fast' ENABLE_FAST_MUL; both run the rv32im build (build/fw/*-rv32im.elf). */
+  multiply?: 'mul' | 'fast';
 }
 
 interface FirmwareElfs { model: string; mmbench: string }
@@ -33,12 +35,19 @@ const build = (suffix: string): FirmwareElfs =>
 export const SPAD32_ELFS = build('-spad32');
 /** The firmware built for a 16×16 MXU (firmware-c/Makefile MXU16). */
 export const MXU16_ELFS = build('-mxu16');
+/** The firmware built with -march=rv32im for a core with a multiplier (firmware-c/Makefile RV32IM). */
+export const RV32IM_ELFS = build('-rv32im');
 /** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
-export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench];
+export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench];
 
-/** The kernels are compiled for one scratchpad plan and one MXU size: the build a configuration needs. */
+/** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
-  if (c.tpu.spadKiB !== 64 && c.tpu.mxuDim !== 8) throw new Error('no firmware build changes both the scratchpad and the MXU');
+  const multiplier = c.cpu.ENABLE_MUL || c.cpu.ENABLE_FAST_MUL;
+  if ([c.tpu.spadKiB !== 64, c.tpu.mxuDim !== 8, multiplier].filter(Boolean).length > 1) {
+    throw new Error('no firmware build changes more than one of the scratchpad, the MXU and the multiplier');
+  }
+  // An RV32I build runs on a core with a multiplier too, but would not measure it: the what-if needs the rv32im build.
+  if (multiplier) return RV32IM_ELFS;
   if (c.tpu.spadKiB === 32) return SPAD32_ELFS;
   if (c.tpu.mxuDim === 16) return MXU16_ELFS;
   return { model: MODEL_ELF, mmbench: MMBENCH_ELF };
@@ -78,6 +87,8 @@ export function configFor(o: ConfigOverride = {}): PlatformConfig {
   if (o.barrelShifter !== undefined) c.cpu.BARREL_SHIFTER = o.barrelShifter;
   if (o.spadKiB !== undefined) c.tpu.spadKiB = o.spadKiB;
   if (o.mxuDim !== undefined) c.tpu.mxuDim = o.mxuDim;
+  if (o.multiply === 'mul') c.cpu.ENABLE_MUL = true;
+  if (o.multiply === 'fast') c.cpu.ENABLE_FAST_MUL = true;
   return c;
 }
 
