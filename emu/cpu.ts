@@ -299,13 +299,13 @@ export class Cpu {
         reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1);
         break;
       }
-      const k = pc >>> slotShift;
+      const k = rvc ? pc >>> 1 : pc >>> 2;
       let op = ops[k];
       if (op === Op.UNDECODED) op = this.decode(k);
       const rd = rds[k], imm = imms[k];
       const a = r[rs1s[k]];
       let clocks = clk[k];
-      let next = pc + (lens[k] & 7);
+      let next = rvc ? pc + (lens[k] & 7) : pc + 4;
 
       switch (op) {
         case Op.NOP: break;
