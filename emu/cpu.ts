@@ -127,8 +127,8 @@ export class Cpu {
    * Bit 3: the next sequential instruction straddles a word boundary
    * (timing.ts STRADDLE_EXTRA): its clock is in `clocks`, and it delays this
    * instruction's data handshake too. Bit 4: the next sequential instruction
-   * is a compressed one at a word address followed by the first half of a
-   * 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
+   * is at a word address and the word's upper half has low bits 11 (timing.ts
+   * AXI_REFETCH_PER_WORD).
    */
   private readonly lens: Uint8Array;
   /** Clocks from launch to a device data access (only read on the device path). */
@@ -243,15 +243,15 @@ export class Cpu {
     // Bus transactions for the next sequential instruction: none when it is a
     // compressed one in the upper half of the word already fetched.
     let seqFetches = jump ? 0 : 1;
-    // The next sequential instruction is a compressed one at a word address
-    // followed by the first half of a 32-bit one (timing.ts AXI_REFETCH_PER_WORD).
+    // The next sequential instruction is at a word address and its word's upper
+    // half has low bits 11 (timing.ts AXI_REFETCH_PER_WORD).
     let seqBuffers = 0;
     if (this.slotShift === 1) {
       const nk = k + (len >>> 1);
       const next32 = ((this.mem16[nk] ?? 0) & 3) === 3;
       if ((nk & 1) && next32 && !jump) straddle = 1;
       if ((nk & 1) && !next32) seqFetches = 0;
-      if (!(nk & 1) && !next32 && ((this.mem16[nk + 1] ?? 0) & 3) === 3) seqBuffers = 1;
+      if (!(nk & 1) && ((this.mem16[nk + 1] ?? 0) & 3) === 3) seqBuffers = 1;
     }
     const isData = op >= Op.LB && op <= Op.SW;
     const storeOp = op >= Op.SB && op <= Op.SW;
@@ -307,13 +307,13 @@ export class Cpu {
         reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1, pc);
         break;
       }
-      const k = pc >>> slotShift;
+      const k = rvc ? pc >>> 1 : pc >>> 2;
       let op = ops[k];
       if (op === Op.UNDECODED) op = this.decode(k);
       const rd = rds[k], imm = imms[k];
       const a = r[rs1s[k]];
       let clocks = clk[k];
-      let next = pc + (lens[k] & 7);
+      let next = rvc ? pc + (lens[k] & 7) : pc + 4;
 
       switch (op) {
         case Op.NOP: break;
@@ -479,10 +479,9 @@ export class Cpu {
 
   /**
    * A taken branch to halfword address `pc`: targetStraddle, and on the AXI
-   * bus, when the word of the branch's fall-through holds a compressed
-   * instruction and then the first half of a 32-bit one (bit 4 of `lens`),
-   * the target's words are fetched twice (measured; timing.ts
-   * AXI_REFETCH_PER_WORD).
+   * bus, when the branch's fall-through is word-aligned and its word's upper
+   * half has low bits 11 (bit 4 of `lens`), the target's words are fetched
+   * twice (timing.ts AXI_REFETCH_PER_WORD).
    */
   private branchTargetExtra(pc: number, lens: number): number {
     const straddle = this.targetStraddle(pc);

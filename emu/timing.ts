@@ -120,11 +120,17 @@ export function shiftSteps(n: number, f: CpuFeatures): number {
 export const AXI_TRANSACTION_EXTRA = 2;
 
 /**
- * A taken branch to a halfword target whose fall-through was fetched from the
- * bus as a word holding a compressed instruction and then the first half of a
- * 32-bit one fetches the target's word(s) twice on the AXI bus (measured on the seed's RTL, not on
- * the native interface: there the first fetch is never seen twice): each word
- * fetched again costs a whole transaction, its wait and its turnaround.
+ * A taken branch to a halfword target whose fall-through is word-aligned, and
+ * whose fall-through word's upper half has low bits 11, fetches the target's
+ * word(s) twice on the AXI bus (measured on the seed's RTL; the native
+ * interface never shows it). Derived from picorv32.v: the fall-through
+ * prefetch is still outstanding when the branch moves next_pc to the target,
+ * so when it completes mem_la_firstword (next_pc[1]) already holds and
+ * mem_rdata_latched shows that upper half; its low bits 11 read as the start
+ * of a 32-bit instruction, mem_done stays low and the fetch machinery runs
+ * again for the target. On the native interface the prefetch completes
+ * before next_pc moves. Each word fetched again costs a whole transaction,
+ * its wait and its turnaround.
  */
 export const AXI_REFETCH_PER_WORD = 4;
 
