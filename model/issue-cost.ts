@@ -1,0 +1,152 @@
+// The issue-cost model: the CPU clocks the firmware spends between one PUSH
+// and the next, per code path, and the kernels' command programs that the
+// schedule model (model/schedule.ts) runs to predict run clocks.
+//
+// A code path is named by the PUSH sites at its two ends ("B>M0": from a B
+// tile's LOAD to the tile's first MATMUL). Its term has two numbers: `issue`,
+// the clocks of the path's instructions when the CPU does not wait, and
+// `afterWait`, the clocks from the end of the command the CPU polls for to
+// the PUSH (the DONE read that sees it, the poll loop's exit and the rest of
+// the path). The terms are counted on the emulator's instruction trace of
+// one calibration shape per code class (scripts/calibrate-issue.ts prints
+// this table) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// register access adds tpuWait (2), a DONE poll iteration is lw + sub + bltz
+// = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
+// (test/issue-cost.test.ts). Which path a PUSH takes, which command the CPU
+// or a token waits for, and each command's busy clocks come from the kernel's
+// code (firmware-c/kernels) and analytic.ts's timing rules.
+
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { VARIANT } from './format.ts';
+import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
+import type { MatmulShape } from './analytic.ts';
+import { ISSUE_TERMS } from './issue-terms.ts';
+
+/** Half of the 15-clock DONE poll loop: on average the read that sees DONE comes this long after it changed. */
+export const POLL_PHASE = 7;
+
+/** The code class of a variant: the bits that change the tiled matmul's instructions (k_issued/k_need and LEAN). */
+export function codeClass(variant: number): string {
+  const db = variant & VARIANT.DOUBLE_BUFFER ? 'db' : '', tok = variant & VARIANT.TOKENS ? 'tok' : '', lean = variant & VARIANT.LEAN ? 'lean' : '';
+  return [db, tok, lean].filter(Boolean).join('+') || 'base';
+}
+
+/** Looks a path's term up; a path never calibrated is an internal error (the table is out of date). */
+export type TermSource = (cls: string, path: string) => IssueTerm;
+export const tableTerms: TermSource = (cls, path) => {
+  const t = ISSUE_TERMS[cls]?.[path];
+  if (!t) throw new Error(`issue-cost: no term for ${cls} ${path}: run scripts/calibrate-issue.ts`);
+  return { issue: t[0], afterWait: t[1] + POLL_PHASE };
+};
+
+/**
+ * The kernels' helpers (kernels.h k_need, k_issued; tpu.h tpu_push) over a
+ * Schedule: which waits the CPU makes and which tokens ride on commands, and
+ * the path names between PUSH sites.
+ */
+export class KernelCpu {
+  readonly s: Schedule;
+  private readonly tokens: boolean;
+  private readonly polls: boolean;
+  private readonly serial: boolean;
+  private readonly next: (Ticket | null)[] = [null, null, null];
+  private site = 'start';
+  /** Each PUSH's path, in order (the calibration aligns them with the trace). */
+  readonly paths: string[] = [];
+  constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
+    this.s = new Schedule(cfg.tpu.queueDepth);
+    this.tokens = (variant & VARIANT.TOKENS) !== 0;
+    this.serial = (variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) === 0;
+    this.polls = !this.serial && !this.tokens;
+  }
+  /** kernels.h k_need: unit's next command must follow `ticket` of `on`. */
+  need(unit: Unit, on: Unit, ticket: number): void {
+    if (this.serial || unit === on || ticket === 0) return;
+    if (this.polls) { this.s.wait({ unit: on, ticket }); return; }
+    const cur = this.next[unit];
+    if (cur) {
+      if (cur.unit === on) ticket = Math.max(ticket, cur.ticket);
+      else this.s.wait(cur);
+    }
+    this.next[unit] = { unit: on, ticket };
+  }
+  /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
+  push(unit: Unit, busy: number, site: string): number {
+    const path = `${this.site}>${site}`;
+    this.paths.push(path);
+    const token = this.next[unit] ?? undefined;
+    this.next[unit] = null;
+    const t = this.s.push(unit, busy, this.terms(this.cls, path), token);
+    this.site = site;
+    if (this.serial) this.s.wait(t);
+    return t.ticket;
+  }
+  pushed(unit: Unit): number { return this.s.pushed(unit); }
+  /** tpu_drain_all (or the drains given), then PERF_CTRL = 0. */
+  finish(units: Unit[] = [DMA, MXU, VPU]): ScheduleResult {
+    for (const u of units) this.s.drain(u);
+    this.paths.push(`${this.site}>end`);
+    return this.s.finish(this.terms(this.cls, `${this.site}>end`));
+  }
+}
+
+/** Busy clocks of single commands (hardware.md §5.4–5.5; analytic.ts Work has the same rules). */
+export function busyRules(cfg: PlatformConfig) {
+  const D = cfg.tpu.mxuDim;
+  return {
+    load: (bytes: number) => cfg.tpu.dmaSetup + bytes * cfg.bus.sramReadClocksPerByte,
+    store: (bytes: number) => cfg.tpu.dmaSetup + bytes * cfg.bus.sramWriteClocksPerByte,
+    matmul: (k: number) => cfg.tpu.mxuSetup + k + 2 * (D - 1) + D,
+  };
+}
+
+/** kernels/matmul.c matmul(), plain (not transposed, not causal, no epilogue), as mmbench's run_tiled issues it. */
+export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const D = cfg.tpu.mxuDim, REGION = 4096, aBytes = cfg.tpu.spadKiB === 64 ? 8 * REGION : 2 * REGION;
+  const busy = busyRules(cfg);
+  const db = (variant & VARIANT.DOUBLE_BUFFER) !== 0;
+  const arow = sh.k / 2, crow = D / 2;
+  let block = Math.min(Math.floor(aBytes / arow), Math.floor(REGION / crow)) & ~(D - 1);
+  block = Math.min(block, Math.ceil(sh.m / D) * D);
+  const tiles = sh.n / D;
+  k.need(DMA, MXU, k.pushed(MXU)); k.need(DMA, VPU, k.pushed(VPU)); // k_barrier
+  const bRead = [0, 0], loaded = [0, 0];
+  for (let r0 = 0; r0 < sh.m; r0 += block) {
+    const rows = Math.min(block, sh.m - r0), groups = Math.ceil(rows / D);
+    k.need(DMA, MXU, k.pushed(MXU));
+    k.push(DMA, busy.load(rows * arow), 'A');
+    const loadTile = (j: number) => {
+      const bi = db ? j & 1 : 0;
+      k.need(DMA, MXU, bRead[bi]);
+      loaded[bi] = k.push(DMA, busy.load(sh.k * crow), 'B');
+    };
+    if (db) loadTile(0);
+    for (let j = 0; j < tiles; j++) {
+      if (!db) loadTile(j);
+      else if (j + 1 < tiles) loadTile(j + 1);
+      const bi = db ? j & 1 : 0;
+      k.need(MXU, DMA, loaded[bi]);
+      let last = 0;
+      for (let g = 0; g < groups; g++) last = k.push(MXU, busy.matmul(sh.k), g === 0 ? 'M0' : 'M');
+      bRead[bi] = last;
+      k.need(DMA, MXU, last);
+      k.push(DMA, busy.store(rows * crow), 'S');
+    }
+  }
+  return k.finish();
+}
+
+/** The mmbench program a shape and variant take (mmbench.c main): the tiled kernel here; panel and stream shapes are not modelled yet. */
+export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | 'panel' | 'stream' {
+  const D = 8, REGION = 4096;
+  if ((variant & VARIANT.PANEL) && sh.m <= D && D * (sh.n / 2) <= REGION && D * (sh.k / 2) <= REGION && sh.k * (D / 2) <= REGION) return 'panel';
+  if ((variant & VARIANT.STREAM) && sh.m <= 64 && Math.ceil(sh.m / D) * D * (sh.k / 2) <= 4 * REGION && sh.k * (D / 2) <= REGION) return 'stream';
+  return 'tiled';
+}
+
+/** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
+export function predictMatmulRun(sh: MatmulShape, variant: number, terms: TermSource = tableTerms): number | null {
+  if (matmulProgramKind(sh, variant) !== 'tiled') return null;
+  const k = new KernelCpu(variant, terms);
+  return tiledMatmulProgram(k, sh, variant).runClocks;
+}

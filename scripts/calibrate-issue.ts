@@ -1,0 +1,61 @@
+// Counts the issue-cost terms of model/issue-cost.ts on the emulator's trace:
+// runs mmbench.elf on a calibration shape per code class with the TPU's
+// command records and the PERF_CTRL writes logged, aligns the model's PUSH
+// sequence with the trace's, and for each code path takes the fewest clocks
+// seen from the previous PUSH (issue) and from the end of the command polled
+// for (afterWait, less POLL_PHASE). Prints model/issue-terms.ts.
+//   npx tsx scripts/calibrate-issue.ts > model/issue-terms.ts
+
+import { runMatmulOnEmulator } from '../model/run.ts';
+import { codeClass, KernelCpu, POLL_PHASE, tiledMatmulProgram } from '../model/issue-cost.ts';
+import type { MatmulShape } from '../model/analytic.ts';
+import type { CommandRecord } from '../periph/tpu.ts';
+
+const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
+/** Two calibration shapes: several row groups and tiles, and one with two A blocks (K = 512: 128-row blocks). */
+const SHAPES: MatmulShape[] = [{ m: 24, k: 64, n: 40 }, { m: 136, k: 512, n: 16 }];
+const UNITS = ['DMA', 'MXU', 'VPU'];
+
+function trace(sh: MatmulShape, variant: number) {
+  let records: CommandRecord[] = [];
+  const perf: number[] = [];
+  runMatmulOnEmulator(sh, variant, {
+    onMachine: (m) => {
+      m.tpu.records = records;
+      const write = m.tpu.write.bind(m.tpu);
+      m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+    },
+  });
+  records = records.slice().sort((a, b) => a.pushClock - b.pushClock);
+  return { records, start: perf[0], stop: perf[1] };
+}
+
+const table: Record<string, Record<string, [number, number]>> = {};
+for (const v of CLASSES) {
+  const cls = codeClass(v), terms: Record<string, [number, number]> = {};
+  for (const sh of SHAPES) {
+    const t = trace(sh, v);
+    const k = new KernelCpu(v, () => ({ issue: 1, afterWait: 1 }));
+    k.s.pollLog = [];
+    tiledMatmulProgram(k, sh, v);
+    if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
+    const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
+    k.paths.forEach((path, i) => {
+      const at = i < t.records.length ? t.records[i].pushClock : t.stop;
+      const prev = i === 0 ? t.start : t.records[i - 1].pushClock;
+      const polled = k.s.pollLog![i];
+      const end = polled.length ? Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock)) : -1;
+      const cur = terms[path] ?? [Infinity, Infinity];
+      cur[0] = Math.min(cur[0], at - prev);
+      if (end >= 0) cur[1] = Math.min(cur[1], at - end);
+      terms[path] = cur;
+    });
+  }
+  // The clocks after a poll are part of the path: an afterWait above issue came from a poll that did not bind.
+  for (const p of Object.keys(terms)) terms[p][1] = Math.min(terms[p][1], terms[p][0]);
+  table[cls] = terms;
+}
+console.log(`// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
+// (shapes ${SHAPES.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
+// PUSH sites, [issue, afterWait − POLL_PHASE (${POLL_PHASE})] in CPU clocks. Do not edit: re-run the script.
+export const ISSUE_TERMS: Record<string, Record<string, [number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};`);
