@@ -13,7 +13,11 @@ import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
-export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number }
+export interface PhasePrediction {
+  name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number;
+  /** Predicted run clocks of the window (model/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
+  runClocks?: number | null;
+}
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
 export interface MatmulShape { m: number; k: number; n: number }
 
@@ -393,7 +397,7 @@ function panelDecodeStep(p: Phase, k: Kernels, dims: ModelDims, pos: number, var
 }
 
 const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
-  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
+  const sum = (f: keyof Omit<PhasePrediction, 'name' | 'runClocks'>) => phases.reduce((s, ph) => s + ph[f], 0);
   return { name, mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut') };
 };
 

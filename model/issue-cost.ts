@@ -25,6 +25,39 @@ import { ISSUE_TERMS } from './issue-terms.ts';
 /** Half of the 15-clock DONE poll loop: on average the read that sees DONE comes this long after it changed. */
 export const POLL_PHASE = 7;
 
+/**
+ * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
+ * call, set-up and return, then one iteration per bit of the multiplier a1
+ * (at least one): and 3, beqz 5 (taken on a 0 bit) or 3 + add 3, srli 5,
+ * slli 5, bnez 5 (3 on the last). The kernels' per-block addresses (matmul.c:
+ * r0 · a_stride and the like) pay it.
+ */
+export function mulsi3Clocks(multiplier: number): number {
+  let clocks = 15 - 2;
+  let a1 = multiplier >>> 0;
+  do { clocks += a1 & 1 ? 24 : 23; a1 >>>= 1; } while (a1);
+  return clocks;
+}
+
+/**
+ * libgcc's restoring divide (__udivsi3): 24 clocks of call, checks and return;
+ * a loop doubling the divisor until it reaches the dividend (blez 3, slli 5,
+ * slli 5, bltu 5; 16 on the last); then one iteration per quotient bit (bltu
+ * 5 on a 0 bit, or 3 + sub 3 + or 3; srli 5, srli 5, bnez 5, 3 on the last).
+ */
+export function udivsi3Clocks(dividend: number, divisor: number): number {
+  let clocks = 3 + 3 + 3 + 3 + 3 + 3 + 3 + 6 + 3; // call, moves, checks, li a0, ret
+  let d = divisor >>> 0, bit = 1, n = dividend >>> 0;
+  if (d < n) {
+    while (d < n && d > 0 && (d | 0) > 0) { clocks += 18; d = (d * 2) >>> 0; bit *= 2; }
+    clocks -= 2;
+  }
+  for (; bit >= 1; bit /= 2, d = Math.floor(d / 2)) {
+    if (n >= d) { n -= d; clocks += 24; } else clocks += 20;
+  }
+  return clocks - 2;
+}
+
 /** The code class of a variant: the bits that change the tiled matmul's instructions (k_issued/k_need and LEAN). */
 export function codeClass(variant: number): string {
   const db = variant & VARIANT.DOUBLE_BUFFER ? 'db' : '', tok = variant & VARIANT.TOKENS ? 'tok' : '', lean = variant & VARIANT.LEAN ? 'lean' : '';
@@ -71,12 +104,16 @@ export class KernelCpu {
     this.next[unit] = { unit: on, ticket };
   }
   /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
-  push(unit: Unit, busy: number, site: string): number {
+  /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
+  readonly extras: number[] = [];
+  push(unit: Unit, busy: number, site: string, extra = 0): number {
     const path = `${this.site}>${site}`;
     this.paths.push(path);
+    this.extras.push(extra);
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
-    const t = this.s.push(unit, busy, this.terms(this.cls, path), token);
+    const term = this.terms(this.cls, path);
+    const t = this.s.push(unit, busy, { issue: term.issue + extra, afterWait: term.afterWait + extra }, token);
     this.site = site;
     if (this.serial) this.s.wait(t);
     return t.ticket;
@@ -86,6 +123,7 @@ export class KernelCpu {
   finish(units: Unit[] = [DMA, MXU, VPU]): ScheduleResult {
     for (const u of units) this.s.drain(u);
     this.paths.push(`${this.site}>end`);
+    this.extras.push(0);
     return this.s.finish(this.terms(this.cls, `${this.site}>end`));
   }
 }
@@ -114,7 +152,9 @@ export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: numbe
   for (let r0 = 0; r0 < sh.m; r0 += block) {
     const rows = Math.min(block, sh.m - r0), groups = Math.ceil(rows / D);
     k.need(DMA, MXU, k.pushed(MXU));
-    k.push(DMA, busy.load(rows * arow), 'A');
+    // The block's addresses: three multiplies by r0 (A, C and residual rows; mmbench's residual stride is 0); the first block also divides for its size.
+    const setup = (r0 === 0 ? udivsi3Clocks(aBytes, arow) : 0) + mulsi3Clocks(r0) + mulsi3Clocks(sh.n / 2) + mulsi3Clocks(0);
+    k.push(DMA, busy.load(rows * arow), 'A', setup);
     const loadTile = (j: number) => {
       const bi = db ? j & 1 : 0;
       k.need(DMA, MXU, bRead[bi]);

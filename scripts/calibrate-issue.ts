@@ -12,8 +12,8 @@ import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
-/** Two calibration shapes: several row groups and tiles, and one with two A blocks (K = 512: 128-row blocks). */
-const SHAPES: MatmulShape[] = [{ m: 24, k: 64, n: 40 }, { m: 136, k: 512, n: 16 }];
+/** Calibration shapes: several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
+const SHAPES: MatmulShape[] = [{ m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }];
 const UNITS = ['DMA', 'MXU', 'VPU'];
 
 function trace(sh: MatmulShape, variant: number) {
@@ -41,7 +41,7 @@ for (const v of CLASSES) {
     if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
     const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
     k.paths.forEach((path, i) => {
-      const at = i < t.records.length ? t.records[i].pushClock : t.stop;
+      const at = (i < t.records.length ? t.records[i].pushClock : t.stop) - k.extras[i];
       const prev = i === 0 ? t.start : t.records[i - 1].pushClock;
       const polled = k.s.pollLog![i];
       const end = polled.length ? Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock)) : -1;
