@@ -12,7 +12,6 @@ import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
 import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
-import { predictMatmulRun } from '../model/issue-cost.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
 
@@ -202,7 +201,7 @@ function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
     const shape = e.shape!;
     const r = runMatmulOnEmulator(shape, e.variant, opts);
     const windows = r.windows.length ? r.windows : [r.result.counters];
-    const p = { ...predictMatmul(shape, e.variant), runClocks: predictMatmulRun(shape, e.variant) };
+    const p = predictMatmul(shape, e.variant);
     return {
       name: e.name, kind: e.kind, variant: e.variant, variantName: variantName(e.variant), dims: null, job: null, shape,
       counters: sumCounters(windows), windows: windows.map((c, i) => ({ label: windows.length > 1 ? `window ${i + 1}` : 'matmul', counters: c })),

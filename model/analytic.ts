@@ -11,6 +11,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { predictMatmulRun } from './issue-cost.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
 export interface PhasePrediction {
@@ -450,5 +451,5 @@ export function predictMatmul(shape: MatmulShape, variant: number, cfg: Platform
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
   const k = new Kernels(variant, cfg), call: MatmulCall = { m: shape.m, k: shape.k, n: shape.n };
   p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.streamFits(call) ? k.stream(w, call) : k.matmul(w, call)));
-  return p.result();
+  return { ...p.result(), runClocks: predictMatmulRun(shape, variant, cfg) };
 }

@@ -184,9 +184,12 @@ export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | '
   return 'tiled';
 }
 
+/** The terms were counted on the default board's mmbench.elf: another configuration (a what-if, --set) is not modelled. */
+const isCalibratedBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.stringify(defaultConfig());
+
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
-export function predictMatmulRun(sh: MatmulShape, variant: number, terms: TermSource = tableTerms): number | null {
-  if (matmulProgramKind(sh, variant) !== 'tiled') return null;
+export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
+  if (matmulProgramKind(sh, variant) !== 'tiled' || !isCalibratedBoard(cfg)) return null;
   const k = new KernelCpu(variant, terms);
   return tiledMatmulProgram(k, sh, variant).runClocks;
 }

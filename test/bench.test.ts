@@ -97,7 +97,7 @@ describe.skipIf(!haveFirmware)('picotpu bench', () => {
     expect(limited.stdout).toBe('');
   });
 
-  it('--matmul 64x128x128 matches predictMatmul within 2 %', () => {
+  it('--matmul 64x128x128 matches predictMatmul within 2 % (busy) and 5 % (run clocks)', () => {
     const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
     expect(m.experiments).toHaveLength(1);
     const [e] = m.experiments;
@@ -105,6 +105,9 @@ describe.skipIf(!haveFirmware)('picotpu bench', () => {
     expect(e.prediction.total).toEqual(p);
     expect(Math.abs(predictionError(p.mxu, e.counters.mxuBusy))).toBeLessThan(2);
     expect(Math.abs(predictionError(p.dma, e.counters.dmaBusy))).toBeLessThan(2);
+    expect(Math.abs(predictionError(p.runClocks!, e.counters.cycles))).toBeLessThan(5);
+    expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(p.runClocks);
+    expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${p.runClocks} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
   });
 });
