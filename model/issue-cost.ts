@@ -176,12 +176,82 @@ export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: numbe
   return k.finish();
 }
 
-/** The mmbench program a shape and variant take (mmbench.c main): the tiled kernel here; panel and stream shapes are not modelled yet. */
+/** kernels/panel.c panel_chunk: tiles per B chunk, the largest power of two whose K × 4-byte tiles fit `limit` bytes. */
+function chunkTiles(k: number, limit: number): number {
+  let chunk = 1;
+  for (let bytes = k * 4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
+  return chunk;
+}
+/** One doubling of panel_chunk's loop (slli 5, slli 5, bgeu 5): the call's set-up pays it log2(chunk) times. */
+const CHUNK_LOOP_CLOCKS = 15;
+const log2 = (n: number) => 31 - Math.clz32(n);
+
+/** kernels/panel.c: PANEL_CHUNK_BYTES, PANEL_BUFFERS (16 regions − A, C, residual), STREAM_CHUNK_BYTES, STREAM_BUFFERS, STREAM_AHEAD. */
+const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2;
+
+/** kernels/panel.c matmul_panel() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
+export function panelMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, PANEL_CHUNK_BYTES);
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'PA', CHUNK_LOOP_CLOCKS * log2(chunk));
+  const bufferRead: number[] = new Array(PANEL_BUFFERS).fill(0);
+  let last = 0;
+  for (let i = 0, j = 0, buf = 0; j < tiles; i++) {
+    const nt = Math.min(chunk, tiles - j);
+    if (i >= PANEL_BUFFERS) k.need(DMA, MXU, bufferRead[buf]);
+    // A short last chunk stages its ROW_BYTES again: its own PUSH site.
+    const loaded = k.push(DMA, busy.load(sh.k * nt * 4), nt === chunk ? 'PB' : 'PBshort');
+    k.need(MXU, DMA, loaded);
+    for (let t = 0; t < nt; t++, j++) last = k.push(MXU, busy.matmul(sh.k), 'PM');
+    bufferRead[buf] = last;
+    buf = buf + 1 === PANEL_BUFFERS ? 0 : buf + 1;
+  }
+  k.need(DMA, MXU, last);
+  k.push(DMA, busy.store(sh.m * (sh.n / 2)), 'PS');
+  return k.finish([DMA]);
+}
+
+/** kernels/panel.c matmul_stream() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
+export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, STREAM_CHUNK_BYTES), groups = Math.ceil(sh.m / 8);
+  const loaded: number[] = new Array(STREAM_BUFFERS).fill(0), bufferRead: number[] = new Array(STREAM_BUFFERS).fill(0);
+  let tilesLeft = tiles, buf = 0, count = 0, workBuf = 0;
+  const load = () => {
+    const nt = Math.min(chunk, tilesLeft);
+    if (count >= STREAM_BUFFERS) k.need(DMA, MXU, bufferRead[buf]);
+    loaded[buf] = k.push(DMA, busy.load(sh.k * nt * 4), 'SB');
+    tilesLeft -= nt; count++;
+    buf = buf + 1 === STREAM_BUFFERS ? 0 : buf + 1;
+  };
+  // In the window: matmul_stream_fits (its chunk loop, rows · K/2 and rows · chunk by __mulsi3), then stream_init's chunk loop.
+  const rows = groups * 8;
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'SA', 2 * CHUNK_LOOP_CLOCKS * log2(chunk) + mulsi3Clocks(rows) + mulsi3Clocks(chunk));
+  for (let i = 0; i < STREAM_AHEAD && tilesLeft; i++) load();
+  for (let j = 0; j < tiles;) {
+    const nt = Math.min(chunk, tiles - j);
+    k.need(MXU, DMA, loaded[workBuf]);
+    let last = 0;
+    for (let t = 0; t < nt; t++, j++) for (let g = 0; g < groups; g++) last = k.push(MXU, busy.matmul(sh.k), g === 0 ? 'SMtile' : 'SM');
+    bufferRead[workBuf] = last;
+    workBuf = workBuf + 1 === STREAM_BUFFERS ? 0 : workBuf + 1;
+    if (tilesLeft) load();
+    k.need(DMA, MXU, last);
+    k.push(DMA, busy.store(sh.m * nt * 4), 'SS');
+  }
+  return k.finish([DMA]);
+}
+
+/** The mmbench program a shape and variant take (mmbench.c main: matmul_panel_fits, then matmul_stream_fits, else the tiled kernel). */
 export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | 'panel' | 'stream' {
-  const D = 8, REGION = 4096;
-  if ((variant & VARIANT.PANEL) && sh.m <= D && D * (sh.n / 2) <= REGION && D * (sh.k / 2) <= REGION && sh.k * (D / 2) <= REGION) return 'panel';
-  if ((variant & VARIANT.STREAM) && sh.m <= 64 && Math.ceil(sh.m / D) * D * (sh.k / 2) <= 4 * REGION && sh.k * (D / 2) <= REGION) return 'stream';
+  const REGION = 4096, rows = Math.ceil(sh.m / 8) * 8;
+  if ((variant & VARIANT.PANEL) && sh.m <= 8 && 8 * (sh.n / 2) <= REGION && 8 * (sh.k / 2) <= REGION && sh.k * 4 <= REGION) return 'panel';
+  if ((variant & VARIANT.STREAM) && sh.m <= 64 && rows * (sh.k / 2) <= 4 * REGION && rows * chunkTiles(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
   return 'tiled';
+}
+
+/** Runs the program a shape and variant take on `k`. */
+export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number): ScheduleResult {
+  const kind = matmulProgramKind(sh, variant);
+  return kind === 'panel' ? panelMatmulProgram(k, sh) : kind === 'stream' ? streamMatmulProgram(k, sh) : tiledMatmulProgram(k, sh, variant);
 }
 
 /** The terms were counted on the default board's mmbench.elf: another configuration (a what-if, --set) is not modelled. */
@@ -189,7 +259,7 @@ const isCalibratedBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.
 
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
 export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
-  if (matmulProgramKind(sh, variant) !== 'tiled' || !isCalibratedBoard(cfg)) return null;
-  const k = new KernelCpu(variant, terms);
-  return tiledMatmulProgram(k, sh, variant).runClocks;
+  if (!isCalibratedBoard(cfg)) return null;
+  const kind = matmulProgramKind(sh, variant);
+  return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`), sh, variant).runClocks;
 }

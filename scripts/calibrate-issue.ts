@@ -7,13 +7,21 @@
 //   npx tsx scripts/calibrate-issue.ts > model/issue-terms.ts
 
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { codeClass, KernelCpu, POLL_PHASE, tiledMatmulProgram } from '../model/issue-cost.ts';
+import { codeClass, KernelCpu, matmulProgram, matmulProgramKind, POLL_PHASE } from '../model/issue-cost.ts';
+import { VARIANT } from '../model/format.ts';
 import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
-/** Calibration shapes: several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
-const SHAPES: MatmulShape[] = [{ m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }];
+/** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
+const SHAPES: Record<string, MatmulShape[]> = {
+  tiled: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }],
+  // Panels: partial and full chunks, more chunks than ring buffers (K = 512: one tile each).
+  panel: [{ m: 1, k: 8, n: 8 }, { m: 4, k: 64, n: 136 }, { m: 8, k: 8, n: 40 }, { m: 8, k: 512, n: 128 }, { m: 8, k: 8, n: 512 }],
+  // Streams: one and several row groups, more chunks than ring buffers.
+  stream: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 136 }, { m: 16, k: 8, n: 64 }, { m: 16, k: 512, n: 96 }, { m: 8, k: 8, n: 40 }],
+};
+const KIND_BIT: Record<string, number> = { tiled: 0, panel: VARIANT.PANEL, stream: VARIANT.STREAM };
 const UNITS = ['DMA', 'MXU', 'VPU'];
 
 function trace(sh: MatmulShape, variant: number) {
@@ -31,13 +39,15 @@ function trace(sh: MatmulShape, variant: number) {
 }
 
 const table: Record<string, Record<string, [number, number]>> = {};
-for (const v of CLASSES) {
-  const cls = codeClass(v), terms: Record<string, [number, number]> = {};
-  for (const sh of SHAPES) {
+for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
+  const v = base | KIND_BIT[kind];
+  const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number]> = {};
+  for (const sh of SHAPES[kind]) {
+    if (matmulProgramKind(sh, v) !== kind) throw new Error(`calibration shape ${sh.m}x${sh.k}x${sh.n} does not take the ${kind} kernel`);
     const t = trace(sh, v);
     const k = new KernelCpu(v, () => ({ issue: 1, afterWait: 1 }));
     k.s.pollLog = [];
-    tiledMatmulProgram(k, sh, v);
+    matmulProgram(k, sh, v);
     if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
     const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
     k.paths.forEach((path, i) => {
@@ -56,6 +66,6 @@ for (const v of CLASSES) {
   table[cls] = terms;
 }
 console.log(`// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
-// (shapes ${SHAPES.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
+// (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
 // PUSH sites, [issue, afterWait − POLL_PHASE (${POLL_PHASE})] in CPU clocks. Do not edit: re-run the script.
 export const ISSUE_TERMS: Record<string, Record<string, [number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};`);
