@@ -3,11 +3,13 @@
 // schedule model (model/schedule.ts) runs to predict run clocks.
 //
 // A code path is named by the PUSH sites at its two ends ("B>M0": from a B
-// tile's LOAD to the tile's first MATMUL). Its term has two numbers: `issue`,
-// the clocks of the path's instructions when the CPU does not wait, and
-// `afterWait`, the clocks from the end of the command the CPU polls for to
-// the PUSH (the DONE read that sees it, the poll loop's exit and the rest of
-// the path). The terms are counted on the emulator's instruction trace of
+// tile's LOAD to the tile's first MATMUL). Its term has three numbers:
+// `issue`, the clocks of the path's instructions when the CPU does not poll;
+// where it polls, `firstRead`, the clocks from the previous PUSH to its first
+// DONE read, and `afterRead`, from the read that sees the command done to the
+// PUSH (the poll loop's exit and the rest of the path); between them the
+// poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
+// The terms are counted on the emulator's instruction trace of
 // one calibration shape per code class (scripts/calibrate-issue.ts prints
 // this table) — instruction clocks follow docs/hardware.md §1.2, a TPU
 // register access adds tpuWait (2), a DONE poll iteration is lw + sub + bltz
@@ -21,9 +23,6 @@ import { VARIANT } from './format.ts';
 import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
-
-/** Half of the 15-clock DONE poll loop: on average the read that sees DONE comes this long after it changed. */
-export const POLL_PHASE = 7;
 
 /**
  * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
@@ -69,7 +68,7 @@ export type TermSource = (cls: string, path: string) => IssueTerm;
 export const tableTerms: TermSource = (cls, path) => {
   const t = ISSUE_TERMS[cls]?.[path];
   if (!t) throw new Error(`issue-cost: no term for ${cls} ${path}: run scripts/calibrate-issue.ts`);
-  return { issue: t[0], afterWait: t[1] + POLL_PHASE };
+  return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };
 
 /**
@@ -113,7 +112,7 @@ export class KernelCpu {
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
     const term = this.terms(this.cls, path);
-    const t = this.s.push(unit, busy, { issue: term.issue + extra, afterWait: term.afterWait + extra }, token);
+    const t = this.s.push(unit, busy, { issue: term.issue + extra, firstRead: term.firstRead + extra, afterRead: term.afterRead }, token);
     this.site = site;
     if (this.serial) this.s.wait(t);
     return t.ticket;

@@ -8,9 +8,9 @@
 // earliest of p + 1, its unit's previous end + 1 and, with a wait token, the
 // awaited command's end + 1; it ends busy − 1 clocks after its start. A PUSH
 // to a unit whose queue holds queueDepth waiting commands is acknowledged the
-// clock after the oldest of them starts. A CPU poll (tpu_wait, k_wait) ends
-// when a DONE read sees the ticket: the CPU is released `after` clocks past
-// the awaited command's end, where `after` is the issue-cost term of the path.
+// clock after the oldest of them starts. A CPU poll (tpu_wait, k_wait) reads
+// DONE every POLL_LOOP_CLOCKS until a read sees the ticket; the path's term
+// says when the first read comes and how long from the last read to the PUSH.
 
 export const DMA = 0, MXU = 1, VPU = 2;
 export type Unit = typeof DMA | typeof MXU | typeof VPU;
@@ -18,8 +18,18 @@ export type Unit = typeof DMA | typeof MXU | typeof VPU;
 /** A command's ticket: the unit's DONE count once it has finished (1-based, as tpu_push returns). */
 export interface Ticket { unit: Unit; ticket: number }
 
-/** The CPU-side cost of reaching one PUSH: `issue` clocks after the previous PUSH when nothing is awaited, `afterWait` clocks after the awaited command's end when the CPU polled for it. */
-export interface IssueTerm { issue: number; afterWait: number }
+/**
+ * The CPU-side cost of reaching one PUSH. `issue`: clocks after the previous
+ * PUSH when the CPU does not poll. When it polls: its first DONE read's
+ * handshake comes `firstRead` clocks after the previous PUSH, one more every
+ * POLL_LOOP_CLOCKS until a read sees the awaited command done (a read at t
+ * sees commands that ended before t), and the PUSH `afterRead` clocks after
+ * that read.
+ */
+export interface IssueTerm { issue: number; firstRead: number; afterRead: number }
+
+/** One iteration of the firmware's DONE poll (tpu_wait, k_wait): lw from a TPU register 5 + tpuWait 2, sub 3, bltz taken 5. */
+export const POLL_LOOP_CLOCKS = 15;
 
 /** Clocks of a finished schedule. */
 export interface ScheduleResult {
@@ -61,9 +71,16 @@ export class Schedule {
   drain(unit: Unit): void { this.wait({ unit, ticket: this.pushed(unit) }); }
 
   /** One PUSH: returns its ticket. `token`: the wait token in ARG5 (the unit, not the CPU, waits). */
+  /** The clock the CPU reaches the end of a path from its last PUSH. */
+  private reach(term: IssueTerm): number {
+    if (this.polledEnd < 0) return this.cpu + term.issue;
+    const read = this.cpu + term.firstRead, seen = this.polledEnd + 1;
+    const polls = read >= seen ? 0 : Math.ceil((seen - read) / POLL_LOOP_CLOCKS);
+    return read + polls * POLL_LOOP_CLOCKS + term.afterRead;
+  }
+
   push(unit: Unit, busy: number, term: IssueTerm, token?: Ticket): Ticket {
-    let at = this.cpu + term.issue;
-    if (this.polledEnd >= 0) at = Math.max(at, this.polledEnd + term.afterWait);
+    let at = this.reach(term);
     this.polledEnd = -1;
     if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
     const starts = this.starts[unit], ends = this.ends[unit], n = ends.length;
@@ -81,10 +98,9 @@ export class Schedule {
     return { unit, ticket: n + 1 };
   }
 
-  /** The window's stop: `term` after the last PUSH, or after the last polled end. */
+  /** The window's stop: the PERF_CTRL write at the end of the path from the last PUSH. */
   finish(term: IssueTerm): ScheduleResult {
-    let at = this.cpu + term.issue;
-    if (this.polledEnd >= 0) at = Math.max(at, this.polledEnd + term.afterWait);
+    const at = this.reach(term);
     if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
     return { runClocks: at, commands: [this.ends[0].length, this.ends[1].length, this.ends[2].length], stallClocks: this.stall };
   }

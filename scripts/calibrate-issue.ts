@@ -1,13 +1,14 @@
 // Counts the issue-cost terms of model/issue-cost.ts on the emulator's trace:
 // runs mmbench.elf on a calibration shape per code class with the TPU's
-// command records and the PERF_CTRL writes logged, aligns the model's PUSH
-// sequence with the trace's, and for each code path takes the fewest clocks
-// seen from the previous PUSH (issue) and from the end of the command polled
-// for (afterWait, less POLL_PHASE). Prints model/issue-terms.ts.
+// command records, the PERF_CTRL writes and the DONE reads logged, aligns the
+// model's PUSH sequence with the trace's, and for each code path takes the
+// fewest clocks seen from the previous PUSH where the CPU did not poll
+// (issue), from the previous PUSH to the first DONE read (firstRead) and from
+// the last DONE read to the PUSH (afterRead). Prints model/issue-terms.ts.
 //   npx tsx scripts/calibrate-issue.ts > model/issue-terms.ts
 
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { codeClass, KernelCpu, matmulProgram, matmulProgramKind, POLL_PHASE } from '../model/issue-cost.ts';
+import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/issue-cost.ts';
 import { VARIANT } from '../model/format.ts';
 import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
@@ -23,49 +24,63 @@ const SHAPES: Record<string, MatmulShape[]> = {
 };
 const KIND_BIT: Record<string, number> = { tiled: 0, panel: VARIANT.PANEL, stream: VARIANT.STREAM };
 const UNITS = ['DMA', 'MXU', 'VPU'];
+/** tpu_regs.h TPU_UNIT_DONE: a unit's DONE register, in each unit's 0x100-byte block. */
+const DONE_OFFSET = 0x24;
 
 function trace(sh: MatmulShape, variant: number) {
   let records: CommandRecord[] = [];
-  const perf: number[] = [];
+  const perf: number[] = [], doneReads: number[] = [];
   runMatmulOnEmulator(sh, variant, {
     onMachine: (m) => {
       m.tpu.records = records;
       const write = m.tpu.write.bind(m.tpu);
       m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+      const read = m.tpu.read.bind(m.tpu);
+      m.tpu.read = (off, clock) => { if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
     },
   });
   records = records.slice().sort((a, b) => a.pushClock - b.pushClock);
-  return { records, start: perf[0], stop: perf[1] };
+  return { records, start: perf[0], stop: perf[1], doneReads };
 }
 
-const table: Record<string, Record<string, [number, number]>> = {};
+const table: Record<string, Record<string, [number, number, number]>> = {};
 for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
   const v = base | KIND_BIT[kind];
-  const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number]> = {};
+  const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number, number]> = {};
   for (const sh of SHAPES[kind]) {
     if (matmulProgramKind(sh, v) !== kind) throw new Error(`calibration shape ${sh.m}x${sh.k}x${sh.n} does not take the ${kind} kernel`);
     const t = trace(sh, v);
-    const k = new KernelCpu(v, () => ({ issue: 1, afterWait: 1 }));
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }));
     k.s.pollLog = [];
     matmulProgram(k, sh, v);
     if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
     const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
     k.paths.forEach((path, i) => {
       const at = (i < t.records.length ? t.records[i].pushClock : t.stop) - k.extras[i];
-      const prev = i === 0 ? t.start : t.records[i - 1].pushClock;
-      const polled = k.s.pollLog![i];
-      const end = polled.length ? Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock)) : -1;
-      const cur = terms[path] ?? [Infinity, Infinity];
-      cur[0] = Math.min(cur[0], at - prev);
-      if (end >= 0) cur[1] = Math.min(cur[1], at - end);
+      const prevAt = i === 0 ? t.start : t.records[i - 1].pushClock;
+      const prev = prevAt;
+      const reads = t.doneReads.filter((r) => r > prevAt && r < at + k.extras[i]);
+      const cur = terms[path] ?? [Infinity, Infinity, Infinity];
+      if (!k.s.pollLog![i].length || !reads.length) cur[0] = Math.min(cur[0], at - prev);
+      if (k.s.pollLog![i].length && reads.length) {
+        // The read that sees the last awaited command done ends the poll that binds.
+        const end = Math.max(...k.s.pollLog![i].map((p) => byUnit[p.unit][p.ticket - 1].endClock));
+        const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
+        cur[1] = Math.min(cur[1], reads[0] - prev - k.extras[i]);
+        cur[2] = Math.min(cur[2], at + k.extras[i] - seeing);
+      }
       terms[path] = cur;
     });
   }
-  // The clocks after a poll are part of the path: an afterWait above issue came from a poll that did not bind.
-  for (const p of Object.keys(terms)) terms[p][1] = Math.min(terms[p][1], terms[p][0]);
+  // A path seen only polling: without a poll it costs its first read and the rest (a read is 7 clocks of it).
+  for (const p of Object.keys(terms)) {
+    const t = terms[p];
+    if (t[1] === Infinity) { t[1] = t[0]; t[2] = 0; }
+    if (t[0] === Infinity) t[0] = t[1] + t[2];
+  }
   table[cls] = terms;
 }
 console.log(`// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
 // (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
-// PUSH sites, [issue, afterWait − POLL_PHASE (${POLL_PHASE})] in CPU clocks. Do not edit: re-run the script.
-export const ISSUE_TERMS: Record<string, Record<string, [number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};`);
+// PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
+export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};`);

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, udivsi3Clocks } from '../model/issue-cost.ts';
-import { Schedule } from '../model/schedule.ts';
+import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { predictionError } from '../emu/bench.ts';
@@ -17,19 +17,19 @@ const DRAWS = 8;
 const TOLERANCE_PCT = 5;
 
 describe('schedule model', () => {
-  it('runs commands back to back, holds tokens, and stalls a PUSH on a full queue', () => {
+  it('runs commands back to back, holds tokens, stalls a PUSH on a full queue and polls in 15-clock steps', () => {
     // Every path costs 1 clock; queues of 2 (hardware.md §5.3: start at push + 1 or the predecessor's end + 1).
     const s = new Schedule(2);
-    const path = { issue: 1, afterWait: 0 };
+    const path = { issue: 1, firstRead: 1, afterRead: 1 };
     s.push(0, 10, path); // pushed at 1, runs 2..11
     const second = s.push(0, 10, path); // pushed at 2, runs 12..21
     s.push(1, 5, path, second); // pushed at 3, its token holds it to 22..26
     s.push(0, 10, path); // pushed at 4, runs 22..31
     s.push(0, 10, path); // two wait: acknowledged at 13 (DMA #2 started at 12), runs 32..41
     s.push(0, 10, path); // acknowledged at 23, runs 42..51
-    s.drain(1); // the CPU polls for the MXU command (ended at 26)
-    const r = s.finish({ issue: 0, afterWait: 3 });
-    expect(r.runClocks).toBe(26 + 3);
+    s.drain(1); // the CPU polls for the MXU command (ended at 26): reads at 23 + 2 = 25, 40 (sees it)
+    const r = s.finish({ issue: 0, firstRead: 2, afterRead: 3 });
+    expect(r.runClocks).toBe(25 + POLL_LOOP_CLOCKS + 3);
     expect(r.stallClocks).toBe((13 - 5) + (23 - 14));
   });
 
