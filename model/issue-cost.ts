@@ -80,7 +80,8 @@ export class KernelCpu {
   readonly s: Schedule;
   private readonly tokens: boolean;
   private readonly polls: boolean;
-  private readonly serial: boolean;
+  /** No DOUBLE_BUFFER or TOKENS: k_issued waits for every command as soon as it is pushed. */
+  readonly serial: boolean;
   private readonly next: (Ticket | null)[] = [null, null, null];
   private site = 'start';
   /** Each PUSH's path, in order (the calibration aligns them with the trace). */
@@ -112,7 +113,10 @@ export class KernelCpu {
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
     const term = this.terms(this.cls, path);
-    const t = this.s.push(unit, busy, { issue: term.issue + extra, firstRead: term.firstRead + extra, afterRead: term.afterRead }, token);
+    // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
+    const t = this.s.push(unit, busy, this.serial
+      ? { issue: term.issue + extra, firstRead: term.firstRead, afterRead: term.afterRead + extra }
+      : { issue: term.issue + extra, firstRead: term.firstRead + extra, afterRead: term.afterRead }, token);
     this.site = site;
     if (this.serial) this.s.wait(t);
     return t.ticket;
@@ -184,6 +188,8 @@ function chunkTiles(k: number, limit: number): number {
 /** One doubling of panel_chunk's loop (slli 5, slli 5, bgeu 5): the call's set-up pays it log2(chunk) times. */
 const CHUNK_LOOP_CLOCKS = 15;
 const log2 = (n: number) => 31 - Math.clz32(n);
+/** matmul_stream's and matmul_panel's set-up when their chunk loops run at all (chunk > 1). */
+const STREAM_LOOP_ENTRY = 20, PANEL_LOOP_ENTRY = 19;
 
 /** kernels/panel.c: PANEL_CHUNK_BYTES, PANEL_BUFFERS (16 regions − A, C, residual), STREAM_CHUNK_BYTES, STREAM_BUFFERS, STREAM_AHEAD. */
 const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2;
@@ -191,7 +197,8 @@ const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, STREAM_CHUNK_BYTES = 2048, S
 /** kernels/panel.c matmul_panel() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
 export function panelMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
   const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, PANEL_CHUNK_BYTES);
-  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'PA', CHUNK_LOOP_CLOCKS * log2(chunk));
+  // panel_chunk's loop (counted on the trace: 464 clocks for a chunk of 1, 498 for 2, 15 more a doubling).
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'PA', CHUNK_LOOP_CLOCKS * log2(chunk) + (chunk > 1 ? PANEL_LOOP_ENTRY : 0));
   const bufferRead: number[] = new Array(PANEL_BUFFERS).fill(0);
   let last = 0;
   for (let i = 0, j = 0, buf = 0; j < tiles; i++) {
@@ -221,9 +228,9 @@ export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: Platform
     tilesLeft -= nt; count++;
     buf = buf + 1 === STREAM_BUFFERS ? 0 : buf + 1;
   };
-  // In the window: matmul_stream_fits (its chunk loop, rows · K/2 and rows · chunk by __mulsi3), then stream_init's chunk loop.
-  const rows = groups * 8;
-  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'SA', 2 * CHUNK_LOOP_CLOCKS * log2(chunk) + mulsi3Clocks(rows) + mulsi3Clocks(chunk));
+  // In the window: matmul_stream_fits and stream_init; their chunk loops cost CHUNK_LOOP_CLOCKS a doubling,
+  // and entering a loop (chunk > 1) STREAM_LOOP_ENTRY more (counted on the trace: 475, 510, 525, 540, 555, 585 clocks for chunks 1 … 64).
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'SA', CHUNK_LOOP_CLOCKS * log2(chunk) + (chunk > 1 ? STREAM_LOOP_ENTRY : 0));
   for (let i = 0; i < STREAM_AHEAD && tilesLeft; i++) load();
   for (let j = 0; j < tiles;) {
     const nt = Math.min(chunk, tiles - j);

@@ -66,8 +66,9 @@ for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
         // The read that sees the last awaited command done ends the poll that binds.
         const end = Math.max(...k.s.pollLog![i].map((p) => byUnit[p.unit][p.ticket - 1].endClock));
         const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
-        cur[1] = Math.min(cur[1], reads[0] - prev - k.extras[i]);
-        cur[2] = Math.min(cur[2], at + k.extras[i] - seeing);
+        // The extra work sits after the poll in the serial variant, before it in the others (KernelCpu.push).
+        cur[1] = Math.min(cur[1], reads[0] - prev - (k.serial ? 0 : k.extras[i]));
+        cur[2] = Math.min(cur[2], at + (k.serial ? 0 : k.extras[i]) - seeing);
       }
       terms[path] = cur;
     });
