@@ -19,8 +19,8 @@ const SHAPES: Record<string, MatmulShape[]> = {
   tiled: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }],
   // Panels: partial and full chunks, more chunks than ring buffers (K = 512: one tile each).
   panel: [{ m: 1, k: 8, n: 8 }, { m: 4, k: 64, n: 136 }, { m: 8, k: 8, n: 40 }, { m: 8, k: 512, n: 128 }, { m: 8, k: 8, n: 512 }],
-  // Streams: one and several row groups, more chunks than ring buffers.
-  stream: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 136 }, { m: 16, k: 8, n: 64 }, { m: 16, k: 512, n: 96 }, { m: 8, k: 8, n: 40 }],
+  // Streams: one and several row groups, with one and several chunks, more chunks than ring buffers.
+  stream: [{ m: 1, k: 8, n: 8 }, { m: 8, k: 512, n: 96 }, { m: 8, k: 64, n: 136 }, { m: 24, k: 64, n: 136 }, { m: 16, k: 8, n: 64 }, { m: 16, k: 512, n: 96 }, { m: 8, k: 8, n: 40 }],
 };
 const KIND_BIT: Record<string, number> = { tiled: 0, panel: VARIANT.PANEL, stream: VARIANT.STREAM };
 const UNITS = ['DMA', 'MXU', 'VPU'];
