@@ -95,9 +95,14 @@ export class KernelCpu {
     this.serial = (variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) === 0;
     this.polls = !this.serial && !this.tokens;
   }
+  /** k_need_slow calls since the last PUSH: each is a call the inline k_need does not skip. */
+  private slowNeeds = 0;
+  /** The token each unit's ARG5 holds (tpu_staged_token): tpu_push writes ARG5 only when it changes. */
+  private readonly staged: (string | null)[] = [null, null, null];
   /** kernels.h k_need: unit's next command must follow `ticket` of `on`. */
   need(unit: Unit, on: Unit, ticket: number): void {
     if (this.serial || unit === on || ticket === 0) return;
+    this.slowNeeds++;
     if (this.polls) { this.s.wait({ unit: on, ticket }); return; }
     const cur = this.next[unit];
     if (cur) {
@@ -110,11 +115,15 @@ export class KernelCpu {
   /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
   readonly extras: number[] = [];
   push(unit: Unit, busy: number, site: string, extra = 0): number {
-    const path = `${this.site}>${site}`;
-    this.paths.push(path);
-    this.extras.push(extra);
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
+    // The path's name says how many k_need_slow calls it makes and whether it writes ARG5 (a new token): both are instructions on it.
+    const tokenKey = token ? `${token.unit}:${token.ticket}` : null, writesArg5 = tokenKey !== this.staged[unit];
+    this.staged[unit] = tokenKey;
+    const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
+    this.slowNeeds = 0;
+    this.paths.push(path);
+    this.extras.push(extra);
     const term = this.terms(this.cls, path);
     // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
     const t = this.s.push(unit, busy, this.serial
@@ -128,9 +137,10 @@ export class KernelCpu {
   /** tpu_drain_all (or the drains given), then PERF_CTRL = 0. */
   finish(units: Unit[] = [DMA, MXU, VPU]): ScheduleResult {
     for (const u of units) this.s.drain(u);
-    this.paths.push(`${this.site}>end`);
+    const path = `${this.site}>end${this.slowNeeds ? `/${this.slowNeeds}` : ''}`;
+    this.paths.push(path);
     this.extras.push(0);
-    return this.s.finish(this.terms(this.cls, `${this.site}>end`));
+    return this.s.finish(this.terms(this.cls, path));
   }
 }
 

@@ -16,7 +16,7 @@ import type { CommandRecord } from '../periph/tpu.ts';
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
 /** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
 const SHAPES: Record<string, MatmulShape[]> = {
-  tiled: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }],
+  tiled: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }, { m: 136, k: 512, n: 24 }, { m: 264, k: 256, n: 8 }],
   // Panels: partial and full chunks, more chunks than ring buffers (K = 512: one tile each).
   panel: [{ m: 1, k: 8, n: 8 }, { m: 4, k: 64, n: 136 }, { m: 8, k: 8, n: 40 }, { m: 8, k: 512, n: 128 }, { m: 8, k: 8, n: 512 }],
   // Streams: one and several row groups, with one and several chunks, more chunks than ring buffers.
