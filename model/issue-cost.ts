@@ -9,9 +9,9 @@
 // DONE read, and `afterRead`, from the read that sees the command done to the
 // PUSH (the poll loop's exit and the rest of the path); between them the
 // poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
-// The terms are counted on the emulator's instruction trace of
-// one calibration shape per code class (scripts/calibrate-issue.ts prints
-// this table) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// The terms are counted on the emulator's trace of a few calibration shapes
+// per kernel and code class (scripts/calibrate-issue.ts prints the table,
+// model/issue-terms.ts) — instruction clocks follow docs/hardware.md §1.2, a TPU
 // register access adds tpuWait (2), a DONE poll iteration is lw + sub + bltz
 // = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
 // (test/issue-cost.test.ts). Which path a PUSH takes, which command the CPU
