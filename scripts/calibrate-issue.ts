@@ -4,15 +4,20 @@
 // model's PUSH sequence with the trace's, and for each code path takes the
 // fewest clocks seen from the previous PUSH where the CPU did not poll
 // (issue), from the previous PUSH to the first DONE read (firstRead) and from
-// the last DONE read to the PUSH (afterRead). Prints model/issue-terms.ts.
-//   npx tsx scripts/calibrate-issue.ts > model/issue-terms.ts
+// the read that sees the awaited command done to the PUSH (afterRead).
+// Writes model/issue-terms.ts (re-run it whenever the kernels change):
+//   make -C firmware-c -j2 && npx tsx scripts/calibrate-issue.ts
 
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/issue-cost.ts';
 import { VARIANT } from '../model/format.ts';
 import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 
+const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms.ts');
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
 /** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
 const SHAPES: Record<string, MatmulShape[]> = {
@@ -81,7 +86,8 @@ for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
   }
   table[cls] = terms;
 }
-console.log(`// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
+writeFileSync(TERMS_FILE, `// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
 // (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
 // PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
-export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};`);
+export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
+console.log(`wrote ${TERMS_FILE}`);
