@@ -11,9 +11,14 @@
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { predictMatmulRun } from './issue-cost.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
-export interface PhasePrediction { name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number }
+export interface PhasePrediction {
+  name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number;
+  /** Predicted run clocks of the window (model/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
+  runClocks?: number | null;
+}
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
 export interface MatmulShape { m: number; k: number; n: number }
 
@@ -409,7 +414,7 @@ function panelDecodeStep(p: Phase, k: Kernels, dims: ModelDims, pos: number, var
 }
 
 const sumPhases = (name: string, phases: PhasePrediction[]): PhasePrediction => {
-  const sum = (f: keyof Omit<PhasePrediction, 'name'>) => phases.reduce((s, ph) => s + ph[f], 0);
+  const sum = (f: keyof Omit<PhasePrediction, 'name' | 'runClocks'>) => phases.reduce((s, ph) => s + ph[f], 0);
   return { name, mxu: sum('mxu'), vpu: sum('vpu'), dma: sum('dma'), lowerBound: sum('lowerBound'), bytesIn: sum('bytesIn'), bytesOut: sum('bytesOut') };
 };
 
@@ -462,5 +467,5 @@ export function predictMatmul(shape: MatmulShape, variant: number, cfg: Platform
   const p = new Phase(`matmul ${shape.m}x${shape.k}x${shape.n}`, cfg);
   const k = new Kernels(variant, cfg), call: MatmulCall = { m: shape.m, k: shape.k, n: shape.n };
   p.call((w) => (k.panelFits(call) ? k.panel(w, call) : k.streamFits(call) ? k.stream(w, call) : k.matmul(w, call)));
-  return p.result();
+  return { ...p.result(), runClocks: predictMatmulRun(shape, variant, cfg) };
 }

@@ -24,6 +24,8 @@ export interface RunOptions {
   elfPath?: string;
   /** Clock limit of the run (default DEFAULT_MAX_CYCLES). */
   maxCycles?: number;
+  /** Called with the machine before it runs (e.g. to switch on the TPU's command records). */
+  onMachine?: (m: Machine) => void;
 }
 
 export interface EmulatorRun {
@@ -77,6 +79,7 @@ function runMachine(elf: string, blob: Uint8Array, opts: RunOptions): { m: Machi
   const m = new Machine(opts.config ?? defaultConfig(), { reference: opts.reference ?? false });
   m.loadElf(image);
   m.loadSram(blob, 0);
+  opts.onMachine?.(m);
   // The firmware prints only when it refuses a job: that line goes into ModelRunError.
   m.bus.console.captureOutput(true);
   const c0 = process.cpuUsage();

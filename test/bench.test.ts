@@ -71,12 +71,12 @@ describe('picotpu bench', () => {
     }
     const table = summaryTable(b.experiments).trimEnd().split('\n');
     expect(table).toHaveLength(4);
-    expect(table[0]).toMatch(/^experiment +\| run clocks \| seed run \| MXU busy \| pred MXU \(err %\) \| DMA busy \| pred DMA \(err %\) \| run \/ lower bound$/);
+    expect(table[0]).toMatch(/^experiment +\| run clocks \| pred run \(err %\) \| seed run \| MXU busy \| pred MXU \(err %\) \| DMA busy \| pred DMA \(err %\) \| run \/ lower bound$/);
     // Aligned: every row has its separators at the header's columns.
     const bars = (l: string) => [...l].flatMap((c, i) => (c === '|' ? [i] : []));
     for (const row of table.slice(1)) expect(bars(row)).toEqual(bars(table[0]));
-    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +3719516 \|/);
-    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +3372036 \|/);
+    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +- \| +3719516 \|/);
+    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +- \| +3372036 \|/);
     expect(text).toContain(table.join('\n'));
     expect(text).toMatch(/\nwall \d+\.\d{3} s, \d+ emulated clocks, \d+\.\d{2} M clocks\/s\n$/);
   });
@@ -105,7 +105,7 @@ describe('picotpu bench', () => {
     expect(limited.stdout).toBe('');
   });
 
-  it('--matmul 64x128x128 matches predictMatmul exactly', () => {
+  it('--matmul 64x128x128 matches predictMatmul exactly (busy) and within 5 % (run clocks)', () => {
     const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
     expect(m.experiments).toHaveLength(1);
     const [e] = m.experiments;
@@ -113,6 +113,9 @@ describe('picotpu bench', () => {
     expect(e.prediction.total).toEqual(p);
     expect(e.counters.mxuBusy).toBe(p.mxu);
     expect(e.counters.dmaBusy).toBe(p.dma);
+    expect(Math.abs(predictionError(p.runClocks!, e.counters.cycles))).toBeLessThan(5);
+    expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(p.runClocks);
+    expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${p.runClocks} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
   });
 });

@@ -165,6 +165,8 @@ describe('model blob and program', () => {
       expect(run.windows[0].mxuBusy).toBe(p.mxu);
       expect(run.windows[0].dmaBusy).toBe(p.dma);
       expect(run.windows[0].cycles).toBeGreaterThanOrEqual(p.lowerBound);
+      // The schedule model's run clocks (model/issue-cost.ts): within 5 % (docs/study.md §8).
+      expect(Math.abs(p.runClocks! - run.windows[0].cycles) / run.windows[0].cycles).toBeLessThan(0.05);
       expect(run.c.some((b) => b !== 0)).toBe(true);
     }
   });
@@ -179,6 +181,7 @@ describe('model blob and program', () => {
       const p = predictMatmul(shape, variant);
       expect({ mxu: run.windows[0].mxuBusy, dma: run.windows[0].dmaBusy }).toEqual({ mxu: p.mxu, dma: p.dma });
       expect(run.windows[0].cycles).toBeGreaterThanOrEqual(p.lowerBound);
+      expect(Math.abs(p.runClocks! - run.windows[0].cycles) / run.windows[0].cycles).toBeLessThan(0.05);
       expect(Buffer.from(run.c).equals(Buffer.from(runMatmulOnEmulator(shape, 0).c))).toBe(true);
     }
   });

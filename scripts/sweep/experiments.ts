@@ -97,7 +97,28 @@ function section(title: string, figures: Figure[], text: string, reading: string
   return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n`), '```', text, '```', '', reading, ''].join('\n');
 }
 
-const busyCheck = (records: RunRecord[]) => `largest busy-clock prediction error (MXU, VPU, DMA, every run): ${worstBusyError(records).toFixed(2)}%`;
+/** Largest relative error of the predicted run clocks (model/issue-cost.ts's schedule model) over the windows it covers, and how many windows it does not cover yet. */
+export function worstRunError(records: RunRecord[]): { worst: number; covered: number; uncovered: number } {
+  let worst = 0, covered = 0, uncovered = 0;
+  for (const r of records) {
+    for (const m of r.measured) {
+      const run = predictedPhase(r, m.name).runClocks;
+      if (run === null || run === undefined) { uncovered++; continue; }
+      covered++;
+      worst = Math.max(worst, Math.abs(errorPct(run, m.cycles)));
+    }
+  }
+  return { worst, covered, uncovered };
+}
+/** The predicted run of a window, as a table cell ("-" where the schedule model does not cover it yet). */
+const predRunCell = (p: PhasePrediction) => (p.runClocks === null || p.runClocks === undefined ? '-' : f0(p.runClocks));
+const runErrCell = (p: PhasePrediction, measured: number) => (p.runClocks === null || p.runClocks === undefined ? '-' : pct(errorPct(p.runClocks, measured)));
+
+const busyCheck = (records: RunRecord[]) => {
+  const run = worstRunError(records);
+  return `largest busy-clock prediction error (MXU, VPU, DMA, every run): ${worstBusyError(records).toFixed(2)}%\n`
+    + `largest run-clock prediction error (schedule model, ${run.covered} windows${run.uncovered ? `; ${run.uncovered} not modelled yet` : ''}): ${run.covered ? `${run.worst.toFixed(2)}%` : '-'}`;
+};
 
 // ---- roofline ----
 
@@ -153,11 +174,13 @@ const roofline: Experiment = {
       const best = p.variant === BEST_VARIANT;
       const v = `${best ? 'best' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
       if (p.variant === 1) add(`${mxu}bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      add(`${mxu}${best ? 'best' : p.variant ? 'double-buf.' : 'base'}, K=${p.k}`, ai, macs / me.cycles);
-      rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
+      const label = `${mxu}${best ? 'best' : p.variant ? 'double-buf.' : 'base'}, K=${p.k}`;
+      add(label, ai, macs / me.cycles);
+      if (pr.runClocks) add(`${label}, predicted run`, ai, macs / pr.runClocks);
+      rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), predRunCell(pr), runErrCell(pr, me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
-    const text = [table(['M x K x N', 'variant', 'MACs', 'bytes moved', 'MACs/B', 'bound clk', 'run clk', 'MAC/clk bound', 'MAC/clk run', 'run/bound', 'MXU err', 'DMA err'], rows),
+    const text = [table(['M x K x N', 'variant', 'MACs', 'bytes moved', 'MACs/B', 'bound clk', 'run clk', 'pred run clk', 'run err', 'MAC/clk bound', 'MAC/clk run', 'run/bound', 'MXU err', 'DMA err'], rows),
       busyCheck(records)].join('\n');
     const roof = (peak: number): [number, number][] =>
       [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
@@ -165,7 +188,7 @@ const roofline: Experiment = {
     const plot: Series[] = [
       { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roof(64) },
       ...(hasWide ? [{ name: 'roof 16×16: 256 MAC/clk', kind: 'line' as const, dashed: true, color: '#999', points: roof(256) }] : []),
-      ...[...series].map(([name, pts]) => ({ name, kind: name.includes('bound') ? 'line' as const : 'points' as const, points: pts.sort((a, b) => a[0] - b[0]) })),
+      ...[...series].map(([name, pts]) => ({ name, kind: name.includes('bound') || name.includes('predicted run') ? 'line' as const : 'points' as const, dashed: name.includes('predicted run'), points: pts.sort((a, b) => a[0] - b[0]) })),
     ];
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
@@ -183,7 +206,7 @@ const roofline: Experiment = {
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
       'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
-      `The predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time. The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
+      `The solid predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time, which the dashed lines predict (the schedule model, docs/study.md). The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
       wideReading(db, wide),
       bestReading(db, bestRuns),
     ].filter(Boolean).join(' ');

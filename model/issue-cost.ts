@@ -1,0 +1,290 @@
+// The issue-cost model: the CPU clocks the firmware spends between one PUSH
+// and the next, per code path, and the kernels' command programs that the
+// schedule model (model/schedule.ts) runs to predict run clocks.
+//
+// A code path is named by the PUSH sites at its two ends ("B>M0": from a B
+// tile's LOAD to the tile's first MATMUL). Its term has three numbers:
+// `issue`, the clocks of the path's instructions when the CPU does not poll;
+// where it polls, `firstRead`, the clocks from the previous PUSH to its first
+// DONE read, and `afterRead`, from the read that sees the command done to the
+// PUSH (the poll loop's exit and the rest of the path); between them the
+// poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
+// The terms are counted on the emulator's trace of a few calibration shapes
+// per kernel and code class (scripts/calibrate-issue.ts prints the table,
+// model/issue-terms.ts) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// register access adds tpuWait (2), a DONE poll iteration is lw + sub + bltz
+// = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
+// (test/issue-cost.test.ts). Which path a PUSH takes, which command the CPU
+// or a token waits for, and each command's busy clocks come from the kernel's
+// code (firmware-c/kernels) and analytic.ts's timing rules.
+
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { VARIANT } from './format.ts';
+import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
+import type { MatmulShape } from './analytic.ts';
+import { ISSUE_TERMS } from './issue-terms.ts';
+
+/**
+ * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
+ * call, set-up and return, then one iteration per bit of the multiplier a1
+ * (at least one): and 3, beqz 5 (taken on a 0 bit) or 3 + add 3, srli 5,
+ * slli 5, bnez 5 (3 on the last). The kernels' per-block addresses (matmul.c:
+ * r0 · a_stride and the like) pay it.
+ */
+export function mulsi3Clocks(multiplier: number): number {
+  let clocks = 15 - 2;
+  let a1 = multiplier >>> 0;
+  do { clocks += a1 & 1 ? 24 : 23; a1 >>>= 1; } while (a1);
+  return clocks;
+}
+
+/**
+ * libgcc's restoring divide (__udivsi3): 24 clocks of call, checks and return;
+ * a loop doubling the divisor until it reaches the dividend (blez 3, slli 5,
+ * slli 5, bltu 5; 16 on the last); then one iteration per quotient bit (bltu
+ * 5 on a 0 bit, or 3 + sub 3 + or 3; srli 5, srli 5, bnez 5, 3 on the last).
+ */
+export function udivsi3Clocks(dividend: number, divisor: number): number {
+  let clocks = 3 + 3 + 3 + 3 + 3 + 3 + 3 + 6 + 3; // call, moves, checks, li a0, ret
+  let d = divisor >>> 0, bit = 1, n = dividend >>> 0;
+  if (d < n) {
+    while (d < n && d > 0 && (d | 0) > 0) { clocks += 18; d = (d * 2) >>> 0; bit *= 2; }
+    clocks -= 2;
+  }
+  for (; bit >= 1; bit /= 2, d = Math.floor(d / 2)) {
+    if (n >= d) { n -= d; clocks += 24; } else clocks += 20;
+  }
+  return clocks - 2;
+}
+
+/** The code class of a variant: the bits that change the tiled matmul's instructions (k_issued/k_need and LEAN). */
+export function codeClass(variant: number): string {
+  const db = variant & VARIANT.DOUBLE_BUFFER ? 'db' : '', tok = variant & VARIANT.TOKENS ? 'tok' : '', lean = variant & VARIANT.LEAN ? 'lean' : '';
+  return [db, tok, lean].filter(Boolean).join('+') || 'base';
+}
+
+/** A code path the calibration shapes never took. */
+export class MissingTermError extends Error {}
+
+/** Looks a path's term up; a path no calibration shape took throws MissingTermError (predictMatmulRun then predicts nothing). */
+export type TermSource = (cls: string, path: string) => IssueTerm;
+export const tableTerms: TermSource = (cls, path) => {
+  const t = ISSUE_TERMS[cls]?.[path];
+  if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: scripts/calibrate-issue.ts's shapes do not take that path`);
+  return { issue: t[0], firstRead: t[1], afterRead: t[2] };
+};
+
+/**
+ * The kernels' helpers (kernels.h k_need, k_issued; tpu.h tpu_push) over a
+ * Schedule: which waits the CPU makes and which tokens ride on commands, and
+ * the path names between PUSH sites.
+ */
+export class KernelCpu {
+  readonly s: Schedule;
+  private readonly tokens: boolean;
+  private readonly polls: boolean;
+  /** No DOUBLE_BUFFER or TOKENS: k_issued waits for every command as soon as it is pushed. */
+  readonly serial: boolean;
+  private readonly next: (Ticket | null)[] = [null, null, null];
+  private site = 'start';
+  /** Each PUSH's path, in order (the calibration aligns them with the trace). */
+  readonly paths: string[] = [];
+  constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
+    this.s = new Schedule(cfg.tpu.queueDepth);
+    this.tokens = (variant & VARIANT.TOKENS) !== 0;
+    this.serial = (variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) === 0;
+    this.polls = !this.serial && !this.tokens;
+  }
+  /** k_need_slow calls since the last PUSH: each is a call the inline k_need does not skip. */
+  private slowNeeds = 0;
+  /** The token each unit's ARG5 holds (tpu_staged_token): tpu_push writes ARG5 only when it changes. */
+  private readonly staged: (string | null)[] = [null, null, null];
+  /** kernels.h k_need: unit's next command must follow `ticket` of `on`. */
+  need(unit: Unit, on: Unit, ticket: number): void {
+    if (this.serial || unit === on || ticket === 0) return;
+    this.slowNeeds++;
+    if (this.polls) { this.s.wait({ unit: on, ticket }); return; }
+    const cur = this.next[unit];
+    if (cur) {
+      if (cur.unit === on) ticket = Math.max(ticket, cur.ticket);
+      else this.s.wait(cur);
+    }
+    this.next[unit] = { unit: on, ticket };
+  }
+  /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
+  /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
+  readonly extras: number[] = [];
+  push(unit: Unit, busy: number, site: string, extra = 0): number {
+    const token = this.next[unit] ?? undefined;
+    this.next[unit] = null;
+    // The path's name says how many k_need_slow calls it makes and whether it writes ARG5 (a new token): both are instructions on it.
+    const tokenKey = token ? `${token.unit}:${token.ticket}` : null, writesArg5 = tokenKey !== this.staged[unit];
+    this.staged[unit] = tokenKey;
+    const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
+    this.slowNeeds = 0;
+    this.paths.push(path);
+    this.extras.push(extra);
+    const term = this.terms(this.cls, path);
+    // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
+    const t = this.s.push(unit, busy, this.serial
+      ? { issue: term.issue + extra, firstRead: term.firstRead, afterRead: term.afterRead + extra }
+      : { issue: term.issue + extra, firstRead: term.firstRead + extra, afterRead: term.afterRead }, token);
+    this.site = site;
+    if (this.serial) this.s.wait(t);
+    return t.ticket;
+  }
+  pushed(unit: Unit): number { return this.s.pushed(unit); }
+  /** tpu_drain_all (or the drains given), then PERF_CTRL = 0. */
+  finish(units: Unit[] = [DMA, MXU, VPU]): ScheduleResult {
+    for (const u of units) this.s.drain(u);
+    const path = `${this.site}>end${this.slowNeeds ? `/${this.slowNeeds}` : ''}`;
+    this.paths.push(path);
+    this.extras.push(0);
+    return this.s.finish(this.terms(this.cls, path));
+  }
+}
+
+/** Busy clocks of single commands (hardware.md §5.4–5.5; analytic.ts Work has the same rules). */
+export function busyRules(cfg: PlatformConfig) {
+  const D = cfg.tpu.mxuDim;
+  return {
+    load: (bytes: number) => cfg.tpu.dmaSetup + bytes * cfg.bus.sramReadClocksPerByte,
+    store: (bytes: number) => cfg.tpu.dmaSetup + bytes * cfg.bus.sramWriteClocksPerByte,
+    matmul: (k: number) => cfg.tpu.mxuSetup + k + 2 * (D - 1) + D,
+  };
+}
+
+/** kernels/matmul.c matmul(), plain (not transposed, not causal, no epilogue), as mmbench's run_tiled issues it. */
+export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const D = cfg.tpu.mxuDim, REGION = 4096, aBytes = cfg.tpu.spadKiB === 64 ? 8 * REGION : 2 * REGION;
+  const busy = busyRules(cfg);
+  const db = (variant & VARIANT.DOUBLE_BUFFER) !== 0;
+  const arow = sh.k / 2, crow = D / 2;
+  let block = Math.min(Math.floor(aBytes / arow), Math.floor(REGION / crow)) & ~(D - 1);
+  block = Math.min(block, Math.ceil(sh.m / D) * D);
+  const tiles = sh.n / D;
+  k.need(DMA, MXU, k.pushed(MXU)); k.need(DMA, VPU, k.pushed(VPU)); // k_barrier
+  const bRead = [0, 0], loaded = [0, 0];
+  for (let r0 = 0; r0 < sh.m; r0 += block) {
+    const rows = Math.min(block, sh.m - r0), groups = Math.ceil(rows / D);
+    k.need(DMA, MXU, k.pushed(MXU));
+    // The block's addresses: three multiplies by r0 (A, C and residual rows; mmbench's residual stride is 0); the first block also divides for its size.
+    const setup = (r0 === 0 ? udivsi3Clocks(aBytes, arow) : 0) + mulsi3Clocks(r0) + mulsi3Clocks(sh.n / 2) + mulsi3Clocks(0);
+    k.push(DMA, busy.load(rows * arow), 'A', setup);
+    const loadTile = (j: number) => {
+      const bi = db ? j & 1 : 0;
+      k.need(DMA, MXU, bRead[bi]);
+      loaded[bi] = k.push(DMA, busy.load(sh.k * crow), 'B');
+    };
+    if (db) loadTile(0);
+    for (let j = 0; j < tiles; j++) {
+      if (!db) loadTile(j);
+      else if (j + 1 < tiles) loadTile(j + 1);
+      const bi = db ? j & 1 : 0;
+      k.need(MXU, DMA, loaded[bi]);
+      let last = 0;
+      for (let g = 0; g < groups; g++) last = k.push(MXU, busy.matmul(sh.k), g === 0 ? 'M0' : 'M');
+      bRead[bi] = last;
+      k.need(DMA, MXU, last);
+      k.push(DMA, busy.store(rows * crow), 'S');
+    }
+  }
+  return k.finish();
+}
+
+/** kernels/panel.c panel_chunk: tiles per B chunk, the largest power of two whose K × 4-byte tiles fit `limit` bytes. */
+function chunkTiles(k: number, limit: number): number {
+  let chunk = 1;
+  for (let bytes = k * 4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
+  return chunk;
+}
+/** One doubling of panel_chunk's loop (slli 5, slli 5, bgeu 5): the call's set-up pays it log2(chunk) times. */
+const CHUNK_LOOP_CLOCKS = 15;
+const log2 = (n: number) => 31 - Math.clz32(n);
+/** matmul_stream's and matmul_panel's set-up when their chunk loops run at all (chunk > 1). */
+const STREAM_LOOP_ENTRY = 20, PANEL_LOOP_ENTRY = 19;
+
+/** kernels/panel.c: PANEL_CHUNK_BYTES, PANEL_BUFFERS (16 regions − A, C, residual), STREAM_CHUNK_BYTES, STREAM_BUFFERS, STREAM_AHEAD. */
+const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2;
+
+/** kernels/panel.c matmul_panel() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
+export function panelMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, PANEL_CHUNK_BYTES);
+  // panel_chunk's loop (counted on the trace: 464 clocks for a chunk of 1, 498 for 2, 15 more a doubling).
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'PA', CHUNK_LOOP_CLOCKS * log2(chunk) + (chunk > 1 ? PANEL_LOOP_ENTRY : 0));
+  const bufferRead: number[] = new Array(PANEL_BUFFERS).fill(0);
+  let last = 0;
+  for (let i = 0, j = 0, buf = 0; j < tiles; i++) {
+    const nt = Math.min(chunk, tiles - j);
+    if (i >= PANEL_BUFFERS) k.need(DMA, MXU, bufferRead[buf]);
+    // A short last chunk stages its ROW_BYTES again: its own PUSH site.
+    const loaded = k.push(DMA, busy.load(sh.k * nt * 4), nt === chunk ? 'PB' : 'PBshort');
+    k.need(MXU, DMA, loaded);
+    for (let t = 0; t < nt; t++, j++) last = k.push(MXU, busy.matmul(sh.k), 'PM');
+    bufferRead[buf] = last;
+    buf = buf + 1 === PANEL_BUFFERS ? 0 : buf + 1;
+  }
+  k.need(DMA, MXU, last);
+  k.push(DMA, busy.store(sh.m * (sh.n / 2)), 'PS');
+  return k.finish([DMA]);
+}
+
+/** kernels/panel.c matmul_stream() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
+export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, STREAM_CHUNK_BYTES), groups = Math.ceil(sh.m / 8);
+  const loaded: number[] = new Array(STREAM_BUFFERS).fill(0), bufferRead: number[] = new Array(STREAM_BUFFERS).fill(0);
+  let tilesLeft = tiles, buf = 0, count = 0, workBuf = 0;
+  const load = () => {
+    const nt = Math.min(chunk, tilesLeft);
+    if (count >= STREAM_BUFFERS) k.need(DMA, MXU, bufferRead[buf]);
+    loaded[buf] = k.push(DMA, busy.load(sh.k * nt * 4), 'SB');
+    tilesLeft -= nt; count++;
+    buf = buf + 1 === STREAM_BUFFERS ? 0 : buf + 1;
+  };
+  // In the window: matmul_stream_fits and stream_init; their chunk loops cost CHUNK_LOOP_CLOCKS a doubling,
+  // and entering a loop (chunk > 1) STREAM_LOOP_ENTRY more (counted on the trace: 475, 510, 525, 540, 555, 585 clocks for chunks 1 … 64).
+  k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'SA', CHUNK_LOOP_CLOCKS * log2(chunk) + (chunk > 1 ? STREAM_LOOP_ENTRY : 0));
+  for (let i = 0; i < STREAM_AHEAD && tilesLeft; i++) load();
+  for (let j = 0; j < tiles;) {
+    const nt = Math.min(chunk, tiles - j);
+    k.need(MXU, DMA, loaded[workBuf]);
+    let last = 0;
+    for (let t = 0; t < nt; t++, j++) for (let g = 0; g < groups; g++) last = k.push(MXU, busy.matmul(sh.k), g === 0 ? 'SMtile' : 'SM');
+    bufferRead[workBuf] = last;
+    workBuf = workBuf + 1 === STREAM_BUFFERS ? 0 : workBuf + 1;
+    if (tilesLeft) load();
+    k.need(DMA, MXU, last);
+    k.push(DMA, busy.store(sh.m * nt * 4), 'SS');
+  }
+  return k.finish([DMA]);
+}
+
+/** The mmbench program a shape and variant take (mmbench.c main: matmul_panel_fits, then matmul_stream_fits, else the tiled kernel). */
+export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | 'panel' | 'stream' {
+  const REGION = 4096, rows = Math.ceil(sh.m / 8) * 8;
+  if ((variant & VARIANT.PANEL) && sh.m <= 8 && 8 * (sh.n / 2) <= REGION && 8 * (sh.k / 2) <= REGION && sh.k * 4 <= REGION) return 'panel';
+  if ((variant & VARIANT.STREAM) && sh.m <= 64 && rows * (sh.k / 2) <= 4 * REGION && rows * chunkTiles(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
+  return 'tiled';
+}
+
+/** Runs the program a shape and variant take on `k`. */
+export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number): ScheduleResult {
+  const kind = matmulProgramKind(sh, variant);
+  return kind === 'panel' ? panelMatmulProgram(k, sh) : kind === 'stream' ? streamMatmulProgram(k, sh) : tiledMatmulProgram(k, sh, variant);
+}
+
+/** The terms were counted on the default board's mmbench.elf: another configuration (a what-if, --set) is not modelled. */
+const isCalibratedBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.stringify(defaultConfig());
+
+/** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
+export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
+  if (!isCalibratedBoard(cfg)) return null;
+  const kind = matmulProgramKind(sh, variant);
+  try {
+    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`), sh, variant).runClocks;
+  } catch (e) {
+    // A path no calibration shape took: no prediction (the bench prints "-"; the random-shape test fails on it).
+    if (e instanceof MissingTermError) return null;
+    throw e;
+  }
+}

@@ -1,0 +1,107 @@
+// The schedule model: a small event simulation of the CPU issuing commands
+// to the TPU's three in-order unit queues (docs/hardware.md §5.3), which turns
+// a kernel's command program (model/issue-cost.ts) — the commands with their
+// busy clocks (model/analytic.ts's rules), the CPU clocks spent before each
+// PUSH, the CPU's polls and the wait tokens — into a predicted run length.
+//
+// Rules it follows (hardware.md §5.3): a command pushed at p starts at the
+// earliest of p + 1, its unit's previous end + 1 and, with a wait token, the
+// awaited command's end + 1; it ends busy − 1 clocks after its start. A PUSH
+// to a unit whose queue holds queueDepth waiting commands is acknowledged the
+// clock after the oldest of them starts. A CPU poll (tpu_wait, k_wait) reads
+// DONE every POLL_LOOP_CLOCKS until a read sees the ticket; the path's term
+// says when the first read comes and how long from the last read to the PUSH.
+
+export const DMA = 0, MXU = 1, VPU = 2;
+export type Unit = typeof DMA | typeof MXU | typeof VPU;
+
+/** A command's ticket: the unit's DONE count once it has finished (1-based, as tpu_push returns). */
+export interface Ticket { unit: Unit; ticket: number }
+
+/**
+ * The CPU-side cost of reaching one PUSH. `issue`: clocks after the previous
+ * PUSH when the CPU does not poll. When it polls: its first DONE read's
+ * handshake comes `firstRead` clocks after the previous PUSH, one more every
+ * POLL_LOOP_CLOCKS until a read sees the awaited command done (a read at t
+ * sees commands that ended before t), and the PUSH `afterRead` clocks after
+ * that read.
+ */
+export interface IssueTerm { issue: number; firstRead: number; afterRead: number }
+
+/** One iteration of the firmware's DONE poll (tpu_wait, k_wait): lw from a TPU register 5 + tpuWait 2, sub 3, bltz taken 5. */
+export const POLL_LOOP_CLOCKS = 15;
+
+/** Clocks of a finished schedule. */
+export interface ScheduleResult {
+  /** From the window's start (the CPU's PERF_CTRL write) to its stop. */
+  runClocks: number;
+  /** Commands per unit, and CPU clocks lost to PUSH stalls on full queues. */
+  commands: [number, number, number];
+  stallClocks: number;
+}
+
+/**
+ * The event simulation. The kernel program calls push() in the order the
+ * firmware issues, wait() where the CPU polls, and finish() at the window's
+ * end. Tickets count from 1 per unit, as tpu_push returns them.
+ */
+export class Schedule {
+  /** The clock of the CPU's last PUSH handshake (the window's start at first). */
+  private cpu = 0;
+  /** The latest end clock the CPU has polled for since its last PUSH (−1: none). */
+  private polledEnd = -1;
+  private readonly ends: number[][] = [[], [], []];
+  private readonly starts: number[][] = [[], [], []];
+  private stall = 0;
+  /** When set (calibration), the tickets the CPU polled for before each PUSH and before the finish. */
+  pollLog: Ticket[][] | null = null;
+  private polled: Ticket[] = [];
+  constructor(private readonly queueDepth = 8) {}
+
+  pushed(unit: Unit): number { return this.ends[unit].length; }
+
+  /** The CPU polls until `t` is done (nothing when ticket 0 or already issued long ago: the release clock is what matters). */
+  wait(t: Ticket): void {
+    if (t.ticket <= 0) return;
+    this.polledEnd = Math.max(this.polledEnd, this.ends[t.unit][t.ticket - 1]);
+    if (this.pollLog) this.polled.push(t);
+  }
+
+  /** Waits for everything pushed to `unit` so far. */
+  drain(unit: Unit): void { this.wait({ unit, ticket: this.pushed(unit) }); }
+
+  /** One PUSH: returns its ticket. `token`: the wait token in ARG5 (the unit, not the CPU, waits). */
+  /** The clock the CPU reaches the end of a path from its last PUSH. */
+  private reach(term: IssueTerm): number {
+    if (this.polledEnd < 0) return this.cpu + term.issue;
+    const read = this.cpu + term.firstRead, seen = this.polledEnd + 1;
+    const polls = read >= seen ? 0 : Math.ceil((seen - read) / POLL_LOOP_CLOCKS);
+    return read + polls * POLL_LOOP_CLOCKS + term.afterRead;
+  }
+
+  push(unit: Unit, busy: number, term: IssueTerm, token?: Ticket): Ticket {
+    let at = this.reach(term);
+    this.polledEnd = -1;
+    if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
+    const starts = this.starts[unit], ends = this.ends[unit], n = ends.length;
+    // Queue full: the oldest waiting command must start first.
+    if (n >= this.queueDepth) {
+      const free = starts[n - this.queueDepth] + 1;
+      if (free > at) { this.stall += free - at; at = free; }
+    }
+    let start = at + 1;
+    if (n) start = Math.max(start, ends[n - 1] + 1);
+    if (token && token.ticket > 0) start = Math.max(start, this.ends[token.unit][token.ticket - 1] + 1);
+    starts.push(start);
+    ends.push(start + busy - 1);
+    this.cpu = at;
+    return { unit, ticket: n + 1 };
+  }
+
+  /** The window's stop: the PERF_CTRL write at the end of the path from the last PUSH. */
+  finish(term: IssueTerm): ScheduleResult {
+    const at = this.reach(term);
+    if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
+    return { runClocks: at, commands: [this.ends[0].length, this.ends[1].length, this.ends[2].length], stallClocks: this.stall };
+  }
+}

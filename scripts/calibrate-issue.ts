@@ -1,0 +1,93 @@
+// Counts the issue-cost terms of model/issue-cost.ts on the emulator's trace:
+// runs mmbench.elf on a calibration shape per code class with the TPU's
+// command records, the PERF_CTRL writes and the DONE reads logged, aligns the
+// model's PUSH sequence with the trace's, and for each code path takes the
+// fewest clocks seen from the previous PUSH where the CPU did not poll
+// (issue), from the previous PUSH to the first DONE read (firstRead) and from
+// the read that sees the awaited command done to the PUSH (afterRead).
+// Writes model/issue-terms.ts (re-run it whenever the kernels change):
+//   make -C firmware-c -j2 && npx tsx scripts/calibrate-issue.ts
+
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runMatmulOnEmulator } from '../model/run.ts';
+import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/issue-cost.ts';
+import { VARIANT } from '../model/format.ts';
+import type { MatmulShape } from '../model/analytic.ts';
+import type { CommandRecord } from '../periph/tpu.ts';
+
+const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms.ts');
+const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
+/** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
+const SHAPES: Record<string, MatmulShape[]> = {
+  tiled: [{ m: 1, k: 8, n: 8 }, { m: 24, k: 64, n: 40 }, { m: 24, k: 8, n: 40 }, { m: 8, k: 8, n: 40 }, { m: 136, k: 512, n: 16 }, { m: 136, k: 512, n: 24 }, { m: 264, k: 256, n: 8 }],
+  // Panels: partial and full chunks, more chunks than ring buffers (K = 512: one tile each).
+  panel: [{ m: 1, k: 8, n: 8 }, { m: 4, k: 64, n: 136 }, { m: 8, k: 8, n: 40 }, { m: 8, k: 512, n: 128 }, { m: 8, k: 8, n: 512 }],
+  // Streams: one and several row groups, with one and several chunks, more chunks than ring buffers.
+  stream: [{ m: 1, k: 8, n: 8 }, { m: 8, k: 512, n: 96 }, { m: 8, k: 64, n: 136 }, { m: 24, k: 64, n: 136 }, { m: 16, k: 8, n: 64 }, { m: 16, k: 512, n: 96 }, { m: 8, k: 8, n: 40 }],
+};
+const KIND_BIT: Record<string, number> = { tiled: 0, panel: VARIANT.PANEL, stream: VARIANT.STREAM };
+const UNITS = ['DMA', 'MXU', 'VPU'];
+/** tpu_regs.h TPU_UNIT_DONE: a unit's DONE register, in each unit's 0x100-byte block. */
+const DONE_OFFSET = 0x24;
+
+function trace(sh: MatmulShape, variant: number) {
+  let records: CommandRecord[] = [];
+  const perf: number[] = [], doneReads: number[] = [];
+  runMatmulOnEmulator(sh, variant, {
+    onMachine: (m) => {
+      m.tpu.records = records;
+      const write = m.tpu.write.bind(m.tpu);
+      m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+      const read = m.tpu.read.bind(m.tpu);
+      m.tpu.read = (off, clock) => { if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
+    },
+  });
+  records = records.slice().sort((a, b) => a.pushClock - b.pushClock);
+  return { records, start: perf[0], stop: perf[1], doneReads };
+}
+
+const table: Record<string, Record<string, [number, number, number]>> = {};
+for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
+  const v = base | KIND_BIT[kind];
+  const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number, number]> = {};
+  for (const sh of SHAPES[kind]) {
+    if (matmulProgramKind(sh, v) !== kind) throw new Error(`calibration shape ${sh.m}x${sh.k}x${sh.n} does not take the ${kind} kernel`);
+    const t = trace(sh, v);
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }));
+    k.s.pollLog = [];
+    matmulProgram(k, sh, v);
+    if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
+    const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
+    k.paths.forEach((path, i) => {
+      const at = (i < t.records.length ? t.records[i].pushClock : t.stop) - k.extras[i];
+      const prevAt = i === 0 ? t.start : t.records[i - 1].pushClock;
+      const prev = prevAt;
+      const reads = t.doneReads.filter((r) => r > prevAt && r < at + k.extras[i]);
+      const cur = terms[path] ?? [Infinity, Infinity, Infinity];
+      if (!k.s.pollLog![i].length || !reads.length) cur[0] = Math.min(cur[0], at - prev);
+      if (k.s.pollLog![i].length && reads.length) {
+        // The read that sees the last awaited command done ends the poll that binds.
+        const end = Math.max(...k.s.pollLog![i].map((p) => byUnit[p.unit][p.ticket - 1].endClock));
+        const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
+        // The extra work sits after the poll in the serial variant, before it in the others (KernelCpu.push).
+        cur[1] = Math.min(cur[1], reads[0] - prev - (k.serial ? 0 : k.extras[i]));
+        cur[2] = Math.min(cur[2], at + (k.serial ? 0 : k.extras[i]) - seeing);
+      }
+      terms[path] = cur;
+    });
+  }
+  // A path seen only polling: without a poll it costs its first read and the rest (a read is 7 clocks of it).
+  for (const p of Object.keys(terms)) {
+    const t = terms[p];
+    if (t[1] === Infinity) { t[1] = t[0]; t[2] = 0; }
+    if (t[0] === Infinity) t[0] = t[1] + t[2];
+  }
+  table[cls] = terms;
+}
+writeFileSync(TERMS_FILE, `// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
+// (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
+// PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
+export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
+console.log(`wrote ${TERMS_FILE}`);
