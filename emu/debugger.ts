@@ -564,7 +564,7 @@ export class Debugger {
   /** A code address: a symbol, number or symbol+offset in the BRAM, word-aligned. */
   private codeLocation(text: string, cmd: string): number {
     const addr = this.evaluate(text, cmd);
-    if (addr >= this.machine.cpu.ramSize) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program RAM (0x00000000..0x${hex8(this.machine.cpu.ramSize - 1)})`);
+    if (addr >= this.machine.cpu.ramSize) throw new DebugError(`${cmd}: 0x${hex8(addr)} is not in the program ${this.machine.board.map[0].name} (0x00000000..0x${hex8(this.machine.cpu.ramSize - 1)})`);
     if (addr & this.insnAlign) {
       throw new DebugError(`${cmd}: 0x${hex8(addr)} is not ${this.insnAlign === 1 ? 'halfword' : 'word'}-aligned (instructions are ${this.insnAlign === 1 ? '2 or 4' : '4'} bytes)`);
     }
@@ -727,7 +727,7 @@ export class Debugger {
 
   private examineCpu(addr: number, count: number, fmt: string, size: number): number {
     if (fmt === 'i') {
-      if (!this.isCode(addr)) throw new DebugError(`x/i: 0x${hex8(addr)} is not an instruction address in the program BRAM`);
+      if (!this.isCode(addr)) throw new DebugError(`x/i: 0x${hex8(addr)} is not an instruction address in the program ${this.machine.board.map[0].name}`);
       let a = addr;
       for (let i = 0; i < count && a < this.machine.cpu.ramSize; i++) {
         this.say(this.disasLine(a));
