@@ -16,7 +16,7 @@
 import { EXIT } from './exit-status.ts';
 import { StopReason } from './cpu.ts';
 import type { Machine, RunResult } from './machine.ts';
-import { stepObserved, type RunObserver } from './observer.ts';
+import { stepObserved, type RunObserver } from './observe/observer.ts';
 import { Stepper } from './stepper.ts';
 
 export const SLICE_CLOCKS = 1 << 24;

@@ -27,7 +27,7 @@ import { defaultConfig } from '../emu/config.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { INSNS } from '../emu/isa.ts';
-import { GDB_HOST, serveGdb } from '../emu/gdb-server.ts';
+import { GDB_HOST, serveGdb } from '../emu/debug/gdb-server.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 import { AdderModelError, loadAdder, solveOnTpu, ADDER_MODEL } from '../model/addition-run.ts';
 import { HEADER_FIELDS, LAYER_FIELDS, readModel } from '../model/format.ts';

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/gdb-server.ts';
+import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/debug/gdb-server.ts';
 import { Machine } from '../emu/machine.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';

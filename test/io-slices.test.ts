@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StopReason } from '../emu/cpu.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
-import { runObserved } from '../emu/observer.ts';
-import { Profiler } from '../emu/profiler.ts';
-import { TimelineWriter } from '../emu/timeline.ts';
-import { TraceWriter } from '../emu/trace.ts';
-import { VcdWriter } from '../emu/vcd.ts';
+import { runObserved } from '../emu/observe/observer.ts';
+import { Profiler } from '../emu/observe/profiler.ts';
+import { TimelineWriter } from '../emu/observe/timeline.ts';
+import { TraceWriter } from '../emu/observe/trace.ts';
+import { VcdWriter } from '../emu/observe/vcd.ts';
 import { hasToolchain } from '../toolchain/toolchain.ts';
 import { elfPath } from './helpers/cli-process.ts';
 

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Machine } from '../emu/machine.ts';
-import { serveGdb } from '../emu/gdb-server.ts';
+import { serveGdb } from '../emu/debug/gdb-server.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ELF = join(root, 'build', 'fw', 'seed', 'dma_roundtrip.elf');

@@ -14,7 +14,7 @@ import { ABI_NAMES } from '../emu/isa.ts';
 import { Machine } from '../emu/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK, trapClocks } from '../emu/timing.ts';
-import { TRACE_HEADER } from '../emu/trace.ts';
+import { TRACE_HEADER } from '../emu/observe/trace.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 
 const FW = 'build/fw';

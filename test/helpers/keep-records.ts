@@ -4,7 +4,7 @@
 // end. List it last, so the other observers finish on the lists they read.
 
 import type { Machine } from '../../emu/machine.ts';
-import type { RunObserver } from '../../emu/observer.ts';
+import type { RunObserver } from '../../emu/observe/observer.ts';
 import type { CommandRecord } from '../../periph/tpu.ts';
 
 type Stall = NonNullable<Machine['tpu']['stallRecords']>[number];

@@ -6,8 +6,8 @@
 // records (tpu.records, tpu.stallRecords) are emptied every RECORD_WINDOW
 // records, after each observer has taken what it needs (releaseTpuRecords).
 
-import type { Machine, RunResult } from './machine.ts';
-import { Stepper, type StepInfo } from './stepper.ts';
+import type { Machine, RunResult } from '../machine.ts';
+import { Stepper, type StepInfo } from '../stepper.ts';
 
 export interface RunObserver {
   /** After every instruction that executed (a trapping one included, with clockAfter = clockBefore). */

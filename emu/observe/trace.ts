@@ -39,13 +39,13 @@
 // Lines are buffered and written in 64 KiB chunks, never held whole in memory;
 // the file is put in place when the run ends (emu/output-file.ts).
 
-import { ConfigError } from './config.ts';
-import { StopReason, TRAP_TEXT } from './cpu.ts';
-import { disassemble, objdumpNamer, type SymbolNamer } from './disasm.ts';
-import { ABI_NAMES, expandCompressed, INSNS, matchInsn, rdOf } from './isa.ts';
-import type { Machine, RunResult } from './machine.ts';
+import { ConfigError } from '../config.ts';
+import { StopReason, TRAP_TEXT } from '../cpu.ts';
+import { disassemble, objdumpNamer, type SymbolNamer } from '../disasm.ts';
+import { ABI_NAMES, expandCompressed, INSNS, matchInsn, rdOf } from '../isa.ts';
+import type { Machine, RunResult } from '../machine.ts';
 import type { RunObserver } from './observer.ts';
-import type { StepInfo } from './stepper.ts';
+import type { StepInfo } from '../stepper.ts';
 import { OutputFile } from './output-file.ts';
 /** Columns before the instruction: `     CLOCK 0xPC (0xWORD) `. */
 const PREFIX_WIDTH = 10 + 1 + 10 + 1 + 12 + 1;

@@ -3,9 +3,9 @@
 // through periph/regs.ts — one decoding shared by both views, so neither can
 // drift from the register map the firmware and the TPU use.
 
-import { UNIT_NAMES } from '../periph/counters.ts';
-import { STATUS_FIELD, TOKEN_FIELD, unpackField } from '../periph/regs.ts';
-import { unitStatus, type Tpu } from '../periph/tpu.ts';
+import { UNIT_NAMES } from '../../periph/counters.ts';
+import { STATUS_FIELD, TOKEN_FIELD, unpackField } from '../../periph/regs.ts';
+import { unitStatus, type Tpu } from '../../periph/tpu.ts';
 
 type Unit = Tpu['units'][number];
 

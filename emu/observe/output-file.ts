@@ -8,7 +8,7 @@
 
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { sleepMs } from './console-input.ts';
+import { sleepMs } from '../console-input.ts';
 
 /** An output file cannot be created or written: one line, exit status 165 (docs/hardware.md §7). */
 export class OutputError extends Error {}

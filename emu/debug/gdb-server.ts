@@ -41,15 +41,15 @@
 // the socket, so a 0x03 byte stops a running continue.
 
 import { createServer, type Server, type Socket } from 'node:net';
-import { StopReason } from './cpu.ts';
-import { describeStop, hex8, type Machine, type RunResult } from './machine.ts';
-import { Stepper } from './stepper.ts';
+import { StopReason } from '../cpu.ts';
+import { describeStop, hex8, type Machine, type RunResult } from '../machine.ts';
+import { Stepper } from '../stepper.ts';
 import { unitView, waitToken } from './tpu-view.ts';
-import { formatReport } from '../periph/counters.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
-import { describeError } from '../periph/tpu.ts';
-import { seedStatusLines } from './seed-status.ts';
-import { expandCompressed } from './isa.ts';
+import { formatReport } from '../../periph/counters.ts';
+import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
+import { describeError } from '../../periph/tpu.ts';
+import { seedStatusLines } from '../seed-status.ts';
+import { expandCompressed } from '../isa.ts';
 
 /** The only address the server listens on. */
 export const GDB_HOST = '127.0.0.1';

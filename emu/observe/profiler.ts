@@ -20,16 +20,16 @@
 // and intersected with the busy intervals in batches, never later than the
 // TPU's clock, so memory stays bounded whatever the run's length.
 
-import { BRAM_SIZE, TPU_BASE } from './bus.ts';
-import type { ElfSymbol, SymbolTable } from './elf.ts';
-import { StopReason, TrapKind } from './cpu.ts';
-import type { Machine, RunResult } from './machine.ts';
+import { BRAM_SIZE, TPU_BASE } from '../bus.ts';
+import type { ElfSymbol, SymbolTable } from '../elf.ts';
+import { StopReason, TrapKind } from '../cpu.ts';
+import type { Machine, RunResult } from '../machine.ts';
 import type { RunObserver } from './observer.ts';
-import type { StepInfo } from './stepper.ts';
-import { expandCompressed } from './isa.ts';
-import { storeAccessOffset } from './timing.ts';
-import { UNIT_NAMES, type CounterSnapshot } from '../periph/counters.ts';
-import { GLOBAL } from '../periph/regs.ts';
+import type { StepInfo } from '../stepper.ts';
+import { expandCompressed } from '../isa.ts';
+import { storeAccessOffset } from '../timing.ts';
+import { UNIT_NAMES, type CounterSnapshot } from '../../periph/counters.ts';
+import { GLOBAL } from '../../periph/regs.ts';
 import { OutputFile } from './output-file.ts';
 
 // ---- pc → function ----

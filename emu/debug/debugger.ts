@@ -10,18 +10,18 @@
 // printed and everything can still be inspected.
 
 import { createInterface } from 'node:readline';
-import { buildMachine, type BoardArgs } from './board-options.ts';
-import { regionOf, TPU_BASE } from './bus.ts';
-import { seedStatusLines } from './seed-status.ts';
-import { disassemble } from './disasm.ts';
-import { type ElfSymbol } from './elf.ts';
-import { ABI_NAMES, expandCompressed, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
-import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from './machine.ts';
-import { Stepper } from './stepper.ts';
+import { buildMachine, type BoardArgs } from '../board-options.ts';
+import { regionOf, TPU_BASE } from '../bus.ts';
+import { seedStatusLines } from '../seed-status.ts';
+import { disassemble } from '../disasm.ts';
+import { type ElfSymbol } from '../elf.ts';
+import { ABI_NAMES, expandCompressed, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from '../isa.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, hex8, Machine, type RunResult } from '../machine.ts';
+import { Stepper } from '../stepper.ts';
 import { tokenUnmet, unitView, waitToken } from './tpu-view.ts';
-import { formatReport, type Counters } from '../periph/counters.ts';
-import { GLOBAL } from '../periph/regs.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+import { formatReport, type Counters } from '../../periph/counters.ts';
+import { GLOBAL } from '../../periph/regs.ts';
+import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 
 // ---------------------------------------------------------------------------
 // Command line

@@ -20,13 +20,13 @@
 // commands have been read (a running command's start is read from the unit),
 // so the changes are buffered and written up to that clock in batches.
 
-import type { Machine, RunResult } from './machine.ts';
+import type { Machine, RunResult } from '../machine.ts';
 import { OutputFile } from './output-file.ts';
 import type { RunObserver } from './observer.ts';
 import { expandedWord, FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
-import type { StepInfo } from './stepper.ts';
-import { storeAccessOffset } from './timing.ts';
-import { UNIT_NAMES } from '../periph/counters.ts';
+import type { StepInfo } from '../stepper.ts';
+import { storeAccessOffset } from '../timing.ts';
+import { UNIT_NAMES } from '../../periph/counters.ts';
 
 /** Buffered synchronous text output to a file (flushed in 64 KiB pieces; complete or untouched, emu/output-file.ts). */
 export class TextSink extends OutputFile {

@@ -16,13 +16,13 @@
 // On each track the events are written in time order. A run a signal
 // interrupted ends with a global instant event "run interrupted (SIGINT)".
 
-import type { Machine, RunResult } from './machine.ts';
+import type { Machine, RunResult } from '../machine.ts';
 import type { RunObserver } from './observer.ts';
 import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts';
-import type { StepInfo } from './stepper.ts';
+import type { StepInfo } from '../stepper.ts';
 import { TextSink, type TraceFileOptions } from './vcd.ts';
-import { UNIT_NAMES } from '../periph/counters.ts';
-import type { CommandRecord, TpuError } from '../periph/tpu.ts';
+import { UNIT_NAMES } from '../../periph/counters.ts';
+import type { CommandRecord, TpuError } from '../../periph/tpu.ts';
 
 export const TID = { CPU: 1, STALL: 2, PERF: 3, DMA: 4, MXU: 5, VPU: 6 } as const;
 const PID = 1;
