@@ -27,6 +27,6 @@ if (builtAndFresh()) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ main } = await import('../emu/cli.ts'));
+  ({ main } = await import('../cli/main.ts'));
 }
 process.exitCode = await main(process.argv.slice(2));

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BRAM_SIZE } from '../emu/bus.ts';
-import { main } from '../emu/cli.ts';
+import { main } from '../cli/main.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../emu/cli.ts';
+import { main } from '../cli/main.ts';
 import { Machine } from '../emu/machine.ts';
 import { BOARDS } from '../emu/boards.ts';
 import { EXIT } from '../emu/exit-status.ts';

@@ -10,7 +10,7 @@
 // printed and everything can still be inspected.
 
 import { createInterface } from 'node:readline';
-import { buildMachine, type BoardArgs } from '../board-options.ts';
+import { buildMachine, type BoardArgs } from '../../cli/board-options.ts';
 import { regionOf, TPU_BASE } from '../bus.ts';
 import { seedStatusLines } from '../seed-status.ts';
 import { disassemble } from '../disasm.ts';

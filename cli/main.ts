@@ -6,29 +6,29 @@
 import { existsSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { ConfigError } from './config.ts';
-import { ElfError } from './elf.ts';
-import { EXIT, exitStatusText } from './exit-status.ts';
-import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from './machine.ts';
+import { ConfigError } from '../emu/config.ts';
+import { ElfError } from '../emu/elf.ts';
+import { EXIT, exitStatusText } from '../emu/exit-status.ts';
+import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
 import { formatReport } from '../periph/counters.ts';
 import { KEPT_RECORDS } from '../periph/tpu.ts';
-import type { RunObserver } from './observe/observer.ts';
+import type { RunObserver } from '../emu/observe/observer.ts';
 import {
   checkDistinctOutputs, checkOutputDirectory, discardAllOutputs, errnoText, OutputError, OutputFile, outputErrorOf, writeFully,
-} from './observe/output-file.ts';
-import { InputReadError } from './console-input.ts';
+} from '../emu/observe/output-file.ts';
+import { InputReadError } from '../emu/console-input.ts';
 import { RunControl, runSliced, SIGNAL_STATUS } from './run-control.ts';
 import { VARIANT_ALL } from '../model/format.ts';
-import { TraceWriter } from './observe/trace.ts';
-import { Profiler } from './observe/profiler.ts';
-import { TimelineWriter } from './observe/timeline.ts';
-import { DEFAULT_TRACE_LIMIT, VcdWriter } from './observe/vcd.ts';
+import { TraceWriter } from '../emu/observe/trace.ts';
+import { Profiler } from '../emu/observe/profiler.ts';
+import { TimelineWriter } from '../emu/observe/timeline.ts';
+import { DEFAULT_TRACE_LIMIT, VcdWriter } from '../emu/observe/vcd.ts';
 // The debugger and the GDB server load when their command runs (emu/cli.ts start-up stays small).
-import type { DebugOptions } from './debug/debugger.ts';
+import type { DebugOptions } from '../emu/debug/debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
-import { maxCyclesOption, RUN_EXITS } from './cli-options.ts';
-import { formatSeedReport, seedReportFields } from './seed-status.ts';
-import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from './bench.ts';
+import { maxCyclesOption, RUN_EXITS } from './options.ts';
+import { formatSeedReport, seedReportFields } from '../emu/seed-status.ts';
+import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from '../emu/bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, AdderModelError, MAX_EVAL_PROBLEMS, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
@@ -395,7 +395,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
         .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop (SIGXCPU) at this clock (a positive integer); default: never' }),
       async (args) => {
-        const { GdbServerError, serveGdb } = await import('./debug/gdb-server.ts');
+        const { GdbServerError, serveGdb } = await import('../emu/debug/gdb-server.ts');
         const machine = buildMachine({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] });
         // The guest's console reader gone: end the session quietly, as the other commands do (141).
         machine.bus.console.setSink((bytes) => {
@@ -412,7 +412,7 @@ export async function main(argv: string[]): Promise<number> {
       (y) => boardOptions(y)
         .option('max-cycles', { type: 'string', default: DEFAULT_MAX_CYCLES, coerce: maxCyclesOption, describe: 'the program stops (cycle limit) at this clock (a positive integer)' }),
       async (args) => {
-        const { debugCommand } = await import('./debug/debugger.ts');
+        const { debugCommand } = await import('../emu/debug/debugger.ts');
         status = await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions);
       },
     )

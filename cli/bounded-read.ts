@@ -4,7 +4,7 @@
 // regular file's size is known from fstat and refused before any read.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { sleepMs } from './console-input.ts';
+import { sleepMs } from '../emu/console-input.ts';
 
 /** Why a bounded read failed: 'too-big' (more than the limit), or the errno code. */
 export class BoundedReadError extends Error {

@@ -13,11 +13,11 @@
 // While the guest waits for console input that has not arrived, the signal is
 // seen once the input arrives or ends.
 
-import { EXIT } from './exit-status.ts';
-import { StopReason } from './cpu.ts';
-import type { Machine, RunResult } from './machine.ts';
-import { stepObserved, type RunObserver } from './observe/observer.ts';
-import { Stepper } from './stepper.ts';
+import { EXIT } from '../emu/exit-status.ts';
+import { StopReason } from '../emu/cpu.ts';
+import type { Machine, RunResult } from '../emu/machine.ts';
+import { stepObserved, type RunObserver } from '../emu/observe/observer.ts';
+import { Stepper } from '../emu/stepper.ts';
 
 export const SLICE_CLOCKS = 1 << 24;
 export const SLICE_STEPS = 1 << 13;
