@@ -28,14 +28,14 @@ import type { DebugOptions } from '../emu/debug/debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { maxCyclesOption, RUN_EXITS } from './options.ts';
 import { formatSeedReport, seedReportFields } from '../emu/seed-status.ts';
-import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from '../emu/bench.ts';
+import { benchJson, BenchUsageError, formatBench, parseShape, runBench, type BenchOptions } from '../study/bench.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, AdderModelError, MAX_EVAL_PROBLEMS, DemoInputError, demoProblem, evalAgrees, evalJson, EvalUsageError, formatDemo,
   formatEval, freshSeed, loadAdder, randomProblem, runDemo, runEval, shownPath,
-} from '../model/addition-run.ts';
-import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../scripts/sweep/sweep.ts';
-import { SWEEP_ELFS } from '../scripts/sweep/runs.ts';
+} from '../study/addition-run.ts';
+import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../study/sweep/sweep.ts';
+import { SWEEP_ELFS } from '../study/sweep/runs.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 
 function say(msg: string): void {

@@ -18,10 +18,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { BASE_DIMS, RANDOM_SEED } from '../emu/bench.ts';
+import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
-import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../model/addition-run.ts';
+import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
 import { VARIANT, type Job } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';

@@ -41,7 +41,7 @@ const builtinsByRequire = {
 const result = await build({
   plugins: [builtinsByRequire],
   absWorkingDir: root,
-  entryPoints: { cli: 'cli/main.ts', 'sweep-worker': 'scripts/sweep/worker.ts' },
+  entryPoints: { cli: 'cli/main.ts', 'sweep-worker': 'study/sweep/worker.ts' },
   outdir,
   outExtension: { '.js': '.mjs' },
   entryNames: '[name]',

@@ -20,7 +20,7 @@ import {
 import {
   ADDER_MODEL, ADDER_VARIANT, adderJob, AdderModelError, demoProblem, digitsRight, evalAgrees, formatEval, loadAdder,
   randomProblem, runEval, sameLogits, solveGolden, solveOnTpu, type Solution,
-} from '../model/addition-run.ts';
+} from '../study/addition-run.ts';
 import { buildBlob, headerOffset, MODEL_VERSION, readModel, type ModelDims } from '../model/format.ts';
 import { randomModel } from '../model/random.ts';
 import { mulberry32 } from './helpers/rng.ts';

@@ -17,7 +17,7 @@ import { disassemble } from '../emu/disasm.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { Machine } from '../emu/machine.ts';
-import { AdderModelError, loadAdder } from '../model/addition-run.ts';
+import { AdderModelError, loadAdder } from '../study/addition-run.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 import { skipWhenMissing } from './helpers/require.ts';
 import { mulberry32 } from './helpers/rng.ts';

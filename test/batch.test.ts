@@ -11,7 +11,7 @@ import { predict, predictDecodeStep } from '../model/analytic.ts';
 import { buildBlob, headerOffset, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
-import { SPAD32_ELFS } from '../scripts/sweep/runs.ts';
+import { SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 import { expectGolden, expectPredicted } from './helpers/model-checks.ts';
 

@@ -3,7 +3,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { benchJson, EXPERIMENTS, formatBench, predictionError, RANDOM_SEED, runBench, summarize, summaryTable } from '../emu/bench.ts';
+import { benchJson, EXPERIMENTS, formatBench, predictionError, RANDOM_SEED, runBench, summarize, summaryTable } from '../study/bench.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { predictMatmul } from '../model/analytic.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';

@@ -29,7 +29,7 @@ import { EXIT } from '../emu/exit-status.ts';
 import { INSNS } from '../emu/isa.ts';
 import { GDB_HOST, serveGdb } from '../emu/debug/gdb-server.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
-import { AdderModelError, loadAdder, solveOnTpu, ADDER_MODEL } from '../model/addition-run.ts';
+import { AdderModelError, loadAdder, solveOnTpu, ADDER_MODEL } from '../study/addition-run.ts';
 import { HEADER_FIELDS, LAYER_FIELDS, readModel } from '../model/format.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import { UNITS } from '../periph/regs.ts';

@@ -10,7 +10,7 @@ import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, udivsi3Clocks } from
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { predictionError } from '../emu/bench.ts';
+import { predictionError } from '../study/bench.ts';
 
 const DRAWS = 8;
 /** The largest error the model may make on a random shape (issue #16). */

@@ -7,13 +7,13 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BASE_DIMS } from '../emu/bench.ts';
+import { BASE_DIMS } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { predictMatmul } from '../model/analytic.ts';
 import type { Job, ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError, runMatmulOnEmulator, runOnEmulator, type EmulatorRun } from '../model/run.ts';
-import { MXU16_ELFS } from '../scripts/sweep/runs.ts';
+import { MXU16_ELFS } from '../study/sweep/runs.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 import { expectGolden, expectPredicted } from './helpers/model-checks.ts';
 

@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readRecords, fingerprint, sweep } from '../scripts/sweep/engine.ts';
-import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../scripts/sweep/experiments.ts';
-import { plotSvg } from '../scripts/sweep/plot.ts';
-import { runSweep } from '../scripts/sweep/sweep.ts';
-import { configFor, firmwareFor, MXU16_ELFS, RV32IM_ELFS, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../scripts/sweep/runs.ts';
+import { readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
+import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../study/sweep/experiments.ts';
+import { plotSvg } from '../study/sweep/plot.ts';
+import { runSweep } from '../study/sweep/sweep.ts';
+import { configFor, firmwareFor, MXU16_ELFS, RV32IM_ELFS, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
 import { BEST_VARIANT } from '../model/format.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 

@@ -11,7 +11,7 @@
 //    a roof, not a forecast — the distance from it to the measured run is the
 //    CPU's issue cost and the pipeline's bubbles, which the study reads off.
 
-import { BASE_DIMS } from '../../emu/bench.ts';
+import { BASE_DIMS } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';

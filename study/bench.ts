@@ -7,7 +7,7 @@
 // runBench() runs, summarize() derives the comparisons, formatBench() prints;
 // the CLI (emu/cli.ts) only parses options and chooses text or JSON.
 
-import { defaultConfig } from './config.ts';
+import { defaultConfig } from '../emu/config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';

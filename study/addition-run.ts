@@ -11,17 +11,17 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { variantName } from '../emu/bench.ts';
+import { variantName } from './bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import {
   decodeAnswer, DECODE_STEPS, DIGITS, encodeAnswer, encodePrompt, HELD_OUT_SEED, heldOutStream, fullWidthProblem,
   parseProblem, PROMPT_LEN, problemKey, SUM_DIGITS, sumOf, TOKEN, VOCAB, type Problem,
-} from './addition.ts';
-import { BEST_VARIANT, LayoutError, planLayout, readModel, type Job, type Model } from './format.ts';
-import { runGolden } from './golden.ts';
-import { mulberry32 } from './random.ts';
-import { runOnEmulator, type EmulatorRun, type RunOptions } from './run.ts';
+} from '../model/addition.ts';
+import { BEST_VARIANT, LayoutError, planLayout, readModel, type Job, type Model } from '../model/format.ts';
+import { runGolden } from '../model/golden.ts';
+import { mulberry32 } from '../model/random.ts';
+import { runOnEmulator, type EmulatorRun, type RunOptions } from '../model/run.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The trained model blob, written by scripts/train.ts. */
