@@ -6,28 +6,14 @@
 import type { BusTiming } from './config.ts';
 import { Console, CONSOLE_BASE, CONSOLE_SIZE } from './console.ts';
 import { Sram, SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+import type { MmioDevice, SramSharer } from '../periph/mmio.ts';
+
+export type { MmioDevice, SramSharer };
 
 export const BRAM_BASE = 0x0000_0000;
 export const BRAM_SIZE = 64 * 1024;
 export const TPU_BASE = 0x2000_0000;
 export const TPU_SIZE = 0x1000;
-
-/** A register block behind the AXI4-Lite interconnect. */
-export interface MmioDevice {
-  /** False for offsets that hold no register: the access is a bus error. */
-  isRegister(offset: number): boolean;
-  /** `clock` is the clock the request reaches the device. */
-  read(offset: number, clock: number): number;
-  write(offset: number, value: number, wstrb: number, clock: number): void;
-  /** Wait clocks beyond the interconnect's own that the last access took (a stalled PUSH). */
-  extraWait?(): number;
-}
-
-/** Who else uses the SRAM bus: told of every CPU SRAM access before it happens. */
-export interface SramSharer {
-  /** The CPU's request reached the bridge at `clock`; the bus is the CPU's from sram.cpuFrom. */
-  cpuSramAccess(clock: number, busClocks: number): void;
-}
 
 export class Bus {
   /** The firmware RAM at 0 (the board's size; the CPU reads and writes it directly). */

@@ -1,5 +1,11 @@
 // Platform configuration: the knobs PLATFORM.md marks *(config)*, named the way
 // PicoRV32 names its parameters, so a reader can map each one to the RTL.
+// The TPU's and the bus's parts are periph/config.ts's; this composes them
+// with the CPU's.
+
+import type { BusTiming, TpuConfig } from '../periph/config.ts';
+
+export type { BusTiming, TpuConfig };
 
 export interface CpuFeatures {
   /** Single-cycle barrel shifter instead of the 4-then-1 two-stage shifter. */
@@ -29,36 +35,6 @@ export interface CpuBusOptions {
   memInterface: MemInterface;
   /** PicoRV32's STACKADDR: sp at reset (undefined: PicoRV32's default, sp not set). */
   stackAddr?: number;
-}
-
-export interface BusTiming {
-  /** Wait clocks an AXI4-Lite access to the console/sim-control block adds. */
-  consoleWait: number;
-  /** Wait clocks an AXI4-Lite access to the TPU register block adds. */
-  tpuWait: number;
-  /** Wait clocks of the AXI bridge in front of the external SRAM. */
-  sramBridgeWait: number;
-  /** SRAM clocks per byte read (IS61WV5128 at 12 MHz). */
-  sramReadClocksPerByte: number;
-  /** SRAM clocks per byte written (WE pulsed on the falling edge). */
-  sramWriteClocksPerByte: number;
-}
-
-export interface TpuConfig {
-  /** Command FIFO depth of each unit (commands waiting, not counting the running one). */
-  queueDepth: number;
-  /** Scratchpad size in KiB (at most 64: addresses are 16-bit fields). */
-  spadKiB: number;
-  /** Scratchpad region size in KiB; each region has one read and one write port. */
-  regionKiB: number;
-  /** MXU array dimension D: 8 as built; 16 is the MXU-size what-if (hardware.md §5.5). */
-  mxuDim: number;
-  /** Fixed clocks at the start of every DMA command (descriptor decode, address setup). */
-  dmaSetup: number;
-  /** Fixed issue clocks at the start of every MXU command. */
-  mxuSetup: number;
-  /** Fixed clocks at the start of every VPU command. */
-  vpuSetup: number;
 }
 
 export interface PlatformConfig {

@@ -9,7 +9,7 @@
 // a STORE reads the scratchpad byte in the first clock and writes the SRAM byte
 // in that clock.
 
-import type { BusTiming, TpuConfig } from '../emu/config.ts';
+import type { BusTiming, TpuConfig } from './config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
 import { bits, blockEnd, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';

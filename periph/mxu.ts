@@ -27,7 +27,7 @@
 // else wrote it, and multiplies whole k-blocks at once (see the class).
 // Sums wrap mod 2^32 in both, so the order of the additions does not matter.
 
-import type { TpuConfig } from '../emu/config.ts';
+import type { TpuConfig } from './config.ts';
 import type { MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {

@@ -2,7 +2,7 @@
 // byte and writes 2 (WE is pulsed on the falling edge), for the CPU window and
 // the DMA alike.
 
-import type { BusTiming } from '../emu/config.ts';
+import type { BusTiming } from './config.ts';
 
 export const SRAM_BASE = 0x4000_0000;
 export const SRAM_SIZE = 512 * 1024;

@@ -21,8 +21,8 @@
 //    that keeps reading DONE or STATUS DEADLOCK_POLL_CLOCKS after that, with
 //    no PUSH, is polling a TPU that cannot move, and the machine stops (163).
 
-import type { PlatformConfig } from '../emu/config.ts';
-import type { MmioDevice, SramSharer } from '../emu/bus.ts';
+import type { TpuPlatform } from './config.ts';
+import type { MmioDevice, SramSharer } from './mmio.ts';
 import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
@@ -160,7 +160,7 @@ export class Tpu implements MmioDevice, SramSharer {
   private stuckReads = 0;
 
   constructor(
-    private readonly cfg: PlatformConfig,
+    private readonly cfg: TpuPlatform,
     private readonly sram: Sram,
     readonly reference: boolean,
     private readonly strict: boolean,

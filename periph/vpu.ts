@@ -22,7 +22,7 @@
 // so no other element shares a written byte). The last data clock is the
 // command's last clock. Busy clocks = vpuSetup + ROWS * ceil(COLS / 8).
 
-import type { TpuConfig } from '../emu/config.ts';
+import type { TpuConfig } from './config.ts';
 import { ERR, UNIT_BY_NAME, opcode, type ArgField } from './regs.ts';
 import {
   bits, blockEnd, getInt4, regionMask, rshift, sat4, setInt4,

@@ -1,0 +1,21 @@
+// The interfaces a peripheral offers the CPU's bus (emu/bus.ts): a register
+// block behind the AXI4-Lite interconnect, and a sharer of the SRAM bus. They
+// live here, with the devices that implement them, so periph/ imports nothing
+// from emu/.
+
+/** A register block behind the AXI4-Lite interconnect. */
+export interface MmioDevice {
+  /** False for offsets that hold no register: the access is a bus error. */
+  isRegister(offset: number): boolean;
+  /** `clock` is the clock the request reaches the device. */
+  read(offset: number, clock: number): number;
+  write(offset: number, value: number, wstrb: number, clock: number): void;
+  /** Wait clocks beyond the interconnect's own that the last access took (a stalled PUSH). */
+  extraWait?(): number;
+}
+
+/** Who else uses the SRAM bus: told of every CPU SRAM access before it happens. */
+export interface SramSharer {
+  /** The CPU's request reached the bridge at `clock`; the bus is the CPU's from sram.cpuFrom. */
+  cpuSramAccess(clock: number, busClocks: number): void;
+}
