@@ -23,7 +23,7 @@ import { TraceWriter } from '../emu/observe/trace.ts';
 import { Profiler } from '../emu/observe/profiler.ts';
 import { TimelineWriter } from '../emu/observe/timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from '../emu/observe/vcd.ts';
-// The debugger and the GDB server load when their command runs (emu/cli.ts start-up stays small).
+// The debugger and the GDB server load when their command runs (cli/main.ts start-up stays small).
 import type { DebugOptions } from '../emu/debug/debugger.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { maxCyclesOption, RUN_EXITS } from './options.ts';
@@ -156,11 +156,11 @@ export async function runCommand(o: RunOptions): Promise<number> {
 
 async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: number, control: RunControl): Promise<number> {
   machine.bus.console.setSink(stdoutSink(machine, control));
-  // Every output file is opened (checked) before the run, and put in place only when it ends (emu/output-file.ts).
+  // Every output file is opened (checked) before the run, and put in place only when it ends (emu/observe/output-file.ts).
   const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
   // --sram-out: the 512 KiB SRAM as it is at the stop, whole or not at all.
   const sramOut = o.sramOut !== undefined ? new OutputFile(o.sramOut, '--sram-out') : null;
-  // Traces, waveforms and the profiler add themselves here (emu/observer.ts).
+  // Traces, waveforms and the profiler add themselves here (emu/observe/observer.ts).
   const observers: RunObserver[] = [];
   if (o.trace !== undefined) observers.push(new TraceWriter(o.trace, machine, traceLimit));
   if (o.vcd !== undefined) observers.push(new VcdWriter(machine, { path: o.vcd, limit: traceLimit, warn: say }));
@@ -232,7 +232,7 @@ function reportJson(r: RunResult): string {
 }
 
 
-// ---- picotpu eval / picotpu demo (model/addition-run.ts) ----
+// ---- picotpu eval / picotpu demo (study/addition-run.ts) ----
 
 /** Builds the firmware when build/fw/model.elf (or another of `elfs`) is missing; false (and a message) when it cannot. */
 function ensureModelElf(elfs: string[] = [MODEL_ELF]): boolean {
@@ -351,7 +351,7 @@ function writeAllSync(fd: number, bytes: Uint8Array): void {
 
 /**
  * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
- * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, emu/run-control.ts).
+ * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, cli/run-control.ts).
  */
 function quietOnClosedPipes(): void {
   for (const stream of [process.stdout, process.stderr]) {
@@ -382,7 +382,7 @@ export async function main(argv: string[]): Promise<number> {
         .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
         .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
         .option('sram-out', { type: 'string', describe: 'write the 512 KiB SRAM as it is at the stop to this file (whole, or not at all)' })
-        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/trace.ts)' })
+        .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/observe/trace.ts)' })
         .epilogue(`${exitStatusText()} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
       async (args) => {
         status = await runCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as RunOptions);

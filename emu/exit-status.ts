@@ -15,7 +15,7 @@ export const EXIT_STATUSES = [
     doc: 'Bad command line or config file, an --input-file that cannot be opened, or an output file that cannot be created or written.',
   },
   { name: 'INTERNAL', value: 166, brief: 'internal error', doc: 'A defect in picotpu itself.' },
-  // The shell's 128 + signal: the run stopped at a slice boundary, its output files finished and marked (emu/run-control.ts).
+  // The shell's 128 + signal: the run stopped at a slice boundary, its output files finished and marked (cli/run-control.ts).
   { name: 'INTERRUPTED', value: 130, brief: 'interrupted (SIGINT)', doc: 'SIGINT: output files are finished and marked as interrupted.' },
   { name: 'STDOUT_CLOSED', value: 141, brief: 'standard output closed', doc: 'Standard output\'s reader went away (EPIPE): the run stops without a word.' },
   { name: 'TERMINATED', value: 143, brief: 'terminated (SIGTERM)', doc: 'SIGTERM: as SIGINT.' },

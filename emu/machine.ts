@@ -56,7 +56,7 @@ export interface RunResult {
   perfWindow: boolean;
   /** Every closed PERF_CTRL window, in order (empty when the firmware closed none). */
   windows: CounterSnapshot[];
-  /** The host signal that stopped an 'interrupted' run (SIGINT, SIGTERM, SIGPIPE: emu/run-control.ts). */
+  /** The host signal that stopped an 'interrupted' run (SIGINT, SIGTERM, SIGPIPE: cli/run-control.ts). */
   signal?: string;
   /** The seed board: its ten counters over the run-pulse..DONE window (or to the stop), else null. */
   seedCounters: SeedCounters | null;

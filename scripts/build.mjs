@@ -1,7 +1,7 @@
 // npm run build: compiles the command line into dist/ with esbuild, so that
 // bin/picotpu.mjs runs JavaScript and transpiles no TypeScript at run time.
-//   dist/cli.mjs           the command line (emu/cli.ts)
-//   dist/sweep-worker.mjs  a sweep worker thread (scripts/sweep/worker.ts)
+//   dist/cli.mjs           the command line (cli/main.ts)
+//   dist/sweep-worker.mjs  a sweep worker thread (study/sweep/worker.ts)
 //   dist/*-HASH.mjs        chunks: code the entries share, and the sub-commands'
 //                          modules, which cli.ts imports only when they run
 //   dist/inputs.json       every source file in the bundle: bin/picotpu.mjs

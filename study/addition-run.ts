@@ -5,7 +5,7 @@
 // `picotpu demo` (one problem, with the PLATFORM.md §7 reports).
 //
 // runEval() / runDemo() run, formatEval() / formatDemo() print, evalJson()
-// is eval's --json document; the CLI (emu/cli.ts) only parses options.
+// is eval's --json document; the CLI (cli/main.ts) only parses options.
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

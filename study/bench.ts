@@ -5,7 +5,7 @@
 // decode), so an experiment's counters are the sum of its windows.
 //
 // runBench() runs, summarize() derives the comparisons, formatBench() prints;
-// the CLI (emu/cli.ts) only parses options and chooses text or JSON.
+// the CLI (cli/main.ts) only parses options and chooses text or JSON.
 
 import { defaultConfig } from '../emu/config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';

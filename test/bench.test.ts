@@ -1,4 +1,4 @@
-// `picotpu bench` (emu/bench.ts): the fast experiments, through the library
+// `picotpu bench` (study/bench.ts): the fast experiments, through the library
 // functions and through the CLI, held to the analytic model.
 
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// `picotpu gdb`: the GDB remote serial protocol server (emu/gdb-server.ts).
+// `picotpu gdb`: the GDB remote serial protocol server (emu/debug/gdb-server.ts).
 //
 // Two parts:
 //  - gdb-multiarch in batch mode debugs firmware-c/examples/gdbdemo.c (built

@@ -2,7 +2,7 @@
 // TPU commands (build/fw/tpu_flood.elf) with --profile, --profile-json,
 // --trace, --vcd and --timeline, and a small --trace-limit so the files stay
 // small. Before the observers released the TPU's command records
-// (emu/observer.ts) every command was kept: 2 M commands took 1.21 GB.
+// (emu/observe/observer.ts) every command was kept: 2 M commands took 1.21 GB.
 
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

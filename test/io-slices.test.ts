@@ -1,7 +1,7 @@
-// What issue #22's fixes must not change: a run in slices (emu/run-control.ts)
+// What issue #22's fixes must not change: a run in slices (cli/run-control.ts)
 // has the clocks of one run, and the observers' files are the same whether the
 // TPU's records are released every few commands or kept to the end
-// (emu/observer.ts). The reference in each case is the run without the fix.
+// (emu/observe/observer.ts). The reference in each case is the run without the fix.
 
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -71,7 +71,7 @@ describe('the 16×16 MXU build', () => {
     expect(pre16.dmaBusy).toBeGreaterThanOrEqual(pre8.dmaBusy * 0.95);
   });
 
-  // The real dims (emu/bench.ts BASE_DIMS: 4 layers, d 128), a 64-token prompt as the sweep runs it.
+  // The real dims (study/bench.ts BASE_DIMS: 4 layers, d 128), a 64-token prompt as the sweep runs it.
   for (const variant of [0, 15]) {
     it(`the real dims, variant ${variant}, prompt 64 + 2 steps: golden and analytic; MXU busy below the 8×8 run's`, () => {
       const m = randomModel(BASE_DIMS, 1);

@@ -1,4 +1,4 @@
-// The profiler (emu/profiler.ts, `picotpu run --profile`): its totals are the
+// The profiler (emu/observe/profiler.ts, `picotpu run --profile`): its totals are the
 // performance report's figures exactly (run clocks, no-unit-busy, stall, busy
 // per unit), over the whole run or the PERF_CTRL window as the report is; and
 // per function, clocks, idle and stall are what a clock-by-clock recount from

@@ -1,4 +1,4 @@
-// --timeline (emu/timeline.ts): the file is a JSON array of Chrome trace
+// --timeline (emu/observe/timeline.ts): the file is a JSON array of Chrome trace
 // events; each unit's track holds one complete event per command (named by
 // its opcode, args with its fields and clocks), each dropped command an
 // instant event; the CPU track's slices tile the run by function; events are

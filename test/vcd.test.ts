@@ -1,4 +1,4 @@
-// --vcd (emu/vcd.ts): the file is a well-formed VCD (header, declarations,
+// --vcd (emu/observe/vcd.ts): the file is a well-formed VCD (header, declarations,
 // $dumpvars, strictly increasing timestamps, changes only), and its signals
 // are what the run did: each unit's busy toggles are its command records'
 // start/end, its queue depth is pushes minus starts and drops at every clock,

@@ -301,7 +301,7 @@ export class Profiler implements RunObserver {
     }
   }
 
-  /** Accounts everything up to the CPU's clock (the TPU is there), so the records can go (emu/observer.ts). */
+  /** Accounts everything up to the CPU's clock (the TPU is there), so the records can go (emu/observe/observer.ts). */
   releaseTpuRecords(machine: Machine): void {
     const t = Math.max(machine.cpu.cycle, this.curStart);
     this.closeRun(t);

@@ -104,7 +104,7 @@ export class TimelineWriter implements RunObserver {
     if ((records && records.length > this.recCursor) || tpu.errors.length > this.errCursor) this.readTpu(machine);
   }
 
-  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  /** Takes the TPU's records so far, which are emptied next (emu/observe/observer.ts). */
   releaseTpuRecords(machine: Machine): void {
     if (!this.done) this.readTpu(machine);
     this.recCursor = 0;

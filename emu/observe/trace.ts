@@ -37,7 +37,7 @@
 // the run goes on (still stepped, so no faster). A run interrupted by a signal
 // ends with `# trace interrupted at clock N (SIGINT): the run stopped there`.
 // Lines are buffered and written in 64 KiB chunks, never held whole in memory;
-// the file is put in place when the run ends (emu/output-file.ts).
+// the file is put in place when the run ends (emu/observe/output-file.ts).
 
 import { ConfigError } from '../config.ts';
 import { StopReason, TRAP_TEXT } from '../cpu.ts';

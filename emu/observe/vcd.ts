@@ -12,7 +12,7 @@
 //   picotpu.tpu.<unit>.depth  8-bit  commands waiting in the unit's FIFO (from the accepted PUSH to the start)
 // A value at time t holds during clock t. Only changes are written, and at most
 // --trace-limit of them; the file then ends with a $comment saying so, as it
-// does when a signal interrupted the run (emu/run-control.ts).
+// does when a signal interrupted the run (cli/run-control.ts).
 //
 // Order: the CPU's changes come in time order as it steps; the TPU's come from
 // its command records, which appear only when a command ends. Every TPU event
@@ -28,7 +28,7 @@ import type { StepInfo } from '../stepper.ts';
 import { storeAccessOffset } from '../timing.ts';
 import { UNIT_NAMES } from '../../periph/counters.ts';
 
-/** Buffered synchronous text output to a file (flushed in 64 KiB pieces; complete or untouched, emu/output-file.ts). */
+/** Buffered synchronous text output to a file (flushed in 64 KiB pieces; complete or untouched, emu/observe/output-file.ts). */
 export class TextSink extends OutputFile {
   /** Flushes, closes and puts the file in place. */
   close(): void {
@@ -146,7 +146,7 @@ export class VcdWriter implements RunObserver {
     if (this.cpuT.length >= CPU_BATCH) this.flush(Math.min(tpu.clock, machine.cpu.cycle));
   }
 
-  /** Takes the TPU's records so far, which are emptied next (emu/observer.ts). */
+  /** Takes the TPU's records so far, which are emptied next (emu/observe/observer.ts). */
   releaseTpuRecords(machine: Machine): void {
     if (!this.done) this.readTpu(machine);
     this.recCursor = 0;

@@ -1,6 +1,6 @@
 // A run observer for tests that read every TPU command and stall record after
 // the run: runObserved empties tpu.records and tpu.stallRecords as it goes
-// (emu/observer.ts); this one keeps copies and puts the whole lists back at the
+// (emu/observe/observer.ts); this one keeps copies and puts the whole lists back at the
 // end. List it last, so the other observers finish on the lists they read.
 
 import type { Machine } from '../../emu/machine.ts';
