@@ -1,0 +1,59 @@
+// `picotpu sweep <experiment>`: a scaling experiment on all cores (the engine
+// and experiments are study/sweep/), its tables on standard output, a progress
+// bar on a terminal's standard error.
+
+import { EXIT } from '../emu/exit-status.ts';
+import { checkOutputDirectory, outputErrorOf } from '../emu/observe/output-file.ts';
+import { EXPERIMENT_NAMES, runSweep, SweepUsageError } from '../study/sweep/sweep.ts';
+import { SWEEP_ELFS } from '../study/sweep/runs.ts';
+import { UsageError } from './board-options.ts';
+import { ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
+
+export interface SweepCliOptions { experiment: string; jobs?: number; fresh: boolean; small: boolean; results: string; docs: string }
+
+export const addSweep: AddCommand = (y, done) => y.command(
+  'sweep <experiment>',
+  `Run a scaling experiment on all cores (resumable), print its table, write its SVG figures and rebuild docs/scaling.md; experiments: ${EXPERIMENT_NAMES.join(', ')}, all`,
+  (y) => y
+    .positional('experiment', { type: 'string', describe: `${EXPERIMENT_NAMES.join(' | ')} | all` })
+    .option('jobs', { type: 'number', describe: 'worker threads (default: one per core)' })
+    .option('fresh', { type: 'boolean', default: false, describe: 'discard earlier results instead of resuming' })
+    .option('small', { type: 'boolean', default: false, describe: 'the small instances the tests use (seconds, not minutes)' })
+    .option('results', { type: 'string', default: 'build/sweep', describe: 'directory of the JSON-lines results' })
+    .option('docs', { type: 'string', describe: 'directory of scaling.md and figures/ (default docs; with --small, <results>/small-docs, so the small instances never overwrite the study)' }),
+  async (args) => {
+    done(await sweepCommand({
+      experiment: args.experiment as string, jobs: args.jobs, fresh: args.fresh, small: args.small, results: args.results,
+      docs: args.docs ?? (args.small ? `${args.results}/small-docs` : 'docs'),
+    }));
+  },
+);
+
+export async function sweepCommand(o: SweepCliOptions): Promise<number> {
+  if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
+  checkOutputDirectory(o.results, '--results');
+  checkOutputDirectory(o.docs, '--docs');
+  if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
+  const bar = await progressBar(Boolean(process.stderr.isTTY), 'sweep {experiment} [{bar}] {value}/{total} {key} | {eta_formatted} left');
+  let current = '';
+  const t0 = performance.now();
+  try {
+    await runSweep({
+      experiment: o.experiment, jobs: o.jobs, fresh: o.fresh, scale: o.small ? 'small' : 'full', results: o.results, docs: o.docs,
+      print: (text) => { bar?.stop(); current = ''; writeAllSync(1, Buffer.from(`${text}\n`)); },
+      onProgress: (experiment, p) => {
+        if (!bar) return;
+        if (current !== experiment) { bar.start(p.total, p.done, { experiment, key: p.key }); current = experiment; } else bar.update(p.done, { experiment, key: p.key });
+      },
+    });
+  } catch (e) {
+    if (e instanceof SweepUsageError) throw new UsageError(e.message);
+    if (e instanceof Error && /is missing: build the firmware/.test(e.message)) { say(e.message); return EXIT.BAD_PROGRAM; }
+    if (e instanceof Error && /^sweep point /.test(e.message)) { say(e.message); return EXIT.INTERNAL; }
+    throw outputErrorOf(e) ?? e;
+  } finally {
+    bar?.stop();
+  }
+  say(`sweep ${o.experiment}: ${((performance.now() - t0) / 1000).toFixed(1)} s; figures and ${o.docs}/scaling.md written`);
+  return 0;
+}
