@@ -1,3 +1,5 @@
+// The VPU (periph/vpu.ts): its fast and reference models against each other
+// and against literal expectations, command by command.
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type TpuConfig } from '../emu/config.ts';
 import { ERR, opcode, packArgs } from '../periph/regs.ts';

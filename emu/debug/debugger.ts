@@ -1,16 +1,12 @@
-// `picotpu debug <elf>`: an interactive, gdb-like debugger on node:readline.
-// Commands come one per line from standard input, so a script piped in gives a
-// transcript (each command is echoed after the prompt when standard input is
-// not a terminal). Everything runs through the Stepper, one instruction at a
-// time, so the clocks are exactly those of `picotpu run`: stopping, stepping
+// The interactive, gdb-like debugger of `picotpu debug <elf>` (cli/debug.ts
+// feeds it one command line at a time from standard input). Everything runs
+// through the Stepper, one instruction at a time, so the clocks are exactly those of `picotpu run`: stopping, stepping
 // and inspecting never change the timing. docs/debugging.md is the user's guide.
 //
 // No command ever throws a stack trace at the user: bad input gives one line
 // and the prompt comes back; when the program exits or traps the reason is
 // printed and everything can still be inspected.
 
-import { createInterface } from 'node:readline';
-import { buildMachine, type BoardArgs } from '../../cli/board-options.ts';
 import { regionOf, TPU_BASE } from '../bus.ts';
 import { seedStatusLines } from '../seed-status.ts';
 import { disassemble } from '../disasm.ts';
@@ -22,58 +18,6 @@ import { tokenUnmet, unitView, waitToken } from './tpu-view.ts';
 import { formatReport, type Counters } from '../../periph/counters.ts';
 import { GLOBAL } from '../../periph/regs.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
-
-// ---------------------------------------------------------------------------
-// Command line
-
-export interface DebugOptions extends BoardArgs {
-  maxCycles: number;
-}
-
-/** `picotpu debug`: reads commands until `quit` or the end of standard input. Returns the exit status (0). */
-export async function debugCommand(o: DebugOptions): Promise<number> {
-  // Standard input carries the debugger's commands, not console input.
-  const create = () => buildMachine(o, false);
-  const first = create(); // bad ELF or options: the CLI's one-line error and exit status
-  const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  const write = (s: string | Uint8Array) => { process.stdout.write(s); };
-  const dbg = new Debugger(first, create, write, { maxCycles: o.maxCycles, program: o.elf });
-  const rl = createInterface({
-    input: process.stdin,
-    output: tty ? process.stdout : undefined,
-    terminal: tty,
-    historySize: 200,
-    completer: tty ? (line: string) => dbg.complete(line) : undefined,
-  });
-  rl.on('SIGINT', () => {
-    if (dbg.busy) dbg.interrupt();
-    else { write('^C\n'); rl.prompt(); }
-  });
-  dbg.banner();
-  const prompt = () => { if (tty) { rl.setPrompt(PROMPT); rl.prompt(); } else write(PROMPT); };
-  prompt();
-  let last = '';
-  let quit = false;
-  for await (const raw of rl) {
-    let line = raw.trim();
-    if (!tty) write(`${raw}\n`);
-    // An empty line repeats step/next/continue; after x it examines the next units.
-    if (line === '' && tty) line = REPEATABLE.test(last) ? (/^x\b/.test(last) ? 'x' : last) : '';
-    if (line !== '') last = line;
-    if (await dbg.execute(line)) { quit = true; break; }
-    prompt();
-  }
-  if (!quit) write('\n'); // end of input: finish the last prompt's line
-  rl.close();
-  return 0;
-}
-
-const PROMPT = '(picotpu) ';
-/** Commands an empty line repeats at a terminal, as in gdb. */
-const REPEATABLE = /^(s|si|step|stepi|n|ni|next|nexti|c|continue|x)\b/;
-
-// ---------------------------------------------------------------------------
-// The debugger
 
 export class DebugError extends Error {}
 
