@@ -22,12 +22,17 @@ export interface PhasePrediction {
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
 export interface MatmulShape { m: number; k: number; n: number }
 
-/** The firmware's scratchpad plan (kernels.h): 4 KiB regions; the A block and FlashAttention's blocks by scratchpad size. */
-const REGION = 4096;
+/** The scratchpad region in bytes (tpu.regionKiB), which the kernels' plan is built for (kernels.h SP_REGION: 4 KiB, the platform's). */
+function regionFor(cfg: PlatformConfig): number {
+  if (cfg.tpu.regionKiB === 4) return cfg.tpu.regionKiB * 1024;
+  throw new Error(`the kernels have a scratchpad plan for 4 KiB regions, not ${cfg.tpu.regionKiB} KiB`);
+}
+
+/** The firmware's scratchpad plan (kernels.h): the A block and FlashAttention's blocks, in regions, by scratchpad size. */
 interface Plan { aBytes: number; kvRegions: number; o32Regions: number }
-function planFor(cfg: PlatformConfig): Plan {
-  if (cfg.tpu.spadKiB === 64) return { aBytes: 8 * REGION, kvRegions: 2, o32Regions: 4 };
-  if (cfg.tpu.spadKiB === 32) return { aBytes: 2 * REGION, kvRegions: 1, o32Regions: 2 };
+function planFor(cfg: PlatformConfig, region: number): Plan {
+  if (cfg.tpu.spadKiB === 64) return { aBytes: 8 * region, kvRegions: 2, o32Regions: 4 };
+  if (cfg.tpu.spadKiB === 32) return { aBytes: 2 * region, kvRegions: 1, o32Regions: 2 };
   throw new Error(`the kernels have a scratchpad plan for 64 or 32 KiB, not ${cfg.tpu.spadKiB}`);
 }
 
@@ -93,10 +98,13 @@ class Phase {
 
 class Kernels {
   private readonly plan: Plan;
+  /** The scratchpad region in bytes: each operand of a command in its own. */
+  private readonly region: number;
   /** The MXU tile edge: D×D output tiles, row groups of D, K in multiples of D. */
   readonly D: number;
   constructor(private readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) {
-    this.plan = planFor(cfg);
+    this.region = regionFor(cfg);
+    this.plan = planFor(cfg, this.region);
     this.D = tileFor(cfg);
   }
   /** kernels.h k_fuses: epilogues go into the tiles of blocks with a full row group. */
@@ -108,7 +116,7 @@ class Kernels {
     const arow = c.k / 2, crow = c.out32 ? 4 * D : row4, row0 = c.row0 ?? 0;
     const epi = this.fuses(c.m) ? (c.epi ?? Epi.None) : Epi.None;
     const causalCols = !!(c.causal && c.transpose), causalK = !!(c.causal && !c.transpose);
-    let block = Math.min(Math.floor(this.plan.aBytes / arow), Math.floor(REGION / crow)) & ~(D - 1);
+    let block = Math.min(Math.floor(this.plan.aBytes / arow), Math.floor(this.region / crow)) & ~(D - 1);
     block = Math.min(block, ceilTo(c.m, D));
     for (let r0 = 0; r0 < c.m; r0 += block) {
       const rows = Math.min(block, c.m - r0), groups = Math.ceil(rows / D);
@@ -139,7 +147,7 @@ class Kernels {
   panelFits(c: MatmulCall): boolean {
     const D = this.D, crow = c.out32 ? 4 * c.n : c.n / 2;
     return (this.variant & VARIANT.PANEL) !== 0 && c.m <= D && !c.transpose && !c.causal
-      && D * crow <= REGION && D * (c.k / 2) <= REGION && c.k * (D / 2) <= REGION;
+      && D * crow <= this.region && D * (c.k / 2) <= this.region && c.k * (D / 2) <= this.region;
   }
 
   /** kernels/panel.c matmul_panel: A (unless kept) and residual rows, B in chunks of up to PANEL_CHUNK_BYTES, every tile one MATMUL, the epilogue once over the row block, one C store. */
@@ -162,7 +170,7 @@ class Kernels {
   decodeAttentionFits(maxSeq: number, d: number): boolean {
     const ctx = ceilTo(maxSeq, this.D);
     return (this.variant & VARIANT.HEADS) !== 0 && this.cfg.tpu.spadKiB === 64
-      && ctx * (d / 2) <= 2 * REGION && this.D * (ctx / 2) <= REGION && this.D * (d / 2) <= REGION;
+      && ctx * (d / 2) <= 2 * this.region && this.D * (ctx / 2) <= this.region && this.D * (d / 2) <= this.region;
   }
 
   /** kernels/attention.c attention_decode: Q, all keys, each head's values; per head scores, mask + ReLU on one row, P·V; one output store. */
@@ -183,13 +191,13 @@ class Kernels {
   streamFits(c: MatmulCall): boolean {
     const D = this.D, rows = ceilTo(c.m, D);
     return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
-      && rows * (c.k / 2) <= 4 * REGION && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= REGION
-      && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= REGION) && c.k * (D / 2) <= REGION;
+      && rows * (c.k / 2) <= 4 * this.region && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= this.region
+      && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= this.region) && c.k * (D / 2) <= this.region;
   }
 
   /** kernels/panel.c matmul_stream_up_fits: FFN_ON_CHIP's W1, its A in one region and its whole C block in the four of the A block. */
   streamUpFits(c: MatmulCall): boolean {
-    return (this.variant & VARIANT.FFN_ON_CHIP) !== 0 && this.streamFits(c) && c.epi === Epi.Relu && c.m * (c.k / 2) <= REGION && c.m * (c.n / 2) <= 4 * REGION;
+    return (this.variant & VARIANT.FFN_ON_CHIP) !== 0 && this.streamFits(c) && c.epi === Epi.Relu && c.m * (c.k / 2) <= this.region && c.m * (c.n / 2) <= 4 * this.region;
   }
 
   /** kernels/panel.c matmul_stream: A (unless kept) and residual rows; per chunk its B load, the MATMULs of every row group, the epilogue on its columns and its C store.
@@ -211,7 +219,7 @@ class Kernels {
     if (on === 'up') {
       // One ReLU per block of rows (D << log2 rows, at most a region's; panel.c's stream_relu).
       let log2 = 0;
-      while ((c.n / 2) * (D << (log2 + 1)) <= REGION && (1 << (log2 + 1)) <= 8) log2++;
+      while ((c.n / 2) * (D << (log2 + 1)) <= this.region && (1 << (log2 + 1)) <= 8) log2++;
       for (let r = 0; r < c.m; r += D << log2) w.vector(Math.min(D << log2, c.m - r), c.n);
     }
   }
@@ -219,7 +227,7 @@ class Kernels {
   /** kernels/attention.c attention_block_fits: BLOCK_ATTN, the 64 KiB plan, Q, K, V and a head's P block each in a region. */
   blockAttentionFits(d: number, rows: number): boolean {
     const ctx = ceilTo(rows, this.D);
-    return (this.variant & VARIANT.BLOCK_ATTN) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
+    return (this.variant & VARIANT.BLOCK_ATTN) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= this.region && ctx * (ctx / 2) <= this.region;
   }
 
   /** kernels/attention.c attention_block: Q, K, V whole; per head the causal score tiles, mask + ReLU over its P block, P·V per row group over its keys, its output columns stored. */
@@ -236,7 +244,7 @@ class Kernels {
 
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
   elementwise(w: Work, rows: number, cols: number, inputs: number, ops: number): void {
-    const rb = cols / 2, chunk = Math.floor(REGION / rb);
+    const rb = cols / 2, chunk = Math.floor(this.region / rb);
     for (let r = 0; r < rows; r += chunk) {
       const n = Math.min(chunk, rows - r);
       for (let i = 0; i < inputs; i++) w.load(n, rb);
@@ -246,7 +254,7 @@ class Kernels {
   }
 
   embed(w: Work, rows: number, d: number): void {
-    const rb = d / 2, chunk = Math.floor(REGION / rb);
+    const rb = d / 2, chunk = Math.floor(this.region / rb);
     for (let r = 0; r < rows; r += chunk) {
       const n = Math.min(chunk, rows - r);
       for (let i = 0; i < n; i++) w.load(1, rb);
@@ -260,8 +268,8 @@ class Kernels {
   flash(w: Work, rows: number, row0: number, d: number, heads: number): void {
     const D = this.D;
     const dh = d / heads, hb = dh / 2, ctx = ceilTo(row0 + rows, D);
-    const bq = Math.min(Math.floor(REGION / hb), Math.floor((this.plan.o32Regions * REGION) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
-    const bk = Math.min(Math.floor((this.plan.kvRegions * REGION) / hb), 2 * REGION, ctx) & ~(D - 1);
+    const bq = Math.min(Math.floor(this.region / hb), Math.floor((this.plan.o32Regions * this.region) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
+    const bk = Math.min(Math.floor((this.plan.kvRegions * this.region) / hb), 2 * this.region, ctx) & ~(D - 1);
     for (let h = 0; h < heads; h++) {
       for (let q0 = 0; q0 < rows; q0 += bq) {
         const mq = Math.min(bq, rows - q0), groups = Math.ceil(mq / D);

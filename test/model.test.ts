@@ -185,6 +185,18 @@ describe('model blob and program', () => {
       expect(Buffer.from(run.c).equals(Buffer.from(runMatmulOnEmulator(shape, 0).c))).toBe(true);
     }
   });
+
+  it('the analytic model takes the scratchpad region from the config (tpu.regionKiB), and refuses a size the kernels have no plan for', () => {
+    const shape = { m: 64, k: 128, n: 128 };
+    const asBuilt = defaultConfig();
+    expect(asBuilt.tpu.regionKiB).toBe(4); // kernels.h SP_REGION
+    expect(predictMatmul(shape, V.DOUBLE_BUFFER, asBuilt)).toEqual(predictMatmul(shape, V.DOUBLE_BUFFER));
+    for (const regionKiB of [2, 8]) {
+      const cfg = defaultConfig();
+      cfg.tpu.regionKiB = regionKiB;
+      expect(() => predictMatmul(shape, V.DOUBLE_BUFFER, cfg)).toThrow(`the kernels have a scratchpad plan for 4 KiB regions, not ${regionKiB} KiB`);
+    }
+  });
 });
 
 describe('issue overhead at its floor (docs/study.md §5)', () => {
