@@ -8,7 +8,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasToolchain } from '../toolchain/toolchain.ts';
 import { elfPath, runCli, stderrLines, type CliResult } from './helpers/cli-process.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-io-'));
@@ -22,7 +21,7 @@ function expectOneLine(r: CliResult, status: number, line: RegExp): void {
   expect(r.status, r.stderr).toBe(status);
 }
 
-describe.skipIf(!hasToolchain())('output files that cannot be written: one line naming the file, 165', () => {
+describe('output files that cannot be written: one line naming the file, 165', () => {
   for (const option of ['--trace', '--vcd', '--timeline', '--profile-json', '--report-json']) {
     it.concurrent(`${option} /dev/full`, async () => {
       const r = await runCli(['run', HELLO, '--no-report', option, '/dev/full']);
@@ -58,7 +57,7 @@ describe.skipIf(!hasToolchain())('output files that cannot be written: one line 
   });
 });
 
-describe.skipIf(!hasToolchain())('inputs without end are refused or streamed, never read whole', () => {
+describe('inputs without end are refused or streamed, never read whole', () => {
   it.concurrent('run /dev/zero: a program file larger than 16 MiB is a bad program (164)', async () => {
     expectOneLine(await runCli(['run', '/dev/zero']), 164, /^picotpu: cannot read program \/dev\/zero: more than the 16777216 bytes allowed$/);
   });
@@ -85,7 +84,7 @@ describe.skipIf(!hasToolchain())('inputs without end are refused or streamed, ne
   });
 });
 
-describe.skipIf(!hasToolchain())('standard output closed by its reader (| head -c1)', () => {
+describe('standard output closed by its reader (| head -c1)', () => {
   it.concurrent('the run stops quietly with 141, as a tool killed by SIGPIPE', async () => {
     const report = join(tmp, 'epipe.json');
     const r = await runCli(['run', ECHO, '--input-file', '/dev/zero', '--report-json', report], {
@@ -97,7 +96,7 @@ describe.skipIf(!hasToolchain())('standard output closed by its reader (| head -
   });
 });
 
-describe.skipIf(!hasToolchain())('the other commands', () => {
+describe('the other commands', () => {
   it.concurrent('debug: standard output closed ends the session quietly with 141', async () => {
     const r = await runCli(['debug', elfPath('fib')], {
       stdin: 'pipe',
@@ -114,7 +113,7 @@ describe.skipIf(!hasToolchain())('the other commands', () => {
   });
 });
 
-describe.skipIf(!hasToolchain())('SIGINT and SIGTERM mid-run: every output file finished validly, one line, 130 / 143', () => {
+describe('SIGINT and SIGTERM mid-run: every output file finished validly, one line, 130 / 143', () => {
   for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     it.concurrent(`${signal} under every observer`, async () => {
       const dir = mkdtempSync(join(tmp, `${signal}-`));

@@ -14,7 +14,6 @@ import { Profiler } from '../emu/observe/profiler.ts';
 import { TimelineWriter } from '../emu/observe/timeline.ts';
 import { TraceWriter } from '../emu/observe/trace.ts';
 import { VcdWriter } from '../emu/observe/vcd.ts';
-import { hasToolchain } from '../toolchain/toolchain.ts';
 import { elfPath } from './helpers/cli-process.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-slices-'));
@@ -39,7 +38,7 @@ const summary = (r: RunResult, m: Machine) => ({
   errors: r.tpuErrors.length, out: m.bus.console.capturedText(),
 });
 
-describe.skipIf(!hasToolchain())('slices and released records change nothing', () => {
+describe('slices and released records change nothing', () => {
   for (const [name, strict] of [['tpu_tokens', false], ['tpu_errors', true], ['tpu_queue_full', false]] as const) {
     it(`${name}${strict ? ' --strict' : ''}: slices of 997 clocks give the clocks, counters and output of one run`, () => {
       const one = load(name, strict);
