@@ -1,3 +1,4 @@
+// vitest: every test/**/*.test.ts, after the firmware is built once (test/global-setup.ts).
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
