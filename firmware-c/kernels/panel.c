@@ -318,3 +318,11 @@ void stream_chain_set(uint32_t ring, uint32_t prefetched) {
   stream_ring_start = ring;
   stream_prefetched = prefetched;
 }
+
+/* LONG_CONTEXT: takes back what stream_chain_set wrote, for a
+ * matmul_stream_ffn call (the next row block's Wo) after STREAM_DOWN. */
+void stream_chain_take(uint32_t *ring, uint32_t *prefetched) {
+  *ring = stream_ring_start;
+  *prefetched = stream_prefetched;
+  stream_ring_start = stream_prefetched = 0;
+}

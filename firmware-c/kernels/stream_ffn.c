@@ -243,3 +243,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
     stream_ring_start = stream_prefetched = 0;
   }
 }
+
+/* LONG_CONTEXT: the FFN of the next block of rows follows this W2 (its Wo's
+ * first chunks were loaded ahead by W2, which handed the state to panel.c). */
+void stream_ffn_chain_resume(void) { stream_chain_take(&stream_ring_start, &stream_prefetched); }
