@@ -35,10 +35,10 @@ export interface Experiment {
 
 const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
 // The issue-overhead rungs (docs/study.md §7) follow the seed's four, named as `picotpu bench` names them.
-const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, BEST_VARIANT] as const;
+const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, BEST_VARIANT] as const;
 const LADDER_NAMES: Record<number, string> = {
   0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens',
-  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', [BEST_VARIANT]: '+FFN on chip',
+  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', 2047: '+FFN on chip', [BEST_VARIANT]: '+long context',
 };
 
 const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
