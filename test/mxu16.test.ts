@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BASE_DIMS } from '../emu/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { predict, predictMatmul } from '../model/analytic.ts';
-import type { Job, ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError, runMatmulOnEmulator, runOnEmulator, type EmulatorRun } from '../model/run.ts';
 import { MXU16_ELFS } from '../scripts/sweep/runs.ts';
@@ -47,6 +47,18 @@ describe('the 16×16 MXU build', () => {
         expectPredicted16(SMALL, run, job);
       });
     }
+  }
+
+  // The best variant's LONG_CONTEXT kernels step by TILE_ROW4 = 8 bytes a tile here: a prompt of several query blocks
+  // (T = 256, d = 128) and one of a part-filled last block (250 rows, one head of 64).
+  for (const [dims, P] of [[{ ...BENCH, maxSeq: 256 }, 256], [{ d: 64, dFF: 128, heads: 1, layers: 1, vocab: 16, maxSeq: 256 }, 250]] as const) {
+    it(`the best variant, prompt ${P} (d ${dims.d}): tokens and logits = golden; busy clocks = analytic`, () => {
+      const m = randomModel(dims, 1);
+      const job = jobOf(dims, 1, P, 2, BEST_VARIANT);
+      const run = runOnEmulator(m, job, { config: mxu16(), elfPath: MXU16_ELFS.model });
+      expectGolden(m, run, job);
+      expectPredicted16(dims, run, job);
+    });
   }
 
   for (const b of [2, 9, 17]) {

@@ -118,7 +118,7 @@ static uint32_t long_scores(const struct attn_args *a, const struct long_block *
   burst_begin();
   uint32_t qa = k->qa + col, pc = pbuf | TPU_MXU_K(dh), b_step = TPU_MXU_B_ADDR(q_group);
   for (uint32_t g = 0, tiles = k->g_first + 1; g < k->groups; g++, tiles++, qa += q_group, pc += p_group) {
-    uint32_t ab = qa | TPU_MXU_B_ADDR(SL_K + col), ck = pc, c_end = pc + (tiles << 2);
+    uint32_t ab = qa | TPU_MXU_B_ADDR(SL_K + col), ck = pc, c_end = pc + (tiles << (TILE_LOG2 - 1)); /* tiles · TILE_ROW4 */
     for (; ck != c_end; ab += b_step, ck += TILE_ROW4) BURST_PUSH(ab, ck, TPU_MXU_FLAG_TRANSPOSE_B);
     pushed += tiles;
   }
@@ -143,7 +143,7 @@ static void long_pv(const struct attn_args *a, const struct long_block *k, uint3
   uint32_t pa = pbuf | TPU_MXU_B_ADDR(SL_V + col), oc = (k->oc + col) | TPU_MXU_K(k->g_first << TILE_LOG2), b_step = TPU_MXU_B_ADDR(TILE_ROW4);
   for (uint32_t g = 0; g < k->groups; g++, pa += p_group, pushed += per_group) {
     oc += TPU_MXU_K(TILE);
-    uint32_t ab = pa, ck = oc, c_end = oc + (per_group << 2);
+    uint32_t ab = pa, ck = oc, c_end = oc + (per_group << (TILE_LOG2 - 1));
     for (; ck != c_end; ab += b_step, ck += TILE_ROW4) BURST_PUSH(ab, ck, 0);
     oc += o_group;
   }
