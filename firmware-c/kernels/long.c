@@ -1,6 +1,8 @@
-/* LONG_CONTEXT (VARIANT_LONG_CONTEXT, prefill of more rows than block
- * attention holds): attention_long, and the chain hand-off that lets the
- * FFN-on-chip matmuls (stream_ffn.c) run block after block of 64 rows.
+/* LONG_CONTEXT (VARIANT_LONG_CONTEXT, prefill; model.c's main_long):
+ * attention_long. (The weight matmuls go by 64-row blocks through panel.c's
+ * matmul_stream and stream_ffn.c's matmul_stream_ffn; stream_chain_take and
+ * stream_ffn_chain_resume hand the CHAIN state from one block's W2 to the
+ * next block's Wo.)
  *
  * Block attention (attention.c) keeps Q, K, V and a head's whole P block in
  * one region each, so it stops at 64 rows (d = 128). Here K and V stay whole
@@ -11,8 +13,8 @@
  * written as int4 into the block's output rows, and the head's columns
  * stored at once. The (block, head) items are pipelined as block attention
  * pipelines heads: the MXU computes item i+1's scores while the VPU masks
- * item i (P alternates between two two-region buffers), so the MXU never
- * waits for the VPU. K and V load block by block, each ahead of the first
+ * item i (P alternates between two two-region buffers), so the MXU has
+ * work while the VPU masks. K and V load block by block, each ahead of the first
  * item that needs it, so the first scores start after 2·qb rows of loads.
  *
  * Tokens (a command holds one; every other dependency is implied by order):
