@@ -242,6 +242,34 @@ class Kernels {
     }
   }
 
+  /** kernels/long.c query_block: query rows per block, the largest multiple of D whose Q rows fit a region and whose P block against all ctx keys fits two. */
+  longQueryBlock(d: number, ctx: number): number {
+    let qb = 0;
+    while (qb + this.D <= ctx && (qb + this.D) * (d / 2) <= REGION && (qb + this.D) * (ctx / 2) <= 2 * REGION) qb += this.D;
+    return qb;
+  }
+
+  /** kernels/long.c attention_long_fits: LONG_CONTEXT with TOKENS, the 64 KiB plan, K and V in four regions each, at least one row group per query block. */
+  longAttentionFits(d: number, rows: number): boolean {
+    const ctx = ceilTo(rows, this.D);
+    return (this.variant & VARIANT.LONG_CONTEXT) !== 0 && (this.variant & VARIANT.TOKENS) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= 4 * REGION && this.longQueryBlock(d, ctx) >= this.D;
+  }
+
+  /** kernels/long.c attention_long: per query block its Q, K and V rows; per block and head the causal score tiles, mask + ReLU over the block's keys, P·V per row group over its keys, the head's output columns stored. */
+  longAttention(w: Work, rows: number, d: number, heads: number): void {
+    const D = this.D, dh = d / heads, qb = this.longQueryBlock(d, ceilTo(rows, D));
+    for (let q0 = 0; q0 < rows; q0 += qb) {
+      const mq = Math.min(qb, rows - q0), keys = ceilTo(q0 + mq, D), groups = Math.ceil(mq / D), gFirst = q0 / D;
+      for (let i = 0; i < 3; i++) w.load(mq, d / 2);
+      for (let h = 0; h < heads; h++) {
+        for (let g = 0; g < groups; g++) for (let t = 0; t <= gFirst + g; t++) w.matmul(dh);
+        w.vector(mq, keys); w.vector(mq, keys);
+        for (let g = 0; g < groups; g++) for (let t = 0; t < dh / D; t++) w.matmul(D * (gFirst + g + 1));
+        w.store(mq, dh / 2);
+      }
+    }
+  }
+
   /** kernels/elementwise.c: chunks of rows through one region per operand. */
   elementwise(w: Work, rows: number, cols: number, inputs: number, ops: number): void {
     const rb = cols / 2, chunk = Math.floor(this.region / rb);
@@ -334,7 +362,11 @@ function layerCalls(batched: Phase, perSequence: Phase, k: Kernels, dims: ModelD
 
 /** A prompt's forward pass: embedding, the layers, the output head on the last row. */
 function forwardCalls(p: Phase, k: Kernels, dims: ModelDims, rows: number, variant: number, single = false): void {
-  if (single && (variant & VARIANT.PANEL) !== 0 && streamPrefills(k, dims, rows)) { streamPrefill(p, k, dims, rows, variant); return; }
+  if (single && (variant & VARIANT.PANEL) !== 0) {
+    // model.c main_panel_or_ffn: LONG_CONTEXT's flow when it fits, else FFN_ON_CHIP's (in streamPrefill) or main_panel's.
+    if (longPrefills(k, dims, rows)) { longPrefill(p, k, dims, rows); return; }
+    if (streamPrefills(k, dims, rows)) { streamPrefill(p, k, dims, rows, variant); return; }
+  }
   p.call((w) => k.embed(w, rows, dims.d));
   for (let l = 0; l < dims.layers; l++) layerCalls(p, p, k, dims, { rows, sequences: 1, attnRows: rows, attnRow0: 0 }, variant);
   p.call((w) => k.matmul(w, { m: 1, k: dims.d, n: dims.vocab, out32: true }));
@@ -387,6 +419,36 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
     p.call((w) => k.stream(w, { m: P, k: d, n: d, epi: Epi.Residual }, false, onChip ? 'resOut' : undefined));
     p.call((w) => k.stream(w, { m: P, k: d, n: dFF, epi: Epi.Relu }, false, onChip ? 'up' : undefined));
     p.call((w) => k.stream(w, { m: P, k: dFF, n: d, epi: Epi.Residual }, false, onChip ? 'down' : undefined));
+  }
+  const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
+  p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));
+}
+
+/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's matmuls go by blocks of this many rows. */
+const LONG_BLOCK_ROWS = 64;
+
+/** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes the FFN-on-chip matmuls, and attention_long holds the prompt. */
+function longPrefills(k: Kernels, dims: ModelDims, P: number): boolean {
+  const { d, dFF } = dims, R = LONG_BLOCK_ROWS;
+  return k.streamFits({ m: R, k: d, n: d, epi: Epi.Residual }) && k.streamFits({ m: R, k: d, n: dFF, epi: Epi.Relu })
+    && k.streamFits({ m: R, k: dFF, n: d, epi: Epi.Residual }) && k.streamUpFits({ m: R, k: d, n: dFF, epi: Epi.Relu })
+    && k.longAttentionFits(d, P);
+}
+
+/** The prefill as model.c's stream_forward_long issues it: the embedding; per layer Q, K and V by matmul_stream block by block of rows (A loaded once a block), attention_long, then Wo, W1 and W2 with the FFN on chip block by block; the head by matmul_panel when it fits. */
+function longPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number): void {
+  const { d, dFF, heads } = dims;
+  const blocks: number[] = [];
+  for (let r0 = 0; r0 < P; r0 += LONG_BLOCK_ROWS) blocks.push(Math.min(LONG_BLOCK_ROWS, P - r0));
+  p.call((w) => k.embed(w, P, d));
+  for (let l = 0; l < dims.layers; l++) {
+    for (const m of blocks) for (let i = 0; i < 3; i++) p.call((w) => k.stream(w, { m, k: d, n: d }, i > 0));
+    p.call((w) => k.longAttention(w, P, d, heads));
+    for (const m of blocks) {
+      p.call((w) => k.stream(w, { m, k: d, n: d, epi: Epi.Residual }, false, 'resOut'));
+      p.call((w) => k.stream(w, { m, k: d, n: dFF, epi: Epi.Relu }, false, 'up'));
+      p.call((w) => k.stream(w, { m, k: dFF, n: d, epi: Epi.Residual }, false, 'down'));
+    }
   }
   const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
   p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));

@@ -29,12 +29,12 @@ export const ADDER_MODEL = join(root, 'models', 'adder.ptm');
 
 /**
  * The kernel variant the TPU runs by default: every optimisation bit
- * (BEST_VARIANT, 2047), the fastest (docs/study.md §7). Of the first 32
+ * (BEST_VARIANT, 4095), the fastest (docs/study.md §7). Of the first 32
  * variants 31 was the fastest on the addition job (a 64-token prefill and
  * 32 decode steps): 36.5 M clocks against 36.6 M for the next best (23, no
  * wait tokens) and 53.8 M for the base variant.
  */
-export const ADDER_VARIANT = BEST_VARIANT; // 2047
+export const ADDER_VARIANT = BEST_VARIANT; // 4095
 
 /** The model blob is missing or is not an addition model. */
 export class AdderModelError extends Error {

@@ -62,11 +62,14 @@ export const EXPERIMENTS: readonly Experiment[] = [
   model('full inference, streamed prefill', 255, 64),
   model('full inference, block attention', 511, 64),
   model('full inference, chained weights', 1023, 64),
-  model('full inference, FFN on chip', BEST_VARIANT, 64),
+  model('full inference, FFN on chip', 2047, 64),
+  model('full inference, long context', BEST_VARIANT, 64),
   model('prefill, streamed prefill', 255, 0),
   model('prefill, block attention', 1023, 0),
-  model('prefill, FFN on chip', BEST_VARIANT, 0),
+  model('prefill, FFN on chip', 2047, 0),
+  model('prefill, long context', BEST_VARIANT, 0),
   model('T=256, 1 layer, chained weights', 1023, 0, undefined, T256_DIMS, 256),
+  model('T=256, 1 layer, long context', BEST_VARIANT, 0, undefined, T256_DIMS, 256),
 ];
 
 /** "base", "double-buffered+fused", ... for a VARIANT value. */
@@ -83,6 +86,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
   if (v & VARIANT.CHAIN) names.push('chained weights');
   if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
+  if (v & VARIANT.LONG_CONTEXT) names.push('long context');
   return names.length ? names.join('+') : 'base';
 }
 
@@ -275,6 +279,8 @@ export function summarize(results: ExperimentResult[]): DerivedFigure[] {
   ratio('issue-overhead speed-up, full inference (wait tokens / chained weights)', 'full inference, wait tokens', 'full inference, chained weights');
   ratio('issue-overhead speed-up, prefill (wait tokens / block attention)', 'prefill, wait tokens', 'prefill, block attention');
   ratio('FFN on chip speed-up, prefill (block attention / FFN on chip)', 'prefill, block attention', 'prefill, FFN on chip');
+  ratio('long context speed-up, prefill (FFN on chip / long context)', 'prefill, FFN on chip', 'prefill, long context');
+  ratio('long context speed-up, T=256, 1 layer (chained weights / long context)', 'T=256, 1 layer, chained weights', 'T=256, 1 layer, long context');
   const base = by('full inference, base');
   const seedFull = SEED['full inference, base'], seedPre = SEED['prefill, base'];
   const decode = win(base, 'decode');

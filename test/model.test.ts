@@ -200,11 +200,12 @@ describe('model blob and program', () => {
 });
 
 describe('issue overhead at its floor (docs/study.md §5)', () => {
-  it('FFN on chip: the prefill golden-exact, busy as predicted, the FFN rows no longer through the SRAM, within 1.201x of its bound', () => {
+  it('FFN on chip: the prefill golden-exact, busy as predicted, the FFN rows no longer through the SRAM, faster than without', () => {
     const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
     const model = randomModel(dims, 1);
     const prompt = randomPrompt(dims, 64, 1);
-    const job: Job = { prompt, decodeSteps: 0, variant: BEST_VARIANT };
+    const FFN_ON_CHIP = 2047; // every bit up to FFN_ON_CHIP
+    const job: Job = { prompt, decodeSteps: 0, variant: FFN_ON_CHIP };
     const run = runOnEmulator(model, job);
     const golden = runGolden(model, job);
     expect(run.tokens).toEqual(golden.tokens);
@@ -213,11 +214,49 @@ describe('issue overhead at its floor (docs/study.md §5)', () => {
     expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.mxu, dma: p.dma, vpu: p.vpu });
     // Per layer, at 1 clock a byte in and 2 out (hardware.md §5): W1's 64×512 int4 hidden rows stored and W2's loaded back
     // (16 KiB each), Wo's 64×128 output stored (4 KiB), W1's A and W2's residual loaded (4 KiB each), with their DMA setups.
-    const without = predict(dims, { ...job, variant: BEST_VARIANT & ~V.FFN_ON_CHIP }).phases[0];
+    const without = predict(dims, { ...job, variant: FFN_ON_CHIP & ~V.FFN_ON_CHIP }).phases[0];
     const setup = defaultConfig().tpu.dmaSetup, chunks = 512 / 8 / 4; // W1's stores: one per 4-tile chunk
     expect(without.dma - p.dma).toBe(4 * (2 * 16384 + chunks * setup + 16384 + setup + 2 * 4096 + 4 * setup + 4096 + setup + 4096 + setup));
     expect(w.cycles).toBeGreaterThanOrEqual(p.lowerBound);
-    expect(w.cycles).toBeLessThanOrEqual(1.201 * p.lowerBound);
+    // Not a ratio fitted to this run (it was 1.2002): the technique must pay against the variant without it.
+    expect(w.cycles).toBeLessThan(runOnEmulator(model, { ...job, variant: FFN_ON_CHIP & ~V.FFN_ON_CHIP }).windows[0].cycles);
+  });
+
+  it('long context: the one-layer T = 256 prefill and the 64-token prefill golden-exact, busy as predicted, within 1.20x of their bounds', () => {
+    const cases: { dims: ModelDims; prompt: number }[] = [
+      { dims: { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 256 }, prompt: 256 },
+      { dims: { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 }, prompt: 64 },
+    ];
+    for (const c of cases) {
+      const model = randomModel(c.dims, 1);
+      const job: Job = { prompt: randomPrompt(c.dims, c.prompt, 1), decodeSteps: 0, variant: BEST_VARIANT };
+      expect(BEST_VARIANT & V.LONG_CONTEXT).toBe(V.LONG_CONTEXT);
+      const run = runOnEmulator(model, job);
+      const golden = runGolden(model, job);
+      expect(run.tokens).toEqual(golden.tokens);
+      expect(run.logits.map((l) => Array.from(l))).toEqual(golden.logits.map((l) => Array.from(l)));
+      const [w] = run.windows, [p] = predict(c.dims, job).phases;
+      expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.mxu, dma: p.dma, vpu: p.vpu });
+      // The issue's goal (#15): within 20 % of the bound (the busiest unit of every kernel call, summed: model/analytic.ts).
+      expect(w.cycles).toBeGreaterThanOrEqual(p.lowerBound);
+      expect(w.cycles).toBeLessThanOrEqual(1.2 * p.lowerBound);
+    }
+  });
+
+  it('long context: the MXU does only the causal tiles of attention and each weight tile once per 64-row block (derived from hardware.md §5.5)', () => {
+    // One layer, T = 256, d = 128, d_ff = 512, 4 heads of 32. A MATMUL is busy 2 + K + 14 + 8 clocks. Per 64-row block
+    // (8 row groups): Q, K, V and Wo 16 tiles at K = 128, W1 64 at K = 128, W2 16 at K = 512; attention per head: row group G
+    // against key tiles 0..G (K = 32) and P·V, 4 tiles per row group at K = 8(G + 1); the head: 2 tiles of one row group.
+    const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 256 };
+    const job: Job = { prompt: randomPrompt(dims, 256, 1), decodeSteps: 0, variant: BEST_VARIANT };
+    const tile = (k: number) => 2 + k + 14 + 8;
+    let attention = 0;
+    for (let G = 0; G < 32; G++) attention += 4 * ((G + 1) * tile(32) + 4 * tile(8 * (G + 1)));
+    const weights = 4 * 8 * ((4 * 16 + 64) * tile(128) + 16 * tile(512));
+    const run = runOnEmulator(randomModel(dims, 1), job).windows[0];
+    expect(run.mxuBusy).toBe(weights + attention + 2 * tile(128));
+    // FlashAttention (the variant without LONG_CONTEXT) already skipped every masked tile: the MXU work is the same.
+    expect(predict(dims, { ...job, variant: BEST_VARIANT & ~V.LONG_CONTEXT }).phases[0].mxu).toBe(run.mxuBusy);
   });
 
   it('the best variant: full inference (64 + 64 tokens, d = 128, 4 layers) golden-exact, busy clocks as predicted, within 1.10x of the analytic bound', () => {

@@ -21,6 +21,9 @@
  *                  one's last C store (decode and prefill)
  *   FFN_ON_CHIP    prefill: the FFN's rows stay in the scratchpad
  *                  (matmul_stream_ffn, stream_ffn.c)
+ *   LONG_CONTEXT   prefill of a prompt longer than 64 rows: the stream and
+ *                  FFN-on-chip matmuls block by block of 64 rows, attention
+ *                  by query blocks (attention_long, long.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -181,6 +184,11 @@ void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_arg
 void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_args *next);
 /* FFN_ON_CHIP: the CHAIN state for the matmul_stream call after matmul_stream_ffn's last. */
 void stream_chain_set(uint32_t ring, uint32_t prefetched);
+/* LONG_CONTEXT: the FFN of several 64-row blocks one after another; after a
+ * block's W2 (STREAM_DOWN, its next the following block's Wo), the CHAIN
+ * state goes back from panel.c (stream_chain_take) to stream_ffn.c. */
+void stream_chain_take(uint32_t *ring, uint32_t *prefetched);
+void stream_ffn_chain_resume(void);
 
 /* ---- elementwise passes over SRAM tensors (unfused kernels) ---- */
 /* x = hardtanh(sat4(x + t), bound), rows × cols int4, both with stride. */
@@ -211,5 +219,11 @@ void attention_decode(const struct attn_args *a, const struct mm_args *next);
  * single job): Q, K and V whole, the heads pipelined, one output store. */
 int attention_block_fits(uint32_t d, uint32_t rows);
 void attention_block(const struct attn_args *a);
+/* VARIANT_LONG_CONTEXT, a prompt longer than attention_block holds (queries
+ * at positions 0..rows−1, single job; kernels/long.c): K and V whole in four
+ * regions each, the queries in blocks of up to 64 rows, the (block, head)
+ * items pipelined, each head's output columns stored as soon as they are done. */
+int attention_long_fits(uint32_t d, uint32_t rows);
+void attention_long(const struct attn_args *a);
 
 #endif /* KERNELS_H */

@@ -143,14 +143,17 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   k_need(MXU, DMA, s->loaded[bi]);
   uint32_t last = 0, a = SP_A + s->a_first, c = SP_C(bi) + s->c_first;
   if (s->lean) {
-    /* ARG2 and ARG3 hold for every group of the tile: written once. */
+    /* ARG2 and ARG3 hold for every group of the tile: written once. The
+     * upper fields go through tpu_regs.h's macros; the low ones (A_ADDR,
+     * C_ADDR, SPAD_ADDR: LSB 0) are scratchpad offsets below 64 KiB, or'd in
+     * unmasked (a mask would cost instructions on every group). */
     tpu_stage(MXU, TPU_MXU_A_STRIDE_ARG, s->m_arg2);
     tpu_stage(MXU, TPU_MXU_C_STRIDE_ARG, s->m_arg3);
-    uint32_t ab = a | (SP_B(bi) << 16), ck = c | (p->k << 16);
+    uint32_t ab = a | TPU_MXU_B_ADDR(SP_B(bi)), ck = c | TPU_MXU_K(p->k);
     for (uint32_t g = g0; g < s->groups; g++) {
       if (s->causal_k) {
         uint32_t k = (group_last(s, g) + TILE) & ~(TILE - 1u);
-        ck = (ck & 0xffffu) | ((k < p->k ? k : p->k) << 16);
+        ck = TPU_MXU_C_ADDR_GET(ck) | TPU_MXU_K(k < p->k ? k : p->k);
       }
       tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
       tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
@@ -181,7 +184,7 @@ static void compute_tile(struct mm_block *s, uint32_t j) {
   }
   if (s->lean) {
     tpu_stage(DMA, TPU_DMA_SRAM_ADDR_ARG, s->c_tile);
-    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, (SP_C(bi) + s->c_first) | ((s->rows - TILE * g0) << 16));
+    tpu_stage(DMA, TPU_DMA_SPAD_ADDR_ARG, (SP_C(bi) + s->c_first) | TPU_DMA_ROWS(s->rows - TILE * g0));
     tpu_stage(DMA, TPU_DMA_ROW_BYTES_ARG, s->s_arg2);
     tpu_stage(DMA, TPU_DMA_SRAM_STRIDE_ARG, s->s_arg3);
     k_issued(DMA, tpu_push(DMA, TPU_DMA_STORE, 0));

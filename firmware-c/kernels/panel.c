@@ -116,12 +116,12 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args
     }
     sram += chunk_row;
     k_need(MXU, DMA, loaded);
-    uint32_t ab = SP_PA | (spad << 16);
+    uint32_t ab = SP_PA | TPU_MXU_B_ADDR(spad);
     for (uint32_t t = 0; t < nt; t++, j++) {
       tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
       tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, c_arg);
       last = k_issued(MXU, tpu_push(MXU, TPU_MXU_MATMUL, m_flags));
-      ab += TILE_ROW4 << 16;
+      ab += TPU_MXU_B_ADDR(TILE_ROW4);
       c_arg += ctile;
       /* Keeps GCC from computing the loop's final values with a multiply. */
       __asm__("" : "+r"(c_arg), "+r"(j));
@@ -271,7 +271,7 @@ void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_arg
     k_need(MXU, DMA, l.loaded[work_buf]);
     uint32_t b = SS_B0 + work_buf * SP_REGION, last = 0, c_tile = SS_C(i);
     for (uint32_t t = 0; t < nt; t++, j++, b += TILE_ROW4, c_tile += TILE_ROW4) {
-      uint32_t ab = SS_A | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
+      uint32_t ab = SS_A | TPU_MXU_B_ADDR(b), ck = c_tile | TPU_MXU_K(p->k);
       for (uint32_t g = 0; g < groups; g++) {
         tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
         tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
@@ -317,4 +317,12 @@ void matmul_stream(const struct mm_args *p, uint32_t keep_a, const struct mm_arg
 void stream_chain_set(uint32_t ring, uint32_t prefetched) {
   stream_ring_start = ring;
   stream_prefetched = prefetched;
+}
+
+/* LONG_CONTEXT: takes back what stream_chain_set wrote, for a
+ * matmul_stream_ffn call (the next row block's Wo) after STREAM_DOWN. */
+void stream_chain_take(uint32_t *ring, uint32_t *prefetched) {
+  *ring = stream_ring_start;
+  *prefetched = stream_prefetched;
+  stream_ring_start = stream_prefetched = 0;
 }

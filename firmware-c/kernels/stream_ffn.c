@@ -156,7 +156,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
     k_need(MXU, DMA, l.loaded[work_buf]);
     uint32_t b = SS_B0 + work_buf * SP_REGION, c_tile = up ? SS_A + j * TILE_ROW4 : SS_C(i);
     if (relu_wait) { /* DOWN's first tile: row group g waits for the ReLU of its block only */
-      uint32_t ab = a_at | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
+      uint32_t ab = a_at | TPU_MXU_B_ADDR(b), ck = c_tile | TPU_MXU_K(p->k);
       for (uint32_t g = 0; g < groups; g++, ab += a_group, ck += c_group) {
         if (!(g & relu_gmask)) k_need(MXU, VPU, stream_relu[g >> stream_relu_log2]);
         tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
@@ -166,7 +166,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
       relu_wait = 0;
       j++; b += TILE_ROW4; c_tile += TILE_ROW4;
       for (uint32_t t = 1; t < nt; t++, j++, b += TILE_ROW4, c_tile += TILE_ROW4) {
-        ab = a_at | (b << 16); ck = c_tile | TPU_MXU_K(p->k);
+        ab = a_at | TPU_MXU_B_ADDR(b); ck = c_tile | TPU_MXU_K(p->k);
         for (uint32_t g = 0; g < groups; g++, ab += a_group, ck += c_group) {
           tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
           tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
@@ -175,7 +175,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
       }
     } else
     for (uint32_t t = 0; t < nt; t++, j++, b += TILE_ROW4, c_tile += TILE_ROW4) {
-      uint32_t ab = a_at | (b << 16), ck = c_tile | TPU_MXU_K(p->k);
+      uint32_t ab = a_at | TPU_MXU_B_ADDR(b), ck = c_tile | TPU_MXU_K(p->k);
       for (uint32_t g = 0; g < groups; g++) {
         tpu_stage(MXU, TPU_MXU_A_ADDR_ARG, ab);
         tpu_stage(MXU, TPU_MXU_C_ADDR_ARG, ck);
@@ -243,3 +243,7 @@ void matmul_stream_ffn(const struct mm_args *p, uint32_t opts, const struct mm_a
     stream_ring_start = stream_prefetched = 0;
   }
 }
+
+/* LONG_CONTEXT: the FFN of the next block of rows follows this W2 (its Wo's
+ * first chunks were loaded ahead by W2, which handed the state to panel.c). */
+void stream_ffn_chain_resume(void) { stream_chain_take(&stream_ring_start, &stream_prefetched); }

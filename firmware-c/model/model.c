@@ -414,6 +414,66 @@ static void stream_layer_ffn(const struct layer *y, uint32_t rows, const struct 
   matmul_stream_ffn(&f2, STREAM_DOWN, after);
 }
 
+/* ---- VARIANT_LONG_CONTEXT: prompts longer than the stream kernels' 64 rows ----
+ * Every weight matmul is row-wise, so the prefill runs them block by block of
+ * LONG_BLOCK_ROWS rows with the kernels of FFN_ON_CHIP (Q, K, V by
+ * matmul_stream, A loaded once a block; Wo, W1, W2 by matmul_stream_ffn, the
+ * block's FFN rows in the scratchpad), each call chained to the next, and
+ * attention over the whole prompt by attention_long (kernels/long.c). A
+ * prompt of one block runs FFN_ON_CHIP's calls with attention_long in place
+ * of attention_block. */
+#define LONG_BLOCK_ROWS 64u
+
+static int long_prefill_fits(void) {
+  uint32_t R = LONG_BLOCK_ROWS;
+  struct mm_args q = { .m = R, .k = M.d, .n = M.d, .epi = EPI_RESIDUAL }, up = { .m = R, .k = M.d, .n = M.d_ff, .epi = EPI_RELU },
+                 down = { .m = R, .k = M.d_ff, .n = M.d, .epi = EPI_RESIDUAL };
+  return matmul_stream_fits(&q) && matmul_stream_fits(&up) && matmul_stream_fits(&down) && matmul_stream_up_fits(&up)
+    && attention_long_fits(M.d, M.prompt_len);
+}
+
+/* `after`: the next layer's Wq (chained), or 0. */
+static void stream_layer_long(const struct layer *y, uint32_t rows, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2, block_bytes = LONG_BLOCK_ROWS * (M.d / 2);
+  struct mm_args wq = weights(y->wq, M.d, M.d), wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d),
+                 wo = weights(y->wo, M.d, M.d), w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  for (uint32_t r0 = 0, off = 0; r0 < rows; r0 += LONG_BLOCK_ROWS, off += block_bytes) {
+    uint32_t mb = rows - r0 < LONG_BLOCK_ROWS ? rows - r0 : LONG_BLOCK_ROWS;
+    struct mm_args m = {
+      .a = M.x + off, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q + off, .c_stride = rs, .m = mb, .k = M.d, .n = M.d, .shift = y->sq,
+    };
+    matmul_stream(&m, 0, &wk);
+    m.b = y->wk; m.c = y->k_cache + off; m.shift = y->sk;
+    matmul_stream(&m, 1, &wv);
+    m.b = y->wv; m.c = y->v_cache + off; m.shift = y->sv;
+    matmul_stream(&m, 1, r0 + mb < rows ? &wq : 0);
+  }
+  struct attn_args at = {
+    .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+    .rows = rows, .row0 = 0, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+  };
+  attention_long(&at);
+  for (uint32_t r0 = 0, off = 0; r0 < rows; r0 += LONG_BLOCK_ROWS, off += block_bytes) {
+    uint32_t mb = rows - r0 < LONG_BLOCK_ROWS ? rows - r0 : LONG_BLOCK_ROWS, more = r0 + mb < rows;
+    struct mm_args o = {
+      .a = M.att + off, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x + off, .c_stride = rs, .m = mb, .k = M.d, .n = M.d,
+      .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x + off, .res_stride = rs, .bound = y->bound1,
+    };
+    matmul_stream_ffn(&o, STREAM_RES_OUT, &w1);
+    struct mm_args f1 = {
+      .a = M.x + off, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = mb, .k = M.d, .n = M.d_ff,
+      .shift = y->s1, .epi = EPI_RELU,
+    };
+    matmul_stream_ffn(&f1, STREAM_UP | STREAM_KEEP_A, &w2);
+    struct mm_args f2 = {
+      .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x + off, .c_stride = rs, .m = mb, .k = M.d_ff, .n = M.d,
+      .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x + off, .res_stride = rs, .bound = y->bound2,
+    };
+    matmul_stream_ffn(&f2, STREAM_DOWN, more ? &wo : after);
+    if (more) stream_ffn_chain_resume();
+  }
+}
+
 /* Logits of activation row `row` into LOGITS[step] by matmul_panel when it
  * fits (the tiled kernel otherwise); returns the argmax. */
 static uint32_t panel_head(uint32_t row, uint32_t step) {
@@ -448,6 +508,15 @@ static __attribute__((noinline)) uint32_t stream_forward_ffn(void) {
   for (uint32_t l = 0; l < M.layers; l++) {
     struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
     stream_layer_ffn(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
+  }
+  return panel_head(M.prompt_len - 1, 0);
+}
+
+static __attribute__((noinline)) uint32_t stream_forward_long(void) {
+  embed(M.x, tokens, M.prompt_len, 0, M.tok_emb, M.pos_emb, M.d);
+  for (uint32_t l = 0; l < M.layers; l++) {
+    struct mm_args wq = weights(l + 1 < M.layers ? L[l + 1].wq : 0, M.d, M.d);
+    stream_layer_long(&L[l], M.prompt_len, l + 1 < M.layers ? &wq : 0);
   }
   return panel_head(M.prompt_len - 1, 0);
 }
@@ -536,10 +605,39 @@ static __attribute__((noinline)) int main_ffn(void) {
   return finish(produced);
 }
 
-/* PANEL's single job: FFN_ON_CHIP's flow when the prefill streams with the
- * FFN on chip, main_panel's otherwise; a function of its own so that main's
- * code and main_panel's are what they were. */
+/* LONG_CONTEXT's single job: main_ffn with stream_forward_long. (The
+ * decode loop is main_ffn's and main_panel's; sharing one copy among the
+ * three moved the older variants' windows by 3 to 36 clocks, so it is not.) */
+static __attribute__((noinline)) int main_long(void) {
+  uint32_t panels = decodes_by_panels();
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+  tpu_perf_start();
+  uint32_t tok = stream_forward_long();
+  tokens[M.prompt_len] = (uint8_t)tok;
+  uint32_t produced = 1;
+  tpu_perf_stop();
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint8_t in = (uint8_t)tok;
+      tok = panels ? panel_forward(in, M.prompt_len + i - 1, i) : forward(&in, 1, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  return finish(produced);
+}
+
+/* PANEL's single job: LONG_CONTEXT's flow when its kernels hold the prompt,
+ * FFN_ON_CHIP's when the prefill streams with the FFN on chip, main_panel's
+ * otherwise; a function of its own so that main's code and
+ * main_panel's are what they were. */
 static __attribute__((noinline)) int main_panel_or_ffn(void) {
+  if ((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits()) return main_long();
   if ((M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits()) return main_ffn();
   return main_panel();
 }
