@@ -245,14 +245,14 @@ class Kernels {
   /** kernels/long.c query_block: query rows per block, the largest multiple of D whose Q rows fit a region and whose P block against all ctx keys fits two. */
   longQueryBlock(d: number, ctx: number): number {
     let qb = 0;
-    while (qb + this.D <= ctx && (qb + this.D) * (d / 2) <= REGION && (qb + this.D) * (ctx / 2) <= 2 * REGION) qb += this.D;
+    while (qb + this.D <= ctx && (qb + this.D) * (d / 2) <= this.region && (qb + this.D) * (ctx / 2) <= 2 * this.region) qb += this.D;
     return qb;
   }
 
   /** kernels/long.c attention_long_fits: LONG_CONTEXT with TOKENS, the 64 KiB plan, K and V in four regions each, at least one row group per query block. */
   longAttentionFits(d: number, rows: number): boolean {
     const ctx = ceilTo(rows, this.D);
-    return (this.variant & VARIANT.LONG_CONTEXT) !== 0 && (this.variant & VARIANT.TOKENS) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= 4 * REGION && this.longQueryBlock(d, ctx) >= this.D;
+    return (this.variant & VARIANT.LONG_CONTEXT) !== 0 && (this.variant & VARIANT.TOKENS) !== 0 && this.cfg.tpu.spadKiB === 64 && ctx * (d / 2) <= 4 * this.region && this.longQueryBlock(d, ctx) >= this.D;
   }
 
   /** kernels/long.c attention_long: per query block its Q, K and V rows; per block and head the causal score tiles, mask + ReLU over the block's keys, P·V per row group over its keys, the head's output columns stored. */
