@@ -59,6 +59,8 @@ export interface TpuConfig {
   mxuSetup: number;
   /** Fixed clocks at the start of every VPU command. */
   vpuSetup: number;
+  /** 1: the command-sequencer what-if, a fourth unit feeding command lists (hardware.md §5.11); 0 as built. */
+  sequencer: number;
 }
 
 export interface PlatformConfig {
@@ -94,6 +96,7 @@ export function defaultConfig(): PlatformConfig {
       dmaSetup: 2,
       mxuSetup: 2,
       vpuSetup: 2,
+      sequencer: 0,
     },
     clockHz: 12_000_000,
   };
@@ -125,6 +128,7 @@ export const TPU_CONFIG_NAMES = [
   'dmaSetup',
   'mxuSetup',
   'vpuSetup',
+  'sequencer',
 ] as const satisfies readonly (keyof TpuConfig)[];
 
 export class ConfigError extends Error {}
@@ -176,6 +180,7 @@ function checkConsistent(cfg: PlatformConfig): void {
     throw new ConfigError('regionKiB must divide spadKiB into at most 32 regions');
   }
   if (t.mxuDim !== 8 && t.mxuDim !== 16) throw new ConfigError('mxuDim must be 8 (as built) or 16 (the what-if)');
+  if (t.sequencer !== 0 && t.sequencer !== 1) throw new ConfigError('sequencer must be 0 (as built) or 1 (the command-sequencer what-if)');
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM
