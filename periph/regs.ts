@@ -197,6 +197,8 @@ export const SEQ_UNIT: UnitSpec = {
 
 /** Bytes of one list entry: one 256-bit scratchpad row, read in one clock. */
 export const SEQ_ENTRY_BYTES = 32;
+/** CMD.OPCODE of an entry for the sequencer itself (CMD.UNIT 0): hold the list until TOKEN is met (a CPU poll's place in a list). */
+export const SEQ_ENTRY_WAIT = 1;
 
 /** A list entry's words (offsets within the entry): one ordinary unit command. */
 export const SEQ_ENTRY_WORDS: readonly Register[] = [
@@ -217,7 +219,7 @@ export const SEQ_ENTRY_WORDS: readonly Register[] = [
     fields: [
       { name: 'OPCODE', lsb: 0, width: 8, doc: 'the unit\'s opcode' },
       { name: 'FLAGS', lsb: 8, width: 8, doc: 'the opcode\'s flags' },
-      { name: 'UNIT', lsb: 16, width: 2, doc: 'target unit: 1 DMA, 2 MXU, 3 VPU (0: a bad entry)' },
+      { name: 'UNIT', lsb: 16, width: 2, doc: 'target unit: 1 DMA, 2 MXU, 3 VPU; 0: the sequencer itself, OPCODE 1 (WAIT, FLAGS 0) holds the list until TOKEN is met, anything else is a bad entry' },
       { name: 'REL_TOKEN', lsb: 18, width: 1, doc: 'TOKEN.TICKET is relative to the list (see TOKEN)' },
       { name: 'RESERVED', lsb: 19, width: 13, doc: 'must be 0 (else a bad entry)' },
     ],
@@ -235,7 +237,7 @@ export const ERROR_CODES = [
   { name: 'PARAM', value: 7, doc: 'a parameter out of range (HARDTANH bound > 8, REQUANT shift > 31)' },
   { name: 'SAME_REGION', value: 8, doc: 'two operands of one command read the same scratchpad region' },
   { name: 'PORT_CONFLICT', value: 9, doc: 'the command needs a region port another running command holds' },
-  { name: 'BAD_ENTRY', value: 10, doc: 'a sequencer list entry names no unit or sets reserved bits; the list stops there (ERROR.SERIAL: the entry\'s index)' },
+  { name: 'BAD_ENTRY', value: 10, doc: 'a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry\'s index)' },
 ] as const;
 
 export type ErrorName = (typeof ERROR_CODES)[number]['name'];

@@ -10,8 +10,10 @@
 // port of its region — in clock f(i): f(0) = s + 1, f(i + 1) = q(i) + 1, where
 // q(i) is the first clock ≥ f(i) at whose start the target unit's FIFO holds
 // fewer than queueDepth commands (the CPU's PUSH of that clock counted first).
-// The entry is pushed at q(i) exactly as a CPU PUSH at q(i) would be. The RUN
-// ends at q(COUNT − 1), or at f(i) of a bad entry.
+// The entry is pushed at q(i) exactly as a CPU PUSH at q(i) would be. A WAIT
+// entry (CMD.UNIT 0) is pushed nowhere: q(i) is the first clock ≥ f(i) at
+// whose start its token is met (the DONE a CPU poll would read then). The
+// RUN ends at q(COUNT − 1), or at f(i) of a bad entry.
 //
 // The core (tpu.ts) calls act(c) at the start of every clock c after the
 // start clock, before any command starts in c. The reference model does that
@@ -22,7 +24,7 @@
 // drain at a start, which ends the core's window).
 
 import type { TpuConfig } from '../emu/config.ts';
-import { ERR, opcode, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_UNIT, unpackField } from './regs.ts';
+import { ERR, opcode, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_ENTRY_WAIT, SEQ_UNIT, TOKEN_FIELD, unpackField } from './regs.ts';
 import { bits, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitRules } from './unit.ts';
 
 const RUN = opcode('SEQ', 'RUN');
@@ -39,14 +41,18 @@ export interface SeqPort {
   feed(unit: number, args: Uint32Array, token: number, opcode: number, flags: number, clock: number, entry: number): void;
   /** Unit u's ISSUED count now. */
   issued(unit: number): number;
+  /** Unit u's DONE count as of the start of this clock. */
+  doneCount(unit: number): number;
   /** Entry `index` is bad: the core records BAD_ENTRY; the RUN ends in this clock. */
   badEntry(index: number, clock: number, detail: string): void;
 }
 
 export interface SeqModel {
   readonly running: boolean;
-  /** The unit (0..2) whose full FIFO the fetched entry waits for, or -1. */
+  /** The unit (0..2) whose full FIFO the fetched entry waits for, WAITING_ON_TOKEN for a WAIT entry's token, or -1. */
   readonly waitingOn: number;
+  /** Is the held WAIT entry's token met now? */
+  tokenMet(): boolean;
   begin(cmd: Cmd, clock: number): void;
   /** Clock c's work, at its start (c after the start clock); true when the RUN ended at c. */
   act(clock: number): boolean;
@@ -79,8 +85,12 @@ export function seqRules(cfg: TpuConfig): UnitRules {
   };
 }
 
+/** waitingOn of a sequencer holding a WAIT entry whose token is not met. */
+export const WAITING_ON_TOKEN = 3;
+
 /** A decoded entry; `bad` is '' for a good one. */
 interface Entry {
+  /** 0..2, or -1 for a WAIT entry. */
   unit: number;
   opcode: number;
   flags: number;
@@ -99,12 +109,12 @@ const TICKET_SPAN = 0x4000_0000;
 function decodeEntry(w: ArrayLike<number>, bases: readonly number[], e: Entry): void {
   const cmdWord = w[6] >>> 0;
   const unit = unpackField(SEQ_ENTRY_FIELD.UNIT, cmdWord);
-  e.bad = unit === 0 ? 'its CMD.UNIT is 0 (no unit)'
+  e.opcode = unpackField(SEQ_ENTRY_FIELD.OPCODE, cmdWord);
+  e.flags = unpackField(SEQ_ENTRY_FIELD.FLAGS, cmdWord);
+  e.bad = unit === 0 && (e.opcode !== SEQ_ENTRY_WAIT || e.flags !== 0) ? `its CMD.UNIT is 0 (the sequencer) but it is no WAIT (opcode ${e.opcode}, flags ${e.flags})`
     : unpackField(SEQ_ENTRY_FIELD.RESERVED, cmdWord) !== 0 ? `reserved bits of CMD are set (0x${cmdWord.toString(16)})`
       : w[7] !== 0 ? `its reserved word is 0x${(w[7] >>> 0).toString(16)}` : '';
   e.unit = unit - 1;
-  e.opcode = unpackField(SEQ_ENTRY_FIELD.OPCODE, cmdWord);
-  e.flags = unpackField(SEQ_ENTRY_FIELD.FLAGS, cmdWord);
   for (let a = 0; a < 5; a++) e.args[a] = w[a];
   let token = w[5] >>> 0;
   const tokenUnit = unpackField(SEQ_ENTRY_FIELD.TOKEN_UNIT, token);
@@ -148,13 +158,23 @@ abstract class SeqBase implements SeqModel {
         this.port.badEntry(this.next, clock, e.bad);
         return this.end();
       }
-      this.waitingOn = e.unit;
+      this.waitingOn = e.unit < 0 ? WAITING_ON_TOKEN : e.unit;
     }
-    if (!this.port.hasRoom(this.waitingOn)) return false;
-    const e = this.decoded();
-    this.port.feed(e.unit, e.args, e.token, e.opcode, e.flags, clock, this.next);
+    if (this.waitingOn === WAITING_ON_TOKEN) {
+      if (!this.tokenMet()) return false;
+    } else {
+      if (!this.port.hasRoom(this.waitingOn)) return false;
+      const e = this.decoded();
+      this.port.feed(e.unit, e.args, e.token, e.opcode, e.flags, clock, this.next);
+    }
     this.waitingOn = -1;
     return ++this.next === this.count ? this.end() : false;
+  }
+
+  tokenMet(): boolean {
+    const token = this.decoded().token;
+    const unit = unpackField(TOKEN_FIELD.UNIT, token);
+    return unit === 0 || this.port.doneCount(unit - 1) >= unpackField(TOKEN_FIELD.TICKET, token);
   }
 
   private end(): boolean {

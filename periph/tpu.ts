@@ -32,7 +32,7 @@ import {
   unpackField,
 } from './regs.ts';
 import type { Sram } from './sram.ts';
-import { SeqFast, SeqReference, seqRules, type SeqModel, type SeqPort } from './seq.ts';
+import { SeqFast, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
 
@@ -396,7 +396,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private deadlockFrom(): number {
     let waiting = false, last = this.lastPushClock;
     for (const u of this.all) {
-      // A sequencer holding an entry for a full queue moves only when that queue does.
+      // A sequencer holding an entry for a full queue, or a WAIT, moves only when a unit does.
       if (u.running && !(u === this.seq && this.seq.model.waitingOn >= 0)) return -1;
       if (u.fifo.length > 0) {
         if (!this.tokenUnmet(u.fifo[0])) return -1;
@@ -528,6 +528,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private seqWindow(seq: UnitState<SeqModel, 'SEQ'>, c: number, n: number): number {
     if (seq.running) {
       const on = seq.model.waitingOn;
+      if (on === WAITING_ON_TOKEN) return seq.model.tokenMet() ? 1 : n; // DONE changes only at an end or a drop
       return on < 0 || this.units[on].fifo.length < this.cfg.tpu.queueDepth ? 1 : n;
     }
     if (seq.fifo.length === 0 || seq.depWaiting) return n;
@@ -550,6 +551,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   issued(unit: number): number {
     return this.units[unit].issued;
+  }
+
+  doneCount(unit: number): number {
+    return this.units[unit].done;
   }
 
   badEntry(index: number, clock: number, detail: string): void {

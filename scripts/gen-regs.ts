@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
-import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WORDS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
+import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 import { generateSeedHeader, SEED_HEADER_PATH } from './gen-seed-regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
@@ -72,7 +72,8 @@ export function generateHeader(): string {
     }
   }
   L.push('', '/* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */');
-  L.push(`#define TPU_SEQ_ENTRY_BYTES ${SEQ_ENTRY_BYTES}u`, ...regLines('TPU_SEQ_ENTRY', SEQ_ENTRY_WORDS));
+  L.push(`#define TPU_SEQ_ENTRY_BYTES ${SEQ_ENTRY_BYTES}u`, `#define TPU_SEQ_ENTRY_WAIT ${SEQ_ENTRY_WAIT}u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */`,
+    ...regLines('TPU_SEQ_ENTRY', SEQ_ENTRY_WORDS));
   L.push('', '/* ERROR codes */');
   for (const e of ERROR_CODES) L.push(`#define TPU_ERR_${e.name} ${e.value}u /* ${e.doc} */`);
   L.push('', '#endif /* TPU_REGS_H */', '');

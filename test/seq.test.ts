@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
-import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
+import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { Tpu } from '../periph/tpu.ts';
 import { entryWords } from './helpers/tpu-script.ts';
@@ -35,12 +35,12 @@ function push(tpu: Tpu, unit: UnitName, value: number, args: number[], clock: nu
 const run = (tpu: Tpu, addr: number, count: number, clock: number, token = 0) =>
   push(tpu, 'SEQ', opcode('SEQ', 'RUN'), packArgs('SEQ', { LIST_ADDR: addr, COUNT: count }), clock, token);
 
-interface Entry { unit: keyof typeof UNIT_INDEX; value: number; args: number[]; token?: number; relative?: boolean; busy: number }
+interface Entry { unit: keyof typeof UNIT_INDEX | 'WAIT'; value: number; args: number[]; token?: number; relative?: boolean; busy: number }
 
 /** Writes the list into the scratchpad (the tests' back door: the CPU cannot reach it; firmware DMAs it in). */
 function writeList(tpu: Tpu, addr: number, list: readonly Entry[]): void {
   const view = new DataView(tpu.spad.buffer, tpu.spad.byteOffset);
-  list.forEach((e, i) => entryWords(UNIT_INDEX[e.unit], e.args, e.token ?? 0, e.value, e.relative)
+  list.forEach((e, i) => entryWords(e.unit === 'WAIT' ? -1 : UNIT_INDEX[e.unit], e.args, e.token ?? 0, e.value, e.relative)
     .forEach((w, j) => view.setUint32(addr + i * SEQ_ENTRY_BYTES + 4 * j, w, true)));
 }
 
@@ -69,7 +69,7 @@ const vpuCopy = (rows: number, cols: number): Entry => ({
  */
 function ruleClocks(list: readonly Entry[], s: number, depth: number) {
   const pushAt: number[] = [], startAt: number[] = [], endAt: number[] = [];
-  const lastEnd = { DMA: -1, MXU: -1, VPU: -1 };
+  const lastEnd = { DMA: -1, MXU: -1, VPU: -1, WAIT: -1 }; // (ruleClocks takes no WAIT entries)
   for (let i = 0; i < list.length; i++) {
     let q = i === 0 ? s + 1 : pushAt[i - 1] + 1;
     // Waiting at the start of clock q: same-unit commands pushed before q that start at q or later.
@@ -85,7 +85,7 @@ function ruleClocks(list: readonly Entry[], s: number, depth: number) {
 
 /** Records of the fed commands in list order (each unit's in serial order). */
 function fedRecords(tpu: Tpu, list: readonly Entry[]) {
-  const next = { DMA: 0, MXU: 0, VPU: 0 };
+  const next = { DMA: 0, MXU: 0, VPU: 0, WAIT: 0 };
   return list.map((e) => tpu.records!.filter((r) => r.unit === e.unit)[next[e.unit]++]);
 }
 
@@ -158,6 +158,30 @@ for (const reference of [false, true]) {
       expect(v0.startClock).toBe(Math.max(v0.pushClock + 1, dma[0].endClock + 1));
       expect(v0.startClock).toBe(dma[0].endClock + 1); // the 300-byte load outlasts the push
       expect(v1.startClock).toBe(v0.endClock + 1);
+    });
+
+    it('a WAIT entry holds the list until its token is met, as a CPU poll would; then the next entry is fetched', () => {
+      const { tpu } = makeTpu(reference);
+      const wait: Entry = { unit: 'WAIT', value: SEQ_ENTRY_WAIT, args: [0, 0, 0, 0, 0], token: (1 << 30) | 1, relative: true, busy: 0 };
+      const list = [dmaLoad(300, 0x8000), wait, vpuCopy(1, 8)];
+      writeList(tpu, 0xe000, list);
+      run(tpu, 0xe000, 3, 40); // starts at 41
+      settle(tpu);
+      const [dma] = tpu.records!.filter((r) => r.unit === 'DMA');
+      const [vpu] = tpu.records!.filter((r) => r.unit === 'VPU');
+      expect(dma.pushClock).toBe(42);
+      expect(dma.endClock).toBe(43 + 302 - 1); // starts at 43, dmaSetup + 300 clocks
+      // DONE counts at the end of 344: the WAIT passes at 345, the VPU entry is fetched and pushed at 346.
+      expect(vpu.pushClock).toBe(dma.endClock + 2);
+      expect(vpu.startClock).toBe(dma.endClock + 3);
+      expect(tpu.seqRecords![0].endClock).toBe(dma.endClock + 2);
+      // A WAIT with no token passes in its fetch clock; one with opcode ≠ WAIT is a bad entry.
+      const t2 = makeTpu(reference).tpu;
+      writeList(t2, 0xe000, [{ ...wait, token: 0 }, vpuCopy(1, 8), { ...wait, value: 2 }]);
+      run(t2, 0xe000, 3, 10);
+      settle(t2);
+      expect(t2.records!.map((r) => r.pushClock)).toEqual([13]);
+      expect(t2.errors.map((e) => `${e.clock} ${e.codeName}`)).toEqual(['14 BAD_ENTRY']);
     });
 
     it('the RUN counts in the sequencer\'s DONE at its last push; a later RUN starts the clock after', () => {

@@ -303,6 +303,7 @@
 
 /* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */
 #define TPU_SEQ_ENTRY_BYTES 32u
+#define TPU_SEQ_ENTRY_WAIT 1u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */
 #define TPU_SEQ_ENTRY_ARG0 0x000u /* R: the command's ARG0 */
 #define TPU_SEQ_ENTRY_ARG1 0x004u /* R: ARG1 */
 #define TPU_SEQ_ENTRY_ARG2 0x008u /* R: ARG2 */
@@ -350,6 +351,6 @@
 #define TPU_ERR_PARAM 7u /* a parameter out of range (HARDTANH bound > 8, REQUANT shift > 31) */
 #define TPU_ERR_SAME_REGION 8u /* two operands of one command read the same scratchpad region */
 #define TPU_ERR_PORT_CONFLICT 9u /* the command needs a region port another running command holds */
-#define TPU_ERR_BAD_ENTRY 10u /* a sequencer list entry names no unit or sets reserved bits; the list stops there (ERROR.SERIAL: the entry's index) */
+#define TPU_ERR_BAD_ENTRY 10u /* a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry's index) */
 
 #endif /* TPU_REGS_H */

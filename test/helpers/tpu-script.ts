@@ -2,7 +2,7 @@
 // script of events at chosen clocks; shared by the TPU tests.
 
 import { type PlatformConfig } from '../../emu/config.ts';
-import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
+import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
 import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
 import { mulberry32 } from './rng.ts';
@@ -90,7 +90,7 @@ function corrupt(r: Rng, cmd: { args: number[]; value: number }): void {
   }
 }
 
-/** Entry words of one list entry: CMD.UNIT in 17:16, REL_TOKEN bit 18 (periph/regs.ts SEQ_ENTRY_WORDS). */
+/** Entry words of one list entry: CMD.UNIT in 17:16, REL_TOKEN bit 18 (periph/regs.ts SEQ_ENTRY_WORDS); unit -1 for a WAIT. */
 export function entryWords(unit: number, args: number[], token: number, value: number, relative = false): number[] {
   return [...args, token >>> 0, (value | ((unit + 1) << 16) | (relative ? 1 << 18 : 0)) >>> 0, 0];
 }
@@ -104,8 +104,9 @@ function randomList(r: Rng, count: number, spad: number, region: number, mxuDim:
   const words: number[] = [];
   const inList = [0, 0, 0];
   for (let i = 0; i < count; i++) {
-    const unit = r.int(0, 2);
-    const cmd = randomCommand(r, unit, spad, region, mxuDim);
+    // Now and then a WAIT: the list holds until a command pushed before it has finished.
+    const unit = r.chance(0.06) ? -1 : r.int(0, 2);
+    const cmd = unit < 0 ? { args: [0, 0, 0, 0, 0], value: SEQ_ENTRY_WAIT } : randomCommand(r, unit, spad, region, mxuDim);
     if (r.chance(0.06)) corrupt(r, cmd);
     let token = 0, relative = false;
     const roll = r.next();
@@ -124,7 +125,7 @@ function randomList(r: Rng, count: number, spad: number, region: number, mxuDim:
       const how = r.int(0, 2);
       if (how === 0) w[6] &= ~(3 << 16); else if (how === 1) w[6] = (w[6] | (1 << r.int(19, 31))) >>> 0; else w[7] = r.int(1, 255);
     }
-    inList[unit]++;
+    if (unit >= 0) inList[unit]++;
     words.push(...w);
   }
   return words;
