@@ -729,5 +729,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 }
 
 export function describeError(e: TpuError): string {
-  return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) dropped: ${e.codeName}: ${e.detail}`;
+  // A bad list entry stops its RUN there; every other error drops the command.
+  return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) ${e.code === ERR.BAD_ENTRY ? 'stopped' : 'dropped'}: `
+    + `${e.codeName}: ${e.detail}`;
 }

@@ -128,7 +128,7 @@ function checkReport(lines: string[], c: RunResult['counters']): void {
   });
 }
 
-const ERROR_LINE = /^picotpu: TPU error at clock (\d+): (DMA|MXU|VPU|SEQ) command #(\d+) \((.+)\) dropped: ([A-Z_]+): (.+)$/;
+const ERROR_LINE = /^picotpu: TPU error at clock (\d+): (DMA|MXU|VPU|SEQ) command #(\d+) \((.+)\) (?:dropped|stopped): ([A-Z_]+): (.+)$/;
 
 describe.each(PROGRAMS)('$name', (p) => {
   let fast: Run | undefined;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
-import { Tpu } from '../periph/tpu.ts';
+import { describeError, Tpu } from '../periph/tpu.ts';
 import { entryWords } from './helpers/tpu-script.ts';
 
 const BASE = { DMA: UNITS[0].base, MXU: UNITS[1].base, VPU: UNITS[2].base, SEQ: SEQ_UNIT.base };
@@ -232,6 +232,7 @@ for (const reference of [false, true]) {
       expect(tpu.errors.map((e) => `${e.clock} ${e.unit}#${e.serial} ${e.codeName}`)).toEqual(['34 SEQ#0 BAD_ENTRY']); // the RUN starts at 31: f(2) = 31 + 1 + 2
       expect(tpu.units[2].issued).toBe(2);
       expect(tpu.seqRecords![0].endClock).toBe(34);
+    expect(describeError(tpu.errors[0])).toMatch(/^TPU error at clock 34: SEQ command #0 \(RUN list=0xe000 count=4\) stopped: BAD_ENTRY: entry 2 is bad: reserved bits/);
       expect(tpu.read(BASE.SEQ + UNIT_REG.STATUS, 200_000) >>> 16 & 1).toBe(1);
     });
 
