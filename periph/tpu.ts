@@ -396,8 +396,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private deadlockFrom(): number {
     let waiting = false, last = this.lastPushClock;
     for (const u of this.all) {
-      // A sequencer holding an entry for a full queue, or a WAIT, moves only when a unit does.
-      if (u.running && !(u === this.seq && this.seq.model.waitingOn >= 0)) return -1;
+      // A sequencer holding an entry for a full queue, or a WAIT, moves only when a unit does:
+      // it waits, as a token-blocked head does.
+      if (u.running) {
+        if (!(u === this.seq && this.seq.model.waitingOn >= 0)) return -1;
+        waiting = true;
+      }
       if (u.fifo.length > 0) {
         if (!this.tokenUnmet(u.fifo[0])) return -1;
         waiting = true;
@@ -426,7 +430,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   /** What each waiting head waits on, and the state of the unit it waits on. */
   private blockedText(): string {
-    return this.all.filter((u) => u.fifo.length > 0)
+    const seq = this.seq;
+    const held = seq?.running && seq.model.waitingOn === WAITING_ON_TOKEN
+      ? [`SEQ command #${seq.running.serial} (${seq.rules.describe(seq.running)}) holds a WAIT entry whose token is not met`] : [];
+    return held.concat(this.all.filter((u) => u.fifo.length > 0)
       .map((u) => {
         const head = u.fifo[0], t = head.token;
         const what = `${u.name} command #${head.serial} (${u.rules.describe(head)})`;
@@ -437,7 +444,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
           : `${on.fifo.length} queued, ${on === u ? 'this head first' : this.tokenUnmet(on.fifo[0]) ? 'its head waiting too' : 'its head ready'}`;
         return `${what} waits for ${on.name} DONE ${unpackField(TOKEN_FIELD.TICKET, t)}: ${on.name} has DONE ${on.done} of ${on.issued} issued, `
           + `${on.running ? 'running' : 'idle'}, ${queue}`;
-      }).join('; ');
+      })).join('; ');
   }
 
   // ---- the SRAM bus, shared with the CPU ----

@@ -252,6 +252,33 @@ for (const reference of [false, true]) {
       expect(tpu.errors[0].detail).toMatch(/sequencer list entry 1/);
     });
 
+    it('a RUN waiting on its wait token counts in DEP_WAIT; the sequencer is no busy unit', () => {
+      const { tpu } = makeTpu(reference);
+      writeList(tpu, 0xe000, [vpuCopy(1, 8)]);
+      tpu.write(GLOBAL.PERF_CTRL, 1, 15, 0);
+      push(tpu, 'DMA', opcode('DMA', 'LOAD'), dmaLoad(100, 0x8000).args, 10); // runs 11 .. 112
+      run(tpu, 0xe000, 1, 11, (1 << 30) | 1); // ready at 12, waits for DMA DONE 1: starts at 113
+      settle(tpu);
+      const [seq] = tpu.seqRecords!;
+      expect(seq.startClock).toBe(113);
+      const w = tpu.window.snapshot();
+      expect(w.depWait).toBe(113 - 12);
+      const [vpu] = tpu.records!.filter((r) => r.unit === 'VPU');
+      expect(w.vpuBusy + w.dmaBusy).toBe(102 + 3);
+      expect(vpu.startClock).toBe(115);
+    });
+
+    it('a WAIT that can never pass, polled by the CPU, is a TPU deadlock (§5.3)', () => {
+      const { tpu } = makeTpu(reference);
+      const wait: Entry = { unit: 'WAIT', value: SEQ_ENTRY_WAIT, args: [0, 0, 0, 0, 0], token: (1 << 30) | 5, busy: 0 };
+      writeList(tpu, 0xe000, [wait, vpuCopy(1, 8)]);
+      run(tpu, 0xe000, 2, 10);
+      tpu.read(BASE.SEQ + UNIT_REG.DONE, 100);
+      expect(tpu.fatal).toBeNull();
+      tpu.read(BASE.SEQ + UNIT_REG.DONE, 2000);
+      expect(tpu.fatal).toMatch(/^TPU deadlock at clock 11: no TPU command can ever start: SEQ command #0 \(RUN list=0xe000 count=2\) holds a WAIT entry/);
+    });
+
     it('holds the read port of the list\'s regions while it runs', () => {
       const { tpu } = makeTpu(reference);
       writeList(tpu, 0xe000, Array.from({ length: 12 }, () => matmul(8)));

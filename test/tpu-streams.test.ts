@@ -61,6 +61,7 @@ describe('fast and reference TPU models agree on random command streams', () => 
     for (let seed = 9000; seed < 9600; seed++) {
       const cfgRun = structuredClone(cfg);
       if (seed % 3 === 0) cfgRun.tpu.queueDepth = 2; // the sequencer meets full queues
+      if (seed % 3 === 1) cfgRun.tpu.regionKiB = 2; // lists over more regions
       const f = compareModels(seed, cfgRun, 30);
       runs += f.seqDone;
       fed += f.fed;
