@@ -5,7 +5,7 @@
 // off leaves the register block as built.
 
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { applyOverrides, ConfigError, defaultConfig } from '../emu/config.ts';
 import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { describeError, Tpu } from '../periph/tpu.ts';
@@ -301,5 +301,11 @@ describe('the sequencer option', () => {
     expect(tpu.seq).toBeNull();
     cfg.tpu.sequencer = 1;
     expect(new Tpu(cfg, new Sram(cfg.bus), false, false).isRegister(BASE.SEQ + UNIT_REG.DONE)).toBe(true);
+  });
+
+  it('is 0 or 1: --set sequencer=2 is a config error', () => {
+    expect(applyOverrides(defaultConfig(), { sequencer: '1' }).tpu.sequencer).toBe(1);
+    expect(() => applyOverrides(defaultConfig(), { sequencer: '2' })).toThrow(ConfigError);
+    expect(() => applyOverrides(defaultConfig(), { sequencer: '2' })).toThrow(/sequencer must be 0 \(as built\) or 1/);
   });
 });
