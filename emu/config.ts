@@ -70,6 +70,7 @@ export function defaultConfig(): PlatformConfig {
       dmaSetup: 2,
       mxuSetup: 2,
       vpuSetup: 2,
+      sequencer: 0,
     },
     clockHz: 12_000_000,
   };
@@ -101,6 +102,7 @@ export const TPU_CONFIG_NAMES = [
   'dmaSetup',
   'mxuSetup',
   'vpuSetup',
+  'sequencer',
 ] as const satisfies readonly (keyof TpuConfig)[];
 
 export class ConfigError extends Error {}
@@ -152,6 +154,7 @@ function checkConsistent(cfg: PlatformConfig): void {
     throw new ConfigError('regionKiB must divide spadKiB into at most 32 regions');
   }
   if (t.mxuDim !== 8 && t.mxuDim !== 16) throw new ConfigError('mxuDim must be 8 (as built) or 16 (the what-if)');
+  if (t.sequencer !== 0 && t.sequencer !== 1) throw new ConfigError('sequencer must be 0 (as built) or 1 (the command-sequencer what-if)');
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM

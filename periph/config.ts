@@ -31,6 +31,8 @@ export interface TpuConfig {
   mxuSetup: number;
   /** Fixed clocks at the start of every VPU command. */
   vpuSetup: number;
+  /** 1: the command-sequencer what-if, a fourth unit feeding command lists (hardware.md §5.11); 0 as built. */
+  sequencer: number;
 }
 
 /** What the TPU reads of the platform configuration (emu/config.ts's PlatformConfig is one). */

@@ -32,7 +32,7 @@ export interface Opcode {
 }
 
 export interface UnitSpec {
-  readonly name: 'DMA' | 'MXU' | 'VPU';
+  readonly name: 'DMA' | 'MXU' | 'VPU' | 'SEQ';
   /** Unit number in wait tokens and in ERROR. */
   readonly id: number;
   readonly base: number;
@@ -60,8 +60,8 @@ export const GLOBAL_REGS: readonly Register[] = [
     name: 'ERROR', offset: 0x00c, access: 'R/W1C', doc: 'first error since cleared (0: none); any non-zero write clears it and every STATUS error bit',
     fields: [
       { name: 'CODE', lsb: 0, width: 8, doc: 'error code (TPU_ERR_*)' },
-      { name: 'UNIT', lsb: 8, width: 4, doc: 'unit number (1 DMA, 2 MXU, 3 VPU)' },
-      { name: 'SERIAL', lsb: 12, width: 20, doc: 'the command\'s serial: the unit\'s ISSUED count before it was pushed' },
+      { name: 'UNIT', lsb: 8, width: 4, doc: 'unit number (1 DMA, 2 MXU, 3 VPU, 4 SEQ)' },
+      { name: 'SERIAL', lsb: 12, width: 20, doc: 'the command\'s serial: the unit\'s ISSUED count before it was pushed (BAD_ENTRY: the entry\'s index in its list)' },
     ],
   },
   { name: 'CYCLES_LO', offset: 0x010, access: 'R', doc: 'clocks counted, low word' },
@@ -177,6 +177,56 @@ export const UNITS: readonly UnitSpec[] = [
   },
 ];
 
+/**
+ * The command sequencer (docs/hardware.md §5.11), present only with the
+ * `sequencer` platform option: a fourth unit block with the same registers,
+ * whose one command feeds a list of ordinary commands from the scratchpad
+ * into the DMA, MXU and VPU queues.
+ */
+export const SEQ_UNIT: UnitSpec = {
+  name: 'SEQ', id: 4, base: 0x400,
+  opcodes: [
+    { name: 'RUN', value: 1, doc: 'push the COUNT entries of the list at LIST_ADDR into their units\' queues, one per clock' },
+  ],
+  flags: [],
+  args: [
+    f('LIST_ADDR', 0, 0, 16, 'scratchpad byte address of entry 0, a multiple of 32'),
+    f('COUNT', 1, 0, 16, 'number of entries (≥ 1)'),
+  ],
+};
+
+/** Bytes of one list entry: one 256-bit scratchpad row, read in one clock. */
+export const SEQ_ENTRY_BYTES = 32;
+/** CMD.OPCODE of an entry for the sequencer itself (CMD.UNIT 0): hold the list until TOKEN is met (a CPU poll's place in a list). */
+export const SEQ_ENTRY_WAIT = 1;
+
+/** A list entry's words (offsets within the entry): one ordinary unit command. */
+export const SEQ_ENTRY_WORDS: readonly Register[] = [
+  { name: 'ARG0', offset: 0x00, access: 'R', doc: 'the command\'s ARG0' },
+  { name: 'ARG1', offset: 0x04, access: 'R', doc: 'ARG1' },
+  { name: 'ARG2', offset: 0x08, access: 'R', doc: 'ARG2' },
+  { name: 'ARG3', offset: 0x0c, access: 'R', doc: 'ARG3' },
+  { name: 'ARG4', offset: 0x10, access: 'R', doc: 'ARG4' },
+  {
+    name: 'TOKEN', offset: 0x14, access: 'R', doc: 'the command\'s wait token (ARG5); with CMD.REL_TOKEN its ticket is a signed offset from the token unit\'s ISSUED when the RUN started',
+    fields: [
+      { name: 'TICKET', lsb: 0, width: 30, doc: 'DONE count to wait for (REL_TOKEN: signed offset)' },
+      { name: 'UNIT', lsb: 30, width: 2, doc: 'unit to wait on (0: no token)' },
+    ],
+  },
+  {
+    name: 'CMD', offset: 0x18, access: 'R', doc: 'what PUSH would carry, and where to',
+    fields: [
+      { name: 'OPCODE', lsb: 0, width: 8, doc: 'the unit\'s opcode' },
+      { name: 'FLAGS', lsb: 8, width: 8, doc: 'the opcode\'s flags' },
+      { name: 'UNIT', lsb: 16, width: 2, doc: 'target unit: 1 DMA, 2 MXU, 3 VPU; 0: the sequencer itself, OPCODE 1 (WAIT, FLAGS 0) holds the list until TOKEN is met, anything else is a bad entry' },
+      { name: 'REL_TOKEN', lsb: 18, width: 1, doc: 'TOKEN.TICKET is relative to the list (see TOKEN)' },
+      { name: 'RESERVED', lsb: 19, width: 13, doc: 'must be 0 (else a bad entry)' },
+    ],
+  },
+  { name: 'RESERVED', offset: 0x1c, access: 'R', doc: 'must be 0 (else a bad entry)' },
+];
+
 export const ERROR_CODES = [
   { name: 'BAD_OPCODE', value: 1, doc: 'unknown opcode or flag' },
   { name: 'RANGE', value: 2, doc: 'an operand extends past the end of the scratchpad or SRAM' },
@@ -187,6 +237,7 @@ export const ERROR_CODES = [
   { name: 'PARAM', value: 7, doc: 'a parameter out of range (HARDTANH bound > 8, REQUANT shift > 31)' },
   { name: 'SAME_REGION', value: 8, doc: 'two operands of one command read the same scratchpad region' },
   { name: 'PORT_CONFLICT', value: 9, doc: 'the command needs a region port another running command holds' },
+  { name: 'BAD_ENTRY', value: 10, doc: 'a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry\'s index)' },
 ] as const;
 
 export type ErrorName = (typeof ERROR_CODES)[number]['name'];
@@ -199,7 +250,7 @@ function offsets(regs: readonly Register[]): Record<string, number> {
 }
 export const GLOBAL = offsets(GLOBAL_REGS);
 export const UNIT_REG = offsets(UNIT_REGS);
-export const UNIT_BY_NAME = Object.fromEntries(UNITS.map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
+export const UNIT_BY_NAME = Object.fromEntries([...UNITS, SEQ_UNIT].map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
 
 export function opcode(unit: UnitSpec['name'], name: string): number {
   const op = UNIT_BY_NAME[unit].opcodes.find((o) => o.name === name);
@@ -276,6 +327,15 @@ export const TOKEN_FIELD = {
 export const PUSH_FIELD = {
   OPCODE: fieldPos(UNIT_REGS, 'PUSH', 'OPCODE'),
   FLAGS: fieldPos(UNIT_REGS, 'PUSH', 'FLAGS'),
+} as const;
+export const SEQ_ENTRY_FIELD = {
+  TOKEN_TICKET: fieldPos(SEQ_ENTRY_WORDS, 'TOKEN', 'TICKET'),
+  TOKEN_UNIT: fieldPos(SEQ_ENTRY_WORDS, 'TOKEN', 'UNIT'),
+  OPCODE: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'OPCODE'),
+  FLAGS: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'FLAGS'),
+  UNIT: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'UNIT'),
+  REL_TOKEN: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'REL_TOKEN'),
+  RESERVED: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'RESERVED'),
 } as const;
 export const STATUS_FIELD = {
   BUSY: fieldPos(UNIT_REGS, 'STATUS', 'BUSY'),

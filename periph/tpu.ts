@@ -32,12 +32,17 @@ import {
   unpackField,
 } from './regs.ts';
 import type { Sram } from './sram.ts';
+import { SeqFast, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
 
+/** The three compute units, and the sequencer of the `sequencer` what-if (§5.11). */
+export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ';
+const ALL_UNIT_NAMES: readonly TpuUnitName[] = [...UNIT_NAMES, 'SEQ'];
+
 export interface TpuError {
   clock: number;
-  unit: (typeof UNIT_NAMES)[number];
+  unit: TpuUnitName;
   serial: number;
   code: number;
   codeName: string;
@@ -46,8 +51,8 @@ export interface TpuError {
 }
 
 /** One finished command, for traces and the profiler (kept only on request). */
-export interface CommandRecord {
-  unit: (typeof UNIT_NAMES)[number];
+export interface CommandRecord<N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
+  unit: N;
   serial: number;
   command: string;
   pushClock: number;
@@ -63,7 +68,7 @@ export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: rea
   return statusWord(u.running !== null, u.fifo.length, u.errorFlag);
 }
 
-class UnitState {
+class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
   /**
@@ -84,14 +89,19 @@ class UnitState {
   /** Head of the FIFO is ready but blocked on its wait token. */
   depWaiting = false;
 
-  constructor(readonly index: number, readonly rules: UnitRules, readonly model: UnitModel, queueDepth: number) {
-    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0 }));
+  constructor(readonly index: number, readonly rules: UnitRules, readonly model: M, queueDepth: number) {
+    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0, entry: -1 }));
+  }
+
+  private nextPooled(): PushedCmd {
+    const cmd = this.cmdPool[this.poolNext];
+    this.poolNext = this.poolNext + 1 === this.cmdPool.length ? 0 : this.poolNext + 1;
+    return cmd;
   }
 
   /** The next pooled command object, filled from the staging registers and PUSH's value. */
   takeCmd(value: number, pushClock: number): Cmd {
-    const cmd = this.cmdPool[this.poolNext];
-    this.poolNext = this.poolNext + 1 === this.cmdPool.length ? 0 : this.poolNext + 1;
+    const cmd = this.nextPooled();
     const st = this.staging;
     cmd.args[0] = st[0]; cmd.args[1] = st[1]; cmd.args[2] = st[2]; cmd.args[3] = st[3]; cmd.args[4] = st[4];
     cmd.opcode = unpackField(PUSH_FIELD.OPCODE, value);
@@ -99,11 +109,25 @@ class UnitState {
     cmd.serial = this.issued;
     cmd.pushClock = pushClock;
     cmd.token = st[5];
+    cmd.entry = -1;
     return cmd;
   }
 
-  get name(): (typeof UNIT_NAMES)[number] {
-    return UNIT_NAMES[this.index];
+  /** The next pooled command object, filled from a sequencer list entry pushed at `pushClock`. */
+  takeEntry(args: Uint32Array, token: number, opcode: number, flags: number, pushClock: number, entry: number): Cmd {
+    const cmd = this.nextPooled();
+    cmd.args[0] = args[0]; cmd.args[1] = args[1]; cmd.args[2] = args[2]; cmd.args[3] = args[3]; cmd.args[4] = args[4];
+    cmd.opcode = opcode;
+    cmd.flags = flags;
+    cmd.serial = this.issued;
+    cmd.pushClock = pushClock;
+    cmd.token = token;
+    cmd.entry = entry;
+    return cmd;
+  }
+
+  get name(): N {
+    return ALL_UNIT_NAMES[this.index] as N;
   }
 
   /** Earliest clock the FIFO head may start by the start rule. */
@@ -125,9 +149,16 @@ export const KEPT_RECORDS = 100_000;
  */
 export const DEADLOCK_POLL_CLOCKS = 1024;
 
-export class Tpu implements MmioDevice, SramSharer {
+export class Tpu implements MmioDevice, SramSharer, SeqPort {
   readonly spad: Uint8Array;
+  /** The three compute units, DMA, MXU, VPU: the counters, observers and tools see these. */
   readonly units: UnitState[];
+  /** The command sequencer, with the `sequencer` option (hardware.md §5.11); null as built. */
+  readonly seq: UnitState<SeqModel, 'SEQ'> | null;
+  /** The compute units, then the sequencer when present: the order commands start in within a clock. */
+  private readonly all: UnitState<UnitModel | SeqModel, TpuUnitName>[];
+  /** Finished sequencer commands, when a test asks for them. */
+  seqRecords: CommandRecord<'SEQ'>[] | null = null;
   readonly whole = new Counters();
   readonly window = new Counters();
   /** Every closed PERF_CTRL window (a write of 0 while counting), in order. */
@@ -175,6 +206,15 @@ export class Tpu implements MmioDevice, SramSharer {
       new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
       new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
     ];
+    this.seq = t.sequencer
+      ? new UnitState<SeqModel, 'SEQ'>(3, seqRules(t), reference ? new SeqReference(mem, this) : new SeqFast(mem, this), t.queueDepth)
+      : null;
+    this.all = this.seq ? [...this.units, this.seq] : this.units;
+  }
+
+  /** The unit whose register block is at `offset` (0x100, 0x200, 0x300, and 0x400 with the sequencer). */
+  private unitAt(offset: number): UnitState<UnitModel | SeqModel, TpuUnitName> {
+    return this.all[(offset >> 8) - 1];
   }
 
   // ---- the register block ----
@@ -182,7 +222,7 @@ export class Tpu implements MmioDevice, SramSharer {
   isRegister(offset: number): boolean {
     if (offset < 0x100) return offset <= GLOBAL.DEP_WAIT && offset % 4 === 0;
     const u = (offset >> 8) - 1;
-    return u < UNITS.length && (offset & 0xff) <= UNIT_REG.DONE;
+    return u < this.all.length && (offset & 0xff) <= UNIT_REG.DONE;
   }
 
   /**
@@ -205,7 +245,7 @@ export class Tpu implements MmioDevice, SramSharer {
       }
       const reg = offset & 0xff;
       if (reg === UNIT_REG.DONE || reg === UNIT_REG.STATUS) this.watchDeadlock(clock);
-      return this.readUnit(this.units[(offset >> 8) - 1], reg);
+      return this.readUnit(this.unitAt(offset), reg);
     }
     return this.peek(offset, clock);
   }
@@ -213,7 +253,7 @@ export class Tpu implements MmioDevice, SramSharer {
   /** A read by a tool (the debugger): the same value, but not the CPU polling. */
   peek(offset: number, clock: number): number {
     this.advanceTo(clock);
-    if (offset >= 0x100) return this.readUnit(this.units[(offset >> 8) - 1], offset & 0xff);
+    if (offset >= 0x100) return this.readUnit(this.unitAt(offset), offset & 0xff);
     const c = this.window;
     switch (offset) {
       case GLOBAL.ID: return TPU_ID_VALUE;
@@ -236,7 +276,7 @@ export class Tpu implements MmioDevice, SramSharer {
     }
   }
 
-  private readUnit(u: UnitState, reg: number): number {
+  private readUnit(u: UnitState<unknown, TpuUnitName>, reg: number): number {
     if (reg <= UNIT_REG.ARG5) return u.staging[reg >> 2];
     switch (reg) {
       case UNIT_REG.STATUS: return unitStatus(u);
@@ -252,7 +292,7 @@ export class Tpu implements MmioDevice, SramSharer {
     // Staging registers are seen by no unit until PUSH: no need to bring time up to date.
     if (offset < 0x100 || (offset & 0xff) > UNIT_REG.ARG5) this.advanceTo(clock);
     if (offset >= 0x100) {
-      this.writeUnit(this.units[(offset >> 8) - 1], offset & 0xff, value, wstrb, clock);
+      this.writeUnit(this.unitAt(offset), offset & 0xff, value, wstrb, clock);
       return;
     }
     switch (offset) {
@@ -271,14 +311,14 @@ export class Tpu implements MmioDevice, SramSharer {
       case GLOBAL.ERROR:
         if (value !== 0) {
           this.errorReg = 0;
-          for (const u of this.units) u.errorFlag = false;
+          for (const u of this.all) u.errorFlag = false;
         }
         break;
       default: break; // read-only registers ignore writes
     }
   }
 
-  private writeUnit(u: UnitState, reg: number, value: number, wstrb: number, clock: number): void {
+  private writeUnit(u: UnitState<unknown, TpuUnitName>, reg: number, value: number, wstrb: number, clock: number): void {
     if (reg <= UNIT_REG.ARG5) {
       const i = reg >> 2;
       const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
@@ -292,7 +332,7 @@ export class Tpu implements MmioDevice, SramSharer {
     return this.lastStall;
   }
 
-  private push(u: UnitState, value: number, clock: number): void {
+  private push(u: UnitState<unknown, TpuUnitName>, value: number, clock: number): void {
     const depth = this.cfg.tpu.queueDepth;
     let at = clock;
     if (u.fifo.length >= depth) {
@@ -308,7 +348,7 @@ export class Tpu implements MmioDevice, SramSharer {
       this.pushWaitUnit = -1;
       at = this.clock;
       this.lastStall = at - clock;
-      this.stallRecords?.push({ unit: u.name, from: clock, to: at });
+      if (u.name !== 'SEQ') this.stallRecords?.push({ unit: u.name, from: clock, to: at });
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
@@ -327,9 +367,11 @@ export class Tpu implements MmioDevice, SramSharer {
    */
   nextStartClock(): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const u of this.units) {
+    // A running sequencer may push in any clock: ISSUED and STATUS may change now.
+    if (this.seq?.running) return this.clock;
+    for (const u of this.all) {
       if (u.running) {
-        next = Math.min(next, this.reference ? this.clock + 1 : this.clock + u.model.horizon(this.clock));
+        next = Math.min(next, this.reference ? this.clock + 1 : this.clock + (u.model as UnitModel).horizon(this.clock));
       } else if (u.fifo.length > 0 && !this.tokenUnmet(u.fifo[0])) {
         next = Math.min(next, Math.max(this.clock, u.headReady()));
       }
@@ -353,8 +395,13 @@ export class Tpu implements MmioDevice, SramSharer {
    */
   private deadlockFrom(): number {
     let waiting = false, last = this.lastPushClock;
-    for (const u of this.units) {
-      if (u.running) return -1;
+    for (const u of this.all) {
+      // A sequencer holding an entry for a full queue, or a WAIT, moves only when a unit does:
+      // it waits, as a token-blocked head does.
+      if (u.running) {
+        if (!(u === this.seq && this.seq.model.waitingOn >= 0)) return -1;
+        waiting = true;
+      }
       if (u.fifo.length > 0) {
         if (!this.tokenUnmet(u.fifo[0])) return -1;
         waiting = true;
@@ -383,7 +430,10 @@ export class Tpu implements MmioDevice, SramSharer {
 
   /** What each waiting head waits on, and the state of the unit it waits on. */
   private blockedText(): string {
-    return this.units.filter((u) => u.fifo.length > 0)
+    const seq = this.seq;
+    const held = seq?.running && seq.model.waitingOn === WAITING_ON_TOKEN
+      ? [`SEQ command #${seq.running.serial} (${seq.rules.describe(seq.running)}) holds a WAIT entry whose token is not met`] : [];
+    return held.concat(this.all.filter((u) => u.fifo.length > 0)
       .map((u) => {
         const head = u.fifo[0], t = head.token;
         const what = `${u.name} command #${head.serial} (${u.rules.describe(head)})`;
@@ -394,7 +444,7 @@ export class Tpu implements MmioDevice, SramSharer {
           : `${on.fifo.length} queued, ${on === u ? 'this head first' : this.tokenUnmet(on.fifo[0]) ? 'its head waiting too' : 'its head ready'}`;
         return `${what} waits for ${on.name} DONE ${unpackField(TOKEN_FIELD.TICKET, t)}: ${on.name} has DONE ${on.done} of ${on.issued} issued, `
           + `${on.running ? 'running' : 'idle'}, ${queue}`;
-      }).join('; ');
+      })).join('; ');
   }
 
   // ---- the SRAM bus, shared with the CPU ----
@@ -422,6 +472,10 @@ export class Tpu implements MmioDevice, SramSharer {
   private step(limit: number): boolean {
     const c = this.clock;
     const units = this.units;
+    const seq = this.seq;
+    // The sequencer's fetch and push come first in a clock: it sees the queues as
+    // the clock begins (after the CPU's PUSH of this clock), as a PUSH would.
+    if (seq?.running && seq.model.act(c)) this.finishSeq(seq, c);
     // A drop changes DONE at c: a token waiting on it may start at c + 1.
     const dropped = this.startCommands(c);
 
@@ -445,9 +499,11 @@ export class Tpu implements MmioDevice, SramSharer {
         else n = 1; // a head that is ready starts next clock (dropped this clock)
       }
     }
-    if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
+    if (seq) n = this.seqWindow(seq, c, n);
+    if (this.pushWaitUnit >= 0 && this.all[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
     if (dropped) n = 1;
     if (n === Number.POSITIVE_INFINITY) return false;
+    if (seq && seq.fifo.length > 0 && !seq.running && seq.depWaiting) depMask |= 1 << seq.index;
     if (n > 1 && this.coupled()) n = 1;
     if (this.reference) n = 1;
 
@@ -469,6 +525,59 @@ export class Tpu implements MmioDevice, SramSharer {
     }
     this.clock = c + n;
     return true;
+  }
+
+  /**
+   * The window from c allowed by the sequencer: one clock when it will fetch or
+   * push at c + 1 or its next RUN may start then; unbounded while it waits on
+   * a full queue (that queue drains only at a start, which ends the window).
+   */
+  private seqWindow(seq: UnitState<SeqModel, 'SEQ'>, c: number, n: number): number {
+    if (seq.running) {
+      const on = seq.model.waitingOn;
+      if (on === WAITING_ON_TOKEN) return seq.model.tokenMet() ? 1 : n; // DONE changes only at an end or a drop
+      return on < 0 || this.units[on].fifo.length < this.cfg.tpu.queueDepth ? 1 : n;
+    }
+    if (seq.fifo.length === 0 || seq.depWaiting) return n;
+    const ready = seq.headReady();
+    return ready > c ? Math.min(n, ready - c) : 1;
+  }
+
+  // ---- the sequencer's view of the core (SeqPort) ----
+
+  hasRoom(unit: number): boolean {
+    return this.units[unit].fifo.length < this.cfg.tpu.queueDepth;
+  }
+
+  feed(unit: number, args: Uint32Array, token: number, opcode: number, flags: number, clock: number, entry: number): void {
+    const u = this.units[unit];
+    u.fifo.push(u.takeEntry(args, token, opcode, flags, clock, entry));
+    u.issued++;
+    this.lastPushClock = clock;
+  }
+
+  issued(unit: number): number {
+    return this.units[unit].issued;
+  }
+
+  doneCount(unit: number): number {
+    return this.units[unit].done;
+  }
+
+  badEntry(index: number, clock: number, detail: string): void {
+    const seq = this.seq!, cmd = seq.running!;
+    this.recordError({ clock, unit: 'SEQ', serial: cmd.serial, code: ERR.BAD_ENTRY, codeName: 'BAD_ENTRY', command: seq.rules.describe(cmd),
+      detail: `entry ${index} is bad: ${detail}; the list stops there` }, index, seq);
+  }
+
+  private finishSeq(seq: UnitState<SeqModel, 'SEQ'>, end: number): void {
+    const cmd = seq.running!;
+    this.seqRecords?.push({ unit: 'SEQ', serial: cmd.serial, command: seq.rules.describe(cmd), pushClock: cmd.pushClock, startClock: seq.runningStart, endClock: end });
+    seq.running = null;
+    this.coupledCache = null;
+    seq.footprint.read = 0;
+    seq.done++;
+    seq.lastEnd = end;
   }
 
   /** coupled()'s answer while no command starts or ends; null: to be worked out. */
@@ -496,17 +605,17 @@ export class Tpu implements MmioDevice, SramSharer {
 
   /** Starts (or drops) the commands that may start at clock c; returns true if any was dropped. */
   private startCommands(c: number): boolean {
-    const units = this.units;
+    const units = this.units, all = this.all;
     // Most clocks start nothing: no idle unit has a head that may start.
     let startable = false;
-    for (let i = 0; i < 3; i++) {
-      const u = units[i];
+    for (let i = 0; i < all.length; i++) {
+      const u = all[i];
       if (u.depWaiting || (!u.running && u.fifo.length > 0 && u.headReady() <= c)) startable = true;
     }
     if (!startable) return false;
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
-    for (const u of units) {
+    for (const u of all) {
       u.depWaiting = false;
       if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
       const cmd = u.fifo[0];
@@ -537,12 +646,13 @@ export class Tpu implements MmioDevice, SramSharer {
       u.runningStart = c;
       u.model.begin(cmd, c);
     }
+    // (A dropped RUN changes only the sequencer's DONE, which no token names.)
     return units[0].done + units[1].done + units[2].done !== doneBefore;
   }
 
   /** Describes the first port of `fp` that a running command already holds, or ''. */
-  private portClash(u: UnitState, fp: Footprint): string {
-    for (const o of this.units) {
+  private portClash(u: UnitState<unknown, TpuUnitName>, fp: Footprint): string {
+    for (const o of this.all) {
       if (o === u || !o.running) continue;
       const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;
       if (r | w) {
@@ -557,7 +667,7 @@ export class Tpu implements MmioDevice, SramSharer {
   /** Reference model: the port rule, checked literally every clock. */
   private checkPorts(c: number): void {
     let reads = 0, writes = 0;
-    for (const u of this.units) {
+    for (const u of this.all) {
       if (!u.running) continue;
       if ((u.footprint.read & reads) || (u.footprint.write & writes)) {
         throw new Error(`internal: two running commands hold one port at clock ${c}`);
@@ -579,19 +689,24 @@ export class Tpu implements MmioDevice, SramSharer {
     u.lastEnd = end;
   }
 
-  private drop(u: UnitState, cmd: Cmd, c: number, code: number, detail: string): void {
+  private drop(u: UnitState<unknown, TpuUnitName>, cmd: Cmd, c: number, code: number, detail: string): void {
     const codeName = ERROR_CODES.find((e) => e.value === code)!.name;
-    const err: TpuError = { clock: c, unit: u.name, serial: cmd.serial, code, codeName, command: u.rules.describe(cmd), detail };
+    const from = cmd.entry !== undefined && cmd.entry >= 0 ? ` (pushed by sequencer list entry ${cmd.entry})` : '';
+    this.recordError({ clock: c, unit: u.name, serial: cmd.serial, code, codeName, command: u.rules.describe(cmd), detail: detail + from }, cmd.serial, u);
+    u.done++;
+    u.lastEnd = c;
+  }
+
+  /** Keeps `err`, sets ERROR (SERIAL = `serial`) if clear and the unit's STATUS error bit; stops a strict machine. */
+  private recordError(err: TpuError, serial: number, u: UnitState<unknown, TpuUnitName>): void {
     // Memory stays bounded however long a firmware keeps dropping commands: the first
     // KEPT_RECORDS are kept in full (reports, observers), the rest only counted.
     if (this.errors.length < KEPT_RECORDS) this.errors.push(err); else this.errorsNotKept++;
     if (this.errorReg === 0) {
-      this.errorReg = (packField(ERROR_FIELD.CODE, code) | packField(ERROR_FIELD.UNIT, u.index + 1)
-        | packField(ERROR_FIELD.SERIAL, cmd.serial)) >>> 0;
+      this.errorReg = (packField(ERROR_FIELD.CODE, err.code) | packField(ERROR_FIELD.UNIT, u.index + 1)
+        | packField(ERROR_FIELD.SERIAL, serial)) >>> 0;
     }
     u.errorFlag = true;
-    u.done++;
-    u.lastEnd = c;
     if (this.strict && !this.fatal) this.stopMachine(describeError(err));
   }
 
@@ -621,5 +736,7 @@ export class Tpu implements MmioDevice, SramSharer {
 }
 
 export function describeError(e: TpuError): string {
-  return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) dropped: ${e.codeName}: ${e.detail}`;
+  // A bad list entry stops its RUN there; every other error drops the command.
+  return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) ${e.code === ERR.BAD_ENTRY ? 'stopped' : 'dropped'}: `
+    + `${e.codeName}: ${e.detail}`;
 }

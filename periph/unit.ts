@@ -29,6 +29,8 @@ export interface Cmd {
   readonly pushClock: number;
   /** Wait token (ARG5): unit number in 31:30, ticket in 29:0. */
   readonly token: number;
+  /** The sequencer list entry that pushed it (its index), or -1 (or absent) when the CPU did. */
+  readonly entry?: number;
 }
 
 /** Memories a unit reaches. Nothing else is reachable from a command. */

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
-import { ERROR_CODES, GLOBAL_REGS, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
+import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 import { generateSeedHeader, SEED_HEADER_PATH } from './gen-seed-regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
@@ -61,8 +61,8 @@ export function generateHeader(): string {
     '#define TPU_TOKEN(unit, ticket) (TPU_UNIT_ARG5_UNIT(unit) | TPU_UNIT_ARG5_TICKET(ticket))',
     '#define TPU_NO_TOKEN 0u',
   ];
-  for (const u of UNITS) {
-    L.push('', `/* ${u.name}: unit ${u.id}, block at TPU_BASE + ${hex(u.base)} */`);
+  for (const u of [...UNITS, SEQ_UNIT]) {
+    L.push('', `/* ${u.name}: unit ${u.id}, block at TPU_BASE + ${hex(u.base)}${u === SEQ_UNIT ? ', only with the sequencer option' : ''} */`);
     L.push(`#define TPU_UNIT_${u.name} ${u.id}`, `#define TPU_${u.name}_BASE ${hex(u.base)}`);
     for (const o of u.opcodes) L.push(`#define TPU_${u.name}_${o.name} ${o.value}u /* ${o.doc} */`);
     for (const fl of u.flags) L.push(`#define TPU_${u.name}_FLAG_${fl.name} (1u << ${fl.bit}) /* ${fl.doc} */`);
@@ -71,6 +71,9 @@ export function generateHeader(): string {
       L.push(`#define TPU_${u.name}_${a.name}_ARG ${a.arg}`, ...fieldLines(`TPU_${u.name}`, a));
     }
   }
+  L.push('', '/* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */');
+  L.push(`#define TPU_SEQ_ENTRY_BYTES ${SEQ_ENTRY_BYTES}u`, `#define TPU_SEQ_ENTRY_WAIT ${SEQ_ENTRY_WAIT}u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */`,
+    ...regLines('TPU_SEQ_ENTRY', SEQ_ENTRY_WORDS));
   L.push('', '/* ERROR codes */');
   for (const e of ERROR_CODES) L.push(`#define TPU_ERR_${e.name} ${e.value}u /* ${e.doc} */`);
   L.push('', '#endif /* TPU_REGS_H */', '');
@@ -120,8 +123,9 @@ function regTable(regs: readonly Register[]): string[] {
 /** The register, command and error tables of docs/hardware.md §5. */
 export function generateDocTables(): string {
   const L: string[] = [DOC_BEGIN, '', `#### Global registers (TPU_BASE = ${hex(TPU_BASE, 8).slice(0, -1)})`, '', ...regTable(GLOBAL_REGS)];
-  L.push('', '#### Unit blocks: ' + UNITS.map((u) => `${u.name} at +${hex(u.base).slice(0, -1)}`).join(', '), '', ...regTable(UNIT_REGS));
-  for (const u of UNITS) {
+  L.push('', '#### Unit blocks: ' + UNITS.map((u) => `${u.name} at +${hex(u.base).slice(0, -1)}`).join(', ')
+    + `; ${SEQ_UNIT.name} at +${hex(SEQ_UNIT.base).slice(0, -1)} with the sequencer option (§5.11)`, '', ...regTable(UNIT_REGS));
+  for (const u of [...UNITS, SEQ_UNIT]) {
     L.push('', `#### ${u.name} commands (unit ${u.id})`, '', '| opcode | name | meaning |', '|---|---|---|');
     for (const o of u.opcodes) L.push(`| ${o.value} | ${o.name} | ${o.doc} |`);
     if (u.flags.length) {
@@ -131,6 +135,7 @@ export function generateDocTables(): string {
     L.push('', '| field | register | bits | meaning |', '|---|---|---|---|');
     for (const a of u.args) L.push(`| ${a.name} | ARG${a.arg} | ${bitsText(a.lsb, a.width)} | ${a.doc} |`);
   }
+  L.push('', `#### A sequencer list entry (${SEQ_ENTRY_BYTES} bytes, word offsets within the entry)`, '', ...regTable(SEQ_ENTRY_WORDS).map((l) => l.replace(/ \| R \| /, ' | | ')));
   L.push('', '#### Error codes (ERROR.CODE)', '', '| code | name | meaning |', '|---|---|---|');
   for (const e of ERROR_CODES) L.push(`| ${e.value} | ${e.name} | ${e.doc} |`);
   L.push('', DOC_END);

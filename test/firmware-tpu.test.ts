@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { Machine, type RunResult } from '../emu/machine.ts';
 
@@ -38,6 +38,8 @@ interface Program {
   failCodes: number[];
   /** TPU errors the program provokes on purpose (code names, in order). */
   errors: string[];
+  /** Platform options it needs (`--set NAME=VALUE`), e.g. the sequencer what-if. */
+  set?: Record<string, number>;
 }
 
 const rep = (n: number, s: string): string[] => Array.from({ length: n }, () => s);
@@ -62,6 +64,8 @@ const PROGRAMS: Program[] = [
       'BAD_K', 'ODD_COLS', // two in a row
     ],
   },
+  // The command sequencer (docs/hardware.md §5.11): one list run twice, then a bad entry.
+  { name: 'tpu_seq', failCodes: [1, 2, 3, 4, 5, 6, 7, 8], errors: ['BAD_ENTRY'], set: { sequencer: 1 } },
 ];
 
 interface Run {
@@ -74,8 +78,8 @@ interface Run {
 
 const digest = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-function runMachine(name: string, opts: { reference?: boolean; strict?: boolean; input?: number[] } = {}): Run {
-  const m = new Machine(defaultConfig(), { reference: opts.reference ?? false, strict: opts.strict ?? false });
+function runMachine(name: string, opts: { reference?: boolean; strict?: boolean; input?: number[]; set?: Record<string, number> } = {}): Run {
+  const m = new Machine(applyOverrides(defaultConfig(), opts.set ?? {}), { reference: opts.reference ?? false, strict: opts.strict ?? false });
   m.loadElf(readFileSync(elfPath(name)));
   m.bus.console.captureOutput();
   if (opts.input) m.bus.console.setInput(Uint8Array.from(opts.input));
@@ -124,15 +128,16 @@ function checkReport(lines: string[], c: RunResult['counters']): void {
   });
 }
 
-const ERROR_LINE = /^picotpu: TPU error at clock (\d+): (DMA|MXU|VPU) command #(\d+) \((.+)\) dropped: ([A-Z_]+): (.+)$/;
+const ERROR_LINE = /^picotpu: TPU error at clock (\d+): (DMA|MXU|VPU|SEQ) command #(\d+) \((.+)\) (?:dropped|stopped): ([A-Z_]+): (.+)$/;
 
 describe.each(PROGRAMS)('$name', (p) => {
   let fast: Run | undefined;
-  const fastRun = (): Run => (fast ??= runMachine(p.name));
+  const fastRun = (): Run => (fast ??= runMachine(p.name, { set: p.set }));
+  const setArgs = Object.entries(p.set ?? {}).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 
   it('passes with the fast models and with the reference models, identically', () => {
     const f = fastRun();
-    const ref = runMachine(p.name, { reference: true });
+    const ref = runMachine(p.name, { reference: true, set: p.set });
     expect(f.r.reason, f.out).toBe('exit');
     expect(f.r.exit, f.out).toBe(0);
     expect(f.out).toMatch(new RegExp(`^${p.name}: OK: \\d+ checks passed \\(.+\\)\\n$`, 'm'));
@@ -145,7 +150,7 @@ describe.each(PROGRAMS)('$name', (p) => {
   it('reports each kind of failure with its own exit code', () => {
     const clean = fastRun();
     for (const code of p.failCodes) {
-      const { r, out } = runMachine(p.name, { input: [code] });
+      const { r, out } = runMachine(p.name, { input: [code], set: p.set });
       expect(r.reason, `injected ${code}: ${out}`).toBe('exit');
       expect(r.exit, `injected ${code}: ${out}`).toBe(code);
       expect(out).toMatch(new RegExp(`^FAIL\\[${code}\\] `, 'm'));
@@ -157,7 +162,7 @@ describe.each(PROGRAMS)('$name', (p) => {
 
   it('prints the seven-line performance report through picotpu run', () => {
     const f = fastRun();
-    const c = cli([elfPath(p.name)]);
+    const c = cli([elfPath(p.name), ...setArgs]);
     expect(c.status, c.stderr).toBe(0);
     expect(c.stdout).toBe(f.out);
     // Errors first, one line each with its clock, then the report.

@@ -54,6 +54,29 @@ describe('fast and reference TPU models agree on random command streams', () => 
     for (let seed = 5000; seed < 5300; seed++) compareModels(seed, cfg, 40);
   });
 
+  it('with the command sequencer: random command lists run by RUN commands (the sequencer what-if)', () => {
+    const cfg = defaultConfig();
+    cfg.tpu.sequencer = 1;
+    let fed = 0, runs = 0, badEntries = 0, seqErrors = 0, stalled = 0;
+    for (let seed = 9000; seed < 9600; seed++) {
+      const cfgRun = structuredClone(cfg);
+      if (seed % 3 === 0) cfgRun.tpu.queueDepth = 2; // the sequencer meets full queues
+      if (seed % 3 === 1) cfgRun.tpu.regionKiB = 2; // lists over more regions
+      const f = compareModels(seed, cfgRun, 30);
+      runs += f.seqDone;
+      fed += f.fed;
+      badEntries += f.errors.filter((e) => e.endsWith('BAD_ENTRY')).length;
+      seqErrors += f.errors.filter((e) => e.includes(' SEQ#')).length;
+      stalled += f.stalls.filter((s) => s > 0).length;
+    }
+    // The lists must exercise what they claim to: many entries fed, bad entries and bad RUNs, full queues.
+    expect(runs).toBeGreaterThan(1000);
+    expect(fed).toBeGreaterThan(10_000);
+    expect(badEntries).toBeGreaterThan(50);
+    expect(seqErrors).toBeGreaterThan(badEntries + 50);
+    expect(stalled).toBeGreaterThan(100);
+  });
+
   it('with a 16×16 MXU (the MXU-size what-if)', () => {
     const cfg = defaultConfig();
     cfg.tpu.mxuDim = 16;

@@ -391,7 +391,7 @@ export class Profiler implements RunObserver {
     const errors = tpu.errors;
     while (this.errCursor < errors.length && errors[this.errCursor].clock < tEnd) {
       const e = errors[this.errCursor++];
-      if (e.clock >= this.scopeStart && e.clock < this.scopeEnd) this.dropped[UNIT_INDEX[e.unit]]++;
+      if (e.unit !== 'SEQ' && e.clock >= this.scopeStart && e.clock < this.scopeEnd) this.dropped[UNIT_INDEX[e.unit]]++;
     }
 
     // The union of the busy spans, in order.

@@ -197,7 +197,7 @@ export class TimelineWriter implements RunObserver {
     this.errCursor = tpu.errors.length;
     const items: { u: number; serial: number; record?: CommandRecord; error?: TpuError }[] = [];
     for (const r of newRecords) items.push({ u: UNIT_INDEX[r.unit], serial: r.serial, record: r });
-    for (const e of newErrors) items.push({ u: UNIT_INDEX[e.unit], serial: e.serial, error: e });
+    for (const e of newErrors) if (e.unit !== 'SEQ') items.push({ u: UNIT_INDEX[e.unit], serial: e.serial, error: e });
     if (newErrors.length > 0) items.sort((a, b) => a.u - b.u || a.serial - b.serial);
     for (const it of items) {
       if (this.done) return;
@@ -206,7 +206,7 @@ export class TimelineWriter implements RunObserver {
         const e = it.error!;
         const { opcode, fields } = commandArgs(e.command);
         this.event({
-          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit], ts: this.ts(e.clock),
+          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit as (typeof UNIT_NAMES)[number]], ts: this.ts(e.clock),
           args: { serial: e.serial, command: e.command, error: e.codeName, detail: e.detail, clock: e.clock, ...fields },
         }, e.clock);
       }

@@ -284,6 +284,63 @@
 #define TPU_VPU_COL_OFF(v) ((((uint32_t)(v)) & 0xFFFFu) << 16)
 #define TPU_VPU_COL_OFF_GET(r) ((((uint32_t)(r)) >> 16) & 0xFFFFu)
 
+/* SEQ: unit 4, block at TPU_BASE + 0x400u, only with the sequencer option */
+#define TPU_UNIT_SEQ 4
+#define TPU_SEQ_BASE 0x400u
+#define TPU_SEQ_RUN 1u /* push the COUNT entries of the list at LIST_ADDR into their units' queues, one per clock */
+/* LIST_ADDR: ARG0[15:0], scratchpad byte address of entry 0, a multiple of 32 */
+#define TPU_SEQ_LIST_ADDR_ARG 0
+#define TPU_SEQ_LIST_ADDR_LSB 0
+#define TPU_SEQ_LIST_ADDR_WIDTH 16
+#define TPU_SEQ_LIST_ADDR(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
+#define TPU_SEQ_LIST_ADDR_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
+/* COUNT: ARG1[15:0], number of entries (≥ 1) */
+#define TPU_SEQ_COUNT_ARG 1
+#define TPU_SEQ_COUNT_LSB 0
+#define TPU_SEQ_COUNT_WIDTH 16
+#define TPU_SEQ_COUNT(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
+#define TPU_SEQ_COUNT_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
+
+/* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */
+#define TPU_SEQ_ENTRY_BYTES 32u
+#define TPU_SEQ_ENTRY_WAIT 1u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */
+#define TPU_SEQ_ENTRY_ARG0 0x000u /* R: the command's ARG0 */
+#define TPU_SEQ_ENTRY_ARG1 0x004u /* R: ARG1 */
+#define TPU_SEQ_ENTRY_ARG2 0x008u /* R: ARG2 */
+#define TPU_SEQ_ENTRY_ARG3 0x00Cu /* R: ARG3 */
+#define TPU_SEQ_ENTRY_ARG4 0x010u /* R: ARG4 */
+#define TPU_SEQ_ENTRY_TOKEN 0x014u /* R: the command's wait token (ARG5); with CMD.REL_TOKEN its ticket is a signed offset from the token unit's ISSUED when the RUN started */
+#define TPU_SEQ_ENTRY_TOKEN_TICKET_LSB 0
+#define TPU_SEQ_ENTRY_TOKEN_TICKET_WIDTH 30
+#define TPU_SEQ_ENTRY_TOKEN_TICKET(v) ((((uint32_t)(v)) & 0x3FFFFFFFu) << 0)
+#define TPU_SEQ_ENTRY_TOKEN_TICKET_GET(r) ((((uint32_t)(r)) >> 0) & 0x3FFFFFFFu)
+#define TPU_SEQ_ENTRY_TOKEN_UNIT_LSB 30
+#define TPU_SEQ_ENTRY_TOKEN_UNIT_WIDTH 2
+#define TPU_SEQ_ENTRY_TOKEN_UNIT(v) ((((uint32_t)(v)) & 0x3u) << 30)
+#define TPU_SEQ_ENTRY_TOKEN_UNIT_GET(r) ((((uint32_t)(r)) >> 30) & 0x3u)
+#define TPU_SEQ_ENTRY_CMD 0x018u /* R: what PUSH would carry, and where to */
+#define TPU_SEQ_ENTRY_CMD_OPCODE_LSB 0
+#define TPU_SEQ_ENTRY_CMD_OPCODE_WIDTH 8
+#define TPU_SEQ_ENTRY_CMD_OPCODE(v) ((((uint32_t)(v)) & 0xFFu) << 0)
+#define TPU_SEQ_ENTRY_CMD_OPCODE_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFu)
+#define TPU_SEQ_ENTRY_CMD_FLAGS_LSB 8
+#define TPU_SEQ_ENTRY_CMD_FLAGS_WIDTH 8
+#define TPU_SEQ_ENTRY_CMD_FLAGS(v) ((((uint32_t)(v)) & 0xFFu) << 8)
+#define TPU_SEQ_ENTRY_CMD_FLAGS_GET(r) ((((uint32_t)(r)) >> 8) & 0xFFu)
+#define TPU_SEQ_ENTRY_CMD_UNIT_LSB 16
+#define TPU_SEQ_ENTRY_CMD_UNIT_WIDTH 2
+#define TPU_SEQ_ENTRY_CMD_UNIT(v) ((((uint32_t)(v)) & 0x3u) << 16)
+#define TPU_SEQ_ENTRY_CMD_UNIT_GET(r) ((((uint32_t)(r)) >> 16) & 0x3u)
+#define TPU_SEQ_ENTRY_CMD_REL_TOKEN_LSB 18
+#define TPU_SEQ_ENTRY_CMD_REL_TOKEN_WIDTH 1
+#define TPU_SEQ_ENTRY_CMD_REL_TOKEN(v) ((((uint32_t)(v)) & 0x1u) << 18)
+#define TPU_SEQ_ENTRY_CMD_REL_TOKEN_GET(r) ((((uint32_t)(r)) >> 18) & 0x1u)
+#define TPU_SEQ_ENTRY_CMD_RESERVED_LSB 19
+#define TPU_SEQ_ENTRY_CMD_RESERVED_WIDTH 13
+#define TPU_SEQ_ENTRY_CMD_RESERVED(v) ((((uint32_t)(v)) & 0x1FFFu) << 19)
+#define TPU_SEQ_ENTRY_CMD_RESERVED_GET(r) ((((uint32_t)(r)) >> 19) & 0x1FFFu)
+#define TPU_SEQ_ENTRY_RESERVED 0x01Cu /* R: must be 0 (else a bad entry) */
+
 /* ERROR codes */
 #define TPU_ERR_BAD_OPCODE 1u /* unknown opcode or flag */
 #define TPU_ERR_RANGE 2u /* an operand extends past the end of the scratchpad or SRAM */
@@ -294,5 +351,6 @@
 #define TPU_ERR_PARAM 7u /* a parameter out of range (HARDTANH bound > 8, REQUANT shift > 31) */
 #define TPU_ERR_SAME_REGION 8u /* two operands of one command read the same scratchpad region */
 #define TPU_ERR_PORT_CONFLICT 9u /* the command needs a region port another running command holds */
+#define TPU_ERR_BAD_ENTRY 10u /* a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry's index) */
 
 #endif /* TPU_REGS_H */

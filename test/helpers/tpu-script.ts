@@ -2,7 +2,7 @@
 // script of events at chosen clocks; shared by the TPU tests.
 
 import { type PlatformConfig } from '../../emu/config.ts';
-import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
+import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
 import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
 import { mulberry32 } from './rng.ts';
@@ -21,12 +21,14 @@ export type Rng = ReturnType<typeof rng>;
 
 export type Event =
   | { kind: 'push'; gap: number; unit: number; args: number[]; token: number; value: number }
+  /** Sequencer list entries placed in the scratchpad before the first clock (a test's back door). */
+  | { kind: 'list'; gap: number; addr: number; words: number[] }
   | { kind: 'sram'; gap: number; write: boolean; offset: number; bytes: number[] }
   | { kind: 'read'; gap: number; offset: number }
   | { kind: 'perf'; gap: number; on: boolean };
 
-export const UNIT_BASE = UNITS.map((u) => u.base);
-export const DMA = 0, MXU = 1, VPU = 2;
+export const UNIT_BASE = [...UNITS.map((u) => u.base), SEQ_UNIT.base];
+export const DMA = 0, MXU = 1, VPU = 2, SEQ = 3;
 
 /** A random command for `unit`: mostly valid, sometimes malformed, with overlaps and tokens. */
 function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number, mxuDim = 8): { args: number[]; value: number } {
@@ -88,17 +90,83 @@ function corrupt(r: Rng, cmd: { args: number[]; value: number }): void {
   }
 }
 
+/** Entry words of one list entry: CMD.UNIT in 17:16, REL_TOKEN bit 18 (periph/regs.ts SEQ_ENTRY_WORDS); unit -1 for a WAIT. */
+export function entryWords(unit: number, args: number[], token: number, value: number, relative = false): number[] {
+  return [...args, token >>> 0, (value | ((unit + 1) << 16) | (relative ? 1 << 18 : 0)) >>> 0, 0];
+}
+
+/**
+ * A random command list of `count` entries: mostly good commands, some
+ * malformed for their unit, a few bad entries; tokens relative to earlier
+ * entries of the list (or before it), or absolute on commands already pushed.
+ */
+function randomList(r: Rng, count: number, spad: number, region: number, mxuDim: number, issued: readonly number[]): number[] {
+  const words: number[] = [];
+  const inList = [0, 0, 0];
+  for (let i = 0; i < count; i++) {
+    // Now and then a WAIT: the list holds until a command pushed before it has finished.
+    const unit = r.chance(0.06) ? -1 : r.int(0, 2);
+    const cmd = unit < 0 ? { args: [0, 0, 0, 0, 0], value: SEQ_ENTRY_WAIT } : randomCommand(r, unit, spad, region, mxuDim);
+    if (r.chance(0.06)) corrupt(r, cmd);
+    let token = 0, relative = false;
+    const roll = r.next();
+    const on = r.int(0, 2);
+    if (roll < 0.35) {
+      // Relative: the k-th command of this list to `on` (k ≥ 1), or one before the list (k ≤ 0).
+      relative = true;
+      const k = inList[on] > 0 && r.chance(0.8) ? r.int(1, inList[on]) : -r.int(0, 3);
+      token = ((on + 1) << 30 | (k & 0x3fff_ffff)) >>> 0;
+    } else if (roll < 0.45 && issued[on] > 0) {
+      token = ((on + 1) << 30 | r.int(1, issued[on])) >>> 0;
+    }
+    const w = entryWords(unit, cmd.args, token, cmd.value, relative);
+    if (r.chance(0.03)) {
+      // A bad entry: no unit, a reserved CMD bit or a non-zero reserved word.
+      const how = r.int(0, 2);
+      if (how === 0) w[6] &= ~(3 << 16); else if (how === 1) w[6] = (w[6] | (1 << r.int(19, 31))) >>> 0; else w[7] = r.int(1, 255);
+    }
+    if (unit >= 0) inList[unit]++;
+    words.push(...w);
+  }
+  return words;
+}
+
 export function randomScript(seed: number, cfg: PlatformConfig, length: number): Event[] {
   const r = rng(seed);
   const spad = cfg.tpu.spadKiB * 1024, region = cfg.tpu.regionKiB * 1024;
   const issued = [0, 0, 0];
   const events: Event[] = [];
+  // With the sequencer: lists in the upper half of the scratchpad, run by RUN commands below.
+  const lists: { addr: number; count: number }[] = [];
+  if (cfg.tpu.sequencer) {
+    let at = spad / 2;
+    for (let l = 0; l < 4; l++) {
+      const count = r.int(1, 24);
+      events.push({ kind: 'list', gap: 0, addr: at, words: randomList(r, count, spad, region, cfg.tpu.mxuDim, issued) });
+      lists.push({ addr: at, count });
+      at += (count + r.int(0, 40)) * SEQ_ENTRY_BYTES;
+    }
+  }
   let burstLeft = 0, burstUnit = 0;
   for (let i = 0; i < length; i++) {
     // Now and then a burst of pushes to one unit, to fill its queue.
     if (burstLeft === 0 && r.chance(0.04)) { burstLeft = cfg.tpu.queueDepth + r.int(1, 4); burstUnit = r.int(0, 2); }
     const gap = burstLeft > 0 ? 0 : r.int(0, 120);
     const roll = burstLeft > 0 ? 0 : r.next();
+    if (lists.length > 0 && burstLeft === 0 && r.chance(0.15)) {
+      // A RUN of a list (or part of one); sometimes misaligned, empty, past the end or with a bad opcode.
+      const list = r.pick(lists);
+      let addr = list.addr, count = r.chance(0.8) ? list.count : r.int(1, list.count), value = opcode('SEQ', 'RUN');
+      const bad = r.chance(0.08) ? r.int(0, 3) : -1;
+      if (bad === 0) addr += 4 * r.int(1, 7);
+      else if (bad === 1) count = 0;
+      else if (bad === 2) addr = spad - SEQ_ENTRY_BYTES * r.int(0, 2);
+      else if (bad === 3) value = r.chance(0.5) ? 2 : value | 0x100;
+      const on = r.int(0, 2);
+      const token = r.chance(0.2) && issued[on] > 0 ? ((on + 1) << 30 | r.int(1, issued[on])) >>> 0 : 0;
+      events.push({ kind: 'push', gap, unit: SEQ, args: packArgs('SEQ', { LIST_ADDR: addr, COUNT: count }), token, value });
+      continue;
+    }
     if (roll < 0.7) {
       const unit = burstLeft > 0 ? burstUnit : r.int(0, 2);
       if (burstLeft > 0) burstLeft--;
@@ -118,7 +186,7 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
       events.push({ kind: 'sram', gap, write, offset, bytes: write ? [r.int(0, 255), r.int(0, 255), r.int(0, 255), r.int(0, 255)] : [] });
     } else if (roll < 0.97) {
       const reg = r.pick([GLOBAL.CYCLES_LO, GLOBAL.DMA_BUSY, GLOBAL.MXU_BUSY, GLOBAL.IDLE, GLOBAL.OVERLAP, GLOBAL.STALL, GLOBAL.DEP_WAIT, GLOBAL.ERROR]);
-      const unitReg = UNIT_BASE[r.int(0, 2)] + r.pick([UNIT_REG.STATUS, UNIT_REG.DONE, UNIT_REG.ISSUED]);
+      const unitReg = UNIT_BASE[r.int(0, lists.length > 0 ? 3 : 2)] + r.pick([UNIT_REG.STATUS, UNIT_REG.DONE, UNIT_REG.ISSUED]);
       events.push({ kind: 'read', gap, offset: r.chance(0.5) ? reg : unitReg });
     } else {
       events.push({ kind: 'perf', gap, on: r.chance(0.6) });
@@ -132,9 +200,15 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
   const sram = new Sram(cfg.bus);
   const tpu = new Tpu(cfg, sram, reference, false);
   tpu.records = [];
+  if (tpu.seq) tpu.seqRecords = [];
   const fill = rng(seed ^ 0x5eed);
   for (let i = 0; i < tpu.spad.length; i++) tpu.spad[i] = fill.int(0, 255);
   for (let i = 0; i < 65536; i++) sram.bytes[i * 8] = fill.int(0, 255);
+  const spadView = new DataView(tpu.spad.buffer, tpu.spad.byteOffset);
+  for (const e of events) {
+    if (e.kind === 'list') e.words.forEach((w, i) => spadView.setUint32(e.addr + 4 * i, w, true));
+  }
+  let cpuPushes = 0;
   const reads: number[] = [];
   const stalls: number[] = [];
   let clock = 100;
@@ -145,6 +219,7 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
       for (let a = 0; a < 5; a++) { tpu.write(base + 4 * a, e.args[a], 15, clock); clock += 5; }
       tpu.write(base + UNIT_REG.ARG5, e.token, 15, clock); clock += 5;
       tpu.write(base + UNIT_REG.PUSH, e.value, 15, clock);
+      if (e.unit !== SEQ) cpuPushes++;
       stalls.push(tpu.extraWait());
       clock += 5 + tpu.extraWait();
     } else if (e.kind === 'sram') {
@@ -153,6 +228,8 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
       if (e.write) sram.writeLanes(e.offset, e.bytes[0] | (e.bytes[1] << 8) | (e.bytes[2] << 16) | (e.bytes[3] << 24), 15);
       else reads.push(sram.readWord(e.offset));
       clock += 3 + cfg.bus.sramBridgeWait + busClocks;
+    } else if (e.kind === 'list') {
+      // placed before the first clock
     } else if (e.kind === 'read') {
       reads.push(tpu.read(e.offset, clock));
       clock += 5;
@@ -162,7 +239,7 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
     }
   }
   // Let everything finish, then a little more.
-  const settled = () => tpu.units.every((u) => !u.running && u.fifo.length === 0);
+  const settled = () => tpu.units.every((u) => !u.running && u.fifo.length === 0) && (!tpu.seq || (!tpu.seq.running && tpu.seq.fifo.length === 0));
   for (let i = 0; i < 1000 && !settled(); i++) tpu.advanceTo((clock += 500));
   tpu.advanceTo((clock += 100));
   return {
@@ -171,12 +248,15 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
     whole: tpu.whole.snapshot(),
     window: tpu.window.snapshot(),
     errors: tpu.errors.map((x) => `${x.clock} ${x.unit}#${x.serial} ${x.codeName}`),
-    records: tpu.records.map((x) => `${x.unit}#${x.serial} ${x.pushClock} ${x.startClock} ${x.endClock}`),
+    records: [...tpu.records, ...(tpu.seqRecords ?? [])].map((x) => `${x.unit}#${x.serial} ${x.pushClock} ${x.startClock} ${x.endClock}`),
     commands: tpu.records.map((x) => `${x.unit}#${x.serial} ${x.startClock}-${x.endClock} ${x.command}`),
     spadBytes: tpu.spad,
     reads,
     stalls,
     done: tpu.units.map((u) => u.done),
+    seqDone: tpu.seq?.done ?? 0,
+    /** Commands the sequencer pushed. */
+    fed: tpu.units.reduce((n, u) => n + u.issued, 0) - cpuPushes,
   };
 }
 
