@@ -23,6 +23,7 @@ import { VARIANT } from './format.ts';
 import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
+import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
 
 /**
  * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
@@ -69,8 +70,8 @@ export class MissingTermError extends Error {}
 /** Looks a path's term up; a path no calibration shape took throws MissingTermError (predictMatmulRun then predicts nothing). */
 export type TermSource = (cls: string, path: string) => IssueTerm;
 export const tableTerms: TermSource = (cls, path) => {
-  const t = ISSUE_TERMS[cls]?.[path];
-  if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: scripts/calibrate-issue.ts's shapes do not take that path`);
+  const t = (ISSUE_TERMS[cls] ?? MODEL_ISSUE_TERMS[cls])?.[path];
+  if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: no calibration run (scripts/calibrate-issue.ts, calibrate-model-issue.ts) takes that path`);
   return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };
 
@@ -89,6 +90,8 @@ export class KernelCpu {
   private site = 'start';
   /** Each PUSH's path, in order (the calibration aligns them with the trace). */
   readonly paths: string[] = [];
+  /** Each PUSH's unit, in order (the calibration checks them against the trace). */
+  readonly units: Unit[] = [];
   constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
     this.s = new Schedule(cfg.tpu.queueDepth);
     this.tokens = (variant & VARIANT.TOKENS) !== 0;
@@ -123,6 +126,7 @@ export class KernelCpu {
     const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
     this.slowNeeds = 0;
     this.paths.push(path);
+    this.units.push(unit);
     this.extras.push(extra);
     const term = this.terms(this.cls, path);
     // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
