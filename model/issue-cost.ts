@@ -272,20 +272,28 @@ export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | '
 }
 
 /** Runs the program a shape and variant take on `k`. */
-export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number): ScheduleResult {
+export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
   const kind = matmulProgramKind(sh, variant);
-  return kind === 'panel' ? panelMatmulProgram(k, sh) : kind === 'stream' ? streamMatmulProgram(k, sh) : tiledMatmulProgram(k, sh, variant);
+  return kind === 'panel' ? panelMatmulProgram(k, sh, cfg) : kind === 'stream' ? streamMatmulProgram(k, sh, cfg) : tiledMatmulProgram(k, sh, variant, cfg);
 }
 
-/** The terms were counted on the default board's mmbench.elf: another configuration (a what-if, --set) is not modelled. */
-const isCalibratedBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.stringify(defaultConfig());
+/**
+ * The terms were counted on the default board: a configuration that changes the CPU's clocks or the firmware
+ * (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte change the units' side only
+ * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax).
+ */
+export function isModelledBoard(cfg: PlatformConfig): boolean {
+  const c = structuredClone(cfg), d = defaultConfig();
+  c.tpu.queueDepth = d.tpu.queueDepth; c.bus.sramReadClocksPerByte = d.bus.sramReadClocksPerByte; c.bus.sramWriteClocksPerByte = d.bus.sramWriteClocksPerByte;
+  return JSON.stringify(c) === JSON.stringify(d);
+}
 
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
 export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
-  if (!isCalibratedBoard(cfg)) return null;
+  if (!isModelledBoard(cfg)) return null;
   const kind = matmulProgramKind(sh, variant);
   try {
-    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`), sh, variant).runClocks;
+    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks;
   } catch (e) {
     // A path no calibration shape took: no prediction (the bench prints "-"; the random-shape test fails on it).
     if (e instanceof MissingTermError) return null;

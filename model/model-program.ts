@@ -11,12 +11,13 @@
 // on the emulator's trace of model.elf (scripts/calibrate-issue.ts).
 //
 // predictModelRun gives a job's windows (prefill, decode) or null where the
-// flows are not modelled: batched jobs, a platform other than the default
-// board, variant bits this file does not know, paths no calibration run took.
+// flows are not modelled: a platform change that moves the CPU's clocks
+// (issue-cost.ts isModelledBoard), variant bits this file does not know, a
+// stop token that may end decoding early, paths no calibration run took.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, VARIANT_ALL, type Job, type ModelDims } from './format.ts';
-import { codeClass, KernelCpu, MissingTermError, tableTerms, type TermSource } from './issue-cost.ts';
+import { codeClass, isModelledBoard, KernelCpu, MissingTermError, tableTerms, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
 const REGION = 4096, D = 8, ROW4 = D / 2, ROW32 = 4 * D;
@@ -471,8 +472,8 @@ const blockAttentionFits = (v: number, d: number, rows: number) => {
   return (v & VARIANT.BLOCK_ATTN) !== 0 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
 };
 
-/** The job's flows, one window after the other, issuing through `next(window)`'s KernelCpu. */
-export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decodeSteps: number, window: (i: number) => KernelCpu): ScheduleResult[] {
+/** The job's flows (a single job, or a batch of `batch` prompts of P tokens), one PERF_CTRL window after the other, issuing through `window(i)`'s KernelCpu. */
+export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decodeSteps: number, window: (i: number) => KernelCpu, batch = 1): ScheduleResult[] {
   const v = pr.variant, { d, dFF, heads, layers, vocab } = dims;
   const head: Mm = { m: 1, k: d, n: vocab, out32: true };
   const wq: Mm = { m: 1, k: d, n: d }, wUp: Mm = { m: 1, k: d, n: dFF }, wDown: Mm = { m: 1, k: dFF, n: d };
@@ -546,6 +547,35 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
   const blockAttn = panel && blockAttentionFits(v, d, P);
 
   const results: ScheduleResult[] = [];
+  if (batch > 1) {
+    // model.c run_batch: every sequence's prefill (batch_prefill, then its head row) in one window, the decode steps over the B rows in the other.
+    const layer = (rows: number, seqs: number, attnRows: number, row0: number) => {
+      for (const c of ['q', 'k', 'v']) pr.at(`b${c}`).matmul({ m: rows, k: d, n: d });
+      for (let s = 0; s < seqs; s++) pr.at('ba').attention(attnRows, row0, d, heads);
+      residualProjection('bo', rows, d);
+      pr.at('b1').matmul({ m: rows, k: d, n: dFF, epi: EPI_RELU });
+      if (!pr.fuses(rows)) pr.at('b1r').elementwise('relu', rows, dFF);
+      residualProjection('b2', rows, dFF);
+    };
+    const batchHead = (rows: number) => { pr.at('bH').matmul({ ...head, m: rows }); pr.k.s.drain(DMA); };
+    pr.k = window(0);
+    for (let s = 0; s < batch; s++) {
+      pr.at('bE').embed(P, d);
+      for (let l = 0; l < layers; l++) layer(P, 1, P, 0);
+      batchHead(1);
+    }
+    results.push(pr.k.finish([]));
+    if (decodeSteps > 0) {
+      pr.k = window(1);
+      for (let i = 1; i <= decodeSteps; i++) {
+        for (let s = 0; s < batch; s++) pr.at('bE').embed(1, d);
+        for (let l = 0; l < layers; l++) layer(batch, batch, 1, P + i - 1);
+        batchHead(batch);
+      }
+      results.push(pr.k.finish([]));
+    }
+    return results;
+  }
   pr.k = window(0);
   if (streams) streamForward(onChip, blockAttn); else forward(P, 0);
   results.push(pr.k.finish([]));
@@ -565,8 +595,6 @@ export const modelClass = (variant: number) => `model:${codeClass(variant)}`;
 /** Variant bits this model knows (anything else, e.g. a later VARIANT bit, predicts nothing). */
 const KNOWN_BITS = VARIANT_ALL;
 
-/** The default board (the terms were counted on it): a what-if is not modelled. */
-const isDefaultBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.stringify(defaultConfig());
 
 /**
  * Predicted run clocks of a model job's windows (prefill, then decode when it has
@@ -574,14 +602,15 @@ const isDefaultBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.str
  * platform configuration, an unknown variant bit, a path no calibration run took.
  */
 export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number[] | null {
-  if (!isDefaultBoard(cfg) || (job.variant & ~KNOWN_BITS) !== 0 || jobPrompts(job).length > 1) return null;
+  if (!isModelledBoard(cfg) || (job.variant & ~KNOWN_BITS) !== 0) return null;
   const stop = job.stopToken;
   // A stop token in the vocabulary may end decoding early: the model does not know where.
   if (job.decodeSteps > 0 && stop !== undefined && stop >= 0 && stop < dims.vocab) return null;
   try {
     const pr = new ModelProgram(job.variant, cfg);
     const cls = modelClass(job.variant);
-    return modelProgram(pr, dims, job.prompt.length, job.decodeSteps, () => new KernelCpu(job.variant, terms, cls, cfg)).map((r) => r.runClocks);
+    const B = jobPrompts(job).length;
+    return modelProgram(pr, dims, job.prompt.length, job.decodeSteps, () => new KernelCpu(job.variant, terms, cls, cfg), B).map((r) => r.runClocks);
   } catch (e) {
     if (e instanceof MissingTermError) return null;
     throw e;

@@ -19,31 +19,55 @@ import { runOnEmulator } from '../model/run.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
 import { modelClass, modelProgram, ModelProgram } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
-import type { ModelDims } from '../model/format.ts';
+import { VARIANT, VARIANT_ALL, type Job, type ModelDims } from '../model/format.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 128 };
 const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
-/** Every code class (codeClass: DOUBLE_BUFFER, TOKENS, LEAN) with the kernels the ladder's bits choose. */
+const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
+const NARROW: ModelDims = { d: 64, dFF: 256, heads: 4, layers: 1, vocab: 16, maxSeq: 512 };
+/** The ladder's variants (bench), each bit added to the one before. */
 const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047];
-const OTHERS = [2, 4, 5, 6, 8, 9, 10, 12, 16, 17, 19, 23, 24, 25, 27, 29, 47, 79, 111, 191, 383, 767, 1535, 1791, 2039];
-interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[] }
+/**
+ * A variant with the bits that change nothing in model.c's single job cleared: without PANEL
+ * none above it counts; HEADS is decode's, BLOCK_ATTN and FFN_ON_CHIP count only with STREAM.
+ */
+function canonicalVariant(v: number): number {
+  if (!(v & VARIANT.PANEL)) return v & (VARIANT.PANEL - 1);
+  if (!(v & VARIANT.STREAM)) return v & ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
+  return v;
+}
+/** Every behaviour of model.c's single job: one variant per canonical form. */
+const EVERY = [...new Set(Array.from({ length: VARIANT_ALL + 1 }, (_, v) => canonicalVariant(v)))];
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
 const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
+/** Short prompts (no fused epilogues below 8 rows), a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
 const JOBS: CalJob[] = ONLY ?? [
-  { dims: BASE, prompt: 40, steps: 5, variants: [...LADDER, ...OTHERS] },
-  { dims: BASE, prompt: 5, steps: 3, variants: [...LADDER, ...OTHERS] },
-  { dims: BASE, prompt: 17, steps: 2, variants: LADDER },
+  { dims: BASE, prompt: 5, steps: 2, variants: EVERY },
+  { dims: BASE, prompt: 20, steps: 2, variants: EVERY },
+  { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
+  { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
   { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047] },
+  // Narrower models (the sweeps' small scale, the context sweep's d = 64 up to 512 positions).
+  { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
+  { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7] },
+  // Batched decode (run_batch): batches below and above one row group.
+  { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
+  { dims: BASE, prompt: 12, steps: 2, batch: 9, variants: LADDER },
 ];
 const UNITS = ['DMA', 'MXU', 'VPU'];
 const DONE_OFFSET = 0x24;
 
-function trace(dims: ModelDims, prompt: number, steps: number, variant: number) {
+function trace(dims: ModelDims, prompt: number, steps: number, variant: number, batch: number) {
   const records: CommandRecord[] = [];
   const perf: number[] = [], doneReads: number[] = [];
   const stalls: { from: number; to: number }[] = [];
-  runOnEmulator(randomModel(dims, 1), { prompt: randomPrompt(dims, prompt, 1), decodeSteps: steps, variant }, {
+  const prompts = Array.from({ length: batch }, (_, i) => randomPrompt(dims, prompt, 1 + i));
+  // The stop token out of the vocabulary: every decode step runs.
+  const job: Job = { prompt: prompts[0], decodeSteps: steps, variant, stopToken: 255 };
+  if (batch > 1) job.prompts = prompts;
+  runOnEmulator(randomModel(dims, 1), job, {
     onMachine: (m) => {
       m.tpu.records = records;
       m.tpu.stallRecords = stalls as never;
@@ -60,9 +84,15 @@ type Sums = Record<string, { issue: number[]; first: number[]; after: number[] }
 const sums: Record<string, Sums> = {};
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 
-for (const job of JOBS) for (const v of job.variants) {
+for (const job of JOBS) {
+  console.log(`d ${job.dims.d}, ${job.dims.layers} layers, prompt ${job.prompt} + ${job.steps} steps${job.batch ? `, batch ${job.batch}` : ''}: ${job.variants.length} variants`);
+  for (const v of job.variants) calibrate(job, v);
+}
+
+function calibrate(job: CalJob, v: number): void {
   const t0 = performance.now();
-  const t = trace(job.dims, job.prompt, job.steps, v);
+  const B = job.batch ?? 1;
+  const t = trace(job.dims, job.prompt, job.steps, v, B);
   const cls = modelClass(v), s = (sums[cls] ??= {});
   const cpus: KernelCpu[] = [];
   modelProgram(new ModelProgram(v), job.dims, job.prompt, job.steps, () => {
@@ -70,11 +100,11 @@ for (const job of JOBS) for (const v of job.variants) {
     k.s.pollLog = [];
     cpus.push(k);
     return k;
-  });
+  }, B);
   cpus.forEach((k, w) => {
     const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
     const recs = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
-    const label = `v${v} P${job.prompt}+${job.steps} window ${w}`;
+    const label = `v${v} P${job.prompt}+${job.steps} B${B} d${job.dims.d} window ${w}`;
     if (k.paths.length !== recs.length + 1) throw new Error(`${label}: model ${k.paths.length - 1} pushes, trace ${recs.length}`);
     const byUnit = UNITS.map((u) => recs.filter((r) => r.unit === u));
     let r0 = 0, s0 = 0;
@@ -99,7 +129,7 @@ for (const job of JOBS) for (const v of job.variants) {
       e.after.push(at - seeing);
     });
   });
-  console.log(`${cls} v${v} P${job.prompt}+${job.steps} d${job.dims.d} L${job.dims.layers}: ${cpus.map((k) => k.paths.length - 1).join('+')} pushes, ${(performance.now() - t0).toFixed(0)} ms`);
+  if (process.env.CAL_VERBOSE) console.log(`${cls} v${v} P${job.prompt}+${job.steps} d${job.dims.d} L${job.dims.layers}: ${cpus.map((k) => k.paths.length - 1).join('+')} pushes, ${(performance.now() - t0).toFixed(0)} ms`);
 }
 
 const table: Record<string, Record<string, [number, number, number]>> = {};
@@ -113,7 +143,7 @@ for (const [cls, paths] of Object.entries(sums)) {
   table[cls] = out;
 }
 writeFileSync(TERMS_FILE, `// Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace
-// (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps`).join('; ')}): per code class, per path
+// (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ')}): per code class, per path
 // between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts). Do not edit: re-run the script.
 export const MODEL_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
 console.log(`wrote ${TERMS_FILE}`);
