@@ -118,4 +118,13 @@ describe('picotpu bench', () => {
     expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${p.runClocks} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
   });
+
+  it('a model experiment carries its predicted run clocks per window and in total, within 5 %', () => {
+    const m = runBench({ only: ['prefill, FFN on chip'] });
+    const [e] = m.experiments, total = e.prediction.total.runClocks!;
+    expect(e.prediction.phases.map((p) => p.runClocks)).toEqual([total]);
+    expect(Math.abs(predictionError(total, e.counters.cycles))).toBeLessThan(5);
+    expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(total);
+    expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${total} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
+  });
 });
