@@ -75,8 +75,8 @@ describe('picotpu bench', () => {
     // Aligned: every row has its separators at the header's columns.
     const bars = (l: string) => [...l].flatMap((c, i) => (c === '|' ? [i] : []));
     for (const row of table.slice(1)) expect(bars(row)).toEqual(bars(table[0]));
-    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +- \| +3719516 \|/);
-    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +- \| +3372036 \|/);
+    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +\d+ \([+-]\d\.\d\d%\) \| +3719516 \|/);
+    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +\d+ \([+-]\d\.\d\d%\) \| +3372036 \|/);
     expect(text).toContain(table.join('\n'));
     expect(text).toMatch(/\nwall \d+\.\d{3} s, \d+ emulated clocks, \d+\.\d{2} M clocks\/s\n$/);
   });
