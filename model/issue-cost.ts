@@ -117,6 +117,18 @@ export class KernelCpu {
   /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
   /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
   readonly extras: number[] = [];
+  /** Clocks of CPU work after the CPU's poll on the path to the next PUSH (or the window's end): the head's argmax after its drain. */
+  private pendingAfterPoll = 0;
+  /** Each PUSH's after-poll clocks, in order (the calibration takes them out of the counted path). */
+  readonly afterPoll: number[] = [];
+  /** The CPU works `clocks` after its poll and before the next PUSH (their number depends on the operands). */
+  workAfterPoll(clocks: number): void { this.pendingAfterPoll += clocks; }
+  private withAfterPoll(term: IssueTerm): IssueTerm {
+    const x = this.pendingAfterPoll;
+    this.afterPoll.push(x);
+    this.pendingAfterPoll = 0;
+    return x ? { issue: term.issue + x, firstRead: term.firstRead, afterRead: term.afterRead + x } : term;
+  }
   push(unit: Unit, busy: number, site: string, extra = 0): number {
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
@@ -128,7 +140,7 @@ export class KernelCpu {
     this.paths.push(path);
     this.units.push(unit);
     this.extras.push(extra);
-    const term = this.terms(this.cls, path);
+    const term = this.withAfterPoll(this.terms(this.cls, path));
     // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
     const t = this.s.push(unit, busy, this.serial
       ? { issue: term.issue + extra, firstRead: term.firstRead, afterRead: term.afterRead + extra }
@@ -144,7 +156,7 @@ export class KernelCpu {
     const path = `${this.site}>end${this.slowNeeds ? `/${this.slowNeeds}` : ''}`;
     this.paths.push(path);
     this.extras.push(0);
-    return this.s.finish(this.terms(this.cls, path));
+    return this.s.finish(this.withAfterPoll(this.terms(this.cls, path)));
   }
 }
 

@@ -17,7 +17,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, VARIANT_ALL, type Job, type ModelDims } from './format.ts';
-import { codeClass, isModelledBoard, KernelCpu, MissingTermError, tableTerms, type TermSource } from './issue-cost.ts';
+import { codeClass, isModelledBoard, KernelCpu, MissingTermError, mulsi3Clocks, tableTerms, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
 const REGION = 4096, D = 8, ROW4 = D / 2, ROW32 = 4 * D;
@@ -66,7 +66,14 @@ export class ModelProgram {
   private mm(k: number, accumulate = false): number { return this.cfg.tpu.mxuSetup + (accumulate ? D : 0) + k + 2 * (D - 1) + D; }
   private vec(rows: number, cols: number): number { return this.cfg.tpu.vpuSetup + rows * Math.ceil(cols / 8); }
 
-  private push(unit: Unit, busy: number, site: string): number { return this.k.push(unit, busy, `${this.ctx}${site}`); }
+  /** Set by each kernel call: its first PUSH site is marked "^" (the path from the previous call crosses the caller's code). */
+  private entry = false;
+  private call(): void { this.entry = true; }
+  private push(unit: Unit, busy: number, site: string): number {
+    const mark = this.entry ? '^' : '';
+    this.entry = false;
+    return this.k.push(unit, busy, `${this.ctx}${site}${mark}`);
+  }
   private need(unit: Unit, on: Unit, ticket: number): void { this.k.need(unit, on, ticket); }
   private barrier(): void { this.need(DMA, MXU, this.k.pushed(MXU)); this.need(DMA, VPU, this.k.pushed(VPU)); }
   fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= D; }
@@ -74,6 +81,7 @@ export class ModelProgram {
 
   /** kernels/matmul.c matmul(). */
   matmul(p: Mm): void {
+    this.call();
     const arow = p.k / 2, crow = p.out32 ? ROW32 : ROW4, row0 = p.row0 ?? 0;
     const epi = this.fuses(p.m) ? (p.epi ?? EPI_NONE) : EPI_NONE, db = this.db;
     const causalCols = !!(p.causal && p.transpose), causalK = !!(p.causal && !p.transpose);
@@ -130,6 +138,7 @@ export class ModelProgram {
 
   /** kernels/elementwise.c: residual (2 inputs, add + hardtanh), ReLU, mask + ReLU passes. */
   elementwise(kind: 'residual' | 'relu' | 'mask', rows: number, cols: number): void {
+    this.call();
     const rb = cols / 2, chunk = Math.floor(REGION / rb), chunks = Math.ceil(rows / chunk), db = this.db;
     const used = [0, 0], loaded = [0, 0];
     const n = (i: number) => Math.min(chunk, rows - i * chunk);
@@ -159,12 +168,14 @@ export class ModelProgram {
 
   /** kernels/elementwise.c embed(). */
   embed(rows: number, d: number): void {
+    this.call();
     const rb = d / 2, chunk = Math.floor(REGION / rb);
     this.barrier();
     for (let r = 0; r < rows; r += chunk) {
       const n = Math.min(chunk, rows - r);
       this.need(DMA, VPU, this.k.pushed(VPU));
-      for (let i = 0; i < n; i++) this.push(DMA, this.load(rb), 'Et');
+      // Each token's row address: tokens[i] · rb by libgcc's __mulsi3 (the multiplier rb), after any poll.
+      for (let i = 0; i < n; i++) { this.k.workAfterPoll(mulsi3Clocks(rb)); this.push(DMA, this.load(rb), 'Et'); }
       const t = this.push(DMA, this.load(n * rb), 'Ep');
       this.need(VPU, DMA, t);
       const a = this.push(VPU, this.vec(n, d), 'Ev');
@@ -187,6 +198,7 @@ export class ModelProgram {
 
   /** kernels/attention.c flash_attention(). */
   flash(rows: number, row0: number, d: number, heads: number): void {
+    this.call();
     const dh = d / heads, hb = dh / 2, pipelined = (this.variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) !== 0;
     const bq = Math.min(Math.floor(REGION / hb), Math.floor((4 * REGION) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
     const ctx = ceilTo(row0 + rows, D);
@@ -243,6 +255,7 @@ export class ModelProgram {
 
   /** kernels/attention.c attention_decode() (HEADS); `ahead`: the matmul_panel call after it (CHAIN loads its first chunk). */
   decodeAttention(pos: number, d: number, heads: number, ahead: Mm | null): void {
+    this.call();
     const rs = d / 2, dh = d / heads, hb = dh / 2, keys = pos + 1, ctx = ceilTo(keys, D), tiles = ctx / D;
     this.push(DMA, this.load(rs), 'DQ');
     const kLoaded = this.push(DMA, this.load(keys * rs), 'DK');
@@ -272,6 +285,7 @@ export class ModelProgram {
 
   /** kernels/attention.c attention_block() (BLOCK_ATTN). */
   blockAttention(rows: number, d: number, heads: number): void {
+    this.call();
     const rs = d / 2, dh = d / heads, hb = dh / 2, ctx = ceilTo(rows, D), groups = ctx / D;
     const scoresOf = () => {
       let last = 0;
@@ -315,6 +329,7 @@ export class ModelProgram {
 
   /** panel.c matmul_panel(). */
   panel(p: Mm, keepA: boolean, next: Mm | null): void {
+    this.call();
     const crow = p.out32 ? 4 * p.n : p.n / 2, chunk = chunkTiles(p.k, PANEL_CHUNK_BYTES), epi = p.epi ?? EPI_NONE;
     const prefetched = this.panelChunk0Loaded;
     this.panelChunk0Loaded = false;
@@ -358,6 +373,7 @@ export class ModelProgram {
    * the same scheme, each with its own chain state.
    */
   streamCall(p: Mm, keepA: boolean, next: Mm | null, opts?: number): void {
+    this.call();
     const ffn = opts !== undefined, o = opts ?? 0, st = ffn ? this.ffn : this.stream, s = ffn ? 'f' : 's';
     const up = (o & STREAM_UP) !== 0, down = (o & STREAM_DOWN) !== 0, resOut = (o & STREAM_RES_OUT) !== 0;
     const chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES), tiles = p.n / D, groups = Math.ceil(p.m / D), epi = p.epi ?? EPI_NONE;
@@ -472,11 +488,20 @@ const blockAttentionFits = (v: number, d: number, rows: number) => {
   return (v & VARIANT.BLOCK_ATTN) !== 0 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
 };
 
+/**
+ * The CPU clocks of one logits row's argmax (model.c head, batch_head) and the batch's per-sequence bookkeeping
+ * after it: 15 a vocabulary entry (lw from the SRAM, the compare and branch, the loop), 35 a row (counted on the
+ * trace: batch_head's path to the next PUSH grows 260 clocks a row at vocab 16, 500 at vocab 32).
+ */
+export const argmaxRowClocks = (vocab: number) => 15 * (vocab - 1) + 35;
+
 /** The job's flows (a single job, or a batch of `batch` prompts of P tokens), one PERF_CTRL window after the other, issuing through `window(i)`'s KernelCpu. */
 export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decodeSteps: number, window: (i: number) => KernelCpu, batch = 1): ScheduleResult[] {
   const v = pr.variant, { d, dFF, heads, layers, vocab } = dims;
   const head: Mm = { m: 1, k: d, n: vocab, out32: true };
   const wq: Mm = { m: 1, k: d, n: d }, wUp: Mm = { m: 1, k: d, n: dFF }, wDown: Mm = { m: 1, k: dFF, n: d };
+  // The head drains the DMA (the logits are in SRAM), then the CPU takes each row's argmax over the vocabulary.
+  const argmax = (rows: number) => { pr.k.s.drain(DMA); pr.k.workAfterPoll(rows * argmaxRowClocks(vocab)); };
   const residualProjection = (ctx: string, rows: number, k: number) => {
     if (pr.fuses(rows)) pr.at(ctx).matmul({ m: rows, k, n: d, epi: EPI_RESIDUAL });
     else { pr.at(ctx).matmul({ m: rows, k, n: d }); pr.at(`${ctx}r`).elementwise('residual', rows, d); }
@@ -493,12 +518,12 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
       residualProjection('2', rows, dFF);
     }
     pr.at('H').matmul(head);
-    pr.k.s.drain(DMA);
+    argmax(1);
   };
   const panelHead = () => {
     if (panelFits(v, head)) pr.at('H').panel(head, false, null);
     else pr.at('H').matmul(head);
-    pr.k.s.drain(DMA);
+    argmax(1);
   };
   const streamForward = (onChip: boolean, blockAttn: boolean) => {
     pr.at('E').embed(P, d);
@@ -557,12 +582,12 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
       if (!pr.fuses(rows)) pr.at('b1r').elementwise('relu', rows, dFF);
       residualProjection('b2', rows, dFF);
     };
-    const batchHead = (rows: number) => { pr.at('bH').matmul({ ...head, m: rows }); pr.k.s.drain(DMA); };
+    const batchHead = (ctx: string, rows: number) => { pr.at(ctx).matmul({ ...head, m: rows }); argmax(rows); };
     pr.k = window(0);
     for (let s = 0; s < batch; s++) {
       pr.at('bE').embed(P, d);
       for (let l = 0; l < layers; l++) layer(P, 1, P, 0);
-      batchHead(1);
+      batchHead('bH', 1);
     }
     results.push(pr.k.finish([]));
     if (decodeSteps > 0) {
@@ -570,7 +595,7 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
       for (let i = 1; i <= decodeSteps; i++) {
         for (let s = 0; s < batch; s++) pr.at('bE').embed(1, d);
         for (let l = 0; l < layers; l++) layer(batch, batch, 1, P + i - 1);
-        batchHead(batch);
+        batchHead('bHd', batch);
       }
       results.push(pr.k.finish([]));
     }

@@ -42,19 +42,23 @@ function canonicalVariant(v: number): number {
 const EVERY = [...new Set(Array.from({ length: VARIANT_ALL + 1 }, (_, v) => canonicalVariant(v)))];
 interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
 const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
-/** Short prompts (no fused epilogues below 8 rows), a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
+/** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
 const JOBS: CalJob[] = ONLY ?? [
   { dims: BASE, prompt: 5, steps: 2, variants: EVERY },
   { dims: BASE, prompt: 20, steps: 2, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
+  { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 1, variants: EVERY },
   { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
   { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047] },
   // Narrower models (the sweeps' small scale, the context sweep's d = 64 up to 512 positions).
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
   { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7] },
-  // Batched decode (run_batch): batches below and above one row group.
+  // Batched decode (run_batch): batches below, at and above one row group, short prompts.
   { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
+  { dims: BASE, prompt: 12, steps: 2, batch: 8, variants: LADDER },
   { dims: BASE, prompt: 12, steps: 2, batch: 9, variants: LADDER },
+  { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 2, batch: 24, variants: LADDER },
+  { dims: SMALL, prompt: 4, steps: 2, batch: 9, variants: LADDER },
 ];
 const UNITS = ['DMA', 'MXU', 'VPU'];
 const DONE_OFFSET = 0x24;
@@ -115,7 +119,8 @@ function calibrate(job: CalJob, v: number): void {
       let held = 0;
       while (s0 < t.stalls.length && t.stalls[s0].to <= prev) s0++;
       for (let j = s0; j < t.stalls.length && t.stalls[j].from < pushAt; j++) held += Math.min(pushAt, t.stalls[j].to) - Math.max(prev, t.stalls[j].from);
-      const at = pushAt - held;
+      // The path's counted clocks leave out the work whose clocks the model computes (the argmax after the head's drain).
+      const at = pushAt - held - k.afterPoll[i];
       while (r0 < t.doneReads.length && t.doneReads[r0] <= prev) r0++;
       let r1 = r0;
       while (r1 < t.doneReads.length && t.doneReads[r1] < pushAt) r1++;
