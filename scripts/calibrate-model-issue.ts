@@ -52,6 +52,8 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047] },
   // Narrower models (the sweeps' small scale, the context sweep's d = 64 up to 512 positions).
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
+  { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
+  { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
   { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7] },
   // Batched decode (run_batch): batches below, at and above one row group, short prompts.
   { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
