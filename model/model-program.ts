@@ -16,7 +16,7 @@
 // stop token that may end decoding early, paths no calibration run took.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { jobPrompts, VARIANT, VARIANT_ALL, type Job, type ModelDims } from './format.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
 import { codeClass, isModelledBoard, KernelCpu, MissingTermError, mulsi3Clocks, tableTerms, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
@@ -617,8 +617,11 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
 /** The term class of a model run: the matmul's code class (the bits that change the helpers' instructions). */
 export const modelClass = (variant: number) => `model:${codeClass(variant)}`;
 
-/** Variant bits this model knows (anything else, e.g. a later VARIANT bit, predicts nothing). */
-const KNOWN_BITS = VARIANT_ALL;
+/**
+ * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … FFN_ON_CHIP. Any other bit (a later
+ * VARIANT, such as LONG_CONTEXT 2048) predicts nothing until its kernels are transcribed and calibrated.
+ */
+export const MODELLED_BITS = 2047;
 
 
 /**
@@ -627,7 +630,7 @@ const KNOWN_BITS = VARIANT_ALL;
  * platform configuration, an unknown variant bit, a path no calibration run took.
  */
 export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number[] | null {
-  if (!isModelledBoard(cfg) || (job.variant & ~KNOWN_BITS) !== 0) return null;
+  if (!isModelledBoard(cfg) || (job.variant & ~MODELLED_BITS) !== 0) return null;
   const stop = job.stopToken;
   // A stop token in the vocabulary may end decoding early: the model does not know where.
   if (job.decodeSteps > 0 && stop !== undefined && stop >= 0 && stop < dims.vocab) return null;

@@ -13,8 +13,8 @@ import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, type Experiment } from '../emu/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { BEST_VARIANT, VARIANT_ALL, type Job, type ModelDims } from '../model/format.ts';
-import { predictModelRun } from '../model/model-program.ts';
+import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
 
@@ -98,7 +98,7 @@ describe('predicted run clocks of model.elf', () => {
     const rnd = mulberry32(seed ^ 0x5eed);
     let worst = 0;
     for (let i = 0; i < MODEL_DRAWS; i++) {
-      const variant = Math.floor(rnd() * (VARIANT_ALL + 1)), P = 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
+      const variant = Math.floor(rnd() * (MODELLED_BITS + 1)), P = 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
       const dims: ModelDims = { ...BASE_DIMS, layers: 1 + Math.floor(rnd() * 2) };
       const errs = windowErrors(dims, { prompt: randomPrompt(dims, P, seed + i), decodeSteps: steps, variant });
       console.log(`  variant ${variant}, ${dims.layers} layer(s), prompt ${P} + ${steps} steps: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
@@ -113,7 +113,7 @@ describe('predicted run clocks of model.elf', () => {
   it('predicts nothing where it does not model the job (never a wrong number)', () => {
     const dims = { ...BASE_DIMS, layers: 1 }, job = { prompt: randomPrompt(dims, 16, 1), decodeSteps: 2, variant: BEST_VARIANT };
     expect(predictModelRun(dims, job)).not.toBeNull();
-    expect(predictModelRun(dims, { ...job, variant: BEST_VARIANT | (VARIANT_ALL + 1) }), 'a VARIANT bit it does not know').toBeNull();
+    expect(predictModelRun(dims, { ...job, variant: BEST_VARIANT | (MODELLED_BITS + 1) }), 'a VARIANT bit it does not know').toBeNull();
     const cfg = defaultConfig();
     cfg.bus.tpuWait = 0;
     expect(predictModelRun(dims, job, cfg), 'a what-if that changes the CPU\'s clocks').toBeNull();
