@@ -17,9 +17,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOnEmulator } from '../model/run.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
-import { modelClass, modelProgram, ModelProgram } from '../model/model-program.ts';
+import { modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
-import { VARIANT, VARIANT_ALL, type Job, type ModelDims } from '../model/format.ts';
+import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
@@ -38,8 +38,8 @@ function canonicalVariant(v: number): number {
   if (!(v & VARIANT.STREAM)) return v & ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
   return v;
 }
-/** Every behaviour of model.c's single job: one variant per canonical form. */
-const EVERY = [...new Set(Array.from({ length: VARIANT_ALL + 1 }, (_, v) => canonicalVariant(v)))];
+/** Every behaviour of model.c's single job the transcriptions cover (model-program.ts MODELLED_BITS): one variant per canonical form. */
+const EVERY = [...new Set(Array.from({ length: MODELLED_BITS + 1 }, (_, v) => canonicalVariant(v)))];
 interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
 const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
 /** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
