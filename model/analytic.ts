@@ -12,6 +12,7 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
 import { predictMatmulRun } from './issue-cost.ts';
+import { predictModelRun } from './model-program.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
 export interface PhasePrediction {
@@ -506,7 +507,10 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
     for (let i = 1; i <= job.decodeSteps; i++) decodeStepCalls(decode, decode, k, dims, B, P + i - 1, job.variant);
     phases.push(decode.result());
   }
-  return { ...sumPhases('total', phases), phases };
+  // The schedule model's run clocks per window (model/model-program.ts), null where it does not model the job.
+  const runs = predictModelRun(dims, job, cfg);
+  phases.forEach((ph, i) => { ph.runClocks = runs ? runs[i] : null; });
+  return { ...sumPhases('total', phases), runClocks: runs ? runs.reduce((a, b) => a + b, 0) : null, phases };
 }
 
 /** One decode step split by who shares it (decodeStepCalls). */

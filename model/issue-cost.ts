@@ -23,6 +23,7 @@ import { VARIANT } from './format.ts';
 import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
+import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
 
 /**
  * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
@@ -69,8 +70,8 @@ export class MissingTermError extends Error {}
 /** Looks a path's term up; a path no calibration shape took throws MissingTermError (predictMatmulRun then predicts nothing). */
 export type TermSource = (cls: string, path: string) => IssueTerm;
 export const tableTerms: TermSource = (cls, path) => {
-  const t = ISSUE_TERMS[cls]?.[path];
-  if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: scripts/calibrate-issue.ts's shapes do not take that path`);
+  const t = (ISSUE_TERMS[cls] ?? MODEL_ISSUE_TERMS[cls])?.[path];
+  if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: no calibration run (scripts/calibrate-issue.ts, calibrate-model-issue.ts) takes that path`);
   return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };
 
@@ -89,6 +90,8 @@ export class KernelCpu {
   private site = 'start';
   /** Each PUSH's path, in order (the calibration aligns them with the trace). */
   readonly paths: string[] = [];
+  /** Each PUSH's unit, in order (the calibration checks them against the trace). */
+  readonly units: Unit[] = [];
   constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
     this.s = new Schedule(cfg.tpu.queueDepth);
     this.tokens = (variant & VARIANT.TOKENS) !== 0;
@@ -114,6 +117,18 @@ export class KernelCpu {
   /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
   /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
   readonly extras: number[] = [];
+  /** Clocks of CPU work after the CPU's poll on the path to the next PUSH (or the window's end): the head's argmax after its drain. */
+  private pendingAfterPoll = 0;
+  /** Each PUSH's after-poll clocks, in order (the calibration takes them out of the counted path). */
+  readonly afterPoll: number[] = [];
+  /** The CPU works `clocks` after its poll and before the next PUSH (their number depends on the operands). */
+  workAfterPoll(clocks: number): void { this.pendingAfterPoll += clocks; }
+  private withAfterPoll(term: IssueTerm): IssueTerm {
+    const x = this.pendingAfterPoll;
+    this.afterPoll.push(x);
+    this.pendingAfterPoll = 0;
+    return x ? { issue: term.issue + x, firstRead: term.firstRead, afterRead: term.afterRead + x } : term;
+  }
   push(unit: Unit, busy: number, site: string, extra = 0): number {
     const token = this.next[unit] ?? undefined;
     this.next[unit] = null;
@@ -123,8 +138,9 @@ export class KernelCpu {
     const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
     this.slowNeeds = 0;
     this.paths.push(path);
+    this.units.push(unit);
     this.extras.push(extra);
-    const term = this.terms(this.cls, path);
+    const term = this.withAfterPoll(this.terms(this.cls, path));
     // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
     const t = this.s.push(unit, busy, this.serial
       ? { issue: term.issue + extra, firstRead: term.firstRead, afterRead: term.afterRead + extra }
@@ -140,7 +156,7 @@ export class KernelCpu {
     const path = `${this.site}>end${this.slowNeeds ? `/${this.slowNeeds}` : ''}`;
     this.paths.push(path);
     this.extras.push(0);
-    return this.s.finish(this.terms(this.cls, path));
+    return this.s.finish(this.withAfterPoll(this.terms(this.cls, path)));
   }
 }
 
@@ -268,20 +284,28 @@ export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | '
 }
 
 /** Runs the program a shape and variant take on `k`. */
-export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number): ScheduleResult {
+export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
   const kind = matmulProgramKind(sh, variant);
-  return kind === 'panel' ? panelMatmulProgram(k, sh) : kind === 'stream' ? streamMatmulProgram(k, sh) : tiledMatmulProgram(k, sh, variant);
+  return kind === 'panel' ? panelMatmulProgram(k, sh, cfg) : kind === 'stream' ? streamMatmulProgram(k, sh, cfg) : tiledMatmulProgram(k, sh, variant, cfg);
 }
 
-/** The terms were counted on the default board's mmbench.elf: another configuration (a what-if, --set) is not modelled. */
-const isCalibratedBoard = (cfg: PlatformConfig) => JSON.stringify(cfg) === JSON.stringify(defaultConfig());
+/**
+ * The terms were counted on the default board: a configuration that changes the CPU's clocks or the firmware
+ * (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte change the units' side only
+ * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax).
+ */
+export function isModelledBoard(cfg: PlatformConfig): boolean {
+  const c = structuredClone(cfg), d = defaultConfig();
+  c.tpu.queueDepth = d.tpu.queueDepth; c.bus.sramReadClocksPerByte = d.bus.sramReadClocksPerByte; c.bus.sramWriteClocksPerByte = d.bus.sramWriteClocksPerByte;
+  return JSON.stringify(c) === JSON.stringify(d);
+}
 
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
 export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
-  if (!isCalibratedBoard(cfg)) return null;
+  if (!isModelledBoard(cfg)) return null;
   const kind = matmulProgramKind(sh, variant);
   try {
-    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`), sh, variant).runClocks;
+    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks;
   } catch (e) {
     // A path no calibration shape took: no prediction (the bench prints "-"; the random-shape test fails on it).
     if (e instanceof MissingTermError) return null;

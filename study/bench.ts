@@ -220,10 +220,7 @@ function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
   const r = runOnEmulator(randomModel(dims, RANDOM_SEED), job, opts);
   const windows = r.windows.length ? r.windows : [r.result.counters];
   const labels = ['prefill', 'decode'];
-  const p: Prediction = predict(dims, job);
-  // The schedule model covers mmbench's tiled kernel only so far: model runs carry runClocks null.
-  const { phases: modelPhases, ...modelTotal } = p;
-  const total = { ...modelTotal, runClocks: null }, phases = modelPhases.map((ph) => ({ ...ph, runClocks: null }));
+  const { phases, ...total }: Prediction = predict(dims, job);
   return {
     name: e.name, kind: e.kind, variant: e.variant, variantName: variantName(e.variant), dims,
     job: { promptLength: e.promptLength!, decodeSteps: e.decodeSteps! }, shape: null,

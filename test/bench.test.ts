@@ -75,8 +75,8 @@ describe('picotpu bench', () => {
     // Aligned: every row has its separators at the header's columns.
     const bars = (l: string) => [...l].flatMap((c, i) => (c === '|' ? [i] : []));
     for (const row of table.slice(1)) expect(bars(row)).toEqual(bars(table[0]));
-    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +- \| +3719516 \|/);
-    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +- \| +3372036 \|/);
+    expect(table[2]).toMatch(/^prefill, base +\| +\d+ \| +\d+ \([+-]\d\.\d\d%\) \| +3719516 \|/);
+    expect(table[3]).toMatch(/^prefill, double-buffered +\| +\d+ \| +\d+ \([+-]\d\.\d\d%\) \| +3372036 \|/);
     expect(text).toContain(table.join('\n'));
     expect(text).toMatch(/\nwall \d+\.\d{3} s, \d+ emulated clocks, \d+\.\d{2} M clocks\/s\n$/);
   });
@@ -117,5 +117,14 @@ describe('picotpu bench', () => {
     expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(p.runClocks);
     expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${p.runClocks} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
+  });
+
+  it('a model experiment carries its predicted run clocks per window and in total, within 5 %', () => {
+    const m = runBench({ only: ['prefill, FFN on chip'] });
+    const [e] = m.experiments, total = e.prediction.total.runClocks!;
+    expect(e.prediction.phases.map((p) => p.runClocks)).toEqual([total]);
+    expect(Math.abs(predictionError(total, e.counters.cycles))).toBeLessThan(5);
+    expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(total);
+    expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${total} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
   });
 });

@@ -2,15 +2,21 @@
 // emulator: mmbench.elf on --matmul shapes nobody picked (M, K, N multiples
 // of 8 up to 512, every one fits the SRAM) and variants drawn at random,
 // seeded (the seed is printed; PICOTPU_SEED repeats a draw), must run within
-// 5 % of the predicted run clocks. Also the libgcc cost formulas against
-// their instruction counts.
+// 5 % of the predicted run clocks; so must model.elf on every standard bench
+// experiment and on random variants, prompt lengths and decode steps. Also
+// the libgcc cost formulas against their instruction counts.
 
 import { describe, expect, it } from 'vitest';
-import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, udivsi3Clocks } from '../model/issue-cost.ts';
+import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3Clocks, type TermSource } from '../model/issue-cost.ts';
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { predictionError } from '../study/bench.ts';
+import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, type Experiment } from '../study/bench.ts';
+import { defaultConfig } from '../emu/config.ts';
+import type { Job, ModelDims } from '../model/format.ts';
+import { MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { runOnEmulator } from '../model/run.ts';
 
 const DRAWS = 8;
 /** The largest error the model may make on a random shape (issue #16). */
@@ -64,3 +70,82 @@ describe('predicted run clocks of random --matmul shapes', () => {
     console.log(`  largest error ${worst.toFixed(2)} %`);
   });
 });
+
+// model.elf: the command programs of model.c's flows (model/model-program.ts) over the same schedule model.
+describe('predicted run clocks of model.elf', () => {
+  /** Every standard bench experiment's windows, from one run per distinct job (a full inference holds its prefill's window). */
+  it(`are within ${TOLERANCE_PCT} % on every standard bench experiment`, () => {
+    const jobs = new Map<string, Experiment>();
+    for (const e of EXPERIMENTS) {
+      const key = `${e.variant} ${e.promptLength} ${JSON.stringify(e.dims)}`, had = jobs.get(key);
+      if (!had || e.decodeSteps! > had.decodeSteps!) jobs.set(key, e);
+    }
+    let worst = 0;
+    for (const e of jobs.values()) {
+      if (e.variant & ~MODELLED_BITS) {
+        // A VARIANT bit no transcription covers: no prediction rather than a wrong one.
+        console.log(`  ${e.name}: not modelled (variant ${e.variant})`);
+        expect(predictModelRun(e.dims!, { prompt: randomPrompt(e.dims!, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant })).toBeNull();
+        continue;
+      }
+      const errs = windowErrors(e.dims!, { prompt: randomPrompt(e.dims!, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant });
+      console.log(`  ${e.name}: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
+      for (const x of errs) {
+        worst = Math.max(worst, Math.abs(x));
+        expect(Math.abs(x), e.name).toBeLessThan(TOLERANCE_PCT);
+      }
+    }
+    console.log(`  largest error ${worst.toFixed(2)} %`);
+  }, 120_000);
+
+  const seed = Number(process.env.PICOTPU_SEED ?? 20261204);
+  it(`are within ${TOLERANCE_PCT} % on random variants, prompt lengths and decode steps (seed ${seed})`, () => {
+    console.log(`model run prediction: random jobs, seed ${seed} (PICOTPU_SEED=${seed} repeats them)`);
+    const rnd = mulberry32(seed ^ 0x5eed);
+    let worst = 0;
+    for (let i = 0; i < MODEL_DRAWS; i++) {
+      const variant = Math.floor(rnd() * (MODELLED_BITS + 1)), P = 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
+      const dims: ModelDims = { ...BASE_DIMS, layers: 1 + Math.floor(rnd() * 2) };
+      const errs = windowErrors(dims, { prompt: randomPrompt(dims, P, seed + i), decodeSteps: steps, variant });
+      console.log(`  variant ${variant}, ${dims.layers} layer(s), prompt ${P} + ${steps} steps: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
+      for (const x of errs) {
+        worst = Math.max(worst, Math.abs(x));
+        expect(Math.abs(x), `variant ${variant} P ${P} + ${steps}`).toBeLessThan(TOLERANCE_PCT);
+      }
+    }
+    console.log(`  largest error ${worst.toFixed(2)} %`);
+  }, 120_000);
+
+  it('predicts nothing where it does not model the job (never a wrong number)', () => {
+    const dims = { ...BASE_DIMS, layers: 1 }, job = { prompt: randomPrompt(dims, 16, 1), decodeSteps: 2, variant: MODELLED_BITS };
+    expect(predictModelRun(dims, job)).not.toBeNull();
+    expect(predictModelRun(dims, { ...job, variant: MODELLED_BITS + 1 }), 'a VARIANT bit it does not know').toBeNull();
+    const cfg = defaultConfig();
+    cfg.bus.tpuWait = 0;
+    expect(predictModelRun(dims, job, cfg), 'a what-if that changes the CPU\'s clocks').toBeNull();
+    expect(predictModelRun(dims, { ...job, stopToken: 3 }), 'a stop token that may end decoding early').toBeNull();
+  });
+
+  it('tells a wrong term from a right one: every path 20 % dearer fails the tolerance on the base variant', () => {
+    const dims = { ...BASE_DIMS, layers: 1 }, job = { prompt: randomPrompt(dims, 64, 1), decodeSteps: 0, variant: 0 };
+    const dearer: TermSource = (cls, path) => {
+      const t = tableTerms(cls, path);
+      return { issue: Math.round(1.2 * t.issue), firstRead: Math.round(1.2 * t.firstRead), afterRead: Math.round(1.2 * t.afterRead) };
+    };
+    const measured = runOnEmulator(randomModel(dims, RANDOM_SEED), job).windows[0].cycles;
+    expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(TOLERANCE_PCT);
+    expect(Math.abs(predictionError(predictModelRun(dims, job, defaultConfig(), dearer)![0], measured))).toBeGreaterThan(TOLERANCE_PCT);
+  });
+});
+
+/** Random model jobs per run (each a full model.elf run). */
+const MODEL_DRAWS = 6;
+
+/** Signed errors (%) of the predicted run clocks of a job's windows against model.elf's. */
+function windowErrors(dims: ModelDims, job: Job): number[] {
+  const run = runOnEmulator(randomModel(dims, RANDOM_SEED), job);
+  const predicted = predictModelRun(dims, job);
+  expect(predicted, `variant ${job.variant}: modelled`).not.toBeNull();
+  expect(predicted!.length).toBe(run.windows.length);
+  return run.windows.map((w, i) => predictionError(predicted![i], w.cycles));
+}

@@ -113,6 +113,15 @@ export function worstRunError(records: RunRecord[]): { worst: number; covered: n
 /** The predicted run of a window, as a table cell ("-" where the schedule model does not cover it yet). */
 const predRunCell = (p: PhasePrediction) => (p.runClocks === null || p.runClocks === undefined ? '-' : f0(p.runClocks));
 const runErrCell = (p: PhasePrediction, measured: number) => (p.runClocks === null || p.runClocks === undefined ? '-' : pct(errorPct(p.runClocks, measured)));
+/** A window's predicted run clocks (per `per` tokens or steps) and their error against the measured run, as one cell. */
+const runCell = (p: PhasePrediction, measured: number, per = 1) => (p.runClocks === null || p.runClocks === undefined ? '-' : `${f0(p.runClocks / per)} (${runErrCell(p, measured)})`);
+/** A record's predicted run clocks over all its windows (NaN where one is not modelled). */
+const predictedRun = (r: RunRecord) => r.predicted.reduce((a, p) => a + (p.runClocks ?? NaN), 0);
+/** A dashed line of predicted run clocks, its points where the schedule model covers them. */
+const predictedRunSeries = (name: string, points: [number, number][]): Series[] => {
+  const covered = points.filter(([, y]) => Number.isFinite(y));
+  return covered.length ? [{ name, kind: 'line', dashed: true, points: covered }] : [];
+};
 
 const busyCheck = (records: RunRecord[]) => {
   const run = worstRunError(records);
@@ -230,7 +239,7 @@ function prefillDecodeRows(records: readonly RunRecord[], s: { pre: Compared; de
     s.rPre.add(P, pp.dma / pp.mxu, mp.dma / mp.mxu);
     s.rDec.add(P, pd.dma / pd.mxu, md.dma / md.mxu);
     return [`${P}${r.key.endsWith(BEST_KEY) ? ', best' : ''}`, f0(mp.cycles / P), f0(pp.lowerBound / P), f2(mp.dma / mp.mxu), f0(md.cycles / steps), f0(pd.lowerBound / steps), f2(md.dma / md.mxu),
-      f1((md.cycles / steps) / (mp.cycles / P)), f2(md.cycles / pd.lowerBound)];
+      f1((md.cycles / steps) / (mp.cycles / P)), f2(md.cycles / pd.lowerBound), runCell(pp, mp.cycles, P), runCell(pd, md.cycles, steps)];
   });
 }
 
@@ -263,7 +272,7 @@ const prefillDecode: Experiment = {
     const line = (x: ReturnType<typeof shareOf>, name: string) =>
       `full inference ${x.fp.promptLength} + ${x.fp.decodeSteps} tokens (${name}): prefill ${f0(x.fm.cycles)} clocks, decode ${f0(x.fd.cycles)} clocks; decode share ${f1(x.share)}%`;
     const text = [
-      table(['prompt', 'prefill clk/token', 'bound/token', 'DMA/MXU', 'decode clk/token', 'bound/token', 'DMA/MXU', 'decode/prefill per token', 'decode run/bound'], [...rows, ...bestRows]),
+      table(['prompt', 'prefill clk/token', 'bound/token', 'DMA/MXU', 'decode clk/token', 'bound/token', 'DMA/MXU', 'decode/prefill per token', 'decode run/bound', 'prefill pred run/token (err)', 'decode pred run/token (err)'], [...rows, ...bestRows]),
       line(w, 'wait tokens variant'), ...(wb ? [line(wb, 'best variant')] : []),
       busyCheck(records),
     ].join('\n');
@@ -271,10 +280,17 @@ const prefillDecode: Experiment = {
       { name: 'prefill, best variant, measured', kind: 'points', points: b.pre.measured }, { name: 'decode, best variant, bound', kind: 'line', dashed: true, points: b.dec.predicted },
       { name: 'decode, best variant, measured', kind: 'points', points: b.dec.measured },
     ] : [];
+    // The schedule model's predicted run per token (dashed), wait-tokens and best variant.
+    const perToken = (best: boolean, phase: string) => records.filter((r) => !isFull(r) && isBest(r) === best).map((r) => {
+      const p = r.point as ModelPoint;
+      return [p.promptLength, (predictedPhase(r, phase).runClocks ?? NaN) / (phase === 'prefill' ? p.promptLength : p.decodeSteps)] as [number, number];
+    });
+    const runSeries = [...predictedRunSeries('prefill, predicted run', perToken(false, 'prefill')), ...predictedRunSeries('decode, predicted run', perToken(false, 'decode')),
+      ...predictedRunSeries('prefill, best variant, predicted run', perToken(true, 'prefill')), ...predictedRunSeries('decode, best variant, predicted run', perToken(true, 'decode'))];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
       svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'), ...bestSeries] }),
+        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'), ...bestSeries, ...runSeries] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
@@ -329,7 +345,7 @@ const batchedDecode: Experiment = {
   report(records) {
     const rows: string[][] = [];
     const s = { dma: new Compared(), mxu: new Compared(), tok: new Compared() };
-    const pc: [number, number, number][] = [], mc: [number, number, number][] = [];
+    const pc: [number, number, number][] = [], mc: [number, number, number][] = [], runTok: [number, number][] = [];
     for (const r of records) {
       const p = r.point as ModelPoint, b = p.batch ?? 1, steps = p.decodeSteps;
       const md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
@@ -337,14 +353,15 @@ const batchedDecode: Experiment = {
       s.mxu.add(b, pd.mxu / steps, md.mxu / steps);
       s.tok.add(b, pd.lowerBound / (steps * b), md.cycles / (steps * b));
       pc.push([b, pd.mxu / steps, pd.dma / steps]); mc.push([b, md.mxu / steps, md.dma / steps]);
+      runTok.push([b, (pd.runClocks ?? NaN) / (steps * b)]);
       rows.push([String(b), f0(md.cycles / steps), f0(md.cycles / (steps * b)), f0(pd.lowerBound / (steps * b)), f0(md.dma / steps), f0(pd.dma / steps), f0(md.mxu / steps), f0(pd.mxu / steps),
-        f2(md.dma / md.mxu)]);
+        f2(md.dma / md.mxu), runCell(pd, md.cycles, steps)]);
     }
     const bp = crossover(pc), bm = crossover(mc);
     const lin = linearTrend(pc);
     const d = (records[0]?.point as ModelPoint | undefined)?.dims;
     const text = [
-      table(['batch', 'clk/step', 'clk/token/seq', 'bound/token/seq', 'DMA/step', 'pred', 'MXU/step', 'pred', 'DMA/MXU'], rows),
+      table(['batch', 'clk/step', 'clk/token/seq', 'bound/token/seq', 'DMA/step', 'pred', 'MXU/step', 'pred', 'DMA/MXU', 'pred run/step (err)'], rows),
       `compute-bound (MXU busy >= DMA busy) within the sweep: predicted from batch ${Number.isNaN(bp) ? '- (not reached)' : f1(bp)}, measured ${Number.isNaN(bm) ? '- (not reached)' : f1(bm)}`,
       `per step, predicted: DMA ${f0(lin.dma0)} + ${f0(lin.dmaPerSeq)} per sequence; MXU ${f0(lin.mxuPerSeq)} per sequence (full 8-row groups)`,
       `weights alone (DMA ${f0(lin.dma0)}) are covered by the MXU from batch ${f1(lin.dma0 / lin.mxuPerSeq)}; with every byte moved, from batch ${lin.mxuPerSeq > lin.dmaPerSeq ? f1(lin.dma0 / (lin.mxuPerSeq - lin.dmaPerSeq)) : '- (never)'}`,
@@ -359,6 +376,7 @@ const batchedDecode: Experiment = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
       svg: plotSvg({ title: 'Cost of a decoded token against batch', xLabel: 'batch', yLabel: 'clocks per token per sequence', xLog: true, yLog: true, series: [
         { name: 'bound (busiest unit)', kind: 'line', points: s.tok.predicted }, { name: 'measured run', kind: 'points', points: s.tok.measured },
+        ...predictedRunSeries('predicted run', runTok),
       ] }),
     };
     const reading = [
@@ -399,6 +417,7 @@ const context: Experiment = {
         series.push({ name: `standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').cycles) });
         series.push({ name: `Flash, bound`, kind: 'line', points: pts(true, (r) => predictedPhase(r, 'prefill').lowerBound) });
         series.push({ name: `Flash, measured`, kind: 'points', points: pts(true, (r) => measuredPhase(r, 'prefill').cycles) });
+        series.push(...predictedRunSeries('standard, predicted run', pts(false, (r) => predictedRun(r))), ...predictedRunSeries('Flash, predicted run', pts(true, (r) => predictedRun(r))));
       }
       dmaSeries.push({ name: `d=${d} standard, predicted`, kind: 'line', points: pts(false, (r) => predictedPhase(r, 'prefill').dma) });
       dmaSeries.push({ name: `d=${d} standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').dma) });
@@ -407,11 +426,12 @@ const context: Experiment = {
       for (const t of ts) {
         const s = measuredPhase(get(t, false), 'prefill'), f = measuredPhase(get(t, true), 'prefill');
         const saved = (100 * (s.dma - f.dma)) / s.dma;
-        rows.push([`d=${d} T=${t}`, f0(s.cycles), f0(f.cycles), f2(s.cycles / f.cycles), f0(s.dma), f0(f.dma), pct(-saved)]);
+        rows.push([`d=${d} T=${t}`, f0(s.cycles), f0(f.cycles), f2(s.cycles / f.cycles), f0(s.dma), f0(f.dma), pct(-saved),
+          runCell(predictedPhase(get(t, false), 'prefill'), s.cycles), runCell(predictedPhase(get(t, true), 'prefill'), f.cycles)]);
         if (t === ts.at(-1)) savings.push(`d = ${d}, T = ${t}: FlashAttention cuts DMA busy by ${f1(saved)}% and run clocks by ${f1(100 * (1 - f.cycles / s.cycles))}%`);
       }
     }
-    const text = [table(['case (1 layer, prefill)', 'standard clk', 'Flash clk', 'speed-up', 'standard DMA', 'Flash DMA', 'DMA change'], rows), ...savings, busyCheck(records)].join('\n');
+    const text = [table(['case (1 layer, prefill)', 'standard clk', 'Flash clk', 'speed-up', 'standard DMA', 'Flash DMA', 'DMA change', 'standard pred run (err)', 'Flash pred run (err)'], rows), ...savings, busyCheck(records)].join('\n');
     const fig1: Figure = {
       file: 'context-clocks.svg', title: 'Prefill clocks against context length',
       svg: plotSvg({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, xLabel: 'context length T (tokens)', yLabel: 'clocks', xLog: true, yLog: true, series }),
@@ -480,7 +500,8 @@ function whatIfRows(records: readonly RunRecord[], s: { pre: Compared; dec: Comp
     s.dec.add(i, dec.p, dec.m);
     // The last two columns, clocks in which no unit works, are the CPU's issue time the bound leaves out.
     return [r.key, f0(measuredPhase(r, 'prefill').cycles), `${f2(pre.m)}x`, `${f2(pre.p)}x`, f0(measuredPhase(r, 'decode').cycles), `${f2(dec.m)}x`, `${f2(dec.p)}x`,
-      f0(measuredPhase(r, 'prefill').idle), f0(measuredPhase(r, 'decode').idle)];
+      f0(measuredPhase(r, 'prefill').idle), f0(measuredPhase(r, 'decode').idle),
+      runCell(predictedPhase(r, 'prefill'), measuredPhase(r, 'prefill').cycles), runCell(predictedPhase(r, 'decode'), measuredPhase(r, 'decode').cycles)];
   });
 }
 
@@ -512,7 +533,7 @@ const whatIf: Experiment = {
     const cats = tokens.map((r) => r.key);
     const s = { pre: new Compared(), dec: new Compared() }, b = { pre: new Compared(), dec: new Compared() };
     const rows = whatIfRows(tokens, s), best = whatIfRows(bestRecords, b);
-    const header = ['platform', 'prefill clk', 'speed-up', 'bound speed-up', 'decode clk', 'speed-up', 'bound speed-up', 'prefill no unit busy', 'decode no unit busy'];
+    const header = ['platform', 'prefill clk', 'speed-up', 'bound speed-up', 'decode clk', 'speed-up', 'bound speed-up', 'prefill no unit busy', 'decode no unit busy', 'prefill pred run (err)', 'decode pred run (err)'];
     const text = [table(header, [...rows, ...best]), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
@@ -563,19 +584,24 @@ const ladder: Experiment = {
     const p0 = need(m, `prefill v${vs[0]}`), full0 = need(m, `full v${vs[0]}`);
     const rows: string[][] = [];
     const s = { prefill: new Compared(), full: new Compared() };
+    const runs = { prefill: [] as [number, number][], full: [] as [number, number][] };
     vs.forEach((v, i) => {
       const p = need(m, `prefill v${v}`), f = need(m, `full v${v}`);
       s.prefill.add(i, bound(p0) / bound(p), total(p0) / total(p));
       s.full.add(i, bound(full0) / bound(f), total(full0) / total(f));
+      runs.prefill.push([i, predictedRun(p0) / predictedRun(p)]);
+      runs.full.push([i, predictedRun(full0) / predictedRun(f)]);
+      const runOf = (r: RunRecord) => (Number.isFinite(predictedRun(r)) ? `${f0(predictedRun(r))} (${pct(errorPct(predictedRun(r), total(r)))})` : '-');
       rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f2(total(p) / bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f)),
-        f2(total(f) / bound(f))]);
+        f2(total(f) / bound(f)), runOf(p), runOf(f)]);
     });
-    const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound'], rows), busyCheck(records)].join('\n');
+    const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound', 'prefill pred run (err)', 'full pred run (err)'], rows), busyCheck(records)].join('\n');
     const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
       svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0,
-        series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound')] }),
+        series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound'),
+          ...predictedRunSeries('prefill, predicted run', runs.prefill), ...predictedRunSeries('full inference, predicted run', runs.full)] }),
     };
     const last = rows.at(-1)!, tokens = rows.find((r) => r[0] === LADDER_NAMES[15]);
     const reading = [

@@ -1,0 +1,156 @@
+// Counts the issue-cost terms of model.c's flows (model/model-program.ts) on
+// the emulator's trace, as scripts/calibrate-issue.ts does for mmbench: runs
+// model.elf on a few calibration jobs (prompt lengths and decode steps other
+// than the bench's, so that the bench and sweep runs are predictions) with
+// the TPU's command records, the PERF_CTRL writes and the DONE reads logged,
+// checks that the model pushes the trace's commands (unit by unit, in order),
+// and per code class and path takes the mean clocks where the CPU did not
+// poll (issue), from the previous PUSH to the first DONE read (firstRead) and
+// from the read that sees the awaited command done to the PUSH (afterRead).
+// The mean, not the fewest: a path's clocks vary a little with its operands
+// (libgcc multiplies by positions and strides), and the runs span them.
+// Writes model/issue-terms-model.ts (re-run it whenever model.c or the kernels change):
+//   make -C firmware-c -j2 && npx tsx scripts/calibrate-model-issue.ts
+
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runOnEmulator } from '../model/run.ts';
+import { KernelCpu } from '../model/issue-cost.ts';
+import { modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import type { CommandRecord } from '../periph/tpu.ts';
+
+const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
+const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 128 };
+const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
+const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
+const NARROW: ModelDims = { d: 64, dFF: 256, heads: 4, layers: 1, vocab: 16, maxSeq: 512 };
+/** The ladder's variants (bench), each bit added to the one before. */
+const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047];
+/**
+ * A variant with the bits that change nothing in model.c's single job cleared: without PANEL
+ * none above it counts; HEADS is decode's, BLOCK_ATTN and FFN_ON_CHIP count only with STREAM.
+ */
+function canonicalVariant(v: number): number {
+  if (!(v & VARIANT.PANEL)) return v & (VARIANT.PANEL - 1);
+  if (!(v & VARIANT.STREAM)) return v & ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
+  return v;
+}
+/** Every behaviour of model.c's single job the transcriptions cover (model-program.ts MODELLED_BITS): one variant per canonical form. */
+const EVERY = [...new Set(Array.from({ length: MODELLED_BITS + 1 }, (_, v) => canonicalVariant(v)))];
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
+const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
+/** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
+const JOBS: CalJob[] = ONLY ?? [
+  { dims: BASE, prompt: 5, steps: 2, variants: EVERY },
+  { dims: BASE, prompt: 20, steps: 2, variants: EVERY },
+  { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
+  { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 1, variants: EVERY },
+  { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
+  { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047] },
+  // Narrower models (the sweeps' small scale, the context sweep's d = 64 up to 512 positions).
+  { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
+  { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
+  { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
+  { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7] },
+  // Batched decode (run_batch): batches below, at and above one row group, short prompts.
+  { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
+  { dims: BASE, prompt: 12, steps: 2, batch: 8, variants: LADDER },
+  { dims: BASE, prompt: 12, steps: 2, batch: 9, variants: LADDER },
+  { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 2, batch: 24, variants: LADDER },
+  { dims: SMALL, prompt: 4, steps: 2, batch: 9, variants: LADDER },
+];
+const UNITS = ['DMA', 'MXU', 'VPU'];
+const DONE_OFFSET = 0x24;
+
+function trace(dims: ModelDims, prompt: number, steps: number, variant: number, batch: number) {
+  const records: CommandRecord[] = [];
+  const perf: number[] = [], doneReads: number[] = [];
+  const stalls: { from: number; to: number }[] = [];
+  const prompts = Array.from({ length: batch }, (_, i) => randomPrompt(dims, prompt, 1 + i));
+  // The stop token out of the vocabulary: every decode step runs.
+  const job: Job = { prompt: prompts[0], decodeSteps: steps, variant, stopToken: 255 };
+  if (batch > 1) job.prompts = prompts;
+  runOnEmulator(randomModel(dims, 1), job, {
+    onMachine: (m) => {
+      m.tpu.records = records;
+      m.tpu.stallRecords = stalls as never;
+      const write = m.tpu.write.bind(m.tpu);
+      m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+      const read = m.tpu.read.bind(m.tpu);
+      m.tpu.read = (off, clock) => { if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
+    },
+  });
+  return { records: records.slice().sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, stalls: stalls.slice().sort((a, b) => a.from - b.from) };
+}
+
+type Sums = Record<string, { issue: number[]; first: number[]; after: number[] }>;
+const sums: Record<string, Sums> = {};
+const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+
+for (const job of JOBS) {
+  console.log(`d ${job.dims.d}, ${job.dims.layers} layers, prompt ${job.prompt} + ${job.steps} steps${job.batch ? `, batch ${job.batch}` : ''}: ${job.variants.length} variants`);
+  for (const v of job.variants) calibrate(job, v);
+}
+
+function calibrate(job: CalJob, v: number): void {
+  const t0 = performance.now();
+  const B = job.batch ?? 1;
+  const t = trace(job.dims, job.prompt, job.steps, v, B);
+  const cls = modelClass(v), s = (sums[cls] ??= {});
+  const cpus: KernelCpu[] = [];
+  modelProgram(new ModelProgram(v), job.dims, job.prompt, job.steps, () => {
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls);
+    k.s.pollLog = [];
+    cpus.push(k);
+    return k;
+  }, B);
+  cpus.forEach((k, w) => {
+    const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
+    const recs = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
+    const label = `v${v} P${job.prompt}+${job.steps} B${B} d${job.dims.d} window ${w}`;
+    if (k.paths.length !== recs.length + 1) throw new Error(`${label}: model ${k.paths.length - 1} pushes, trace ${recs.length}`);
+    const byUnit = UNITS.map((u) => recs.filter((r) => r.unit === u));
+    let r0 = 0, s0 = 0;
+    k.paths.forEach((path, i) => {
+      if (i < recs.length && UNITS[k.units[i]] !== recs[i].unit) throw new Error(`${label}: push ${i} (${path}) is ${recs[i].unit} on the trace, ${UNITS[k.units[i]]} in the model`);
+      const pushAt = i < recs.length ? recs[i].pushClock : stop, prev = i === 0 ? start : recs[i - 1].pushClock;
+      // A PUSH held on a full queue: the schedule model adds that wait itself, so the path's clocks leave it out.
+      let held = 0;
+      while (s0 < t.stalls.length && t.stalls[s0].to <= prev) s0++;
+      for (let j = s0; j < t.stalls.length && t.stalls[j].from < pushAt; j++) held += Math.min(pushAt, t.stalls[j].to) - Math.max(prev, t.stalls[j].from);
+      // The path's counted clocks leave out the work whose clocks the model computes (the argmax after the head's drain).
+      const at = pushAt - held - k.afterPoll[i];
+      while (r0 < t.doneReads.length && t.doneReads[r0] <= prev) r0++;
+      let r1 = r0;
+      while (r1 < t.doneReads.length && t.doneReads[r1] < pushAt) r1++;
+      const reads = t.doneReads.slice(r0, r1);
+      const e = (s[path] ??= { issue: [], first: [], after: [] });
+      const polled = k.s.pollLog![i];
+      if (!polled.length || !reads.length) { e.issue.push(at - prev); return; }
+      const end = Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock));
+      const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
+      e.first.push(reads[0] - prev);
+      e.after.push(at - seeing);
+    });
+  });
+  if (process.env.CAL_VERBOSE) console.log(`${cls} v${v} P${job.prompt}+${job.steps} d${job.dims.d} L${job.dims.layers}: ${cpus.map((k) => k.paths.length - 1).join('+')} pushes, ${(performance.now() - t0).toFixed(0)} ms`);
+}
+
+const table: Record<string, Record<string, [number, number, number]>> = {};
+for (const [cls, paths] of Object.entries(sums)) {
+  const out: Record<string, [number, number, number]> = {};
+  for (const [p, e] of Object.entries(paths)) {
+    // A path seen only polling: without a poll it costs its first read and the rest; seen only not polling: a poll costs it all after the read.
+    const issue = e.issue.length ? mean(e.issue) : mean(e.first) + mean(e.after);
+    out[p] = e.first.length ? [issue, mean(e.first), mean(e.after)] : [issue, issue, 0];
+  }
+  table[cls] = out;
+}
+writeFileSync(TERMS_FILE, `// Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace
+// (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ')}): per code class, per path
+// between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts). Do not edit: re-run the script.
+export const MODEL_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
+console.log(`wrote ${TERMS_FILE}`);
