@@ -45,6 +45,11 @@ let functionsOf = '';
 function render(s: Snapshot): void {
   $('state').textContent = `${s.program}: ${s.state}`;
   $('note').textContent = `clock ${s.clock.toLocaleString('en-US')}, ${s.instret.toLocaleString('en-US')} instructions, pc 0x${s.pc.toString(16).padStart(8, '0')}${s.fn ? ` in ${s.fn}` : ''}${s.note ? ` — ${s.note}` : ''}`;
+  if (s.demoPhase && s.demoPhase !== 'done') {
+    const h = $('demo-headline');
+    h.hidden = false;
+    h.textContent = `${s.program} on the TPU: ${s.demoPhase === 'prefill' ? 'prefill (the prompt\'s 64 tokens)' : 'decode (one sum digit per step)'} …`;
+  }
   $('registers').textContent = s.registers.join('\n');
   $('units').textContent = s.units.join('\n');
   $('report').textContent = s.report;
@@ -156,7 +161,16 @@ function drawTimeline(): void {
     i = j + 1;
   }
   children.push(cpu, el('text', { x: labelW, y: y + laneH + 16 }, `0 … ${end.toLocaleString('en-US')} clocks`));
-  svg.setAttribute('height', String(y + laneH + 22));
+  // The CPU lane's legend: the functions it spent the most sampled clocks in.
+  const byFn = new Map<string, number>();
+  for (const b of samples) byFn.set(b.fn, (byFn.get(b.fn) ?? 0) + b.clocks);
+  let lx = labelW;
+  for (const [fn, clocks] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+    const label = `${fn || '(no symbol)'} ${((100 * clocks) / end).toFixed(0)}%`;
+    children.push(el('rect', { x: lx, y: y + laneH + 26, width: 10, height: 10, fill: `hsl(${hue(fn)} 55% 75%)` }), el('text', { x: lx + 14, y: y + laneH + 35 }, label));
+    lx += 24 + 7 * label.length;
+  }
+  svg.setAttribute('height', String(y + laneH + 42));
   svg.replaceChildren(...children);
 }
 

@@ -43,6 +43,8 @@ export interface Snapshot {
   report: string;
   console: string;
   memory: string[];
+  /** The demo's phase by its closed PERF_CTRL windows ('prefill', 'decode', 'done'), or '' for another program. */
+  demoPhase: string;
   /** The program's functions, by address (for the disassembly's chooser). */
   functions: { name: string; addr: number }[];
 }

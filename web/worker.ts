@@ -126,6 +126,11 @@ function startRunning(session: Session): void {
 function freeRunSlice(): void {
   const session = s;
   if (!session || session.state !== 'running') return;
+  // A breakpoint set while running: go on through the debugger's control, which stops at it.
+  if (session.control.breakpoints.length) {
+    void controlledRun(session, {});
+    return;
+  }
   const { m } = session;
   const t0 = performance.now();
   let reason: StopReason = StopReason.LIMIT;
@@ -234,6 +239,7 @@ function snapshot(session: Session): Snapshot {
     report: formatReport(m.seed ? session.result?.counters ?? m.tpu.report() : m.tpu.report(), m.config.clockHz),
     console: session.console,
     memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
+    demoPhase: session.demo ? (['prefill', 'decode'][m.tpu.windows.length] ?? 'done') : '',
     functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
   };
 }
