@@ -31,9 +31,13 @@ const hasChromium = existsSync(CHROMIUM);
 /** The page's text of an element. */
 const text = (page: Page, id: string) => page.locator(`#${id}`).textContent().then((t) => t ?? '');
 
+// The browser-side expressions are strings: the project's type check has no DOM types.
 /** Waits until the page's state line contains `what`. */
-const stateIs = (page: Page, what: string) =>
-  page.waitForFunction((w) => (document.getElementById('state')?.textContent ?? '').includes(w), what, { timeout: 120_000 });
+const stateIs = (page: Page, what: string, timeout = 120_000) =>
+  page.waitForFunction(`document.getElementById('state').textContent.includes(${JSON.stringify(what)})`, undefined, { timeout });
+
+/** Empties an element's text, so that waiting for new text cannot see the old. */
+const clear = (page: Page, id: string) => page.evaluate(`document.getElementById(${JSON.stringify(id)}).textContent = ''`);
 
 /** A register's value in the page's register panel (registerLines: `a0    0x00000014 ...`). */
 async function register(page: Page, name: string): Promise<number> {
@@ -44,12 +48,12 @@ async function register(page: Page, name: string): Promise<number> {
 
 /** The demo in the page: its figures (web/protocol.ts DemoFigures) once it has ended. */
 async function pageDemo(page: Page, how: 'url' | 'form'): Promise<{ clocks: number; instret: number; wallMs: number; clocksPerSecond: number; prefill: unknown; decode: unknown; total: unknown }> {
-  await page.evaluate(() => { document.getElementById('demo-figures')!.textContent = ''; });
+  await clear(page, 'demo-figures');
   if (how === 'form') {
     await page.locator('#problem').fill(PROBLEM);
     await page.locator('#demo-run').click();
   }
-  await page.waitForFunction(() => (document.getElementById('demo-figures')?.textContent ?? '') !== '', undefined, { timeout: 120_000 });
+  await page.waitForFunction(`document.getElementById('demo-figures').textContent !== ''`, undefined, { timeout: 120_000 });
   return JSON.parse(await text(page, 'demo-figures'));
 }
 
@@ -144,18 +148,18 @@ describe.skipIf(!hasChromium && !process.env.CI)('browser playground (web/)', ()
     await page.locator('#functions').selectOption({ label: 'fib' });
     const line = page.locator(`#disassembly div[data-addr="${fib}"]`);
     await line.click();
-    await page.waitForFunction((a) => document.querySelector(`#disassembly div[data-addr="${a}"]`)?.classList.contains('bp'), fib, { timeout: 5000 });
+    await page.locator(`#disassembly div.bp[data-addr="${fib}"]`).waitFor({ timeout: 5000 });
     for (const stop of stops) {
       await page.locator('#run').click();
-      await page.waitForFunction(() => /stopped/.test(document.getElementById('state')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      await stateIs(page, 'stopped', 60_000);
       expect(await register(page, 'pc')).toBe(fib);
       expect(await register(page, 'a0')).toBe(stop.a0);
       expect(await text(page, 'note')).toContain(`clock ${stop.clock.toLocaleString('en-US')},`);
-      await page.evaluate(() => { document.getElementById('state')!.textContent = ''; });
+      await clear(page, 'state');
     }
     // A step goes one instruction on, as the debugger's.
     await page.locator('#step').click();
-    await page.waitForFunction(() => /stopped/.test(document.getElementById('state')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await stateIs(page, 'stopped', 60_000);
     expect(await register(page, 'pc')).toBe(stepped.pc);
     expect(await text(page, 'note')).toContain(`clock ${stepped.clock.toLocaleString('en-US')},`);
   });
