@@ -71,6 +71,11 @@ channel.port1.onmessage = () => {
 const scheduleSlice = () => channel.port2.postMessage(null);
 
 function newSession(m: Machine, program: string, demo: Session['demo']): Session {
+  // The program it replaces stops where it is (a run through the control ends at its next yield).
+  if (s) {
+    s.state = 'paused';
+    s.control.interrupt();
+  }
   const view = new ProgramView(m);
   const session: Session = {
     m, view, control: new ExecutionControl(view, DEFAULT_MAX_CYCLES), program, state: 'loaded', note: '', console: '', result: null,
@@ -178,6 +183,7 @@ async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
   session.state = 'running';
   postState();
   const stop = await session.control.run(spec);
+  if (session !== s) return;
   if (session.control.result) {
     end(session, session.control.result);
     return;
