@@ -1,6 +1,8 @@
 // Console and simulation control at 0x1000_0000 (PLATFORM.md §4): TX to the
 // host's standard output, RX from the host's input, EXIT halts the machine.
 
+import { latin1Text } from './latin1.ts';
+
 export const CONSOLE_BASE = 0x1000_0000;
 export const CONSOLE_SIZE = 0x100;
 
@@ -55,7 +57,7 @@ export class Console {
   }
 
   capturedText(): string {
-    return this.captured ? Buffer.from(this.captured).toString('latin1') : '';
+    return this.captured ? latin1Text(this.captured, 0, this.captured.length) : '';
   }
 
   /** Returns false when the offset is not a register (a bus error). */

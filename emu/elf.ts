@@ -8,6 +8,7 @@
 
 import { BRAM_BASE, BRAM_SIZE } from './bus.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
+import { latin1Text } from './latin1.ts';
 
 export class ElfError extends Error {}
 
@@ -183,7 +184,7 @@ function readSymbols(bytes: Uint8Array, view: DataView, sections: SectionHeader[
         throw new ElfError(`corrupt ELF symbol table (section ${sec.index}): symbol ${n}'s name offset 0x${nameOff.toString(16)} is past its ${str.length}-byte string table`);
       }
       const end = str.indexOf(0, nameOff);
-      const name = Buffer.from(str.buffer, str.byteOffset, str.byteLength).toString('latin1', nameOff, end < 0 ? str.length : end);
+      const name = latin1Text(str, nameOff, end < 0 ? str.length : end);
       // Skip local labels and the assembler's mapping symbols.
       if (!name || name.startsWith('.L') || name.startsWith('$')) continue;
       out.push({ name, addr, size, isFunction: type === STT_FUNC, limit: symbolLimit(addr, size, shndx < SHN_LORESERVE ? sections[shndx] : undefined) });

@@ -29,6 +29,25 @@ export const VARIANT = {
 } as const;
 /** The fastest variant (docs/study.md §7): every bit. */
 export const BEST_VARIANT = 4095;
+
+/** "base", "double-buffered+fused", ... for a VARIANT value. */
+export function variantName(v: number): string {
+  const names: string[] = [];
+  if (v & VARIANT.DOUBLE_BUFFER) names.push('double-buffered');
+  if (v & VARIANT.FUSED) names.push('fused');
+  if (v & VARIANT.FLASH) names.push('FlashAttention');
+  if (v & VARIANT.TOKENS) names.push('wait tokens');
+  if (v & VARIANT.LEAN) names.push('lean');
+  if (v & VARIANT.PANEL) names.push('panels');
+  if (v & VARIANT.HEADS) names.push('pipelined heads');
+  if (v & VARIANT.STREAM) names.push('streamed prefill');
+  if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
+  if (v & VARIANT.CHAIN) names.push('chained weights');
+  if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
+  if (v & VARIANT.LONG_CONTEXT) names.push('long context');
+  return names.length ? names.join('+') : 'base';
+}
+
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 

@@ -3,6 +3,8 @@
 // The kernel reads the scratchpad bytes in place, so the scratchpad lives at
 // address 0 of the kernel's memory: createScratchpad() makes both (the TPU
 // core does, periph/tpu.ts, and hands the kernel to MxuFast in UnitMemories).
+// It loads from the base64 text with atob, so the same file runs in Node and
+// in a browser's Web Worker (web/).
 // Without a kernel (a plain Uint8Array scratchpad, as unit tests make) MxuFast
 // computes with its JavaScript loops, with the same results.
 
@@ -35,11 +37,19 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 let compiled: object | null | undefined;
 
+/** Base64 to bytes with atob (Node and browsers alike; Buffer is Node's only). */
+function bytesOfBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
 /** The compiled module, or null where WebAssembly SIMD is unavailable. */
 function kernelModule(): object | null {
   if (compiled === undefined) {
     try {
-      compiled = wasm ? new wasm.Module(Buffer.from(MXU_KERNEL_WASM_BASE64, 'base64')) : null;
+      compiled = wasm ? new wasm.Module(bytesOfBase64(MXU_KERNEL_WASM_BASE64)) : null;
     } catch {
       compiled = null;
     }

@@ -11,7 +11,9 @@ import { defaultConfig } from '../emu/config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
-import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, VARIANT, variantName, type Job, type ModelDims } from '../model/format.ts';
+
+export { variantName } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
 
@@ -71,24 +73,6 @@ export const EXPERIMENTS: readonly Experiment[] = [
   model('T=256, 1 layer, chained weights', 1023, 0, undefined, T256_DIMS, 256),
   model('T=256, 1 layer, long context', BEST_VARIANT, 0, undefined, T256_DIMS, 256),
 ];
-
-/** "base", "double-buffered+fused", ... for a VARIANT value. */
-export function variantName(v: number): string {
-  const names: string[] = [];
-  if (v & VARIANT.DOUBLE_BUFFER) names.push('double-buffered');
-  if (v & VARIANT.FUSED) names.push('fused');
-  if (v & VARIANT.FLASH) names.push('FlashAttention');
-  if (v & VARIANT.TOKENS) names.push('wait tokens');
-  if (v & VARIANT.LEAN) names.push('lean');
-  if (v & VARIANT.PANEL) names.push('panels');
-  if (v & VARIANT.HEADS) names.push('pipelined heads');
-  if (v & VARIANT.STREAM) names.push('streamed prefill');
-  if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
-  if (v & VARIANT.CHAIN) names.push('chained weights');
-  if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
-  if (v & VARIANT.LONG_CONTEXT) names.push('long context');
-  return names.length ? names.join('+') : 'base';
-}
 
 /** Each variant of --layer adds one technique to the one before, as the main table names them. */
 const LAYER_NAMES: Record<number, string> = { 0: 'base', 1: 'double-buffered', 3: 'fused', 7: 'FlashAttention', 15: 'wait tokens' };

@@ -48,6 +48,19 @@ export interface Stop {
   watch?: PendingStore;
 }
 
+/** Lets the host's events in (an interrupt): setImmediate in Node, a zero timeout in a browser's worker (web/). */
+const yieldToHost: () => Promise<void> = typeof setImmediate === 'function'
+  ? () => new Promise<void>((resolve) => setImmediate(resolve))
+  : () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** One `next` from pc: over a call, to the instruction after it in the same frame; else one instruction. */
+export function nextSpec(view: ProgramView): RunSpec {
+  const pc = view.machine.cpu.pc >>> 0;
+  if (!view.isCall(pc)) return { count: 1 };
+  const sp = view.reg(SP), ret = pc + view.insnAt(pc).len;
+  return { target: (p, s) => p === ret && s === sp };
+}
+
 export class ExecutionControl {
   readonly breakpoints: Breakpoint[] = [];
   readonly watchpoints: Watchpoint[] = [];
@@ -127,7 +140,7 @@ export class ExecutionControl {
           break;
         }
         if ((executed & 0xffff) === 0) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await yieldToHost();
           if (this.interrupted) { kind = 'interrupt'; break; }
         }
       }

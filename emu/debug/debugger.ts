@@ -14,7 +14,7 @@ import { regionOf, TPU_BASE } from '../bus.ts';
 import { ABI_NAMES } from '../isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, hex8, type Machine } from '../machine.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
-import { ExecutionControl, type RunSpec, type StopKind } from './control.ts';
+import { ExecutionControl, nextSpec, type RunSpec, type StopKind } from './control.ts';
 import {
   breakpointLines, clockLines, disasLine, dumpLines, endText, fmtValue, registerLines, symbolLines, unitsLines, watchText,
 } from './format.ts';
@@ -219,14 +219,7 @@ export class Debugger {
     const n = this.parseCount(args, 'next');
     this.requireRunning('next');
     for (let i = 0; i < n; i++) {
-      const pc = this.machine.cpu.pc >>> 0;
-      let kind: StopKind;
-      if (this.view.isCall(pc)) {
-        const sp = this.view.reg(SP), ret = pc + this.view.insnAt(pc).len;
-        kind = await this.run({ target: (p, s) => p === ret && s === sp }, true);
-      } else {
-        kind = await this.run({ count: 1 }, true);
-      }
+      const kind = await this.run(nextSpec(this.view), true);
       if (kind !== 'step' && kind !== 'target') return;
     }
     this.noteStop();

@@ -1,0 +1,203 @@
+// The browser playground (web/, docs/playground.md, #21), driven by
+// playwright-core through Debian's chromium (no browser download): the built
+// page served on a free loopback port runs `#problem=1234+5678` and must show
+// `sum 6912` and `correct yes` with the clocks and counters of the CLI's demo
+// (computed here by the same in-process code, study/addition-run.ts), a
+// timeline whose MXU/VPU/DMA lanes add up to the run's busy clocks, and an
+// emulation rate of at least half the CLI's; fib stops at a breakpoint set by
+// clicking its disassembly line with the registers and clock of the
+// debugger's own run. The test saves docs/figures/playground.png. Without
+// chromium it is skipped, except in CI (CI set), where it fails.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../emu/config.ts';
+import { Machine } from '../emu/machine.ts';
+import { ExecutionControl } from '../emu/debug/control.ts';
+import { ProgramView } from '../emu/debug/program.ts';
+import { demoProblem, formatDemo, loadAdder, runDemo } from '../study/addition-run.ts';
+import { buildWeb, serveStatic } from '../scripts/web.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = '/usr/bin/chromium';
+const PROBLEM = '1234+5678';
+const hasChromium = existsSync(CHROMIUM);
+
+/** The page's text of an element. */
+const text = (page: Page, id: string) => page.locator(`#${id}`).textContent().then((t) => t ?? '');
+
+// The browser-side expressions are strings: the project's type check has no DOM types.
+/** Waits until the page's state line contains `what`. */
+const stateIs = (page: Page, what: string, timeout = 120_000) =>
+  page.waitForFunction(`document.getElementById('state').textContent.includes(${JSON.stringify(what)})`, undefined, { timeout });
+
+/** Empties an element's text, so that waiting for new text cannot see the old. */
+const clear = (page: Page, id: string) => page.evaluate(`document.getElementById(${JSON.stringify(id)}).textContent = ''`);
+
+/** A register's value in the page's register panel (registerLines: `a0    0x00000014 ...`). */
+async function register(page: Page, name: string): Promise<number> {
+  const m = new RegExp(`^${name}\\s+0x([0-9a-f]{8})`, 'm').exec(await text(page, 'registers'));
+  if (!m) throw new Error(`no register ${name} on the page`);
+  return parseInt(m[1], 16);
+}
+
+/** The demo in the page: its figures (web/protocol.ts DemoFigures) once it has ended. */
+async function pageDemo(page: Page, how: 'url' | 'form' | 'wait'): Promise<{ clocks: number; instret: number; wallMs: number; clocksPerSecond: number; prefill: unknown; decode: unknown; total: unknown }> {
+  if (how !== 'wait') await clear(page, 'demo-figures');
+  if (how === 'form') {
+    await page.locator('#problem').fill(PROBLEM);
+    await page.locator('#demo-run').click();
+  }
+  await page.waitForFunction(`document.getElementById('demo-figures').textContent !== ''`, undefined, { timeout: 120_000 });
+  return JSON.parse(await text(page, 'demo-figures'));
+}
+
+/** The CLI's demo, in process: its result, its rate, and the machine's whole-run busy clocks per unit. */
+function cliDemo() {
+  let machine: Machine | null = null;
+  const r = runDemo(loadAdder(), 'models/adder.ptm', demoProblem(PROBLEM), null, undefined, { onMachine: (m) => { machine = m; } });
+  const run = r.solution.run;
+  const [dma, mxu, vpu] = machine!.tpu.whole.busy;
+  return { r, rate: run.result.clocks / (run.wallMs / 1000), busy: { MXU: mxu, VPU: vpu, DMA: dma } };
+}
+
+describe.skipIf(!hasChromium && !process.env.CI)('browser playground (web/)', () => {
+  let server: Server | null = null;
+  let url = '';
+  let context: BrowserContext | null = null;
+  let page: Page;
+  let profile = '';
+
+  beforeAll(async () => {
+    if (!hasChromium) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (toolchain/ensure-toolchain.sh --with-test-tools)`);
+    ({ server, url } = await serveStatic(await buildWeb(false)));
+    profile = mkdtempSync(join(tmpdir(), 'picotpu-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, viewport: { width: 1400, height: 1000 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await context.newPage();
+    page.on('pageerror', (e) => { throw e; });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it(`runs #problem=${PROBLEM} with the CLI's clocks and counters, a timeline of MXU, VPU and DMA, at ≥ 0.5× the CLI's clocks/s`, async () => {
+    await page.goto(`${url}#problem=${PROBLEM}`);
+    const first = await pageDemo(page, 'url');
+    await page.getByText('sum 6912', { exact: true }).waitFor({ state: 'visible', timeout: 5000 });
+    await page.getByText('correct yes', { exact: true }).waitFor({ state: 'visible', timeout: 5000 });
+    expect(await text(page, 'error')).toBe('');
+
+    const cli = cliDemo();
+    const want = cli.r.solution.run.result;
+    expect(first.clocks).toBe(want.clocks);
+    expect(first.instret).toBe(want.instret);
+    expect(first.prefill).toEqual(cli.r.prefill);
+    expect(first.decode).toEqual(cli.r.decode);
+    expect(first.total).toEqual(cli.r.total);
+    // The demo's report is the CLI's, but for its last line (the host's wall time).
+    expect(withoutWall(await text(page, 'demo-report'))).toBe(withoutWall(formatDemo(cli.r)));
+
+    // The timeline's lanes: each unit's busy clocks over the whole run, as the CLI's machine counted them.
+    for (const lane of ['MXU', 'VPU', 'DMA'] as const) {
+      const busy = Number(await page.locator(`#timeline g[data-lane="${lane}"]`).getAttribute('data-busy'));
+      expect(busy, lane).toBe(cli.busy[lane]);
+      expect(busy, lane).toBeGreaterThan(0);
+    }
+    expect(await page.locator('#timeline g[data-lane="CPU"] rect').count()).toBeGreaterThan(1);
+
+    // Rates, interleaved (the machine is shared): the best of two runs each.
+    const t0 = performance.now();
+    const second = await pageDemo(page, 'form');
+    // The test's own clock around the second run (click to report, fetches and messages included): a floor under the page's rate.
+    const outerRate = second.clocks / ((performance.now() - t0) / 1000);
+    expect(second.clocks).toBe(want.clocks);
+    await page.screenshot({ path: join(root, 'docs', 'figures', 'playground.png') });
+    const cliRates = [cli.rate, cliDemo().rate];
+    const pageRate = Math.max(first.clocksPerSecond, second.clocksPerSecond), cliRate = Math.max(...cliRates);
+    console.log(`demo ${PROBLEM}: page ${(pageRate / 1e6).toFixed(1)} M clocks/s, CLI in process ${(cliRate / 1e6).toFixed(1)} M clocks/s (${(pageRate / cliRate).toFixed(2)}x);`
+      + ` the second page run from click to report ${(outerRate / 1e6).toFixed(1)} M clocks/s`);
+    expect(outerRate).toBeLessThanOrEqual(second.clocksPerSecond);
+    expect(pageRate).toBeGreaterThanOrEqual(0.5 * cliRate);
+  });
+
+  it('pauses the demo and resumes it to the same clocks', async () => {
+    const want = (JSON.parse(await text(page, 'demo-figures')) as { clocks: number }).clocks;
+    // The demo takes about a second here: a pause that comes after its end is tried again.
+    for (let attempt = 0; ; attempt++) {
+      await clear(page, 'demo-figures');
+      await page.locator('#demo-run').click();
+      await stateIs(page, 'running');
+      await page.locator('#pause').click();
+      await page.waitForFunction(`/paused|ended/.test(document.getElementById('state').textContent)`, undefined, { timeout: 60_000 });
+      if ((await text(page, 'state')).includes('paused')) break;
+      expect(attempt, 'the demo ended before the pause, every time').toBeLessThan(4);
+    }
+    const at = Number(/clock ([\d,]+)/.exec(await text(page, 'note'))![1].replaceAll(',', ''));
+    expect(at).toBeLessThan(want);
+    await page.locator('#run').click();
+    const resumed = await pageDemo(page, 'wait');
+    expect(resumed.clocks).toBe(want);
+  });
+
+  it('runs your own ELF from a file: hello prints on the console', async () => {
+    await page.locator('#elf-file').setInputFiles(join(root, 'build', 'fw', 'hello.elf'));
+    await stateIs(page, 'hello.elf: loaded');
+    await page.locator('#run').click();
+    await stateIs(page, 'ended');
+    expect(await text(page, 'console')).toBe(execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', join(root, 'build', 'fw', 'hello.elf')], { encoding: 'utf8' }));
+    expect(await text(page, 'note')).toContain('exit 0');
+  });
+
+  it('steps fib through a breakpoint clicked in the disassembly, with the debugger\'s registers and clock', async () => {
+    // The debugger's own run to the same breakpoint, twice.
+    const m = new Machine(defaultConfig());
+    m.loadElf(readFileSync(join(root, 'build', 'fw', 'fib.elf')));
+    const view = new ProgramView(m);
+    const control = new ExecutionControl(view, 1e9);
+    const fib = m.symbols.lookup('fib')!.addr;
+    control.addBreakpoint(fib, false);
+    const stops: { clock: number; a0: number }[] = [];
+    for (let i = 0; i < 2; i++) {
+      expect((await control.run({})).kind).toBe('breakpoint');
+      stops.push({ clock: m.cpu.cycle, a0: view.reg(10) });
+    }
+    expect(stops.map((s) => s.a0)).toEqual([20, 19]);
+    await control.run({ count: 1 });
+    const stepped = { pc: m.cpu.pc >>> 0, clock: m.cpu.cycle };
+
+    await page.locator('#program').selectOption('fib');
+    await stateIs(page, 'fib: loaded');
+    await page.locator('#functions').selectOption({ label: 'fib' });
+    const line = page.locator(`#disassembly div[data-addr="${fib}"]`);
+    await line.click();
+    await page.locator(`#disassembly div.bp[data-addr="${fib}"]`).waitFor({ timeout: 5000 });
+    for (const stop of stops) {
+      await page.locator('#run').click();
+      await stateIs(page, 'stopped', 60_000);
+      expect(await register(page, 'pc')).toBe(fib);
+      expect(await register(page, 'a0')).toBe(stop.a0);
+      expect(await text(page, 'note')).toContain(`clock ${stop.clock.toLocaleString('en-US')},`);
+      await clear(page, 'state');
+    }
+    // A step goes one instruction on, as the debugger's.
+    await page.locator('#step').click();
+    await stateIs(page, 'stopped', 60_000);
+    expect(await register(page, 'pc')).toBe(stepped.pc);
+    expect(await text(page, 'note')).toContain(`clock ${stepped.clock.toLocaleString('en-US')},`);
+  });
+});
+
+/** The demo's report without its last line (the host's wall time and rate). */
+const withoutWall = (report: string) => report.trimEnd().split('\n').slice(0, -1).join('\n');

@@ -1,0 +1,71 @@
+// The messages between the playground's page (web/main.ts) and the worker
+// that runs the emulator (web/worker.ts).
+
+/** The bundled programs (build/fw/<name>.elf), in the build under fw/. */
+export const BUNDLED = ['hello', 'fib', 'tpubench'] as const;
+/** The demo's program and model blob, in the build under fw/. */
+export const DEMO_ELF = 'model';
+export const DEMO_MODEL = 'adder.ptm';
+/** The blob's name as the demo's report shows it (the CLI's default path). */
+export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
+
+export type ToWorker =
+  | { type: 'load'; name: string; bytes: ArrayBuffer }
+  | { type: 'demo'; problem: string; elf: ArrayBuffer; model: ArrayBuffer }
+  | { type: 'run' }
+  | { type: 'pause' }
+  | { type: 'step' }
+  | { type: 'next' }
+  | { type: 'break'; addr: number }
+  | { type: 'disas'; addr: number | null }
+  | { type: 'memory'; addr: number };
+
+/** One line of the disassembly around the pc. */
+export interface DisasLine { addr: number; text: string; pc: boolean; breakpoint: boolean }
+
+/** Busy clocks of each unit over one sample of the run, and the CPU's function at its end. */
+export interface Sample { clock: number; clocks: number; mxu: number; vpu: number; dma: number; fn: string }
+
+export interface Snapshot {
+  program: string;
+  /** 'loaded', 'running', 'paused', 'stopped' (at a breakpoint or a step) or 'ended'. */
+  state: string;
+  /** Why it stopped, one line. */
+  note: string;
+  clock: number;
+  instret: number;
+  pc: number;
+  fn: string;
+  registers: string[];
+  disassembly: DisasLine[];
+  units: string[];
+  /** The PLATFORM.md §7 report of the counters so far (periph/counters.ts formatReport). */
+  report: string;
+  console: string;
+  memory: string[];
+  /** The demo's phase by its closed PERF_CTRL windows ('prefill', 'decode', 'done'), or '' for another program. */
+  demoPhase: string;
+  /** The program's functions, by address (for the disassembly's chooser). */
+  functions: { name: string; addr: number }[];
+}
+
+/** The demo's figures, for the page's report and the test's comparison with the CLI. */
+export interface DemoFigures {
+  problem: string;
+  sum: string | null;
+  correct: boolean;
+  clocks: number;
+  instret: number;
+  prefill: unknown;
+  decode: unknown;
+  total: unknown;
+  /** Host milliseconds from the run's first slice to its end, in the worker. */
+  wallMs: number;
+  clocksPerSecond: number;
+}
+
+export type FromWorker =
+  | { type: 'state'; snapshot: Snapshot }
+  | { type: 'samples'; samples: Sample[]; reset: boolean }
+  | { type: 'demo'; text: string; figures: DemoFigures }
+  | { type: 'error'; message: string };

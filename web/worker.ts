@@ -1,0 +1,284 @@
+// The playground's emulator, in a Web Worker so the page never freezes: the
+// same Machine, debugger control and formatting as the CLI (emu/, emu/debug/,
+// periph/), the demo's job from model/emulator-job.ts and study/addition.ts.
+// A free run advances the machine in slices of SAMPLE_CLOCKS (a run in slices
+// has the clocks of one run, Machine.advance), sampling each unit's busy
+// clocks per slice for the timeline and yielding to messages between slices
+// so a pause takes effect at once. With breakpoints set, or to step, it runs
+// through the debugger's ExecutionControl, one instruction at a time.
+
+import { StopReason } from '../emu/cpu.ts';
+import { defaultConfig } from '../emu/config.ts';
+import { latin1Text } from '../emu/latin1.ts';
+import { DEFAULT_MAX_CYCLES, describeStop, hex8, Machine, type RunResult } from '../emu/machine.ts';
+import { ExecutionControl, nextSpec, type RunSpec } from '../emu/debug/control.ts';
+import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/format.ts';
+import { ProgramView } from '../emu/debug/program.ts';
+import { formatReport } from '../periph/counters.ts';
+import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
+import type { Problem } from '../model/addition.ts';
+import { ADDER_VARIANT, adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
+import { DEMO_MODEL_SHOWN, type DisasLine, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
+
+/** Clocks per timeline sample (and per slice of a free run). */
+const SAMPLE_CLOCKS = 1 << 16;
+/** Longest a free run computes before it lets messages in, ms. */
+const SLICE_MS = 20;
+/** How often a running machine's state is posted, ms. */
+const POST_MS = 100;
+/** The console kept for the page: its last this many characters. */
+const CONSOLE_KEEP = 64 * 1024;
+/** Memory words shown. */
+const MEMORY_WORDS = 64;
+/** Instructions shown before and after the pc (or the chosen address). */
+const DISAS_BEFORE = 8, DISAS_AFTER = 24;
+
+interface Session {
+  m: Machine;
+  view: ProgramView;
+  control: ExecutionControl;
+  program: string;
+  state: 'loaded' | 'running' | 'paused' | 'stopped' | 'ended';
+  note: string;
+  console: string;
+  result: RunResult | null;
+  memoryAddr: number;
+  /** The disassembly's address, or null to follow the pc. */
+  disasAddr: number | null;
+  /** The timeline: busy clocks at the last sample, per unit (DMA, MXU, VPU), and its clock. */
+  lastBusy: number[];
+  lastClock: number;
+  pending: Sample[];
+  /** Host ms of free running so far, and when the current stretch began. */
+  runMs: number;
+  runSince: number;
+  demo: { started: StartedJob; problem: Problem } | null;
+}
+
+let s: Session | null = null;
+let lastPost = 0;
+const post = (msg: FromWorker) => (self as unknown as { postMessage(m: FromWorker): void }).postMessage(msg);
+
+/** A yield to the worker's message queue without a timer's clamping (a MessageChannel round trip). */
+const channel = new MessageChannel();
+channel.port1.onmessage = () => {
+  try {
+    freeRunSlice();
+  } catch (err) {
+    post({ type: 'error', message: (err as Error).message });
+  }
+};
+const scheduleSlice = () => channel.port2.postMessage(null);
+
+function newSession(m: Machine, program: string, demo: Session['demo']): Session {
+  // The program it replaces stops where it is (a run through the control ends at its next yield).
+  if (s) {
+    s.state = 'paused';
+    s.control.interrupt();
+  }
+  const view = new ProgramView(m);
+  const session: Session = {
+    m, view, control: new ExecutionControl(view, DEFAULT_MAX_CYCLES), program, state: 'loaded', note: '', console: '', result: null,
+    memoryAddr: 0x4000_0000, disasAddr: null, lastBusy: [0, 0, 0], lastClock: 0, pending: [], runMs: 0, runSince: 0, demo,
+  };
+  m.bus.console.setSink((bytes) => {
+    session.console = (session.console + latin1Text(bytes, 0, bytes.length)).slice(-CONSOLE_KEEP);
+  });
+  post({ type: 'samples', samples: [], reset: true });
+  return session;
+}
+
+function load(name: string, bytes: ArrayBuffer): void {
+  const m = new Machine(defaultConfig());
+  m.loadElf(new Uint8Array(bytes));
+  s = newSession(m, name, null);
+  s.note = `${name} loaded: Run, Step, or click a disassembly line for a breakpoint`;
+}
+
+function loadDemo(problemText: string, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
+  const problem = demoProblem(problemText);
+  const model = readAdder(new Uint8Array(modelBytes), DEMO_MODEL_SHOWN);
+  const started = startJob(model, adderJob(problem, ADDER_VARIANT), () => new Uint8Array(elf));
+  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, problem });
+  s.note = `adding ${problem.a} + ${problem.b} on the TPU`;
+  startRunning(s);
+}
+
+/** Takes a timeline sample: each unit's busy clocks since the last one and the CPU's function now. */
+function sample(session: Session): void {
+  const { m } = session;
+  if (!m.seed) m.tpu.advanceTo(m.cpu.cycle);
+  const whole = m.seed ? null : m.tpu.whole;
+  const busy = whole ? whole.busy : [0, 0, 0];
+  const clock = whole ? whole.cycles : m.cpu.cycle;
+  if (clock <= session.lastClock) return;
+  const [dma, mxu, vpu] = busy.map((b, u) => b - session.lastBusy[u]);
+  session.pending.push({ clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' });
+  session.lastBusy = busy.slice();
+  session.lastClock = clock;
+}
+
+function startRunning(session: Session): void {
+  if (session.state === 'ended') throw new Error('the program has ended: load it again');
+  session.state = 'running';
+  session.note = session.demo ? session.note : 'running';
+  session.runSince = performance.now();
+  if (session.control.breakpoints.length) void controlledRun(session, {});
+  else scheduleSlice();
+}
+
+/** One slice of a free run: advance in SAMPLE_CLOCKS steps for SLICE_MS, then yield (or finish). */
+function freeRunSlice(): void {
+  const session = s;
+  if (!session || session.state !== 'running') return;
+  // A breakpoint set while running: go on through the debugger's control, which stops at it.
+  if (session.control.breakpoints.length) {
+    void controlledRun(session, {});
+    return;
+  }
+  const { m } = session;
+  const t0 = performance.now();
+  let reason: StopReason = StopReason.LIMIT;
+  do {
+    const limit = Math.min(DEFAULT_MAX_CYCLES, (Math.floor(m.cpu.cycle / SAMPLE_CLOCKS) + 1) * SAMPLE_CLOCKS);
+    reason = m.advance(limit);
+    if (reason !== StopReason.LIMIT || m.cpu.cycle >= DEFAULT_MAX_CYCLES) break;
+    sample(session);
+  } while (performance.now() - t0 < SLICE_MS);
+  if (reason !== StopReason.LIMIT || m.cpu.cycle >= DEFAULT_MAX_CYCLES) {
+    end(session, m.finishRun(reason));
+    return;
+  }
+  if (performance.now() - lastPost > POST_MS) postState();
+  scheduleSlice();
+}
+
+/** The program has stopped for good: its result, and the demo's report. */
+function end(session: Session, result: RunResult): void {
+  session.runMs += performance.now() - session.runSince;
+  session.result = result;
+  session.state = 'ended';
+  sample(session);
+  session.note = result.reason === 'exit' ? `exit ${result.exit} after ${result.clocks} clocks` : describeStop(result);
+  if (session.demo) finishDemo(session, result);
+  postState();
+}
+
+function finishDemo(session: Session, result: RunResult): void {
+  const { started, problem } = session.demo!;
+  const run = finishJob(started, result, session.runMs, session.runMs);
+  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, ADDER_VARIANT, { ...solution(problem, run.tokens, run.logits), run });
+  const sol = demo.solution;
+  post({
+    type: 'demo', text: formatDemo(demo),
+    figures: {
+      problem: `${problem.a}+${problem.b}`, sum: sol.answer, correct: sol.correct, clocks: result.clocks, instret: result.instret,
+      prefill: demo.prefill, decode: demo.decode, total: demo.total, wallMs: session.runMs, clocksPerSecond: result.clocks / (session.runMs / 1000),
+    },
+  });
+}
+
+/** Runs through the debugger's control (breakpoints, steps) to its stop. */
+async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
+  session.state = 'running';
+  postState();
+  const stop = await session.control.run(spec);
+  if (session !== s) return;
+  if (session.control.result) {
+    end(session, session.control.result);
+    return;
+  }
+  session.runMs += performance.now() - session.runSince;
+  sample(session);
+  session.state = stop.kind === 'interrupt' ? 'paused' : 'stopped';
+  session.note = stop.kind === 'breakpoint' ? `breakpoint ${stop.breakpoint!.num} at ${session.view.addr(session.m.cpu.pc >>> 0)}`
+    : stop.kind === 'interrupt' ? 'paused' : stop.kind === 'limit' ? 'cycle limit reached' : `stopped at ${session.view.addr(session.m.cpu.pc >>> 0)}`;
+  postState();
+}
+
+function pause(session: Session): void {
+  if (session.state !== 'running') return;
+  if (session.control.busy) { session.control.interrupt(); return; }
+  session.runMs += performance.now() - session.runSince;
+  session.state = 'paused';
+  session.note = 'paused';
+  postState();
+}
+
+function step(session: Session, spec: RunSpec): void {
+  if (session.state === 'ended') throw new Error('the program has ended: load it again');
+  if (session.state === 'running') return;
+  session.runSince = performance.now();
+  void controlledRun(session, spec);
+}
+
+function toggleBreakpoint(session: Session, addr: number): void {
+  const bp = session.control.bpAt.get(addr);
+  if (bp) session.control.removeBreakpoint(bp);
+  else if (session.view.isCode(addr)) session.control.addBreakpoint(addr, false);
+  postState();
+}
+
+/** The instructions around `center`, as the debugger's x/i lines. */
+function disassembly(session: Session, center: number): DisasLine[] {
+  const { view, control, m } = session;
+  const lines: DisasLine[] = [];
+  let a = Math.max(0, center - 4 * DISAS_BEFORE) & ~view.insnAlign;
+  for (let n = 0; n < DISAS_BEFORE + DISAS_AFTER && view.isCode(a); n++) {
+    lines.push({ addr: a, text: disasLine(view, a, control.bpAt), pc: a === m.cpu.pc >>> 0, breakpoint: control.bpAt.has(a) });
+    a += view.insnAt(a).len;
+  }
+  return lines;
+}
+
+function snapshot(session: Session): Snapshot {
+  const { m, view } = session;
+  const pc = m.cpu.pc >>> 0;
+  const byte = (a: number) => (view.cpuMemory(a, 1) ? view.bytesAt(a, 1)[0] : null);
+  const clock = session.result ? session.result.clocks : m.cpu.cycle;
+  return {
+    program: session.program, state: session.state, note: session.note, clock, instret: m.cpu.instret, pc,
+    fn: m.symbols.at(pc)?.name ?? '',
+    registers: registerLines(view, [32, ...Array.from({ length: 31 }, (_, i) => i + 1)]),
+    disassembly: disassembly(session, session.disasAddr ?? pc),
+    units: unitsLines(m),
+    report: formatReport(m.seed ? session.result?.counters ?? m.tpu.report() : m.tpu.report(), m.config.clockHz),
+    console: session.console,
+    memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
+    demoPhase: session.demo ? (['prefill', 'decode'][m.tpu.windows.length] ?? 'done') : '',
+    functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
+  };
+}
+
+function postState(): void {
+  if (!s) return;
+  lastPost = performance.now();
+  if (s.pending.length) {
+    post({ type: 'samples', samples: s.pending, reset: false });
+    s.pending = [];
+  }
+  post({ type: 'state', snapshot: snapshot(s) });
+}
+
+function handle(msg: ToWorker): void {
+  if (msg.type === 'load') { load(msg.name, msg.bytes); postState(); return; }
+  if (msg.type === 'demo') { loadDemo(msg.problem, msg.elf, msg.model); postState(); return; }
+  if (!s) throw new Error('load a program first');
+  switch (msg.type) {
+    case 'run': if (s.state !== 'running') startRunning(s); postState(); return;
+    case 'pause': pause(s); return;
+    case 'step': step(s, { count: 1 }); return;
+    case 'next': step(s, nextSpec(s.view)); return;
+    case 'break': toggleBreakpoint(s, msg.addr); return;
+    case 'disas': s.disasAddr = msg.addr; postState(); return;
+    case 'memory': s.memoryAddr = msg.addr >>> 0; postState(); return;
+  }
+}
+
+self.onmessage = (e: MessageEvent<ToWorker>) => {
+  try {
+    handle(e.data);
+  } catch (err) {
+    post({ type: 'error', message: (err as Error).message });
+  }
+};
