@@ -46,12 +46,13 @@ async function connect(url: string): Promise<Redis> {
   checkQueueUrl(url);
   const { Redis } = await import('ioredis');
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
-  probe.on('error', () => {});
+  let cause: Error | null = null; // the socket's error (ECONNREFUSED …); connect() itself only says the connection closed
+  probe.on('error', (e: Error) => { cause ??= e; });
   try {
     await probe.connect();
     await probe.ping();
   } catch (e) {
-    throw new QueueUnreachable(`cannot reach the queue at ${shownUrl(url)}: ${(e as Error).message || (e as Error).name}`);
+    throw new QueueUnreachable(`cannot reach the queue at ${shownUrl(url)}: ${(cause ?? (e as Error)).message}`);
   } finally {
     probe.disconnect();
   }
@@ -91,7 +92,9 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   const connection = await connect(o.url);
   const { Queue, QueueEvents } = await import('bullmq');
   const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
-  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: connection.duplicate() });
+  const eventsConnection = connection.duplicate();
+  eventsConnection.on('error', () => {});
+  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsConnection });
   const byKey = new Map(plan.map((p) => [p.key, p]));
   try {
     return await new Promise<RunRecord[] | null>((resolve, reject) => {
@@ -141,6 +144,7 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   } finally {
     await events.close();
     await queue.close();
+    eventsConnection.disconnect();
     connection.disconnect();
   }
 }
