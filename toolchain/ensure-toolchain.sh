@@ -2,7 +2,8 @@
 # Makes sure the RISC-V cross toolchain for picotpu firmware is present:
 # riscv64-unknown-elf-{gcc,objdump,objcopy} and picolibc's rv32i/ilp32 build.
 # With --with-test-tools, also qemu-riscv32 (qemu-user), gdb-multiarch and
-# llvm-objcopy (llvm; test/bad-input.test.ts strips an ELF with it).
+# llvm-objcopy (llvm; test/bad-input.test.ts strips an ELF with it) and
+# redis-server (test/explore.test.ts runs the explore queue on it).
 # Quiet when all is there. Installs with apt-get when run as root; otherwise
 # prints the command to run and exits 1.
 set -euo pipefail
@@ -41,6 +42,7 @@ missing_packages() {
 		command -v qemu-riscv32 >/dev/null || pkgs+=(qemu-user)
 		command -v gdb-multiarch >/dev/null || pkgs+=(gdb-multiarch)
 		command -v llvm-objcopy >/dev/null || pkgs+=(llvm)
+		command -v redis-server >/dev/null || pkgs+=(redis-server)
 	fi
 	echo "${pkgs[@]}"
 }
