@@ -58,11 +58,12 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
     o.queue ? 'explore [{bar}] {value}/{total} | failed {failed} | workers {workers} | {eta_formatted} left' : 'explore [{bar}] {value}/{total} {key} | {eta_formatted} left');
   let started = false;
   const t0 = performance.now();
-  const signals = abortOnSignals();
+  // Through the queue, Ctrl-C stops collecting and closes the connection; the local engine is simply killed (it resumes).
+  const signals = o.queue ? abortOnSignals() : null;
   let result;
   try {
     result = await explore({
-      gridFile: o.grid, results: o.results, docs: o.docs, jobs: o.jobs, fresh: o.fresh, queue: o.queue, signal: signals.signal,
+      gridFile: o.grid, results: o.results, docs: o.docs, jobs: o.jobs, fresh: o.fresh, queue: o.queue, signal: signals?.signal,
       onProgress: (p) => {
         if (!bar) return;
         const payload = { key: p.key, failed: 'failed' in p ? p.failed : 0, workers: 'workers' in p ? p.workers : 0 };
@@ -78,12 +79,12 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
     throw outputErrorOf(e) ?? e;
   } finally {
     bar?.stop();
-    signals.release();
+    signals?.release();
   }
   const seconds = ((performance.now() - t0) / 1000).toFixed(1);
   if (!result.report) {
     say(`explore ${result.grid.name}: stopped after ${seconds} s; finished points are in ${result.resultsFile} or wait in the queue: run the same command again to go on`);
-    return signals.status() ?? EXIT.INTERRUPTED;
+    return signals?.status() ?? EXIT.INTERRUPTED;
   }
   writeAllSync(1, Buffer.from(`${result.report.text}\n`));
   say(`explore ${result.grid.name}: ${result.points.length} points, ${seconds} s; ${o.docs}/explore-${result.grid.name}.md and figures/explore-${result.grid.name}-pareto.svg written`);

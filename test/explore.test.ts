@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../emu/exit-status.ts';
 import { fpgaCost } from '../study/explore/cost.ts';
@@ -19,7 +20,7 @@ import { paretoFront } from '../study/explore/report.ts';
 import { fingerprint, readRecords, sweep } from '../study/sweep/engine.ts';
 import type { RunRecord } from '../study/sweep/runs.ts';
 import { CLI, root, runCli } from './helpers/cli-process.ts';
-import { freePort, hasRedisServer, startRedis, type RedisServer } from './helpers/redis.ts';
+import { freePort, hasRedisServer, startRedis, type RedisServer } from '../study/explore/local-redis.ts';
 
 const AS_BUILT: Knobs = { variant: 15, mxuDim: 8, spadKiB: 64, queueDepth: 8, tpuWait: 2, sramReadClocksPerByte: 1, sramWriteClocksPerByte: 2, barrelShifter: false, multiply: 'none' };
 
@@ -145,6 +146,9 @@ describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () 
     const done = [...`${dead.out}${alive.out}`.matchAll(/^done (.*) \(\d+ ms\)$/gm)].map((m) => m[1]);
     expect(done.sort()).toEqual(plan.map((p) => p.key).sort());
     expect(readFileSync(join(results, 'explore-queue-test.md'), 'utf8')).toContain('the knob that pays most for full');
+    const svg = readFileSync(join(results, 'figures', 'explore-queue-test-pareto.svg'), 'utf8');
+    expect(XMLValidator.validate(svg)).toBe(true);
+    expect([...svg.matchAll(/data-series="([^"]*)"/g)].map((m) => m[1])).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2, every point', 'model d32 ff64 h2 L1 V16 S32 P8 D2, Pareto front']);
   });
 
   it('a worker of other firmware refuses the job, and the coordinator stops with its message', async () => {

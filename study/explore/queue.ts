@@ -99,15 +99,16 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   try {
     return await new Promise<RunRecord[] | null>((resolve, reject) => {
       const finish = () => { if (!pending.size) resolve(plan.map((p) => have.get(p.key)!)); };
-      const collect = async (job: Job<JobData, JobResult>, result: JobResult | undefined) => {
-        if (!pending.has(job.id!)) return;
-        if (!result || result.fingerprint !== fp || job.data.fingerprint !== fp) { await requeue(job); return; }
+      // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
+      const collect = async (id: string, result: JobResult | undefined) => {
+        if (!pending.has(id)) return;
+        if (!result || result.fingerprint !== fp) { await requeue(id); return; }
         appendRecord(o.file, fp, result.record);
-        have.set(job.id!, result.record);
-        pending.delete(job.id!);
+        have.set(id, result.record);
+        pending.delete(id);
         workers.add(result.worker);
-        progress(job.id!);
-        await job.remove().catch(() => {}); // recorded: Redis need not keep it
+        progress(id);
+        await queue.remove(id).catch(() => 0); // recorded: Redis need not keep it
         finish();
       };
       const onFailed = async (job: Job<JobData, JobResult>) => {
@@ -118,12 +119,12 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
         progress(job.id!);
         reject(new Error(`sweep point ${job.id}: ${reason}`));
       };
-      const requeue = async (job: Job<JobData, JobResult>) => {
-        await job.remove().catch(() => {});
-        await queue.add(job.id!, { fingerprint: fp, run: byKey.get(job.id!)! }, jobOptions(job.id!));
+      const requeue = async (id: string) => {
+        await queue.remove(id).catch(() => 0);
+        await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
       };
       o.signal?.addEventListener('abort', () => resolve(null), { once: true });
-      events.on('completed', ({ jobId }) => { void queue.getJob(jobId).then((j) => j && collect(j, j.returnvalue)).catch(reject); });
+      events.on('completed', ({ jobId, returnvalue }) => { void collect(jobId, parsed(returnvalue)).catch(reject); });
       events.on('failed', ({ jobId }) => { void queue.getJob(jobId).then((j) => j && onFailed(j)).catch(reject); });
       void (async () => {
         await events.waitUntilReady();
@@ -133,8 +134,8 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
           const job = await queue.getJob(key);
           if (!job) { add.push(byKey.get(key)!); continue; }
           const state = await job.getState();
-          if (state === 'completed') await collect(job, job.returnvalue);
-          else if (job.data.fingerprint !== fp && state !== 'active') await requeue(job);
+          if (state === 'completed') await collect(key, job.returnvalue);
+          else if (job.data.fingerprint !== fp && state !== 'active') await requeue(key);
           else if (state === 'failed') await job.retry('failed');
         }
         await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
@@ -148,6 +149,9 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
     connection.disconnect();
   }
 }
+
+/** A completed event's return value: the object, or its JSON text (BullMQ versions differ). */
+const parsed = (v: unknown): JobResult | undefined => (typeof v === 'string' ? JSON.parse(v) as JobResult : v as JobResult | undefined);
 
 /** Job id = point key; a few attempts for a point whose worker died (stalled jobs come back on their own). */
 const jobOptions = (key: string) => ({ jobId: key, attempts: 3, backoff: { type: 'fixed', delay: 200 }, removeOnComplete: false, removeOnFail: false });

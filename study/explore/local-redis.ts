@@ -1,5 +1,6 @@
-// A throwaway redis-server (Debian's package) for the queue tests: loopback
-// only, a free port, a temporary directory, no persistence; stopped by the test.
+// A throwaway redis-server (Debian's package) for the queue's test and
+// benchmark: loopback only, a free port, a temporary directory, no
+// persistence; stop() kills it and removes the directory.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
