@@ -160,7 +160,7 @@ describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () 
     expect(await alive.exit).toBe(EXIT.QUEUE_REFUSED);
     expect(alive.err).toMatch(/^picotpu: point .*: refused by worker .* differs from the coordinator's 0123456789abcdef/);
     expect(readRecords(join(dir, 'other.jsonl'), '0123456789abcdef').size).toBe(0);
-  });
+  }, 60_000);
 
   it('an unreachable server is one line and exit status 168', async () => {
     const port = await freePort();
