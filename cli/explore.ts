@@ -37,14 +37,22 @@ export function queueErrorStatus(e: unknown): number | null {
   return null;
 }
 
-/** SIGINT and SIGTERM abort the returned signal instead of killing the process (the command ends itself). */
+/**
+ * SIGINT and SIGTERM abort the returned signal instead of killing the process
+ * (the command closes its connections and ends itself); a second signal ends
+ * the process at once.
+ */
 export function abortOnSignals(): { signal: AbortSignal; status: () => number | null; release: () => void } {
   const ac = new AbortController();
   let status: number | null = null;
-  const on = (s: number) => () => { status = s; ac.abort(); };
+  const on = (s: number) => () => {
+    if (status !== null) process.exit(s);
+    status = s;
+    ac.abort();
+  };
   const int = on(EXIT.INTERRUPTED), term = on(EXIT.TERMINATED);
-  process.once('SIGINT', int);
-  process.once('SIGTERM', term);
+  process.on('SIGINT', int);
+  process.on('SIGTERM', term);
   return { signal: ac.signal, status: () => status, release: () => { process.off('SIGINT', int); process.off('SIGTERM', term); } };
 }
 

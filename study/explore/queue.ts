@@ -143,11 +143,22 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
       })().catch(reject);
     });
   } finally {
-    await events.close();
-    await queue.close();
+    await closeWithin(() => Promise.all([events.close(), queue.close()]));
     eventsConnection.disconnect();
     connection.disconnect();
   }
+}
+
+/** How long a close may wait for Redis (gone, when a cluster stops it first) before the connection is simply dropped. */
+const CLOSE_GRACE_MS = 5000;
+
+/** Runs a graceful close; if Redis does not answer in time, the forced one (if any), without waiting for it. */
+async function closeWithin(close: () => Promise<unknown>, force?: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS); });
+  const outcome = await Promise.race([close().catch(() => 'failed'), late]);
+  clearTimeout(timer);
+  if (outcome === 'late' && force) void force().catch(() => {});
 }
 
 /** A completed event's return value: the object, or its JSON text (BullMQ versions differ). */
@@ -199,7 +210,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   try {
     await stopped;
   } finally {
-    await worker.close();
+    await closeWithin(() => worker.close(), () => worker.close(true));
     await pool.close();
     connection.disconnect();
   }
