@@ -1,5 +1,5 @@
 // `picotpu` command line: wires each command (one file each: run, gdb, debug,
-// bench, sweep, eval, demo) into yargs and maps what a command throws to one
+// bench, sweep, explore, worker, eval, demo) into yargs and maps what a command throws to one
 // line and an exit status. The guest's console goes to standard output
 // unchanged; everything the emulator itself says goes to standard error, one
 // line per event, and the exit status is the guest's EXIT value or one of
@@ -22,9 +22,11 @@ import { addBench } from './bench.ts';
 import { addSweep } from './sweep.ts';
 import { addEval } from './eval.ts';
 import { addDemo } from './demo.ts';
+import { addExplore } from './explore.ts';
+import { addWorker } from './worker.ts';
 
 /** The commands, in the order --help lists them. */
-const COMMANDS: AddCommand[] = [addRun, addGdb, addDebug, addBench, addSweep, addEval, addDemo];
+const COMMANDS: AddCommand[] = [addRun, addGdb, addDebug, addBench, addSweep, addExplore, addWorker, addEval, addDemo];
 
 /**
  * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):

@@ -24,14 +24,26 @@ export const EXIT_STATUSES = [
     name: 'MISMATCH', value: 167, brief: 'the TPU disagrees with the golden model (eval)',
     doc: '`picotpu eval`: the firmware on the emulated TPU produced tokens or logits other than the golden model\'s.',
   },
+  // Only `picotpu explore --queue` and `picotpu worker` exit with these.
+  {
+    name: 'QUEUE_UNREACHABLE', value: 168, brief: 'the queue\'s Redis server cannot be reached (explore, worker)',
+    doc: '`picotpu explore --queue`, `picotpu worker`: the Redis server of --queue cannot be reached or refuses the URL\'s credentials.',
+  },
+  {
+    name: 'QUEUE_REFUSED', value: 169, brief: 'a queue worker refused a job made for other firmware (explore, worker)',
+    doc: '`picotpu explore --queue`, `picotpu worker`: a worker\'s firmware fingerprint differs from the coordinator\'s, so it refused the job.',
+  },
 ] as const;
 
 export type ExitName = (typeof EXIT_STATUSES)[number]['name'];
 
 export const EXIT = Object.fromEntries(EXIT_STATUSES.map((s) => [s.name, s.value])) as { readonly [K in ExitName]: number };
 
+/** The statuses only other commands end with (eval, explore, worker). */
+export const OTHER_COMMAND_STATUSES: readonly ExitName[] = ['MISMATCH', 'QUEUE_UNREACHABLE', 'QUEUE_REFUSED'];
+
 /** The statuses `picotpu run` can end with besides the guest's own. */
-const RUN_STATUSES = EXIT_STATUSES.filter((s) => s.name !== 'MISMATCH');
+const RUN_STATUSES = EXIT_STATUSES.filter((s) => !OTHER_COMMAND_STATUSES.includes(s.name));
 
 /** The help epilogue of `picotpu run`: every status of the table, in order. */
 export function exitStatusText(): string {

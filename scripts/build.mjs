@@ -54,6 +54,9 @@ const result = await build({
   // Bundled CommonJS packages (elf-tools) require Node's built-ins: give each module a require.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   define: { 'process.env.PICOTPU_COMPILED': '"1"' },
+  // The queue's packages load from node_modules when `explore --queue` or `worker` runs (bullmq loads its Lua
+  // scripts and optional native codecs from its own folder).
+  external: ['bullmq', 'ioredis'],
   metafile: true,
   logLevel: 'warning',
 });

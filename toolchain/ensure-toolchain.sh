@@ -4,7 +4,8 @@
 # With --with-test-tools, also qemu-riscv32 (qemu-user), gdb-multiarch and
 # llvm-objcopy (llvm; test/bad-input.test.ts strips an ELF with it) and
 # /usr/bin/chromium (Debian's chromium; test/playground.test.ts drives the
-# browser playground with it through playwright-core, no browser download).
+# browser playground with it through playwright-core, no browser download)
+# and redis-server (test/explore.test.ts runs the explore queue on it).
 # Quiet when all is there. Installs with apt-get when run as root; otherwise
 # prints the command to run and exits 1.
 set -euo pipefail
@@ -44,6 +45,7 @@ missing_packages() {
 		command -v gdb-multiarch >/dev/null || pkgs+=(gdb-multiarch)
 		command -v llvm-objcopy >/dev/null || pkgs+=(llvm)
 		[[ -x /usr/bin/chromium ]] || pkgs+=(chromium)
+		command -v redis-server >/dev/null || pkgs+=(redis-server)
 	fi
 	echo "${pkgs[@]}"
 }

@@ -55,6 +55,11 @@ export function readRecords(file: string, fp: string): Map<string, RunRecord> {
   return out;
 }
 
+/** Appends one finished run to a results file (the one line format every engine, local or queued, writes). */
+export function appendRecord(file: string, fp: string, record: RunRecord): void {
+  appendFileSync(file, `${JSON.stringify({ fingerprint: fp, record } satisfies Line)}\n`);
+}
+
 /** Runs every planned point not yet in the file; returns all records in plan order. */
 export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRecord[]> {
   const keys = new Set<string>();
@@ -67,7 +72,7 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
   let done = plan.length - todo.length;
   o.onProgress?.({ done, total: plan.length, key: '' });
   const finish = (r: RunRecord) => {
-    appendFileSync(o.file, `${JSON.stringify({ fingerprint: fp, record: r } satisfies Line)}\n`);
+    appendRecord(o.file, fp, r);
     have.set(r.key, r);
     o.onProgress?.({ done: ++done, total: plan.length, key: r.key });
   };
@@ -89,25 +94,74 @@ function startWorker(): Worker {
 }
 
 async function runOnWorkers(todo: PlannedRun[], jobs: number, finish: (r: RunRecord) => void): Promise<void> {
+  const pool = new PointPool(jobs);
   let next = 0;
-  const workers = Array.from({ length: jobs }, startWorker);
+  const lane = async () => { while (next < todo.length) finish(await pool.run(todo[next++])); };
   try {
-    await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
-      const give = () => {
-        if (next >= todo.length) { resolve(); return; }
-        const p = todo[next++];
-        w.postMessage(p);
-      };
-      w.on('message', (m: { ok: true; record: RunRecord } | { ok: false; key: string; error: string }) => {
-        if (!m.ok) { reject(new Error(`sweep point ${m.key}: ${m.error}`)); return; }
-        finish(m.record);
-        give();
-      });
-      w.on('error', reject);
-      w.on('exit', (code) => { if (code !== 0) reject(new Error(`sweep worker exited with ${code}`)); });
-      give();
-    })));
+    await Promise.all(Array.from({ length: jobs }, lane));
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
+  }
+}
+
+type Reply = { ok: true; record: RunRecord } | { ok: false; key: string; error: string };
+interface Waiting { resolve: (r: RunRecord) => void; reject: (e: Error) => void }
+
+/**
+ * Worker threads that each run one point at a time: run() hands a point to an
+ * idle thread (or waits for one) and resolves with its record. The sweep
+ * engine and a queue worker (study/explore/queue.ts) both run points on it,
+ * so the event loop stays free while the emulator works.
+ */
+export class PointPool {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Waiting>();
+  private readonly queued: { p: PlannedRun; w: Waiting }[] = [];
+  private failure: Error | null = null;
+
+  constructor(readonly threads: number) {
+    for (let i = 0; i < threads; i++) this.idle.push(this.start());
+  }
+
+  run(p: PlannedRun): Promise<RunRecord> {
+    return new Promise((resolve, reject) => {
+      if (this.failure) { reject(this.failure); return; }
+      this.queued.push({ p, w: { resolve, reject } });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.idle, ...this.busy.keys()];
+    this.idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private dispatch(): void {
+    while (this.idle.length && this.queued.length) {
+      const w = this.idle.pop()!, { p, w: waiting } = this.queued.shift()!;
+      this.busy.set(w, waiting);
+      w.postMessage(p);
+    }
+  }
+
+  private start(): Worker {
+    const w = startWorker();
+    w.on('message', (m: Reply) => {
+      const waiting = this.busy.get(w)!;
+      this.busy.delete(w);
+      this.idle.push(w);
+      if (m.ok) waiting.resolve(m.record); else waiting.reject(new Error(`sweep point ${m.key}: ${m.error}`));
+      this.dispatch();
+    });
+    const fail = (e: Error) => {
+      this.failure = e;
+      this.busy.get(w)?.reject(e);
+      this.busy.delete(w);
+      for (const q of this.queued.splice(0)) q.w.reject(e);
+    };
+    w.on('error', fail);
+    w.on('exit', (code) => { if (code !== 0) fail(new Error(`sweep worker exited with ${code}`)); });
+    return w;
   }
 }

@@ -7,6 +7,7 @@ import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
 import type { Job, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
+import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
 
@@ -59,6 +60,8 @@ export interface ModelPoint {
   /** Sequences decoded together (batched decode); 1 when absent. */
   batch?: number;
   config?: ConfigOverride;
+  /** Also run the golden model and record whether the TPU's tokens are its tokens (picotpu explore). */
+  check?: boolean;
 }
 export type RunPoint = MatmulPoint | ModelPoint;
 
@@ -73,6 +76,8 @@ export interface RunRecord {
   /** Clocks from reset to EXIT, and the host time the emulation took. */
   emulatedClocks: number;
   wallMs: number;
+  /** Every sequence's tokens equal the golden model's (only for a point with `check`). */
+  tokensCorrect?: boolean;
 }
 
 /** Weights and prompts are random with this seed: they do not change clocks, only bytes. */
@@ -117,13 +122,18 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
       emulatedClocks: r.result.clocks, wallMs: r.wallMs,
     };
   }
-  const job = jobFor(p);
-  const r = runOnEmulator(randomModel(p.dims, SEED), job, { config, elfPath: firmwareFor(config).model });
+  const job = jobFor(p), model = randomModel(p.dims, SEED);
+  const r = runOnEmulator(model, job, { config, elfPath: firmwareFor(config).model });
   const names = ['prefill', 'decode'];
-  return {
+  const record: RunRecord = {
     key, point: p, measured: r.windows.map((c, i) => measuredOf(names[i] ?? `window ${i + 1}`, c)),
     predicted: predict(p.dims, job, config).phases, emulatedClocks: r.result.clocks, wallMs: r.wallMs,
   };
+  if (p.check) {
+    const golden = runGoldenBatch(model, job);
+    record.tokensCorrect = golden.every((g, s) => JSON.stringify(g.tokens) === JSON.stringify(r.sequences[s]?.tokens));
+  }
+  return record;
 }
 
 /** Signed relative error of a prediction, in percent. */

@@ -1,0 +1,59 @@
+// `picotpu explore GRID.json`: expands the grid, runs its runnable points on
+// the sweep engine (local worker threads, resumable, fingerprinted) or
+// through a Redis queue (queue.ts), and writes the report: a table per point,
+// the Pareto front and its SVG, and which knob pays most.
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
+import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
+import { runOnQueue, type QueueProgress } from './queue.ts';
+import { exploreReport, type ExploreReport } from './report.ts';
+
+export interface ExploreOptions {
+  gridFile: string;
+  /** Directory of the JSON-lines results (the file is <name>.jsonl). */
+  results: string;
+  /** Where explore-<name>.md and figures/explore-<name>-pareto.svg go. */
+  docs: string;
+  jobs?: number;
+  fresh?: boolean;
+  /** A redis:// URL: run through the queue instead of local threads. */
+  queue?: string;
+  onProgress?: (p: SweepProgress | QueueProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface ExploreResult { grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string }
+
+/** Reads and expands a grid file (GridError on a bad one). */
+export function loadGrid(file: string): { grid: Grid; points: GridPoint[]; excluded: number } {
+  let text: string;
+  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new GridError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  const grid = parseGrid(text, basename(file).replace(/\.json$/, ''));
+  try { return { grid, ...expandGrid(grid) }; } catch (e) { throw e instanceof GridError ? new GridError(`${file}: ${e.message}`) : e; }
+}
+
+/** The runnable points as the engine's plan. */
+export const planOf = (points: readonly GridPoint[]): PlannedRun[] => points.filter((p) => p.status.kind === 'run').map((p) => ({ key: p.key, point: p.run }));
+
+/** Runs the grid (or, stopped through the signal, returns report null) and writes the report. */
+export async function explore(o: ExploreOptions): Promise<ExploreResult> {
+  const { grid, points, excluded } = loadGrid(o.gridFile);
+  const plan = planOf(points);
+  const resultsFile = join(o.results, `${grid.name}.jsonl`);
+  mkdirSync(o.results, { recursive: true });
+  if (o.queue) {
+    if (o.fresh) writeFileSync(resultsFile, '');
+    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, signal: o.signal });
+    if (!done) return { grid, points, report: null, resultsFile };
+  } else {
+    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress });
+  }
+  const fp = fingerprint();
+  const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
+  mkdirSync(join(o.docs, 'figures'), { recursive: true });
+  writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
+  writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
+  return { grid, points, report, resultsFile };
+}

@@ -1,0 +1,218 @@
+// Past one machine: a grid's points as BullMQ jobs on a Redis server. The
+// coordinator (`picotpu explore GRID --queue URL`) enqueues one job per point
+// (job id = the point's key, so enqueueing again is a no-op), collects each
+// finished record into the same JSON-lines file the local engine writes, and
+// can be stopped and restarted at any time: finished jobs wait in Redis until
+// a coordinator collects them. A worker (`picotpu worker --queue URL`) runs
+// jobs on the sweep engine's thread pool and refuses a job made for other
+// firmware; the refusal is the job's failure reason, which the coordinator
+// prints and stops on, so a result set never mixes two builds.
+// bullmq and ioredis load only when a queue is used.
+
+import { hostname } from 'node:os';
+import type { Job, Queue, QueueEvents, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { appendRecord, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
+import type { RunRecord } from '../sweep/runs.ts';
+
+/** The queue every coordinator and worker of this format uses. */
+export const QUEUE_NAME = 'picotpu-explore';
+
+/** The Redis server cannot be reached (or refused the connection's credentials). */
+export class QueueUnreachable extends Error {}
+/** A worker refused a job: its firmware fingerprint differs from the coordinator's. */
+export class QueueRefused extends Error {}
+/** A bad --queue URL. */
+export class QueueUrlError extends Error {}
+
+interface JobData { fingerprint: string; run: PlannedRun }
+interface JobResult { fingerprint: string; worker: string; record: RunRecord }
+
+/** The URL without its password, for messages. */
+export function shownUrl(url: string): string {
+  try { const u = new URL(url); if (u.password) u.password = '***'; return u.toString(); } catch { return url; }
+}
+
+/** Checks the URL's form: redis:// or rediss:// (TLS), host, optional port, /DB. */
+export function checkQueueUrl(url: string): void {
+  let u: URL;
+  try { u = new URL(url); } catch { throw new QueueUrlError(`--queue must be a URL redis://[USER:PASSWORD@]HOST:PORT/DB (rediss:// for TLS), got ${JSON.stringify(url)}`); }
+  if (!['redis:', 'rediss:'].includes(u.protocol) || !u.hostname) throw new QueueUrlError(`--queue must be a redis:// or rediss:// URL with a host, got ${JSON.stringify(shownUrl(url))}`);
+  if (u.pathname && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) throw new QueueUrlError(`--queue's path is a database number (/0), got ${JSON.stringify(u.pathname)}`);
+}
+
+/** One connection for BullMQ; first a probe that fails in seconds, not a client that retries forever. */
+async function connect(url: string): Promise<Redis> {
+  checkQueueUrl(url);
+  const { Redis } = await import('ioredis');
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
+  let cause: Error | null = null; // the socket's error (ECONNREFUSED …); connect() itself only says the connection closed
+  probe.on('error', (e: Error) => { cause ??= e; });
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (e) {
+    throw new QueueUnreachable(`cannot reach the queue at ${shownUrl(url)}: ${(cause ?? (e as Error)).message}`);
+  } finally {
+    probe.disconnect();
+  }
+  const client = new Redis(url, { maxRetriesPerRequest: null });
+  client.on('error', () => {}); // ioredis reconnects; BullMQ's calls wait for it
+  return client;
+}
+
+export interface QueueProgress { done: number; total: number; failed: number; workers: number; key: string }
+
+export interface CoordinatorOptions {
+  url: string;
+  /** The JSON-lines results file (the local engine's). */
+  file: string;
+  onProgress?: (p: QueueProgress) => void;
+  /** Aborting stops collecting (finished jobs stay in Redis for the next start). */
+  signal?: AbortSignal;
+  /** The firmware fingerprint the jobs carry (default: this build's). */
+  fingerprint?: string;
+}
+
+/**
+ * Enqueues every planned point not yet in the file and collects results until
+ * each is recorded. Returns the records in plan order, or null when stopped
+ * through the signal. A point that fails on its last attempt is an error
+ * naming it, a refused job a QueueRefused.
+ */
+export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Promise<RunRecord[] | null> {
+  const fp = o.fingerprint ?? fingerprint();
+  const have = readRecords(o.file, fp);
+  const pending = new Set(plan.filter((p) => !have.has(p.key)).map((p) => p.key));
+  const workers = new Set<string>();
+  let failed = 0;
+  const progress = (key: string) => o.onProgress?.({ done: plan.length - pending.size, total: plan.length, failed, workers: workers.size, key });
+  progress('');
+  if (!pending.size) return plan.map((p) => have.get(p.key)!);
+  const connection = await connect(o.url);
+  const { Queue, QueueEvents } = await import('bullmq');
+  const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
+  const eventsConnection = connection.duplicate();
+  eventsConnection.on('error', () => {});
+  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsConnection });
+  const byKey = new Map(plan.map((p) => [p.key, p]));
+  try {
+    return await new Promise<RunRecord[] | null>((resolve, reject) => {
+      const finish = () => { if (!pending.size) resolve(plan.map((p) => have.get(p.key)!)); };
+      // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
+      const collect = async (id: string, result: JobResult | undefined) => {
+        if (!pending.has(id)) return;
+        if (!result || result.fingerprint !== fp) { await requeue(id); return; }
+        appendRecord(o.file, fp, result.record);
+        have.set(id, result.record);
+        pending.delete(id);
+        workers.add(result.worker);
+        progress(id);
+        await queue.remove(id).catch(() => 0); // recorded: Redis need not keep it
+        finish();
+      };
+      const onFailed = async (job: Job<JobData, JobResult>) => {
+        if (!pending.has(job.id!) || (await job.getState()) !== 'failed') return;
+        const reason = job.failedReason ?? 'no reason given';
+        if (/^refused by worker /.test(reason)) { reject(new QueueRefused(`point ${job.id}: ${reason}`)); return; }
+        failed++;
+        progress(job.id!);
+        reject(new Error(`sweep point ${job.id}: ${reason}`));
+      };
+      const requeue = async (id: string) => {
+        await queue.remove(id).catch(() => 0);
+        await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
+      };
+      o.signal?.addEventListener('abort', () => resolve(null), { once: true });
+      events.on('completed', ({ jobId, returnvalue }) => { void collect(jobId, parsed(returnvalue)).catch(reject); });
+      events.on('failed', ({ jobId }) => { void queue.getJob(jobId).then((j) => j && onFailed(j)).catch(reject); });
+      void (async () => {
+        await events.waitUntilReady();
+        // What a coordinator stopped before finished left: collect the finished, retry the failed, add the missing.
+        const add: PlannedRun[] = [];
+        for (const key of [...pending]) {
+          const job = await queue.getJob(key);
+          if (!job) { add.push(byKey.get(key)!); continue; }
+          const state = await job.getState();
+          if (state === 'completed') await collect(key, job.returnvalue);
+          else if (job.data.fingerprint !== fp && state !== 'active') await requeue(key);
+          else if (state === 'failed') await job.retry('failed');
+        }
+        await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
+        finish();
+      })().catch(reject);
+    });
+  } finally {
+    await closeWithin(() => Promise.all([events.close(), queue.close()]));
+    eventsConnection.disconnect();
+    connection.disconnect();
+  }
+}
+
+/** How long a close may wait for Redis (gone, when a cluster stops it first) before the connection is simply dropped. */
+const CLOSE_GRACE_MS = 5000;
+
+/** Runs a graceful close; if Redis does not answer in time, the forced one (if any), without waiting for it. */
+async function closeWithin(close: () => Promise<unknown>, force?: () => Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS); });
+  const outcome = await Promise.race([close().catch(() => 'failed'), late]);
+  clearTimeout(timer);
+  if (outcome === 'late' && force) void force().catch(() => {});
+}
+
+/** A completed event's return value: the object, or its JSON text (BullMQ versions differ). */
+const parsed = (v: unknown): JobResult | undefined => (typeof v === 'string' ? JSON.parse(v) as JobResult : v as JobResult | undefined);
+
+/** Job id = point key; a few attempts for a point whose worker died (stalled jobs come back on their own). */
+const jobOptions = (key: string) => ({ jobId: key, attempts: 3, backoff: { type: 'fixed', delay: 200 }, removeOnComplete: false, removeOnFail: false });
+
+export interface WorkerOptions {
+  url: string;
+  /** Points run at once (worker threads). */
+  concurrency: number;
+  /** BullMQ's lock on an active job and the check for stalled jobs (ms): a dead worker's job returns to the queue within about their sum. */
+  lockDuration?: number;
+  stalledInterval?: number;
+  /** One line per job started and finished. */
+  log: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Runs jobs until the signal aborts; throws QueueRefused after refusing a job made for other firmware. */
+export async function runWorker(o: WorkerOptions): Promise<void> {
+  const fp = fingerprint();
+  const name = `${hostname()}:${process.pid}`;
+  const connection = await connect(o.url);
+  const { Worker, UnrecoverableError } = await import('bullmq');
+  const pool = new PointPool(o.concurrency);
+  let refusal: QueueRefused | null = null;
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => { stop = resolve; });
+  const worker: Worker<JobData, JobResult> = new Worker(QUEUE_NAME, async (job) => {
+    if (job.data.fingerprint !== fp) {
+      const why = `refused by worker ${name}: its firmware fingerprint ${fp} differs from the coordinator's ${job.data.fingerprint} (build the same firmware on both: make -C firmware-c)`;
+      refusal = new QueueRefused(`point ${job.id}: ${why}`);
+      stop();
+      throw new UnrecoverableError(why);
+    }
+    o.log(`start ${job.id}`);
+    const record = await pool.run(job.data.run);
+    o.log(`done ${job.id} (${record.wallMs.toFixed(0)} ms)`);
+    return { fingerprint: fp, worker: name, record };
+  }, {
+    connection, concurrency: o.concurrency, maxStalledCount: 2,
+    ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}), ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
+  });
+  worker.on('error', () => {}); // connection trouble: BullMQ retries
+  o.signal?.addEventListener('abort', stop, { once: true });
+  o.log(`worker ${name} on ${shownUrl(o.url)}, ${o.concurrency} at a time, firmware fingerprint ${fp}`);
+  try {
+    await stopped;
+  } finally {
+    await closeWithin(() => worker.close(), () => worker.close(true));
+    await pool.close();
+    connection.disconnect();
+  }
+  if (refusal) throw refusal;
+}

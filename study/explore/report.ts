@@ -1,0 +1,134 @@
+// What `picotpu explore` makes of a grid's records: a table per point (run
+// clocks, unit busy, no-unit-busy clocks, the analytic bound, tokens
+// correct, the FPGA estimate), the Pareto front of the objective against the
+// FPGA cost per workload, its SVG, and which knob pays most for the objective.
+// Records are read by key, so it does not matter where a point ran.
+
+import { plotSvg, type Series } from '../sweep/plot.ts';
+import { table } from '../sweep/experiments.ts';
+import type { RunRecord } from '../sweep/runs.ts';
+import { fpgaCost, XC7A35T, type FpgaCost } from './cost.ts';
+import { KNOBS, type Grid, type GridPoint, type Knob, type KnobValue, type Objective } from './grid.ts';
+
+export interface ExploreReport { text: string; markdown: string; svg: string; front: string[]; bestKnob: string | null }
+
+interface Row { p: GridPoint; r: RunRecord; objective: number; cost: FpgaCost }
+
+const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const f2 = (x: number) => x.toFixed(2);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The objective of one record: a window's clocks, both, or clocks per generated token (a matmul's objective is its run clocks). */
+export function objectiveOf(r: RunRecord, o: Objective): number {
+  const window = (name: string) => r.measured.find((m) => m.name === name)?.cycles ?? 0;
+  const total = sum(r.measured.map((m) => m.cycles));
+  if (r.point.kind === 'matmul') return total;
+  if (o === 'prefill') return window('prefill');
+  if (o === 'decode') return window('decode');
+  if (o === 'full') return total;
+  return total / ((r.point.decodeSteps + 1) * (r.point.batch ?? 1));
+}
+
+/** Per workload: the points no cheaper point beats on the objective (only designs that fit the XC7A35T). */
+export function paretoFront(rows: readonly { key: string; workload: string; cost: number; objective: number; fits: boolean }[]): string[] {
+  const front: string[] = [];
+  for (const w of new Set(rows.map((r) => r.workload))) {
+    const sorted = rows.filter((r) => r.workload === w && r.fits).sort((a, b) => a.cost - b.cost || a.objective - b.objective);
+    let best = Infinity;
+    for (const r of sorted) if (r.objective < best) { front.push(r.key); best = r.objective; }
+  }
+  return front;
+}
+
+export interface KnobPay { knob: Knob; speedup: number; best: KnobValue; worst: KnobValue; pairs: number; costDelta: number }
+
+/**
+ * For each knob the grid varies: over every group of points equal in all else
+ * (workload and the other knobs), the ratio of the objective at the knob's
+ * worst value to its best; the geometric mean over the groups, and the value
+ * that was best most often.
+ */
+export function knobPayoffs(rows: readonly Row[]): KnobPay[] {
+  const out: KnobPay[] = [];
+  for (const knob of KNOBS) {
+    if (new Set(rows.map((r) => r.p.knobs[knob])).size < 2) continue;
+    const groups = new Map<string, Row[]>();
+    for (const r of rows) {
+      const rest = `${r.p.workload.name}|${KNOBS.filter((k) => k !== knob).map((k) => r.p.knobs[k]).join('|')}`;
+      groups.set(rest, [...(groups.get(rest) ?? []), r]);
+    }
+    let logSum = 0, pairs = 0, costSum = 0;
+    const bestCount = new Map<KnobValue, number>(), worstCount = new Map<KnobValue, number>();
+    for (const g of groups.values()) {
+      if (g.length < 2) continue;
+      const best = g.reduce((a, b) => (b.objective < a.objective ? b : a)), worst = g.reduce((a, b) => (b.objective > a.objective ? b : a));
+      logSum += Math.log(worst.objective / best.objective);
+      costSum += best.cost.share - worst.cost.share;
+      pairs++;
+      bestCount.set(best.p.knobs[knob], (bestCount.get(best.p.knobs[knob]) ?? 0) + 1);
+      worstCount.set(worst.p.knobs[knob], (worstCount.get(worst.p.knobs[knob]) ?? 0) + 1);
+    }
+    if (!pairs) continue;
+    const most = (m: Map<KnobValue, number>) => [...m].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+    out.push({ knob, speedup: Math.exp(logSum / pairs), best: most(bestCount), worst: most(worstCount), pairs, costDelta: costSum / pairs });
+  }
+  return out.sort((a, b) => b.speedup - a.speedup);
+}
+
+const pctOf = (x: number) => `${(100 * x).toFixed(1)}%`;
+const tokensCell = (r: RunRecord) => (r.tokensCorrect === undefined ? '-' : r.tokensCorrect ? 'yes' : 'NO');
+
+/** The grid's report from its points and the records of those that ran (by key). */
+export function exploreReport(g: Grid, points: readonly GridPoint[], records: ReadonlyMap<string, RunRecord>, fp: string, excluded: number): ExploreReport {
+  const rows: Row[] = points.filter((p) => p.status.kind === 'run' && records.has(p.key)).map((p) => {
+    const r = records.get(p.key)!;
+    return { p, r, objective: objectiveOf(r, g.objective), cost: fpgaCost(p.knobs) };
+  });
+  const front = paretoFront(rows.map((x) => ({ key: x.p.key, workload: x.p.workload.name, cost: x.cost.share, objective: x.objective, fits: x.cost.fits })));
+  const onFront = new Set(front);
+  const unit = (r: RunRecord, f: 'mxu' | 'vpu' | 'dma' | 'idle') => sum(r.measured.map((m) => m[f]));
+  const bound = (r: RunRecord) => sum(r.predicted.map((p) => p.lowerBound));
+  const run = (r: RunRecord) => sum(r.measured.map((m) => m.cycles));
+  const objName = g.objective === 'clocks per token' ? 'clk/token' : `${g.objective} clk`;
+  const pointTable = table(
+    ['point', objName, 'run clk', 'MXU busy', 'VPU busy', 'DMA busy', 'no unit busy', 'bound', 'run/bound', 'tokens ok', 'BRAM36', 'DSP', 'LUT', 'cost', 'front'],
+    rows.map(({ p, r, objective, cost }) => [p.key, f0(objective), f0(run(r)), f0(unit(r, 'mxu')), f0(unit(r, 'vpu')), f0(unit(r, 'dma')), f0(unit(r, 'idle')),
+      f0(bound(r)), f2(run(r) / bound(r)), tokensCell(r), String(cost.bram36), String(cost.dsp48), f0(cost.luts), `${pctOf(cost.share)}${cost.fits ? '' : ' (over)'}`, onFront.has(p.key) ? '*' : '']),
+  );
+  const skipped = points.filter((p) => p.status.kind !== 'run');
+  const skippedText = skipped.map((p) => `${p.key}: ${p.status.kind}${'why' in p.status ? ` (${p.status.why})` : ''}`);
+  const missing = points.filter((p) => p.status.kind === 'run' && !records.has(p.key)).length;
+  const frontRows = rows.filter((x) => onFront.has(x.p.key)).sort((a, b) => a.p.workload.name.localeCompare(b.p.workload.name) || a.cost.share - b.cost.share);
+  const frontTable = table(['Pareto front', 'cost', objName, 'BRAM36', 'DSP', 'LUT'],
+    frontRows.map(({ p, cost, objective }) => [p.key, pctOf(cost.share), f0(objective), String(cost.bram36), String(cost.dsp48), f0(cost.luts)]));
+  const pays = knobPayoffs(rows);
+  const top = pays[0];
+  const wrong = rows.filter((x) => x.r.tokensCorrect === false).length;
+  const summary = [
+    `grid ${g.name}: ${points.length} points (${rows.length} run, ${skipped.filter((p) => p.status.kind === 'no firmware build').length} with no firmware build, ${skipped.filter((p) => p.status.kind === 'does not fit').length} that do not fit${missing ? `, ${missing} not run yet` : ''}), ${excluded} left out by the grid's exclusions; objective: ${g.objective}; firmware fingerprint ${fp}`,
+    `tokens: ${rows.filter((x) => x.r.tokensCorrect).length} of ${rows.filter((x) => x.r.tokensCorrect !== undefined).length} model points equal the golden model's${wrong ? ` (${wrong} DIFFER)` : ''}`,
+    top
+      ? `the knob that pays most for ${g.objective}: ${top.knob} — ${top.best} instead of ${top.worst} runs ${f2(top.speedup)}x faster (geometric mean over ${top.pairs} groups of points equal in all else), at ${top.costDelta >= 0 ? '+' : ''}${(100 * top.costDelta).toFixed(1)} points of device cost`
+      : 'no knob varies: nothing to compare',
+    ...pays.slice(1).map((k) => `  then ${k.knob}: ${k.best} over ${k.worst} ${f2(k.speedup)}x (${k.pairs} groups, ${k.costDelta >= 0 ? '+' : ''}${(100 * k.costDelta).toFixed(1)} points of cost)`),
+  ];
+  const series: Series[] = [];
+  for (const w of new Set(rows.map((x) => x.p.workload.name))) {
+    const mine = rows.filter((x) => x.p.workload.name === w);
+    series.push({ name: `${w}, every point`, kind: 'points', points: mine.map((x) => [100 * x.cost.share, x.objective]) });
+    series.push({ name: `${w}, Pareto front`, kind: 'line', points: mine.filter((x) => onFront.has(x.p.key)).map((x) => [100 * x.cost.share, x.objective] as [number, number]).sort((a, b) => a[0] - b[0]) });
+  }
+  const svg = plotSvg({
+    title: `${g.name}: ${g.objective} against FPGA cost`, xLabel: `FPGA cost: mean share of the XC7A35T's BRAM, DSP and LUTs (%)`, yLabel: objName, yLog: true, series,
+  });
+  const text = [...summary, '', pointTable, '', frontTable, ...(skippedText.length ? ['', 'not run:', ...skippedText.map((s) => `  ${s}`)] : [])].join('\n');
+  const markdown = [
+    `# Design-space exploration: ${g.name}`, '',
+    `Generated by \`picotpu explore\` (docs/explore.md says how). The cost is the estimate of docs/hardware.md §9 against the XC7A35T (${XC7A35T.bram36} BRAM36 tiles, ${XC7A35T.dsp48} DSP48E1, ${f0(XC7A35T.luts)} LUTs); the front keeps, per workload, the designs that fit and that no cheaper design beats.`, '',
+    `![Pareto front](figures/explore-${g.name}-pareto.svg)`, '',
+    ...summary.map((s) => (s.startsWith('  ') ? `- ${s.trim()}` : `${s}\n`)), '',
+    '```', frontTable, '```', '', '## Every point', '', '```', pointTable, '```', '',
+    ...(skippedText.length ? ['## Not run', '', ...skippedText.map((s) => `- ${s}`), ''] : []),
+  ].join('\n');
+  return { text, markdown, svg, front, bestKnob: top?.knob ?? null };
+}
