@@ -535,6 +535,107 @@ static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t po
   return panel_head(0, step);
 }
 
+/* ---- VARIANT_SEQUENCER: panel decode with its weight matmuls replayed ----
+ * List l (0 ≤ l ≤ layers) holds the weight matmuls between two attentions:
+ * list 0 layer 0's Q, K and V; list l the previous layer's Wo, W1 and W2
+ * and layer l's Q, K and V; the last list the last layer's Wo, W1, W2 and
+ * the head. The first decode step runs panel_layer's calls with RECORD on;
+ * every later step replays the lists, patching the three addresses that
+ * move with the position (K's and V's cache rows, the logits row). Attention
+ * stays CPU-issued: its commands change with the position. */
+static struct seq_list seq_lists[MAX_LAYERS + 1];
+/* Entries of the K and V cache-row stores in list l, of the logits store in the last. */
+static uint32_t seq_k_store[MAX_LAYERS], seq_v_store[MAX_LAYERS], seq_head_store, seq_recorded;
+
+/* Layer y's Q, K and V matmuls (panel_layer's first half), recording where K's and V's stores are. */
+static void seq_qkv(const struct layer *y, uint32_t l, uint32_t row_off) {
+  uint32_t rs = M.d / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d);
+  struct mm_args m = { .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = 1, .k = M.d, .n = M.d, .shift = y->sq };
+  matmul_panel(&m, 0, &wk);
+  m.b = y->wk; m.c = y->k_cache + row_off; m.shift = y->sk;
+  matmul_panel(&m, 1, &wv);
+  seq_k_store[l] = seq_recorded_last(&seq_lists[l]);
+  m.b = y->wv; m.c = y->v_cache + row_off; m.shift = y->sv;
+  matmul_panel(&m, 1, 0);
+  seq_v_store[l] = seq_recorded_last(&seq_lists[l]);
+}
+
+/* Layer y's Wo, W1 and W2 matmuls (panel_layer's second half). */
+static void seq_ffn(const struct layer *y, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_panel(&o, 0, &w1);
+  struct mm_args f1 = { .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = 1, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU };
+  matmul_panel(&f1, 0, &w2);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_panel(&f2, 0, after);
+}
+
+static __attribute__((noinline)) uint32_t seq_forward(uint8_t tok, uint32_t pos, uint32_t step) {
+  uint32_t record = !seq_recorded, row_off = pos * (M.d / 2), out = M.logits + step * M.vocab * 4, n = M.layers;
+  embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
+  if (record) seq_record_begin(&seq_lists[0]);
+  for (uint32_t l = 0; l < n; l++) {
+    const struct layer *y = &L[l];
+    if (record) {
+      seq_qkv(y, l, row_off);
+      seq_record_end(&seq_lists[l]);
+    } else {
+      seq_patch(&seq_lists[l], seq_k_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->k_cache + row_off));
+      seq_patch(&seq_lists[l], seq_v_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->v_cache + row_off));
+      seq_replay(&seq_lists[l]);
+    }
+    struct attn_args at = {
+      .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+      .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+    };
+    struct mm_args wo = weights(y->wo, M.d, M.d);
+    attention_decode(&at, &wo);
+    if (record) {
+      struct mm_args next = l + 1 < n ? weights(L[l + 1].wq, M.d, M.d) : weights(M.w_out, M.d, M.vocab);
+      if (l + 1 == n) next.flags = MM_OUT_INT32;
+      seq_record_begin(&seq_lists[l + 1]);
+      seq_ffn(y, &next);
+    }
+  }
+  if (record) {
+    struct mm_args m = {
+      .a = M.x, .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
+      .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
+    };
+    matmul_panel(&m, 0, 0);
+    seq_head_store = seq_recorded_last(&seq_lists[n]);
+    seq_record_end(&seq_lists[n]);
+    seq_recorded = 1;
+  } else {
+    seq_patch(&seq_lists[n], seq_head_store, TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(out));
+    seq_replay(&seq_lists[n]);
+  }
+  tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
+  uint32_t best = 0;
+  int32_t best_v = (int32_t)SRAM_WORD(out);
+  for (uint32_t i = 1; i < M.vocab; i++) {
+    int32_t v = (int32_t)SRAM_WORD(out + 4 * i);
+    if (v > best_v) { best_v = v; best = i; }
+  }
+  return best;
+}
+
+/* Whether seq_forward can take the decode: panel_forward's plan with every
+ * matmul (the head's too) in matmul_panel and attention by attention_decode. */
+static int decodes_by_lists(void) {
+  struct mm_args head = { .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32 };
+  return (M.variant & VARIANT_CHAIN) && decodes_by_panels() && heads_pipelined && matmul_panel_fits(&head);
+}
+
 /* GENERATED and STATUS: the end of a run. Inlined into main, so that the
  * single job's code is what it was before batches. */
 static inline __attribute__((always_inline)) int finish(uint32_t produced) {
@@ -632,11 +733,43 @@ static __attribute__((noinline)) int main_long(void) {
   return finish(produced);
 }
 
+/* SEQUENCER's single job: the prefill main_panel_or_ffn would run, then
+ * decode steps by seq_forward (or panel_forward when the lists do not fit
+ * its plan); a function of its own so that the other flows' code is what it was. */
+static __attribute__((noinline)) int main_seq(void) {
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  uint32_t lists = decodes_by_lists(), panels = decodes_by_panels();
+  uint32_t long_ctx = (M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits();
+  uint32_t ffn = !long_ctx && (M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits();
+  uint32_t streams = prefills_by_streams();
+  if (!long_ctx) block_attention = attention_block_fits(M.d, M.prompt_len);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+  tpu_perf_start();
+  uint32_t tok = long_ctx ? stream_forward_long() : ffn ? stream_forward_ffn() : streams ? stream_forward() : forward(tokens, M.prompt_len, 0, 0);
+  tokens[M.prompt_len] = (uint8_t)tok;
+  uint32_t produced = 1;
+  tpu_perf_stop();
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      uint8_t in = (uint8_t)tok;
+      tok = lists ? seq_forward(in, M.prompt_len + i - 1, i) : panels ? panel_forward(in, M.prompt_len + i - 1, i) : forward(&in, 1, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  return finish(produced);
+}
+
 /* PANEL's single job: LONG_CONTEXT's flow when its kernels hold the prompt,
  * FFN_ON_CHIP's when the prefill streams with the FFN on chip, main_panel's
  * otherwise; a function of its own so that main's code and
  * main_panel's are what they were. */
 static __attribute__((noinline)) int main_panel_or_ffn(void) {
+  if (M.variant & VARIANT_SEQUENCER) return main_seq();
   if ((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits()) return main_long();
   if ((M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits()) return main_ffn();
   return main_panel();
