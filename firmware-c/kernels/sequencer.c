@@ -13,15 +13,10 @@
 
 #define SEQ_REG(off) TPU_UREG(TPU_SEQ_BASE, off)
 
-/* The next free byte of the list memory. */
-static uint32_t list_top;
-/* RUN commands pushed so far (the sequencer's DONE reaches it when they are fed). */
-static uint32_t runs;
-
-void seq_record_begin(struct seq_list *l) {
-  l->addr = list_top;
+void seq_record_begin(struct seq_book *b, struct seq_list *l) {
+  l->addr = b->top;
   for (unsigned u = 0; u < 3; u++) l->pushed[u] = tpu_pushed[TPU_UNIT_DMA + u];
-  SEQ_REG(TPU_SEQ_LIST_PTR) = list_top;
+  SEQ_REG(TPU_SEQ_LIST_PTR) = b->top;
   SEQ_REG(TPU_SEQ_RECORD) = 1;
 }
 
@@ -31,11 +26,11 @@ uint32_t seq_recorded_last(const struct seq_list *l) {
   return n - 1;
 }
 
-void seq_record_end(struct seq_list *l) {
+void seq_record_end(struct seq_book *b, struct seq_list *l) {
   SEQ_REG(TPU_SEQ_RECORD) = 0;
   l->count = seq_recorded_last(l) + 1;
   for (unsigned u = 0; u < 3; u++) l->pushed[u] = tpu_pushed[TPU_UNIT_DMA + u] - l->pushed[u];
-  list_top += l->count * TPU_SEQ_ENTRY_BYTES;
+  b->top += l->count * TPU_SEQ_ENTRY_BYTES;
 }
 
 void seq_patch(const struct seq_list *l, uint32_t entry, uint32_t word, uint32_t value) {
@@ -43,8 +38,8 @@ void seq_patch(const struct seq_list *l, uint32_t entry, uint32_t word, uint32_t
   SEQ_REG(TPU_SEQ_LIST_DATA) = value;
 }
 
-void seq_replay(const struct seq_list *l) {
+void seq_replay(struct seq_book *b, const struct seq_list *l) {
   seq_run(l->addr, l->count, 0);
   for (unsigned u = 0; u < 3; u++) tpu_pushed[TPU_UNIT_DMA + u] += l->pushed[u];
-  seq_wait(++runs);
+  seq_wait(++b->runs); /* the sequencer's DONE: every entry is in its unit's queue */
 }

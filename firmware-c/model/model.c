@@ -543,22 +543,25 @@ static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t po
  * every later step replays the lists, patching the three addresses that
  * move with the position (K's and V's cache rows, the logits row). Attention
  * stays CPU-issued: its commands change with the position. */
-static struct seq_list seq_lists[MAX_LAYERS + 1];
-/* Entries of the K and V cache-row stores in list l, of the logits store in the last. */
-static uint32_t seq_k_store[MAX_LAYERS], seq_v_store[MAX_LAYERS], seq_head_store, seq_recorded;
+struct seq_state {
+  struct seq_book book;
+  struct seq_list lists[MAX_LAYERS + 1];
+  /* Entries of the K and V cache-row stores in list l, of the logits store in the last. */
+  uint32_t k_store[MAX_LAYERS], v_store[MAX_LAYERS], head_store, recorded;
+};
 
 /* Layer y's Q, K and V matmuls (panel_layer's first half), recording where K's and V's stores are. */
-static void seq_qkv(const struct layer *y, uint32_t l, uint32_t row_off) {
+static void seq_qkv(struct seq_state *st, const struct layer *y, uint32_t l, uint32_t row_off) {
   uint32_t rs = M.d / 2;
   struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d);
   struct mm_args m = { .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = 1, .k = M.d, .n = M.d, .shift = y->sq };
   matmul_panel(&m, 0, &wk);
   m.b = y->wk; m.c = y->k_cache + row_off; m.shift = y->sk;
   matmul_panel(&m, 1, &wv);
-  seq_k_store[l] = seq_recorded_last(&seq_lists[l]);
+  st->k_store[l] = seq_recorded_last(&st->lists[l]);
   m.b = y->wv; m.c = y->v_cache + row_off; m.shift = y->sv;
   matmul_panel(&m, 1, 0);
-  seq_v_store[l] = seq_recorded_last(&seq_lists[l]);
+  st->v_store[l] = seq_recorded_last(&st->lists[l]);
 }
 
 /* Layer y's Wo, W1 and W2 matmuls (panel_layer's second half). */
@@ -579,19 +582,19 @@ static void seq_ffn(const struct layer *y, const struct mm_args *after) {
   matmul_panel(&f2, 0, after);
 }
 
-static __attribute__((noinline)) uint32_t seq_forward(uint8_t tok, uint32_t pos, uint32_t step) {
-  uint32_t record = !seq_recorded, row_off = pos * (M.d / 2), out = M.logits + step * M.vocab * 4, n = M.layers;
+static __attribute__((noinline)) uint32_t seq_forward(struct seq_state *st, uint8_t tok, uint32_t pos, uint32_t step) {
+  uint32_t record = !st->recorded, row_off = pos * (M.d / 2), out = M.logits + step * M.vocab * 4, n = M.layers;
   embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
-  if (record) seq_record_begin(&seq_lists[0]);
+  if (record) seq_record_begin(&st->book, &st->lists[0]);
   for (uint32_t l = 0; l < n; l++) {
     const struct layer *y = &L[l];
     if (record) {
-      seq_qkv(y, l, row_off);
-      seq_record_end(&seq_lists[l]);
+      seq_qkv(st, y, l, row_off);
+      seq_record_end(&st->book, &st->lists[l]);
     } else {
-      seq_patch(&seq_lists[l], seq_k_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->k_cache + row_off));
-      seq_patch(&seq_lists[l], seq_v_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->v_cache + row_off));
-      seq_replay(&seq_lists[l]);
+      seq_patch(&st->lists[l], st->k_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->k_cache + row_off));
+      seq_patch(&st->lists[l], st->v_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->v_cache + row_off));
+      seq_replay(&st->book, &st->lists[l]);
     }
     struct attn_args at = {
       .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
@@ -602,7 +605,7 @@ static __attribute__((noinline)) uint32_t seq_forward(uint8_t tok, uint32_t pos,
     if (record) {
       struct mm_args next = l + 1 < n ? weights(L[l + 1].wq, M.d, M.d) : weights(M.w_out, M.d, M.vocab);
       if (l + 1 == n) next.flags = MM_OUT_INT32;
-      seq_record_begin(&seq_lists[l + 1]);
+      seq_record_begin(&st->book, &st->lists[l + 1]);
       seq_ffn(y, &next);
     }
   }
@@ -612,12 +615,12 @@ static __attribute__((noinline)) uint32_t seq_forward(uint8_t tok, uint32_t pos,
       .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
     };
     matmul_panel(&m, 0, 0);
-    seq_head_store = seq_recorded_last(&seq_lists[n]);
-    seq_record_end(&seq_lists[n]);
-    seq_recorded = 1;
+    st->head_store = seq_recorded_last(&st->lists[n]);
+    seq_record_end(&st->book, &st->lists[n]);
+    st->recorded = 1;
   } else {
-    seq_patch(&seq_lists[n], seq_head_store, TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(out));
-    seq_replay(&seq_lists[n]);
+    seq_patch(&st->lists[n], st->head_store, TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(out));
+    seq_replay(&st->book, &st->lists[n]);
   }
   tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
   uint32_t best = 0;
@@ -627,13 +630,6 @@ static __attribute__((noinline)) uint32_t seq_forward(uint8_t tok, uint32_t pos,
     if (v > best_v) { best_v = v; best = i; }
   }
   return best;
-}
-
-/* Whether seq_forward can take the decode: panel_forward's plan with every
- * matmul (the head's too) in matmul_panel and attention by attention_decode. */
-static int decodes_by_lists(void) {
-  struct mm_args head = { .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32 };
-  return (M.variant & VARIANT_CHAIN) && decodes_by_panels() && heads_pipelined && matmul_panel_fits(&head);
 }
 
 /* GENERATED and STATUS: the end of a run. Inlined into main, so that the
@@ -733,27 +729,25 @@ static __attribute__((noinline)) int main_long(void) {
   return finish(produced);
 }
 
-/* SEQUENCER's single job: the prefill main_panel_or_ffn would run, then
- * decode steps by seq_forward (or panel_forward when the lists do not fit
- * its plan); a function of its own so that the other flows' code is what it was. */
-static __attribute__((noinline)) int main_seq(void) {
-  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
-  uint32_t lists = decodes_by_lists(), panels = decodes_by_panels();
-  uint32_t long_ctx = (M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits();
+/* SEQUENCER's single job: the prefill main_panel_or_ffn would run (its
+ * streamed flows), then decode steps by seq_forward; a function of its own,
+ * calling only noinline functions, so that the other flows' code is what it
+ * was (a new call site of forward() changed GCC's inlining, and their clocks). */
+static __attribute__((noinline)) int main_seq(uint32_t long_ctx) {
   uint32_t ffn = !long_ctx && (M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits();
-  uint32_t streams = prefills_by_streams();
   if (!long_ctx) block_attention = attention_block_fits(M.d, M.prompt_len);
   for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
   tpu_perf_start();
-  uint32_t tok = long_ctx ? stream_forward_long() : ffn ? stream_forward_ffn() : streams ? stream_forward() : forward(tokens, M.prompt_len, 0, 0);
+  uint32_t tok = long_ctx ? stream_forward_long() : ffn ? stream_forward_ffn() : stream_forward();
   tokens[M.prompt_len] = (uint8_t)tok;
   uint32_t produced = 1;
   tpu_perf_stop();
+  struct seq_state st; /* on the stack: see struct seq_book */
+  st.book.top = st.book.runs = st.recorded = 0;
   if (M.decode_steps && tok != M.stop_token) {
     tpu_perf_start();
     for (uint32_t i = 1; i <= M.decode_steps; i++) {
-      uint8_t in = (uint8_t)tok;
-      tok = lists ? seq_forward(in, M.prompt_len + i - 1, i) : panels ? panel_forward(in, M.prompt_len + i - 1, i) : forward(&in, 1, M.prompt_len + i - 1, i);
+      tok = seq_forward(&st, (uint8_t)tok, M.prompt_len + i - 1, i);
       tokens[M.prompt_len + i] = (uint8_t)tok;
       produced++;
       if (tok == M.stop_token) break;
@@ -764,12 +758,20 @@ static __attribute__((noinline)) int main_seq(void) {
   return finish(produced);
 }
 
+/* Whether main_seq takes the job: its prefill streams and every decode
+ * matmul (the head's too) fits matmul_panel, attention attention_decode. */
+static __attribute__((noinline)) int seq_fits(void) {
+  struct mm_args head = { .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32 };
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  return (M.variant & VARIANT_CHAIN) && heads_pipelined && decodes_by_panels() && matmul_panel_fits(&head) && prefills_by_streams();
+}
+
 /* PANEL's single job: LONG_CONTEXT's flow when its kernels hold the prompt,
  * FFN_ON_CHIP's when the prefill streams with the FFN on chip, main_panel's
  * otherwise; a function of its own so that main's code and
  * main_panel's are what they were. */
 static __attribute__((noinline)) int main_panel_or_ffn(void) {
-  if (M.variant & VARIANT_SEQUENCER) return main_seq();
+  if ((M.variant & VARIANT_SEQUENCER) && seq_fits()) return main_seq((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits());
   if ((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits()) return main_long();
   if ((M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits()) return main_ffn();
   return main_panel();
