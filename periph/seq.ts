@@ -53,6 +53,8 @@ export interface SeqModel {
   readonly waitingOn: number;
   /** Is the held WAIT entry's token met now? */
   tokenMet(): boolean;
+  /** The index in its list of the entry fetched next (or held). */
+  readonly entryIndex: number;
   begin(cmd: Cmd, clock: number): void;
   /** Clock c's work, at its start (c after the start clock); true when the RUN ended at c. */
   act(clock: number): boolean;
@@ -173,6 +175,10 @@ abstract class SeqBase implements SeqModel {
     }
     this.waitingOn = -1;
     return ++this.next === this.count ? this.end() : false;
+  }
+
+  get entryIndex(): number {
+    return this.next;
   }
 
   tokenMet(): boolean {

@@ -9,6 +9,7 @@ import { applyOverrides, ConfigError, defaultConfig } from '../emu/config.ts';
 import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { describeError, Tpu } from '../periph/tpu.ts';
+import { seqLines } from '../emu/debug/tpu-view.ts';
 import { entryWords } from './helpers/tpu-script.ts';
 
 const BASE = { DMA: UNITS[0].base, MXU: UNITS[1].base, VPU: UNITS[2].base, SEQ: SEQ_UNIT.base };
@@ -376,6 +377,23 @@ for (const reference of [false, true]) {
     });
   });
 }
+
+describe('the debugger\'s and GDB\'s view of the sequencer (info units, monitor units)', () => {
+  it('shows the RUN, the entry it holds and why, its queued RUNs and the list memory; nothing without the option', () => {
+    const { tpu } = makeTpu(false, 2, 4);
+    writeListMemory(tpu, 0x40, Array.from({ length: 6 }, () => matmul(8)), 5);
+    run(tpu, 0x40, 6, 10);
+    run(tpu, 0x40, 1, 11);
+    tpu.advanceTo(16); // MATMULs 0 runs, 1 and 2 wait: entry 3 is held for the full queue
+    expect(seqLines(tpu)).toEqual([
+      'SEQ  STATUS 0x00000101 (busy, 1 queued)  ISSUED 2  DONE 0',
+      '  running #0: RUN list=0x0040 count=6, at entry 3, holding an entry for the full MXU queue (started at clock 11)',
+      '  queued  #1: RUN list=0x0040 count=1 (pushed at clock 11)',
+      '  list memory 4 KiB, LIST_PTR 0x100, RECORD off',
+    ]);
+    expect(seqLines(new Tpu(defaultConfig(), new Sram(defaultConfig().bus), false, false))).toEqual([]);
+  });
+});
 
 describe('the sequencer option', () => {
   it('seqListKiB: 0..64, and only with the sequencer; its registers exist only with it', () => {
