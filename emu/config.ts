@@ -71,6 +71,7 @@ export function defaultConfig(): PlatformConfig {
       mxuSetup: 2,
       vpuSetup: 2,
       sequencer: 0,
+      seqListKiB: 0,
     },
     clockHz: 12_000_000,
   };
@@ -103,6 +104,7 @@ export const TPU_CONFIG_NAMES = [
   'mxuSetup',
   'vpuSetup',
   'sequencer',
+  'seqListKiB',
 ] as const satisfies readonly (keyof TpuConfig)[];
 
 export class ConfigError extends Error {}
@@ -155,6 +157,8 @@ function checkConsistent(cfg: PlatformConfig): void {
   }
   if (t.mxuDim !== 8 && t.mxuDim !== 16) throw new ConfigError('mxuDim must be 8 (as built) or 16 (the what-if)');
   if (t.sequencer !== 0 && t.sequencer !== 1) throw new ConfigError('sequencer must be 0 (as built) or 1 (the command-sequencer what-if)');
+  if (t.seqListKiB > 64) throw new ConfigError('seqListKiB must be 0..64 (16-bit list addresses)');
+  if (t.seqListKiB > 0 && t.sequencer !== 1) throw new ConfigError('seqListKiB needs sequencer = 1 (it is the sequencer\'s list memory)');
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM

@@ -25,6 +25,7 @@ export const VARIANT = {
   BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
   CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
   FFN_ON_CHIP: 1024, // prefill with STREAM: W1's ReLU'd output stays in the scratchpad as W2's A (never stored), W1's A region is W2's residual
+  SEQUENCER: 4096, // decode with PANEL, on the sequencer what-if (sequencer = 1, seqListKiB > 0): the first step's weight matmuls are recorded into the list memory, every later step replays them by RUN commands
   LONG_CONTEXT: 2048, // prefill of more rows than one 64-row block: the stream and FFN-on-chip matmuls by 64-row blocks, attention over query blocks with K and V whole in eight regions
 } as const;
 /** The fastest variant (docs/study.md §7): every bit. */
@@ -45,6 +46,7 @@ export function variantName(v: number): string {
   if (v & VARIANT.CHAIN) names.push('chained weights');
   if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
   if (v & VARIANT.LONG_CONTEXT) names.push('long context');
+  if (v & VARIANT.SEQUENCER) names.push('sequencer');
   return names.length ? names.join('+') : 'base';
 }
 

@@ -33,6 +33,8 @@ export interface TpuConfig {
   vpuSetup: number;
   /** 1: the command-sequencer what-if, a fourth unit feeding command lists (hardware.md §5.11); 0 as built. */
   sequencer: number;
+  /** With the sequencer: KiB of its own list memory (0: lists in the scratchpad; hardware.md §5.11). */
+  seqListKiB: number;
 }
 
 /** What the TPU reads of the platform configuration (emu/config.ts's PlatformConfig is one). */

@@ -190,10 +190,24 @@ export const SEQ_UNIT: UnitSpec = {
   ],
   flags: [],
   args: [
-    f('LIST_ADDR', 0, 0, 16, 'scratchpad byte address of entry 0, a multiple of 32'),
+    f('LIST_ADDR', 0, 0, 16, 'byte address of entry 0, a multiple of 32: in the scratchpad, or with seqListKiB > 0 in the list memory'),
     f('COUNT', 1, 0, 16, 'number of entries (≥ 1)'),
   ],
 };
+
+/**
+ * The list memory's registers in the SEQ block, present only with
+ * seqListKiB > 0 (docs/hardware.md §5.11): the CPU writes lists word by word,
+ * or records the commands it pushes.
+ */
+export const SEQ_LIST_REGS: readonly Register[] = [
+  { name: 'LIST_PTR', offset: 0x40, access: 'RW', doc: 'list-memory byte address LIST_DATA writes next and RECORD captures to (a multiple of 4; of 32 while recording)' },
+  { name: 'LIST_DATA', offset: 0x44, access: 'W', doc: 'writes the word at LIST_PTR, then LIST_PTR += 4' },
+  {
+    name: 'RECORD', offset: 0x48, access: 'RW', doc: 'capture: while on, every CPU PUSH to DMA, MXU or VPU is also written as an entry at LIST_PTR (LIST_PTR += 32), its token relative to the ISSUED counts latched when RECORD was switched on',
+    fields: [{ name: 'ON', lsb: 0, width: 1, doc: '1: capture on (writing 1 latches the bases); 0: off' }],
+  },
+];
 
 /** Bytes of one list entry: one 256-bit scratchpad row, read in one clock. */
 export const SEQ_ENTRY_BYTES = 32;
@@ -250,6 +264,7 @@ function offsets(regs: readonly Register[]): Record<string, number> {
 }
 export const GLOBAL = offsets(GLOBAL_REGS);
 export const UNIT_REG = offsets(UNIT_REGS);
+export const SEQ_LIST_REG = offsets(SEQ_LIST_REGS);
 export const UNIT_BY_NAME = Object.fromEntries([...UNITS, SEQ_UNIT].map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
 
 export function opcode(unit: UnitSpec['name'], name: string): number {

@@ -24,8 +24,8 @@
 // drain at a start, which ends the core's window).
 
 import type { TpuConfig } from './config.ts';
-import { ERR, opcode, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_ENTRY_WAIT, SEQ_UNIT, TOKEN_FIELD, unpackField } from './regs.ts';
-import { bits, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitRules } from './unit.ts';
+import { ERR, opcode, packField, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_ENTRY_WAIT, SEQ_UNIT, TOKEN_FIELD, unpackField } from './regs.ts';
+import { bits, regionMask, type Cmd, type Footprint, type UnitRules } from './unit.ts';
 
 const RUN = opcode('SEQ', 'RUN');
 const F_LIST = SEQ_UNIT.args[0];
@@ -53,13 +53,17 @@ export interface SeqModel {
   readonly waitingOn: number;
   /** Is the held WAIT entry's token met now? */
   tokenMet(): boolean;
+  /** The index in its list of the entry fetched next (or held). */
+  readonly entryIndex: number;
   begin(cmd: Cmd, clock: number): void;
   /** Clock c's work, at its start (c after the start clock); true when the RUN ended at c. */
   act(clock: number): boolean;
 }
 
 export function seqRules(cfg: TpuConfig): UnitRules {
-  const spadSize = cfg.spadKiB * 1024;
+  // With a list memory of its own (seqListKiB > 0) lists live there and hold no scratchpad port.
+  const ownMemory = cfg.seqListKiB > 0;
+  const spadSize = (ownMemory ? cfg.seqListKiB : cfg.spadKiB) * 1024;
   const regionBytes = cfg.regionKiB * 1024;
   return {
     validate(cmd: Cmd): number {
@@ -73,6 +77,7 @@ export function seqRules(cfg: TpuConfig): UnitRules {
     footprint(cmd: Cmd): Footprint {
       // The list's regions' read ports, for the whole RUN.
       const bytes = listCount(cmd) * SEQ_ENTRY_BYTES;
+      if (ownMemory) return { read: 0, write: 0, sameRegion: false };
       return { read: regionMask(listAddr(cmd), 1, bytes, bytes, regionBytes), write: 0, sameRegion: false };
     },
     nominalClocks(cmd: Cmd): number {
@@ -138,7 +143,8 @@ abstract class SeqBase implements SeqModel {
   protected readonly bases = [0, 0, 0];
   protected readonly entry: Entry = { unit: 0, opcode: 0, flags: 0, token: 0, args: new Uint32Array(5), bad: '' };
 
-  constructor(protected readonly mem: UnitMemories, protected readonly port: SeqPort) {}
+  /** `list`: the memory lists are read from (the scratchpad, or the sequencer's own list memory). */
+  constructor(protected readonly list: Uint8Array, protected readonly port: SeqPort) {}
 
   begin(cmd: Cmd, _clock: number): void {
     this.running = true;
@@ -171,6 +177,10 @@ abstract class SeqBase implements SeqModel {
     return ++this.next === this.count ? this.end() : false;
   }
 
+  get entryIndex(): number {
+    return this.next;
+  }
+
   tokenMet(): boolean {
     const token = this.decoded().token;
     const unit = unpackField(TOKEN_FIELD.UNIT, token);
@@ -195,7 +205,7 @@ export class SeqReference extends SeqBase {
   private readonly words = [0, 0, 0, 0, 0, 0, 0, 0];
 
   protected fetch(at: number): void {
-    for (let b = 0; b < SEQ_ENTRY_BYTES; b++) this.register[b] = this.mem.spad[at + b];
+    for (let b = 0; b < SEQ_ENTRY_BYTES; b++) this.register[b] = this.list[at + b];
   }
 
   protected decoded(): Entry {
@@ -211,10 +221,10 @@ export class SeqFast extends SeqBase {
   private readonly spad32: Uint32Array;
   private readonly words = new Uint32Array(8);
 
-  constructor(mem: UnitMemories, port: SeqPort) {
-    super(mem, port);
-    if (mem.spad.byteOffset % 4 !== 0) throw new Error('internal: the scratchpad is not word-aligned');
-    this.spad32 = new Uint32Array(mem.spad.buffer, mem.spad.byteOffset, mem.spad.length >> 2);
+  constructor(list: Uint8Array, port: SeqPort) {
+    super(list, port);
+    if (list.byteOffset % 4 !== 0) throw new Error('internal: the list memory is not word-aligned');
+    this.spad32 = new Uint32Array(list.buffer, list.byteOffset, list.length >> 2);
   }
 
   protected fetch(at: number): void {
@@ -225,5 +235,70 @@ export class SeqFast extends SeqBase {
 
   protected decoded(): Entry {
     return this.entry;
+  }
+}
+
+/**
+ * The sequencer's own list memory (seqListKiB > 0; hardware.md §5.11): a
+ * 256-bit-wide block RAM the RUN reads one entry a clock from, written by
+ * the CPU one word at a time (LIST_PTR, LIST_DATA) or by RECORD, which
+ * captures every command the CPU pushes while it is on.
+ */
+export class SeqListMemory {
+  readonly bytes: Uint8Array;
+  private readonly words: Uint32Array;
+  /** LIST_PTR: the byte address the next LIST_DATA write or capture goes to. */
+  ptr = 0;
+  recording = false;
+  /** The units' ISSUED counts when RECORD was switched on: captured tickets are relative to them. */
+  private readonly bases = [0, 0, 0];
+
+  constructor(kib: number) {
+    this.words = new Uint32Array(kib * 256);
+    this.bytes = new Uint8Array(this.words.buffer);
+  }
+
+  setPtr(value: number): void {
+    this.ptr = ((value >>> 0) % this.bytes.length) & ~3;
+  }
+
+  /** LIST_DATA: the word at LIST_PTR (wrapping at the end of the memory). */
+  writeWord(value: number): void {
+    this.words[this.ptr >> 2] = value;
+    this.setPtr(this.ptr + 4);
+  }
+
+  /** RECORD ← on: latches the units' ISSUED counts. */
+  setRecording(on: boolean, issued: readonly number[]): void {
+    this.recording = on;
+    if (on) for (let u = 0; u < 3; u++) this.bases[u] = issued[u];
+  }
+
+  /**
+   * RECORD's capture of a CPU PUSH to `unit` (0..2) with staging registers
+   * `staging` (ARG0..ARG5): false when the entry does not fit below the end
+   * of the memory or LIST_PTR is not entry-aligned (nothing written, RECORD off).
+   */
+  capture(unit: number, staging: Uint32Array, opcode: number, flags: number): boolean {
+    if (this.ptr % SEQ_ENTRY_BYTES !== 0 || this.ptr + SEQ_ENTRY_BYTES > this.bytes.length) {
+      this.recording = false;
+      return false;
+    }
+    const w = this.ptr >> 2, token = staging[5] >>> 0, tokenUnit = unpackField(SEQ_ENTRY_FIELD.TOKEN_UNIT, token);
+    for (let a = 0; a < 5; a++) this.words[w + a] = staging[a];
+    let rel = 0;
+    if (tokenUnit !== 0) {
+      // The ticket as a signed 30-bit offset from the base: the inverse of decodeEntry.
+      const offset = unpackField(SEQ_ENTRY_FIELD.TOKEN_TICKET, token) - this.bases[tokenUnit - 1];
+      this.words[w + 5] = (packField(SEQ_ENTRY_FIELD.TOKEN_UNIT, tokenUnit) | packField(SEQ_ENTRY_FIELD.TOKEN_TICKET, offset & (TICKET_SPAN - 1))) >>> 0;
+      rel = 1;
+    } else {
+      this.words[w + 5] = 0;
+    }
+    this.words[w + 6] = (packField(SEQ_ENTRY_FIELD.OPCODE, opcode) | packField(SEQ_ENTRY_FIELD.FLAGS, flags)
+      | packField(SEQ_ENTRY_FIELD.UNIT, unit + 1) | packField(SEQ_ENTRY_FIELD.REL_TOKEN, rel)) >>> 0;
+    this.words[w + 7] = 0;
+    this.ptr += SEQ_ENTRY_BYTES;
+    return true;
   }
 }

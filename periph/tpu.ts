@@ -28,11 +28,11 @@ import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
 import { createScratchpad } from './mxu-kernel.ts';
 import {
-  CONFIG_FIELD, ERR, ERROR_CODES, ERROR_FIELD, GLOBAL, packField, PUSH_FIELD, statusWord, TOKEN_FIELD, TPU_ID_VALUE, UNIT_REG, UNITS,
+  CONFIG_FIELD, ERR, ERROR_CODES, ERROR_FIELD, GLOBAL, packField, PUSH_FIELD, SEQ_LIST_REG, statusWord, TOKEN_FIELD, TPU_ID_VALUE, UNIT_REG, UNITS,
   unpackField,
 } from './regs.ts';
 import type { Sram } from './sram.ts';
-import { SeqFast, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
+import { SeqFast, SeqListMemory, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
 
@@ -157,6 +157,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   readonly seq: UnitState<SeqModel, 'SEQ'> | null;
   /** The compute units, then the sequencer when present: the order commands start in within a clock. */
   private readonly all: UnitState<UnitModel | SeqModel, TpuUnitName>[];
+  /** The sequencer's own list memory (seqListKiB > 0), else null: lists are in the scratchpad. */
+  readonly listMemory: SeqListMemory | null;
   /** Finished sequencer commands, when a test asks for them. */
   seqRecords: CommandRecord<'SEQ'>[] | null = null;
   readonly whole = new Counters();
@@ -206,8 +208,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
       new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
     ];
+    this.listMemory = t.sequencer && t.seqListKiB > 0 ? new SeqListMemory(t.seqListKiB) : null;
+    const lists = this.listMemory ? this.listMemory.bytes : this.spad;
     this.seq = t.sequencer
-      ? new UnitState<SeqModel, 'SEQ'>(3, seqRules(t), reference ? new SeqReference(mem, this) : new SeqFast(mem, this), t.queueDepth)
+      ? new UnitState<SeqModel, 'SEQ'>(3, seqRules(t), reference ? new SeqReference(lists, this) : new SeqFast(lists, this), t.queueDepth)
       : null;
     this.all = this.seq ? [...this.units, this.seq] : this.units;
   }
@@ -221,8 +225,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   isRegister(offset: number): boolean {
     if (offset < 0x100) return offset <= GLOBAL.DEP_WAIT && offset % 4 === 0;
-    const u = (offset >> 8) - 1;
-    return u < this.all.length && (offset & 0xff) <= UNIT_REG.DONE;
+    const u = (offset >> 8) - 1, reg = offset & 0xff;
+    if (u === 3 && this.listMemory && reg >= SEQ_LIST_REG.LIST_PTR) return reg <= SEQ_LIST_REG.RECORD && reg % 4 === 0;
+    return u < this.all.length && reg <= UNIT_REG.DONE;
   }
 
   /**
@@ -278,6 +283,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   private readUnit(u: UnitState<unknown, TpuUnitName>, reg: number): number {
     if (reg <= UNIT_REG.ARG5) return u.staging[reg >> 2];
+    if (u === this.seq && this.listMemory && reg >= SEQ_LIST_REG.LIST_PTR) {
+      return reg === SEQ_LIST_REG.LIST_PTR ? this.listMemory.ptr : reg === SEQ_LIST_REG.RECORD ? +this.listMemory.recording : 0;
+    }
     switch (reg) {
       case UNIT_REG.STATUS: return unitStatus(u);
       case UNIT_REG.ISSUED: return u.issued >>> 0;
@@ -325,7 +333,26 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       u.staging[i] = (u.staging[i] & ~mask) | (value & mask);
     } else if (reg === UNIT_REG.PUSH) {
       this.push(u, value >>> 0, clock);
+    } else if (u === this.seq && this.listMemory) {
+      this.writeListRegister(reg, value);
     }
+  }
+
+  /** LIST_PTR, LIST_DATA and RECORD (SEQ block, with a list memory; hardware.md §5.11). */
+  private writeListRegister(reg: number, value: number): void {
+    const lm = this.listMemory!;
+    if (reg === SEQ_LIST_REG.LIST_PTR) lm.setPtr(value);
+    else if (reg === SEQ_LIST_REG.LIST_DATA) lm.writeWord(value >>> 0);
+    else if (reg === SEQ_LIST_REG.RECORD) lm.setRecording((value & 1) !== 0, [this.units[0].issued, this.units[1].issued, this.units[2].issued]);
+  }
+
+  /** RECORD's capture of a CPU PUSH to compute unit u; a list memory full (or a misaligned LIST_PTR) is a RANGE error of the sequencer. */
+  private capturePush(u: UnitState<unknown, TpuUnitName>, value: number, clock: number): void {
+    const lm = this.listMemory!, at = lm.ptr;
+    if (lm.capture(u.index, u.staging, unpackField(PUSH_FIELD.OPCODE, value), unpackField(PUSH_FIELD.FLAGS, value))) return;
+    const seq = this.seq!;
+    this.recordError({ clock, unit: 'SEQ', serial: seq.issued, code: ERR.RANGE, codeName: 'RANGE', command: 'RECORD',
+      detail: `the captured ${u.name} command does not fit at list-memory address 0x${at.toString(16)} (${lm.bytes.length} bytes, entries 32-byte aligned); RECORD is off` }, seq.issued, seq);
   }
 
   extraWait(): number {
@@ -352,6 +379,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
+    if (this.listMemory?.recording && u !== this.seq) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
     u.issued++;
     this.lastPushClock = at;

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
-import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
+import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_LIST_REGS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 import { generateSeedHeader, SEED_HEADER_PATH } from './gen-seed-regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
@@ -74,6 +74,8 @@ export function generateHeader(): string {
   L.push('', '/* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */');
   L.push(`#define TPU_SEQ_ENTRY_BYTES ${SEQ_ENTRY_BYTES}u`, `#define TPU_SEQ_ENTRY_WAIT ${SEQ_ENTRY_WAIT}u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */`,
     ...regLines('TPU_SEQ_ENTRY', SEQ_ENTRY_WORDS));
+  L.push('', '/* The list memory\'s registers in the SEQ block (offsets from TPU_SEQ_BASE), only with seqListKiB > 0 */',
+    ...regLines('TPU_SEQ', SEQ_LIST_REGS));
   L.push('', '/* ERROR codes */');
   for (const e of ERROR_CODES) L.push(`#define TPU_ERR_${e.name} ${e.value}u /* ${e.doc} */`);
   L.push('', '#endif /* TPU_REGS_H */', '');
@@ -136,6 +138,7 @@ export function generateDocTables(): string {
     for (const a of u.args) L.push(`| ${a.name} | ARG${a.arg} | ${bitsText(a.lsb, a.width)} | ${a.doc} |`);
   }
   L.push('', `#### A sequencer list entry (${SEQ_ENTRY_BYTES} bytes, word offsets within the entry)`, '', ...regTable(SEQ_ENTRY_WORDS).map((l) => l.replace(/ \| R \| /, ' | | ')));
+  L.push('', '#### The list memory\'s registers (SEQ block, with seqListKiB > 0)', '', ...regTable(SEQ_LIST_REGS));
   L.push('', '#### Error codes (ERROR.CODE)', '', '| code | name | meaning |', '|---|---|---|');
   for (const e of ERROR_CODES) L.push(`| ${e.value} | ${e.name} | ${e.doc} |`);
   L.push('', DOC_END);

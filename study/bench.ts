@@ -7,7 +7,7 @@
 // runBench() runs, summarize() derives the comparisons, formatBench() prints;
 // the CLI (cli/main.ts) only parses options and chooses text or JSON.
 
-import { defaultConfig } from '../emu/config.ts';
+import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
@@ -31,6 +31,8 @@ export interface Experiment {
   /** Matmul experiments. */
   shape?: MatmulShape;
   seed?: SeedFigures;
+  /** Platform options of a what-if experiment (`--set` names), the as-built board otherwise. */
+  set?: Record<string, number>;
 }
 
 export const BASE_DIMS: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
@@ -40,6 +42,9 @@ export const RANDOM_SEED = 1;
 
 const model = (name: string, variant: number, decodeSteps: number, seed?: SeedFigures, dims = BASE_DIMS, promptLength = 64): Experiment =>
   ({ name, kind: 'model', variant, dims, promptLength, decodeSteps, seed });
+/** The sequencer what-if with the list memory VARIANT.SEQUENCER's lists need (docs/hardware.md §5.11). */
+export const SEQUENCER_SET = { sequencer: 1, seqListKiB: 32 };
+const withSet = (e: Experiment, set: Record<string, number>): Experiment => ({ ...e, set });
 const s = (run: number, mxu: number, vpu: number, dma: number, idle: number, overlap: number): SeedFigures =>
   ({ run, mxu, vpu, dma, idle, overlap });
 
@@ -72,6 +77,9 @@ export const EXPERIMENTS: readonly Experiment[] = [
   model('prefill, long context', BEST_VARIANT, 0),
   model('T=256, 1 layer, chained weights', 1023, 0, undefined, T256_DIMS, 256),
   model('T=256, 1 layer, long context', BEST_VARIANT, 0, undefined, T256_DIMS, 256),
+  // The sequencer what-if (docs/study.md §9): the best variant with its decode's weight matmuls replayed from lists.
+  withSet(model('full inference, sequencer', BEST_VARIANT | VARIANT.SEQUENCER, 64), SEQUENCER_SET),
+  withSet(model('prefill, sequencer', BEST_VARIANT | VARIANT.SEQUENCER, 0), SEQUENCER_SET),
 ];
 
 /** Each variant of --layer adds one technique to the one before, as the main table names them. */
@@ -201,10 +209,11 @@ function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
   }
   const dims = e.dims!;
   const job: Job = { prompt: randomPrompt(dims, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant };
-  const r = runOnEmulator(randomModel(dims, RANDOM_SEED), job, opts);
+  const config = e.set ? applyOverrides(defaultConfig(), e.set) : undefined;
+  const r = runOnEmulator(randomModel(dims, RANDOM_SEED), job, { ...opts, config });
   const windows = r.windows.length ? r.windows : [r.result.counters];
   const labels = ['prefill', 'decode'];
-  const { phases, ...total }: Prediction = predict(dims, job);
+  const { phases, ...total }: Prediction = predict(dims, job, config);
   return {
     name: e.name, kind: e.kind, variant: e.variant, variantName: variantName(e.variant), dims,
     job: { promptLength: e.promptLength!, decodeSteps: e.decodeSteps! }, shape: null,
@@ -262,6 +271,7 @@ export function summarize(results: ExperimentResult[]): DerivedFigure[] {
   ratio('FFN on chip speed-up, prefill (block attention / FFN on chip)', 'prefill, block attention', 'prefill, FFN on chip');
   ratio('long context speed-up, prefill (FFN on chip / long context)', 'prefill, FFN on chip', 'prefill, long context');
   ratio('long context speed-up, T=256, 1 layer (chained weights / long context)', 'T=256, 1 layer, chained weights', 'T=256, 1 layer, long context');
+  ratio('sequencer speed-up, full inference (long context / sequencer)', 'full inference, long context', 'full inference, sequencer');
   const base = by('full inference, base');
   const seedFull = SEED['full inference, base'], seedPre = SEED['prefill, base'];
   const decode = win(base, 'decode');

@@ -52,6 +52,16 @@ describe('picotpu bench', () => {
     }
   });
 
+  it('the sequencer experiments run on the sequencer what-if (their `set`), the best variant with VARIANT.SEQUENCER', () => {
+    const seq = EXPERIMENTS.filter((e) => e.name.endsWith(', sequencer'));
+    expect(seq.map((e) => e.name)).toEqual(['full inference, sequencer', 'prefill, sequencer']);
+    for (const e of seq) expect(e.set).toEqual({ sequencer: 1, seqListKiB: 32 });
+    expect(EXPERIMENTS.filter((e) => e.set).length).toBe(2); // every other row runs the board as built
+    const [p] = runBench({ only: ['prefill, sequencer'] }).experiments;
+    expect(p.variantName).toMatch(/long context\+sequencer$/);
+    expect({ mxu: p.counters.mxuBusy, dma: p.counters.dmaBusy, vpu: p.counters.vpuBusy }).toEqual({ mxu: p.prediction.total.mxu, dma: p.prediction.total.dma, vpu: p.prediction.total.vpu });
+  });
+
   it('double buffering takes fewer run clocks than the base kernels', () => {
     const [base, db] = b.experiments;
     expect(db.counters.cycles).toBeLessThan(base.counters.cycles);

@@ -5,13 +5,14 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../emu/config.ts';
+import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
 import { predict, predictMatmul } from '../model/analytic.ts';
 import { BEST_VARIANT, buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { argmax, requant, runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+import { SEQUENCER_SET } from '../study/bench.ts';
 
 const V = VARIANT;
 const VARIANTS: [string, number][] = [
@@ -257,6 +258,36 @@ describe('issue overhead at its floor (docs/study.md §5)', () => {
     expect(run.mxuBusy).toBe(weights + attention + 2 * tile(128));
     // FlashAttention (the variant without LONG_CONTEXT) already skipped every masked tile: the MXU work is the same.
     expect(predict(dims, { ...job, variant: BEST_VARIANT & ~V.LONG_CONTEXT }).phases[0].mxu).toBe(run.mxuBusy);
+  });
+
+  it('the sequencer (VARIANT.SEQUENCER on sequencer = 1, seqListKiB = 32): golden-exact tokens, logits and KV caches, busy as predicted, fewer decode clocks than the CPU-issued best', () => {
+    const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+    const model = randomModel(dims, 1);
+    const job: Job = { prompt: randomPrompt(dims, 64, 1), decodeSteps: 64, variant: BEST_VARIANT | V.SEQUENCER };
+    const config = applyOverrides(defaultConfig(), SEQUENCER_SET);
+    const run = runOnEmulator(model, job, { config });
+    const golden = runGolden(model, job);
+    expect(run.result.tpuErrors).toEqual([]);
+    expect(run.tokens).toEqual(golden.tokens);
+    expect(run.logits.map((l) => Array.from(l))).toEqual(golden.logits.map((l) => Array.from(l)));
+    // The replays patch the K and V rows' addresses: every position's rows must be where the golden model has them.
+    for (let l = 0; l < dims.layers; l++) {
+      expect(Buffer.from(run.kCache[l]).equals(Buffer.from(golden.kCache[l]))).toBe(true);
+      expect(Buffer.from(run.vCache[l]).equals(Buffer.from(golden.vCache[l]))).toBe(true);
+    }
+    // The lists push the commands the CPU pushed: the CPU-issued variant's busy clocks, as predicted.
+    const p = predict(dims, job, config);
+    run.windows.forEach((w, i) => expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.phases[i].mxu, dma: p.phases[i].dma, vpu: p.phases[i].vpu }));
+    expect(p.phases.map((ph) => ph.lowerBound)).toEqual(predict(dims, { ...job, variant: BEST_VARIANT }).phases.map((ph) => ph.lowerBound));
+    const cpuIssued = runOnEmulator(model, { ...job, variant: BEST_VARIANT }).windows[1];
+    expect(run.windows[1].cycles).toBeGreaterThanOrEqual(p.phases[1].lowerBound);
+    expect(run.windows[1].cycles).toBeLessThan(cpuIssued.cycles);
+  });
+
+  it('the sequencer variant on a board without the list memory stops with one line, not a wrong answer', () => {
+    const dims: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
+    const job: Job = { prompt: randomPrompt(dims, 8, 1), decodeSteps: 2, variant: BEST_VARIANT | V.SEQUENCER };
+    expect(() => runOnEmulator(randomModel(dims, 1), job)).toThrow(/bus error|SEQ|sequencer/i);
   });
 
   it('the best variant: full inference (64 + 64 tokens, d = 128, 4 layers) golden-exact, busy clocks as predicted, within 1.10x of the analytic bound', () => {

@@ -6,19 +6,21 @@
 
 import { describe, expect, it } from 'vitest';
 import { applyOverrides, ConfigError, defaultConfig } from '../emu/config.ts';
-import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
+import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { describeError, Tpu } from '../periph/tpu.ts';
+import { seqLines } from '../emu/debug/tpu-view.ts';
 import { entryWords } from './helpers/tpu-script.ts';
 
 const BASE = { DMA: UNITS[0].base, MXU: UNITS[1].base, VPU: UNITS[2].base, SEQ: SEQ_UNIT.base };
 type UnitName = keyof typeof BASE;
 const UNIT_INDEX = { DMA: 0, MXU: 1, VPU: 2 } as const;
 
-function makeTpu(reference: boolean, queueDepth = 8) {
+function makeTpu(reference: boolean, queueDepth = 8, seqListKiB = 0) {
   const cfg = defaultConfig();
   cfg.tpu.sequencer = 1;
   cfg.tpu.queueDepth = queueDepth;
+  cfg.tpu.seqListKiB = seqListKiB;
   const tpu = new Tpu(cfg, new Sram(cfg.bus), reference, false);
   tpu.records = [];
   tpu.seqRecords = [];
@@ -292,7 +294,117 @@ for (const reference of [false, true]) {
   });
 }
 
+const LIST = { PTR: BASE.SEQ + SEQ_LIST_REG.LIST_PTR, DATA: BASE.SEQ + SEQ_LIST_REG.LIST_DATA, RECORD: BASE.SEQ + SEQ_LIST_REG.RECORD };
+
+/** Writes a list into the list memory as the CPU does: LIST_PTR, then one LIST_DATA a word, from `clock`. */
+function writeListMemory(tpu: Tpu, addr: number, list: readonly Entry[], clock: number): void {
+  tpu.write(LIST.PTR, addr, 15, clock);
+  list.forEach((e) => entryWords(e.unit === 'WAIT' ? -1 : UNIT_INDEX[e.unit], e.args, e.token ?? 0, e.value, e.relative)
+    .forEach((w) => tpu.write(LIST.DATA, w, 15, clock)));
+}
+
+for (const reference of [false, true]) {
+  const model = reference ? 'reference' : 'fast';
+  describe(`the sequencer's list memory, seqListKiB (${model} model)`, () => {
+    it('a RUN reads its list from the list memory at one entry a clock, as from the scratchpad', () => {
+      for (const depth of [2, 8]) {
+        const list = [dmaLoad(40, 0x8000), matmul(16), ...Array.from({ length: depth + 3 }, () => matmul(8)), vpuCopy(2, 16), dmaLoad(8, 0x9000)];
+        const { tpu } = makeTpu(reference, depth, 32);
+        writeListMemory(tpu, 0x7fe0 - 32 * list.length, list, 10); // ends at the top of the 32 KiB
+        run(tpu, 0x7fe0 - 32 * list.length, list.length, 100);
+        settle(tpu);
+        const rule = ruleClocks(list, 101, depth);
+        const [seq] = tpu.seqRecords!;
+        expect(seq.endClock).toBe(rule.runEnd);
+        const fed = fedRecords(tpu, list);
+        expect(fed.map((r) => r.pushClock)).toEqual(rule.pushAt);
+        expect(fed.map((r) => r.startClock)).toEqual(rule.startAt);
+        expect(tpu.errors).toEqual([]);
+      }
+    });
+
+    it('holds no scratchpad port: a command reading the list\'s scratchpad address meanwhile runs', () => {
+      const { tpu } = makeTpu(reference, 8, 32);
+      writeListMemory(tpu, 0xe000 - 0x8000, Array.from({ length: 12 }, () => matmul(8)), 5);
+      run(tpu, 0xe000 - 0x8000, 12, 10);
+      push(tpu, 'VPU', opcode('VPU', 'COPY'), packArgs('VPU', { A_ADDR: 0x6100, C_ADDR: 0x5000, ROWS: 1, A_STRIDE: 64, C_STRIDE: 64, COLS: 8 }), 20);
+      settle(tpu);
+      expect(tpu.errors).toEqual([]);
+      expect(tpu.records!.filter((r) => r.unit === 'MXU')).toHaveLength(12);
+    });
+
+    it('RECORD captures the CPU\'s pushes as entries with tickets relative to its start; the replay pushes the same commands', () => {
+      const { tpu } = makeTpu(reference, 8, 4);
+      const before = dmaLoad(8, 0x9000);
+      push(tpu, 'DMA', before.value, before.args, 10); // DMA ticket 1, before the recording
+      tpu.write(LIST.PTR, 0x100, 15, 20);
+      tpu.write(LIST.RECORD, 1, 15, 20);
+      expect(tpu.read(LIST.RECORD, 20)).toBe(1);
+      const load = dmaLoad(40, 0x8000), mm = matmul(8);
+      push(tpu, 'DMA', load.value, load.args, 30); // DMA ticket 2
+      push(tpu, 'MXU', mm.value, mm.args, 40, (1 << 30 | 2) >>> 0); // after DMA ticket 2: relative +1
+      push(tpu, 'VPU', vpuCopy(1, 8).value, vpuCopy(1, 8).args, 50, (1 << 30 | 1) >>> 0); // after ticket 1: relative 0
+      tpu.write(LIST.RECORD, 0, 15, 60);
+      expect(tpu.read(LIST.PTR, 60)).toBe(0x100 + 3 * SEQ_ENTRY_BYTES);
+      const words = Array.from({ length: 24 }, (_, i) => new DataView(tpu.listMemory!.bytes.buffer).getUint32(0x100 + 4 * i, true));
+      expect(words).toEqual([
+        ...entryWords(0, load.args, 0, load.value, false),
+        ...entryWords(1, mm.args, (1 << 30 | 1) >>> 0, mm.value, true),
+        ...entryWords(2, vpuCopy(1, 8).args, (1 << 30) >>> 0, vpuCopy(1, 8).value, true),
+      ]);
+      settle(tpu);
+      run(tpu, 0x100, 3, 200_100);
+      tpu.advanceTo(400_000);
+      const mxu = tpu.records!.filter((r) => r.unit === 'MXU'), dma = tpu.records!.filter((r) => r.unit === 'DMA');
+      // The replayed MATMUL waits for the replayed load (DMA ticket 3 = base 2 + 1).
+      expect(mxu[1].startClock).toBe(dma[2].endClock + 1);
+      expect(tpu.errors).toEqual([]);
+    });
+
+    it('a list past the end of the list memory is RANGE; a capture that does not fit is RANGE of unit 4 and stops RECORD', () => {
+      const { tpu } = makeTpu(reference, 8, 1);
+      run(tpu, 1024 - 32, 2, 10);
+      tpu.write(LIST.PTR, 1024 - 32, 15, 20);
+      tpu.write(LIST.RECORD, 1, 15, 20);
+      const mm = matmul(8);
+      push(tpu, 'MXU', mm.value, mm.args, 30);
+      push(tpu, 'MXU', mm.value, mm.args, 40);
+      settle(tpu);
+      expect(tpu.errors.map((e) => `${e.unit} ${e.codeName}`)).toEqual(['SEQ RANGE', 'SEQ RANGE']);
+      expect(tpu.read(LIST.RECORD, 200_000)).toBe(0);
+      expect(unpackField(ERROR_FIELD.UNIT, tpu.read(GLOBAL.ERROR, 200_000))).toBe(4);
+      expect(tpu.records!.filter((r) => r.unit === 'MXU')).toHaveLength(2); // captured or not, the commands run
+    });
+  });
+}
+
+describe('the debugger\'s and GDB\'s view of the sequencer (info units, monitor units)', () => {
+  it('shows the RUN, the entry it holds and why, its queued RUNs and the list memory; nothing without the option', () => {
+    const { tpu } = makeTpu(false, 2, 4);
+    writeListMemory(tpu, 0x40, Array.from({ length: 6 }, () => matmul(8)), 5);
+    run(tpu, 0x40, 6, 10);
+    run(tpu, 0x40, 1, 11);
+    tpu.advanceTo(16); // MATMULs 0 runs, 1 and 2 wait: entry 3 is held for the full queue
+    expect(seqLines(tpu)).toEqual([
+      'SEQ  STATUS 0x00000101 (busy, 1 queued)  ISSUED 2  DONE 0',
+      '  running #0: RUN list=0x0040 count=6, at entry 3, holding an entry for the full MXU queue (started at clock 11)',
+      '  queued  #1: RUN list=0x0040 count=1 (pushed at clock 11)',
+      '  list memory 4 KiB, LIST_PTR 0x100, RECORD off',
+    ]);
+    expect(seqLines(new Tpu(defaultConfig(), new Sram(defaultConfig().bus), false, false))).toEqual([]);
+  });
+});
+
 describe('the sequencer option', () => {
+  it('seqListKiB: 0..64, and only with the sequencer; its registers exist only with it', () => {
+    expect(applyOverrides(defaultConfig(), { sequencer: 1, seqListKiB: '32' }).tpu.seqListKiB).toBe(32);
+    expect(() => applyOverrides(defaultConfig(), { seqListKiB: 32 })).toThrow(/seqListKiB needs sequencer = 1/);
+    expect(() => applyOverrides(defaultConfig(), { sequencer: 1, seqListKiB: 65 })).toThrow(/seqListKiB must be 0..64/);
+    expect(makeTpu(false, 8, 0).tpu.isRegister(LIST.DATA)).toBe(false);
+    expect(makeTpu(false, 8, 4).tpu.isRegister(LIST.DATA)).toBe(true);
+    expect(makeTpu(false, 8, 4).tpu.isRegister(BASE.SEQ + 0x4c)).toBe(false);
+  });
+
   it('off (as built), the SEQ block is no register: its offsets are bus errors', () => {
     const cfg = defaultConfig();
     const tpu = new Tpu(cfg, new Sram(cfg.bus), false, false);

@@ -17,6 +17,7 @@ import { runObserved } from '../emu/observe/observer.ts';
 import { KeepRecords } from './helpers/keep-records.ts';
 import { Profiler } from '../emu/observe/profiler.ts';
 import { commandArgs, TID, TimelineWriter } from '../emu/observe/timeline.ts';
+import { VcdWriter } from '../emu/observe/vcd.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { UNIT_NAMES } from '../periph/counters.ts';
 import { lastWindow, watchPerfCtrl } from './helpers/perf-writes.ts';
@@ -179,5 +180,40 @@ describe('--timeline', () => {
     expect(res.status).toBe(0);
     const events = JSON.parse(readFileSync(path, 'utf8')) as TraceEvent[];
     expect(events.filter((e) => e.tid === TID.CPU && e.ph === 'X').length).toBeGreaterThan(10);
+  });
+});
+
+describe('the observers with the command sequencer (hardware.md §5.11)', () => {
+  it('tpu_seq: a SEQ track with a slice per RUN and its drops, VCD seq.busy per RUN and FIFO depths never below 0, the profiler\'s RUNs', () => {
+    const cfg = defaultConfig();
+    cfg.tpu.sequencer = 1;
+    const m = new Machine(cfg);
+    m.loadElf(readFileSync(elfPath('tpu_seq')));
+    m.bus.console.captureOutput();
+    const path = join(tmp, 'tpu_seq.json'), vcdPath = join(tmp, 'tpu_seq.vcd');
+    const profiler = new Profiler(m);
+    m.tpu.records = [];
+    const r = runObserved(m, 30_000_000, [new TimelineWriter(m, { path, limit: 10_000_000 }), new VcdWriter(m, { path: vcdPath, limit: 10_000_000 }), profiler, new KeepRecords()]);
+    expect(r.exit).toBe(0);
+    const events = JSON.parse(readFileSync(path, 'utf8')) as TraceEvent[];
+    const threads = new Map(events.filter((e) => e.name === 'thread_name').map((e) => [e.tid, (e.args as { name: string }).name]));
+    expect(threads.get(TID.SEQ)).toBe('SEQ');
+    expectOrderedTracks(events);
+    const runs = events.filter((e) => e.tid === TID.SEQ && e.ph === 'X'), drops = events.filter((e) => e.tid === TID.SEQ && e.ph === 'i');
+    const seqErrors = m.tpu.errors.filter((e) => e.unit === 'SEQ' && e.codeName !== 'BAD_ENTRY').length;
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs.length + seqErrors).toBe(m.tpu.seq!.done);
+    expect(drops.length).toBe(m.tpu.errors.filter((e) => e.unit === 'SEQ').length);
+    // A RUN's slice: from its start to its last push (COUNT + 1 clocks with no full queue).
+    for (const e of runs) expect(Math.round(e.dur! * 12)).toBe((e.args!.end as number) - (e.args!.start as number) + 1);
+    const vcd = readFileSync(vcdPath, 'utf8');
+    const code = /\$var wire 1 (\S+) busy \$end\n\$upscope \$end\n\$upscope/.exec(vcd.slice(vcd.indexOf('$scope module seq')))![1];
+    const busyChanges = vcd.split('\n').filter((l) => l === `1${code}` || l === `0${code}`);
+    expect(busyChanges.length).toBeGreaterThanOrEqual(1 + 2 * (runs.length > 0 ? 1 : 0));
+    expect(vcd.split('\n').filter((l) => /^b1{31}[01] [$%&]$/.test(l))).toEqual([]); // no negative depth
+    // The profile covers tpu_seq's PERF_CTRL window: the RUNs that start in it.
+    const p = profiler.profile!, inWindow = runs.filter((e) => (e.args!.start as number) >= p.from && (e.args!.start as number) < p.to);
+    expect(inWindow.length).toBeGreaterThan(0);
+    expect(p.sequencer!.runs).toBe(inWindow.length);
   });
 });

@@ -24,6 +24,7 @@ function compareModels(seed: number, cfg: PlatformConfig, length: number) {
     expect.fail(`seed ${seed}: scratchpad byte 0x${at.toString(16)} differs (fast ${fast.spadBytes[at]}, reference ${ref.spadBytes[at]}); commands:\n${fast.commands.join('\n')}`);
   }
   expect(fast.sram === ref.sram, `seed ${seed}: SRAM bytes`).toBe(true);
+  expect(fast.lists === ref.lists, `seed ${seed}: list memory bytes`).toBe(true);
   return fast;
 }
 
@@ -75,6 +76,28 @@ describe('fast and reference TPU models agree on random command streams', () => 
     expect(badEntries).toBeGreaterThan(50);
     expect(seqErrors).toBeGreaterThan(badEntries + 50);
     expect(stalled).toBeGreaterThan(100);
+  });
+
+  it('with the sequencer\'s own list memory: lists written through LIST_DATA and captured by RECORD (seqListKiB)', () => {
+    const cfg = defaultConfig();
+    cfg.tpu.sequencer = 1;
+    cfg.tpu.seqListKiB = 16;
+    let fed = 0, runs = 0, badEntries = 0, stalled = 0, recordedRuns = 0;
+    for (let seed = 12000; seed < 12400; seed++) {
+      const cfgRun = structuredClone(cfg);
+      if (seed % 2 === 0) cfgRun.tpu.queueDepth = 2;
+      const f = compareModels(seed, cfgRun, 30);
+      runs += f.seqDone;
+      fed += f.fed;
+      badEntries += f.errors.filter((e) => e.endsWith('BAD_ENTRY')).length;
+      stalled += f.stalls.filter((s) => s > 0).length;
+      recordedRuns += f.recordedRuns;
+    }
+    expect(runs).toBeGreaterThan(700);
+    expect(fed).toBeGreaterThan(7000);
+    expect(badEntries).toBeGreaterThan(30);
+    expect(stalled).toBeGreaterThan(50);
+    expect(recordedRuns).toBeGreaterThan(50);
   });
 
   it('with a 16×16 MXU (the MXU-size what-if)', () => {

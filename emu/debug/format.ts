@@ -12,7 +12,7 @@ import { formatReport, type Counters } from '../../periph/counters.ts';
 import { GLOBAL } from '../../periph/regs.ts';
 import type { Breakpoint, PendingStore, Watchpoint } from './control.ts';
 import { RA, type ProgramView } from './program.ts';
-import { tokenUnmet, unitView, waitToken } from './tpu-view.ts';
+import { seqLines, tokenUnmet, unitView, waitToken } from './tpu-view.ts';
 
 /** One unit of memory in an x/ format: x (hex, the default), d, u or c. */
 export function fmtValue(v: number, fmt: string, size: number): string {
@@ -184,6 +184,7 @@ export function unitsLines(machine: Machine): string[] {
       lines.push(`  queued  #${cmd.serial}: ${u.rules.describe(cmd)}${tokenText(machine, cmd.token, true)} (pushed at clock ${cmd.pushClock})${why}`);
     });
   }
+  lines.push(...seqLines(tpu));
   const err = tpu.peek(GLOBAL.ERROR, now) >>> 0;
   lines.push(`ERROR 0x${hex8(err)}${err ? '' : ' (none)'}; ${tpu.errors.length} command${tpu.errors.length === 1 ? '' : 's'} dropped so far`);
   for (const e of tpu.errors.slice(-3)) lines.push(`  ${describeError(e)}`);

@@ -44,7 +44,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { StopReason } from '../cpu.ts';
 import { describeStop, hex8, type Machine, type RunResult } from '../machine.ts';
 import { Stepper } from '../stepper.ts';
-import { unitView, waitToken } from './tpu-view.ts';
+import { seqLines, unitView, waitToken } from './tpu-view.ts';
 import { formatReport } from '../../periph/counters.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 import { describeError } from '../../periph/tpu.ts';
@@ -793,6 +793,7 @@ class GdbSession {
       for (const e of errors) lines.push(`  error: ${describeError(e)}`);
       if (errors.length === 0) lines.push('  errors: none');
     }
+    lines.push(...seqLines(tpu));
     if (tpu.fatal) lines.push(`stopped: ${tpu.fatal}`);
     return lines.join('\n') + '\n';
   }

@@ -197,6 +197,12 @@ export interface Profile {
   /** By clocks, most first; every function that executed (or `<reset>`) in the scope. */
   functions: FunctionProfile[];
   units: UnitProfile[];
+  /**
+   * With the sequencer option (hardware.md §5.11): RUNs started in the clocks,
+   * clocks in which a RUN was feeding its list (start to last push; not unit
+   * busy clocks: idle keeps its meaning), and RUNs dropped. Absent without it.
+   */
+  sequencer?: { runs: number; feeding: number; dropped: number };
   /** The report's counters, for comparison. */
   report: CounterSnapshot;
 }
@@ -248,6 +254,8 @@ export class Profiler implements RunObserver {
   /** Command intervals that may reach past `resolved`. */
   private active: Busy[] = [];
   private recCursor = 0;
+  /** The sequencer's RUNs, accounted like the units' commands but apart from them (they are no busy unit). */
+  private readonly seq = { active: [] as Busy[], cursor: 0, runs: 0, feeding: 0, dropped: 0 };
   private errCursor = 0;
   private stallCursor = 0;
   private prevLink = false;
@@ -258,6 +266,7 @@ export class Profiler implements RunObserver {
   constructor(private readonly machine: Machine, options: ProfilerOptions = {}) {
     if (options.jsonPath !== undefined) this.json = new OutputFile(options.jsonPath, '--profile-json');
     this.functions = new FunctionMap(machine.symbols);
+    if (!machine.seed && machine.tpu.seq) machine.tpu.seqRecords ??= [];
     const n = this.functions.count;
     this.clocks = new Float64Array(n);
     this.idle = new Float64Array(n);
@@ -308,6 +317,7 @@ export class Profiler implements RunObserver {
     this.resolve(t);
     this.recCursor = 0;
     this.stallCursor = 0;
+    this.seq.cursor = 0;
   }
 
   finish(result: RunResult, machine: Machine): void {
@@ -357,6 +367,23 @@ export class Profiler implements RunObserver {
     this.curStart = t;
   }
 
+  /** The sequencer's RUNs in [lo, tEnd): feeding clocks within the scope [S, E), and the RUNs that start there. */
+  private resolveSeq(lo: number, tEnd: number, S: number, E: number): void {
+    const unit = this.machine.seed ? null : this.machine.tpu.seq;
+    const runs = unit ? this.machine.tpu.seqRecords : null;
+    if (!unit || !runs) return;
+    const q = this.seq;
+    for (; q.cursor < runs.length; q.cursor++) q.active.push({ u: 3, s: runs[q.cursor].startClock, e: runs[q.cursor].endClock + 1, push: 0 });
+    const take = (b: Busy) => {
+      const sx = Math.max(b.s, lo, S), sy = Math.min(b.e, tEnd, E);
+      if (sx < sy) q.feeding += sy - sx;
+      if (b.s >= lo && b.s < tEnd && b.s >= this.scopeStart && b.s < this.scopeEnd) q.runs++;
+    };
+    for (const b of q.active) take(b);
+    if (unit.running) take({ u: 3, s: unit.runningStart, e: Number.POSITIVE_INFINITY, push: 0 });
+    q.active = q.active.filter((b) => b.e > tEnd);
+  }
+
   /** Accounts every closed run; they end at `tEnd`, which the TPU has reached. */
   private resolve(tEnd: number): void {
     const lo = this.resolved;
@@ -388,10 +415,12 @@ export class Profiler implements RunObserver {
       if (u.running) take({ u: i, s: u.runningStart, e: Number.POSITIVE_INFINITY, push: u.running.pushClock });
     });
     this.active = this.active.filter((b) => b.e > tEnd);
+    this.resolveSeq(lo, tEnd, S, E);
     const errors = tpu.errors;
     while (this.errCursor < errors.length && errors[this.errCursor].clock < tEnd) {
       const e = errors[this.errCursor++];
-      if (e.unit !== 'SEQ' && e.clock >= this.scopeStart && e.clock < this.scopeEnd) this.dropped[UNIT_INDEX[e.unit]]++;
+      if (e.clock < this.scopeStart || e.clock >= this.scopeEnd) continue;
+      if (e.unit === 'SEQ') this.seq.dropped++; else this.dropped[UNIT_INDEX[e.unit]]++;
     }
 
     // The union of the busy spans, in order.
@@ -455,6 +484,7 @@ export class Profiler implements RunObserver {
         busy: { DMA: this.busy[0], MXU: this.busy[1], VPU: this.busy[2] },
       },
       functions, units, report: result.counters,
+      ...(!machine.seed && machine.tpu.seq ? { sequencer: { runs: this.seq.runs, feeding: this.seq.feeding, dropped: this.seq.dropped } } : {}),
     };
   }
 }
@@ -484,5 +514,7 @@ export function formatProfile(p: Profile): string {
     lines.push(`${u.unit.padEnd(6)} ${num(u.commands, 9)} ${num(u.busy, 12)} ${pc(u.busy)} ${wait.padStart(10)} ${num(u.dropped, 8)} ${num(u.inFlight, 8)}`);
   }
   lines.push('mean wait: clocks from the accepted PUSH to the start; running: still busy at the stop');
+  const q = p.sequencer;
+  if (q) lines.push(`SEQ: ${q.runs} RUNs, feeding ${q.feeding} clocks ${pc(q.feeding).trim()}, ${q.dropped} dropped (feeding: from a RUN's start to its last push; no unit busy clock)`);
   return lines.join('\n') + '\n';
 }

@@ -13,6 +13,8 @@
 //   DMA, MXU, VPU   a slice per command, start to end, named by its opcode, with
 //                   its fields, push/start/end clocks and queue wait in args; an
 //                   instant event per command dropped with an error
+//   SEQ             with the sequencer option (hardware.md §5.11): a slice per
+//                   RUN, from its start to its last push, and its drops
 // On each track the events are written in time order. A run a signal
 // interrupted ends with a global instant event "run interrupted (SIGINT)".
 
@@ -22,9 +24,12 @@ import { FunctionMap, perfCtrlWrite, RESET_FN, UNIT_INDEX } from './profiler.ts'
 import type { StepInfo } from '../stepper.ts';
 import { TextSink, type TraceFileOptions } from './vcd.ts';
 import { UNIT_NAMES } from '../../periph/counters.ts';
-import type { CommandRecord, TpuError } from '../../periph/tpu.ts';
+import type { CommandRecord, TpuError, TpuUnitName } from '../../periph/tpu.ts';
 
-export const TID = { CPU: 1, STALL: 2, PERF: 3, DMA: 4, MXU: 5, VPU: 6 } as const;
+/** The SEQ track's place among the unit tracks (DMA 0, MXU 1, VPU 2), for ordering. */
+const SEQ_TRACK = 3;
+
+export const TID = { CPU: 1, STALL: 2, PERF: 3, DMA: 4, MXU: 5, VPU: 6, SEQ: 7 } as const;
 const PID = 1;
 
 /** A command's description split into its opcode and fields (`LOAD sram=0x00100 rows=8` → LOAD, {sram, rows}). */
@@ -55,6 +60,7 @@ export class TimelineWriter implements RunObserver {
   private recCursor = 0;
   private errCursor = 0;
   private stallCursor = 0;
+  private seqCursor = 0;
   private perfFrom = -1;
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
@@ -72,6 +78,16 @@ export class TimelineWriter implements RunObserver {
     meta(TID.STALL, 'CPU PUSH stall');
     meta(TID.PERF, 'PERF_CTRL');
     for (const u of UNIT_NAMES) meta(TID[u], u);
+    const tpu = machine.seed ? null : machine.tpu;
+    if (tpu?.seq) {
+      tpu.seqRecords ??= [];
+      meta(TID.SEQ, 'SEQ');
+    }
+  }
+
+  /** The sequencer's finished RUNs (the `sequencer` option), or null. */
+  private seqRecords(machine: Machine): CommandRecord<'SEQ'>[] | null {
+    return machine.seed ? null : machine.tpu.seqRecords;
   }
 
   /** Events written (not counting the track names). */
@@ -100,8 +116,8 @@ export class TimelineWriter implements RunObserver {
       const p = perfCtrlWrite(info, machine);
       if (p) this.perfCtrl(p.clock, p.on);
     }
-    const records = tpu.records;
-    if ((records && records.length > this.recCursor) || tpu.errors.length > this.errCursor) this.readTpu(machine);
+    const records = tpu.records, runs = this.seqRecords(machine);
+    if ((records && records.length > this.recCursor) || tpu.errors.length > this.errCursor || (runs && runs.length > this.seqCursor)) this.readTpu(machine);
   }
 
   /** Takes the TPU's records so far, which are emptied next (emu/observe/observer.ts). */
@@ -109,6 +125,7 @@ export class TimelineWriter implements RunObserver {
     if (!this.done) this.readTpu(machine);
     this.recCursor = 0;
     this.stallCursor = 0;
+    this.seqCursor = 0;
   }
 
   finish(result: RunResult, machine: Machine): void {
@@ -124,6 +141,11 @@ export class TimelineWriter implements RunObserver {
         const description = u.rules.describe(cmd);
         this.command({ unit: UNIT_NAMES[i], serial: cmd.serial, command: description, pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end - 1 }, true);
       });
+      const seq = machine.seed ? null : machine.tpu.seq;
+      if (seq?.running && !this.done) {
+        const cmd = seq.running;
+        this.command({ unit: 'SEQ', serial: cmd.serial, command: seq.rules.describe(cmd), pushClock: cmd.pushClock, startClock: seq.runningStart, endClock: end - 1 }, true);
+      }
     }
     if (result.reason === 'interrupted') {
       this.raw({ name: `run interrupted (${result.signal})`, ph: 'i', s: 'g', pid: PID, tid: TID.CPU, ts: this.ts(end), args: { clock: end } });
@@ -195,10 +217,13 @@ export class TimelineWriter implements RunObserver {
     const newErrors = tpu.errors.slice(this.errCursor);
     this.recCursor = records.length;
     this.errCursor = tpu.errors.length;
-    const items: { u: number; serial: number; record?: CommandRecord; error?: TpuError }[] = [];
+    const items: { u: number; serial: number; record?: CommandRecord<TpuUnitName>; error?: TpuError }[] = [];
     for (const r of newRecords) items.push({ u: UNIT_INDEX[r.unit], serial: r.serial, record: r });
-    for (const e of newErrors) if (e.unit !== 'SEQ') items.push({ u: UNIT_INDEX[e.unit], serial: e.serial, error: e });
-    if (newErrors.length > 0) items.sort((a, b) => a.u - b.u || a.serial - b.serial);
+    const runs = this.seqRecords(machine) ?? [], newRuns = runs.slice(this.seqCursor);
+    for (const r of newRuns) items.push({ u: SEQ_TRACK, serial: r.serial, record: r });
+    this.seqCursor = runs.length;
+    for (const e of newErrors) items.push({ u: e.unit === 'SEQ' ? SEQ_TRACK : UNIT_INDEX[e.unit], serial: e.serial, error: e });
+    if (newErrors.length > 0 || newRuns.length > 0) items.sort((a, b) => a.u - b.u || a.serial - b.serial);
     for (const it of items) {
       if (this.done) return;
       if (it.record) this.command(it.record, false);
@@ -206,14 +231,14 @@ export class TimelineWriter implements RunObserver {
         const e = it.error!;
         const { opcode, fields } = commandArgs(e.command);
         this.event({
-          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit as (typeof UNIT_NAMES)[number]], ts: this.ts(e.clock),
+          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit], ts: this.ts(e.clock),
           args: { serial: e.serial, command: e.command, error: e.codeName, detail: e.detail, clock: e.clock, ...fields },
         }, e.clock);
       }
     }
   }
 
-  private command(r: CommandRecord, inFlight: boolean): void {
+  private command(r: CommandRecord<TpuUnitName>, inFlight: boolean): void {
     const { opcode, fields } = commandArgs(r.command);
     this.slice(TID[r.unit], opcode, r.startClock, r.endClock + 1, {
       serial: r.serial, command: r.command, ...fields,

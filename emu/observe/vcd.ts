@@ -10,6 +10,7 @@
 //   picotpu.tpu.perf_window 1 bit   the PERF_CTRL counters are counting
 //   picotpu.tpu.<unit>.busy   1 bit  a command is executing (start..end clocks)
 //   picotpu.tpu.<unit>.depth  8-bit  commands waiting in the unit's FIFO (from the accepted PUSH to the start)
+//   picotpu.tpu.seq.busy      1 bit  with the sequencer option: a RUN is feeding its list (start..last push)
 // A value at time t holds during clock t. Only changes are written, and at most
 // --trace-limit of them; the file then ends with a $comment saying so, as it
 // does when a signal interrupted the run (cli/run-control.ts).
@@ -20,6 +21,7 @@
 // commands have been read (a running command's start is read from the unit),
 // so the changes are buffered and written up to that clock in batches.
 
+import type { CommandRecord } from '../../periph/tpu.ts';
 import type { Machine, RunResult } from '../machine.ts';
 import { OutputFile } from './output-file.ts';
 import type { RunObserver } from './observer.ts';
@@ -54,7 +56,8 @@ const STALL = 6;
 const PC = 7;
 const FUNC = 8; // func (string) and func_id together
 const PERF = 9;
-const SIGNALS = 10;
+const SEQ_BUSY = 10; // only with the sequencer option
+const SIGNALS = 11;
 
 const CPU_BATCH = 8192;
 
@@ -63,7 +66,7 @@ export class VcdWriter implements RunObserver {
   private readonly functions: FunctionMap;
   private readonly funcWidth: number;
   /** Value-change codes of the signals (func_id is FUNC's second code). */
-  private readonly codes = ['!', '"', '#', '$', '%', '&', "'", '(', ')', '+'];
+  private readonly codes = ['!', '"', '#', '$', '%', '&', "'", '(', ')', '+', ','];
   private readonly funcIdCode = '*';
 
   /** CPU events, in time order: time, signal, value (absolute; for a depth, a push's +1). */
@@ -89,12 +92,17 @@ export class VcdWriter implements RunObserver {
   private errCursor = 0;
   private stallCursor = 0;
   private readonly startSeen = [-1, -1, -1];
+  /** With the sequencer: its finished RUNs read so far, and the last RUN whose start was seen. */
+  private readonly seqRuns: CommandRecord<'SEQ'>[] | null;
+  private seqCursor = 0;
+  private seqStartSeen = -1;
   private readonly issuedSeen = [0, 0, 0];
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
     this.functions = new FunctionMap(machine.symbols);
     this.funcWidth = Math.max(1, Math.ceil(Math.log2(this.functions.count)));
     machine.activity.stallRecords ??= [];
+    this.seqRuns = !machine.seed && machine.tpu.seq ? (machine.tpu.seqRecords ??= []) : null;
     this.sink = new TextSink(options.path, '--vcd');
     this.header();
   }
@@ -133,15 +141,7 @@ export class VcdWriter implements RunObserver {
     if ((expandedWord(info) & 0x7f) === 0x23) {
       const p = perfCtrlWrite(info, machine);
       if (p) this.cpu(p.clock, PERF, p.on ? 1 : 0);
-      // Pushes: the store's write reaches the TPU at its data handshake (clockBefore + storeAccessOffset), or is accepted at the stall's end.
-      const units = tpu.units;
-      for (let u = 0; u < 3; u++) {
-        const issued = units[u].issued;
-        for (let serial = this.issuedSeen[u]; serial < issued; serial++) {
-          this.cpu(this.pushClock(u, serial, info, stallUnit === UNIT_NAMES[u] ? stallTo : -1), DEPTH + u, 1);
-        }
-        this.issuedSeen[u] = issued;
-      }
+      this.pushes(info, stallTo, stallUnit);
     }
     if (this.cpuT.length >= CPU_BATCH) this.flush(Math.min(tpu.clock, machine.cpu.cycle));
   }
@@ -151,6 +151,7 @@ export class VcdWriter implements RunObserver {
     if (!this.done) this.readTpu(machine);
     this.recCursor = 0;
     this.stallCursor = 0;
+    this.seqCursor = 0;
   }
 
   finish(result: RunResult, machine: Machine): void {
@@ -196,9 +197,10 @@ export class VcdWriter implements RunObserver {
       w(`$var wire 8 ${this.codes[DEPTH + u]} depth [7:0] $end\n`);
       w('$upscope $end\n');
     }
+    if (this.seqRuns) w(`$scope module seq $end\n$var wire 1 ${this.codes[SEQ_BUSY]} busy $end\n$upscope $end\n`);
     w('$upscope $end\n$upscope $end\n$enddefinitions $end\n');
     w('#0\n$dumpvars\n');
-    for (let s = 0; s < SIGNALS; s++) w(this.valueText(s, 0));
+    for (let s = 0; s < (this.seqRuns ? SIGNALS : SEQ_BUSY); s++) w(this.valueText(s, 0));
     w('$end\n');
     this.lastTime = 0;
     this.lastPc = 0;
@@ -216,22 +218,43 @@ export class VcdWriter implements RunObserver {
     this.tpuV.push(delta);
   }
 
-  /** The clock at which PUSH number `serial` of unit `u` was accepted (it happened in this step). */
-  private pushClock(u: number, serial: number, info: StepInfo, stallTo: number): number {
+  /**
+   * The pushes since the last look, as TPU events (any order): the CPU's (the
+   * store's write reaches the TPU at its data handshake, clockBefore +
+   * storeAccessOffset, or is accepted at the stall's end) and, with the
+   * sequencer, the commands its lists fed, at their push clocks (`info` null:
+   * read between steps, when only those can be new).
+   */
+  private pushes(info: StepInfo | null, stallTo: number, stallUnit: string): void {
+    const units = this.machine.activity.units;
+    for (let u = 0; u < 3; u++) {
+      const issued = units[u].issued;
+      for (let serial = this.issuedSeen[u]; serial < issued; serial++) {
+        this.tpuEvent(this.pushClock(u, serial, info, stallUnit === UNIT_NAMES[u] ? stallTo : -1), DEPTH + u, 1);
+      }
+      this.issuedSeen[u] = issued;
+    }
+  }
+
+  /** The clock at which PUSH number `serial` of unit `u` was accepted (in this step, or fed by the sequencer). */
+  private pushClock(u: number, serial: number, info: StepInfo | null, stallTo: number): number {
     const unit = this.machine.activity.units[u];
     for (const c of unit.fifo) if (c.serial === serial) return c.pushClock;
     if (unit.running && unit.running.serial === serial) return unit.running.pushClock;
     const records = this.machine.activity.records ?? [];
-    for (let i = records.length - 1; i >= 0 && records[i].endClock >= info.clockBefore; i--) {
+    // (All of them: a command the sequencer fed may have ended before this step.)
+    for (let i = records.length - 1; i >= 0; i--) {
       if (records[i].serial === serial && records[i].unit === UNIT_NAMES[u]) return records[i].pushClock;
     }
-    // Dropped already: only the clock of the write tells.
+    // Dropped already: only the clock of the write tells (a fed command's drop: its start, the error's clock).
+    if (!info) return this.machine.activity.errors.find((e) => e.unit === UNIT_NAMES[u] && e.serial === serial)?.clock ?? this.machine.activity.clock;
     return stallTo >= 0 ? stallTo : info.clockBefore + storeAccessOffset(this.machine.config.cpu);
   }
 
   /** Reads the TPU events known so far: ended commands, drops, and the starts of running commands. */
   private readTpu(machine: Machine): void {
     const tpu = machine.activity;
+    if (!machine.seed && machine.tpu.seq) this.pushes(null, -1, '');
     const records = tpu.records ?? [];
     for (; this.recCursor < records.length; this.recCursor++) {
       const r = records[this.recCursor];
@@ -246,6 +269,22 @@ export class VcdWriter implements RunObserver {
     tpu.units.forEach((unit, u) => {
       if (unit.running && unit.running.serial > this.startSeen[u]) this.started(u, unit.running.serial, unit.runningStart);
     });
+    if (this.seqRuns) this.readRuns(machine.tpu.seq!);
+  }
+
+  /** The sequencer's RUNs: busy from the start to the last push (hardware.md §5.11). */
+  private readRuns(seq: NonNullable<Machine['tpu']['seq']>): void {
+    const runs = this.seqRuns!;
+    for (; this.seqCursor < runs.length; this.seqCursor++) {
+      const r = runs[this.seqCursor];
+      if (r.serial > this.seqStartSeen) this.tpuEvent(r.startClock, SEQ_BUSY, 1);
+      this.seqStartSeen = r.serial;
+      this.tpuEvent(r.endClock + 1, SEQ_BUSY, -1);
+    }
+    if (seq.running && seq.running.serial > this.seqStartSeen) {
+      this.seqStartSeen = seq.running.serial;
+      this.tpuEvent(seq.runningStart, SEQ_BUSY, 1);
+    }
   }
 
   private started(u: number, serial: number, clock: number): void {
@@ -325,7 +364,7 @@ export class VcdWriter implements RunObserver {
 
   private valueText(s: number, v: number): string {
     const code = this.codes[s];
-    if (s < DEPTH || s === STALL || s === PERF) return `${v}${code}\n`;
+    if (s < DEPTH || s === STALL || s === PERF || s === SEQ_BUSY) return `${v}${code}\n`;
     if (s === FUNC) {
       const name = this.functions.names[v].replace(/\s/g, '_');
       return `s${name} ${code}\nb${v.toString(2)} ${this.funcIdCode}\n`;

@@ -4,6 +4,10 @@
  * into the scratchpad by one DMA LOAD, and run by RUN commands, each of which
  * pushes the entries into the units' queues at one a clock.
  *
+ * With a list memory (--set seqListKiB=N, docs/hardware.md §5.11) lists live
+ * there instead: written through TPU_SEQ_LIST_PTR/LIST_DATA or captured with
+ * TPU_SEQ_RECORD (kernels/sequencer.c), and LIST_ADDR addresses them.
+ *
  * Tickets in a list are best relative (SEQ_REL): k ≥ 1 names the k-th
  * command the list pushes to that unit, k ≤ 0 the commands before the list,
  * so one list can be run again and again. The sequencer's own commands are

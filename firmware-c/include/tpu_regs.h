@@ -288,7 +288,7 @@
 #define TPU_UNIT_SEQ 4
 #define TPU_SEQ_BASE 0x400u
 #define TPU_SEQ_RUN 1u /* push the COUNT entries of the list at LIST_ADDR into their units' queues, one per clock */
-/* LIST_ADDR: ARG0[15:0], scratchpad byte address of entry 0, a multiple of 32 */
+/* LIST_ADDR: ARG0[15:0], byte address of entry 0, a multiple of 32: in the scratchpad, or with seqListKiB > 0 in the list memory */
 #define TPU_SEQ_LIST_ADDR_ARG 0
 #define TPU_SEQ_LIST_ADDR_LSB 0
 #define TPU_SEQ_LIST_ADDR_WIDTH 16
@@ -340,6 +340,15 @@
 #define TPU_SEQ_ENTRY_CMD_RESERVED(v) ((((uint32_t)(v)) & 0x1FFFu) << 19)
 #define TPU_SEQ_ENTRY_CMD_RESERVED_GET(r) ((((uint32_t)(r)) >> 19) & 0x1FFFu)
 #define TPU_SEQ_ENTRY_RESERVED 0x01Cu /* R: must be 0 (else a bad entry) */
+
+/* The list memory's registers in the SEQ block (offsets from TPU_SEQ_BASE), only with seqListKiB > 0 */
+#define TPU_SEQ_LIST_PTR 0x040u /* RW: list-memory byte address LIST_DATA writes next and RECORD captures to (a multiple of 4; of 32 while recording) */
+#define TPU_SEQ_LIST_DATA 0x044u /* W: writes the word at LIST_PTR, then LIST_PTR += 4 */
+#define TPU_SEQ_RECORD 0x048u /* RW: capture: while on, every CPU PUSH to DMA, MXU or VPU is also written as an entry at LIST_PTR (LIST_PTR += 32), its token relative to the ISSUED counts latched when RECORD was switched on */
+#define TPU_SEQ_RECORD_ON_LSB 0
+#define TPU_SEQ_RECORD_ON_WIDTH 1
+#define TPU_SEQ_RECORD_ON(v) ((((uint32_t)(v)) & 0x1u) << 0)
+#define TPU_SEQ_RECORD_ON_GET(r) ((((uint32_t)(r)) >> 0) & 0x1u)
 
 /* ERROR codes */
 #define TPU_ERR_BAD_OPCODE 1u /* unknown opcode or flag */

@@ -24,6 +24,9 @@
  *   LONG_CONTEXT   prefill of a prompt longer than 64 rows: the stream and
  *                  FFN-on-chip matmuls block by block of 64 rows, attention
  *                  by query blocks (attention_long, long.c)
+ *   SEQUENCER      decode on the sequencer what-if: the weight matmuls of
+ *                  the first step recorded into the sequencer's list memory,
+ *                  replayed by RUN in every later step (sequencer.c)
  * Every variant computes the same bytes (the golden model, model/golden.ts). */
 #ifndef KERNELS_H
 #define KERNELS_H
@@ -225,5 +228,31 @@ void attention_block(const struct attn_args *a);
  * items pipelined, each head's output columns stored as soon as they are done. */
 int attention_long_fits(uint32_t d, uint32_t rows);
 void attention_long(const struct attn_args *a);
+
+/* ---- the command sequencer's lists (VARIANT_SEQUENCER, sequencer.c) ---- */
+/* A list in the sequencer's list memory: where it starts, its entries and
+ * the commands it pushes to each unit (DMA, MXU, VPU). */
+struct seq_list {
+  uint32_t addr, count, pushed[3];
+};
+/* The list memory's next free byte and the RUN commands pushed so far. (The
+ * callers keep it on their stack: new static data would move the others'
+ * and change which accesses the linker relaxes to gp, and so every other
+ * variant's instructions.) */
+struct seq_book {
+  uint32_t top, runs;
+};
+/* Starts recording list l at the next free list-memory address: the
+ * commands pushed from now on run as usual and are captured. */
+void seq_record_begin(struct seq_book *b, struct seq_list *l);
+/* The index in the list being recorded of the command pushed last. */
+uint32_t seq_recorded_last(const struct seq_list *l);
+/* Stops recording list l. */
+void seq_record_end(struct seq_book *b, struct seq_list *l);
+/* Rewrites word `word` of entry `entry` of list l (an address that changes from step to step). */
+void seq_patch(const struct seq_list *l, uint32_t entry, uint32_t word, uint32_t value);
+/* Runs list l and waits until the sequencer has pushed all of it (so that
+ * the CPU's next commands queue behind it); tpu_pushed[] counts its commands. */
+void seq_replay(struct seq_book *b, const struct seq_list *l);
 
 #endif /* KERNELS_H */

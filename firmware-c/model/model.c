@@ -535,6 +535,103 @@ static __attribute__((noinline)) uint32_t panel_forward(uint8_t tok, uint32_t po
   return panel_head(0, step);
 }
 
+/* ---- VARIANT_SEQUENCER: panel decode with its weight matmuls replayed ----
+ * List l (0 ≤ l ≤ layers) holds the weight matmuls between two attentions:
+ * list 0 layer 0's Q, K and V; list l the previous layer's Wo, W1 and W2
+ * and layer l's Q, K and V; the last list the last layer's Wo, W1, W2 and
+ * the head. The first decode step runs panel_layer's calls with RECORD on;
+ * every later step replays the lists, patching the three addresses that
+ * move with the position (K's and V's cache rows, the logits row). Attention
+ * stays CPU-issued: its commands change with the position. */
+struct seq_state {
+  struct seq_book book;
+  struct seq_list lists[MAX_LAYERS + 1];
+  /* Entries of the K and V cache-row stores in list l, of the logits store in the last. */
+  uint32_t k_store[MAX_LAYERS], v_store[MAX_LAYERS], head_store, recorded;
+};
+
+/* Layer y's Q, K and V matmuls (panel_layer's first half), recording where K's and V's stores are. */
+static void seq_qkv(struct seq_state *st, const struct layer *y, uint32_t l, uint32_t row_off) {
+  uint32_t rs = M.d / 2;
+  struct mm_args wk = weights(y->wk, M.d, M.d), wv = weights(y->wv, M.d, M.d);
+  struct mm_args m = { .a = M.x, .a_stride = rs, .b = y->wq, .b_stride = rs, .c = M.q, .c_stride = rs, .m = 1, .k = M.d, .n = M.d, .shift = y->sq };
+  matmul_panel(&m, 0, &wk);
+  m.b = y->wk; m.c = y->k_cache + row_off; m.shift = y->sk;
+  matmul_panel(&m, 1, &wv);
+  st->k_store[l] = seq_recorded_last(&st->lists[l]);
+  m.b = y->wv; m.c = y->v_cache + row_off; m.shift = y->sv;
+  matmul_panel(&m, 1, 0);
+  st->v_store[l] = seq_recorded_last(&st->lists[l]);
+}
+
+/* Layer y's Wo, W1 and W2 matmuls (panel_layer's second half). */
+static void seq_ffn(const struct layer *y, const struct mm_args *after) {
+  uint32_t rs = M.d / 2, fs = M.d_ff / 2;
+  struct mm_args w1 = weights(y->w1, M.d, M.d_ff), w2 = weights(y->w2, M.d_ff, M.d);
+  struct mm_args o = {
+    .a = M.att, .a_stride = rs, .b = y->wo, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d, .n = M.d,
+    .shift = y->sa, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound1,
+  };
+  matmul_panel(&o, 0, &w1);
+  struct mm_args f1 = { .a = M.x, .a_stride = rs, .b = y->w1, .b_stride = fs, .c = M.hidden, .c_stride = fs, .m = 1, .k = M.d, .n = M.d_ff, .shift = y->s1, .epi = EPI_RELU };
+  matmul_panel(&f1, 0, &w2);
+  struct mm_args f2 = {
+    .a = M.hidden, .a_stride = fs, .b = y->w2, .b_stride = rs, .c = M.x, .c_stride = rs, .m = 1, .k = M.d_ff, .n = M.d,
+    .shift = y->s2, .epi = EPI_RESIDUAL, .res = M.x, .res_stride = rs, .bound = y->bound2,
+  };
+  matmul_panel(&f2, 0, after);
+}
+
+static __attribute__((noinline)) uint32_t seq_forward(struct seq_state *st, uint8_t tok, uint32_t pos, uint32_t step) {
+  uint32_t record = !st->recorded, row_off = pos * (M.d / 2), out = M.logits + step * M.vocab * 4, n = M.layers;
+  embed(M.x, &tok, 1, pos, M.tok_emb, M.pos_emb, M.d);
+  if (record) seq_record_begin(&st->book, &st->lists[0]);
+  for (uint32_t l = 0; l < n; l++) {
+    const struct layer *y = &L[l];
+    if (record) {
+      seq_qkv(st, y, l, row_off);
+      seq_record_end(&st->book, &st->lists[l]);
+    } else {
+      seq_patch(&st->lists[l], st->k_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->k_cache + row_off));
+      seq_patch(&st->lists[l], st->v_store[l], TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(y->v_cache + row_off));
+      seq_replay(&st->book, &st->lists[l]);
+    }
+    struct attn_args at = {
+      .q = M.q, .k_cache = y->k_cache, .v_cache = y->v_cache, .out = M.att, .scores = M.scores, .scores_stride = M.scores_stride,
+      .rows = 1, .row0 = pos, .d = M.d, .heads = M.heads, .shift_s = y->ss, .shift_o = y->so,
+    };
+    struct mm_args wo = weights(y->wo, M.d, M.d);
+    attention_decode(&at, &wo);
+    if (record) {
+      struct mm_args next = l + 1 < n ? weights(L[l + 1].wq, M.d, M.d) : weights(M.w_out, M.d, M.vocab);
+      if (l + 1 == n) next.flags = MM_OUT_INT32;
+      seq_record_begin(&st->book, &st->lists[l + 1]);
+      seq_ffn(y, &next);
+    }
+  }
+  if (record) {
+    struct mm_args m = {
+      .a = M.x, .a_stride = M.d / 2, .b = M.w_out, .b_stride = M.vocab / 2, .c = out, .c_stride = M.vocab * 4,
+      .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32,
+    };
+    matmul_panel(&m, 0, 0);
+    st->head_store = seq_recorded_last(&st->lists[n]);
+    seq_record_end(&st->book, &st->lists[n]);
+    st->recorded = 1;
+  } else {
+    seq_patch(&st->lists[n], st->head_store, TPU_DMA_SRAM_ADDR_ARG, TPU_DMA_SRAM_ADDR(out));
+    seq_replay(&st->book, &st->lists[n]);
+  }
+  tpu_drain(TPU_UNIT_DMA); /* the logits are in SRAM */
+  uint32_t best = 0;
+  int32_t best_v = (int32_t)SRAM_WORD(out);
+  for (uint32_t i = 1; i < M.vocab; i++) {
+    int32_t v = (int32_t)SRAM_WORD(out + 4 * i);
+    if (v > best_v) { best_v = v; best = i; }
+  }
+  return best;
+}
+
 /* GENERATED and STATUS: the end of a run. Inlined into main, so that the
  * single job's code is what it was before batches. */
 static inline __attribute__((always_inline)) int finish(uint32_t produced) {
@@ -632,11 +729,49 @@ static __attribute__((noinline)) int main_long(void) {
   return finish(produced);
 }
 
+/* SEQUENCER's single job: the prefill main_panel_or_ffn would run (its
+ * streamed flows), then decode steps by seq_forward; a function of its own,
+ * calling only noinline functions, so that the other flows' code is what it
+ * was (a new call site of forward() changed GCC's inlining, and their clocks). */
+static __attribute__((noinline)) int main_seq(uint32_t long_ctx) {
+  uint32_t ffn = !long_ctx && (M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits();
+  if (!long_ctx) block_attention = attention_block_fits(M.d, M.prompt_len);
+  for (uint32_t i = 0; i < M.prompt_len; i++) tokens[i] = SRAM_BYTE(M.prompt + i);
+  tpu_perf_start();
+  uint32_t tok = long_ctx ? stream_forward_long() : ffn ? stream_forward_ffn() : stream_forward();
+  tokens[M.prompt_len] = (uint8_t)tok;
+  uint32_t produced = 1;
+  tpu_perf_stop();
+  struct seq_state st; /* on the stack: see struct seq_book */
+  st.book.top = st.book.runs = st.recorded = 0;
+  if (M.decode_steps && tok != M.stop_token) {
+    tpu_perf_start();
+    for (uint32_t i = 1; i <= M.decode_steps; i++) {
+      tok = seq_forward(&st, (uint8_t)tok, M.prompt_len + i - 1, i);
+      tokens[M.prompt_len + i] = (uint8_t)tok;
+      produced++;
+      if (tok == M.stop_token) break;
+    }
+    tpu_perf_stop();
+  }
+  for (uint32_t i = 0; i < produced; i++) SRAM_BYTE(M.out_tokens + i) = tokens[M.prompt_len + i];
+  return finish(produced);
+}
+
+/* Whether main_seq takes the job: its prefill streams and every decode
+ * matmul (the head's too) fits matmul_panel, attention attention_decode. */
+static __attribute__((noinline)) int seq_fits(void) {
+  struct mm_args head = { .m = 1, .k = M.d, .n = M.vocab, .flags = MM_OUT_INT32 };
+  heads_pipelined = attention_decode_fits(M.d, M.max_seq);
+  return (M.variant & VARIANT_CHAIN) && heads_pipelined && decodes_by_panels() && matmul_panel_fits(&head) && prefills_by_streams();
+}
+
 /* PANEL's single job: LONG_CONTEXT's flow when its kernels hold the prompt,
  * FFN_ON_CHIP's when the prefill streams with the FFN on chip, main_panel's
  * otherwise; a function of its own so that main's code and
  * main_panel's are what they were. */
 static __attribute__((noinline)) int main_panel_or_ffn(void) {
+  if ((M.variant & VARIANT_SEQUENCER) && seq_fits()) return main_seq((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits());
   if ((M.variant & VARIANT_LONG_CONTEXT) && long_prefill_fits()) return main_long();
   if ((M.variant & VARIANT_FFN_ON_CHIP) && ffn_on_chip_fits()) return main_ffn();
   return main_panel();

@@ -11,7 +11,7 @@
 //    a roof, not a forecast — the distance from it to the measured run is the
 //    CPU's issue cost and the pipeline's bubbles, which the study reads off.
 
-import { BASE_DIMS } from '../bench.ts';
+import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
@@ -450,7 +450,8 @@ const context: Experiment = {
 
 // ---- platform what-ifs ----
 
-interface WhatIf { name: string; config: ConfigOverride }
+/** `variant`: bits the best variant's run adds (a what-if the firmware must be asked to use). */
+interface WhatIf { name: string; config: ConfigOverride; variant?: number }
 const WHAT_IFS: WhatIf[] = [
   { name: 'as built', config: {} },
   { name: 'queue depth 1', config: { queueDepth: 1 } },
@@ -465,6 +466,8 @@ const WHAT_IFS: WhatIf[] = [
   { name: 'CPU barrel shifter', config: { barrelShifter: true } },
   { name: 'ENABLE_MUL (rv32im)', config: { multiply: 'mul' } },
   { name: 'ENABLE_FAST_MUL (rv32im)', config: { multiply: 'fast' } },
+  // The wait-tokens variant does not use the sequencer (its row shows the unit alone changes nothing); the best runs VARIANT.SEQUENCER.
+  { name: 'command sequencer, 32 KiB lists', config: { seqListKiB: SEQUENCER_SET.seqListKiB }, variant: VARIANT.SEQUENCER },
 ];
 
 /** The reading of the MXU-size what-if: what a 16×16 array does to the units' busy clocks, to the CPU's share and to the runs. */
@@ -485,7 +488,7 @@ function mxuReading(records: readonly RunRecord[]): string {
 
 /** The key of a what-if run on the best variant (the wait-tokens runs keep their plain names and numbers). */
 const BEST_SUFFIX = ', best';
-const SMALL_WHAT_IFS = ['as built', 'queue depth 1', 'SRAM half speed', 'scratchpad 32 KiB', 'MXU 16×16', 'ENABLE_FAST_MUL (rv32im)'];
+const SMALL_WHAT_IFS = ['as built', 'queue depth 1', 'SRAM half speed', 'scratchpad 32 KiB', 'MXU 16×16', 'ENABLE_FAST_MUL (rv32im)', 'command sequencer, 32 KiB lists'];
 
 /** One variant's rows of the what-if table: speed-ups over the first record (the platform as built). */
 function whatIfRows(records: readonly RunRecord[], s: { pre: Compared; dec: Compared }): string[][] {
@@ -517,6 +520,18 @@ function multiplyReading(rows: string[][], best: string[][]): string {
   ].join(' ');
 }
 
+/** The sequencer what-if: what replaying decode's weight matmuls from lists buys the best variant (docs/study.md §9). */
+function sequencerReading(rows: string[][], best: string[][]): string {
+  const name = 'command sequencer, 32 KiB lists';
+  const t = rows.find((r) => r[0] === name), b = best.find((r) => r[0] === `${name}${BEST_SUFFIX}`), b0 = best[0];
+  if (!t || !b || !b0) return '';
+  return [
+    `The command sequencer with a 32 KiB list memory (hardware.md §5.11) changes nothing for the wait-tokens variant, which does not use it (${t[2]}, ${t[5]}).`,
+    `The best variant with VARIANT.SEQUENCER records decode's weight matmuls in its first step and replays them from the list memory: decode runs ${b[5]} (no unit busy ${b0[8]} → ${b[8]} clocks), prefill, whose commands are not repeated, ${b[2]}.`,
+    'The CPU had already hidden most of its issue cost behind the DMA; what is left is attention\'s commands and each step\'s serial CPU work, which no list replays (docs/study.md §9).',
+  ].join(' ');
+}
+
 const whatIf: Experiment = {
   name: 'what-if',
   title: 'Platform what-ifs',
@@ -526,7 +541,7 @@ const whatIf: Experiment = {
     const list = scale === 'full' ? WHAT_IFS : WHAT_IFS.filter((w) => SMALL_WHAT_IFS.includes(w.name));
     const run = (w: WhatIf, variant: number, suffix: string) =>
       ({ key: `${w.name}${suffix}`, point: { kind: 'model', dims, promptLength: P, decodeSteps: steps, variant, config: w.config } as ModelPoint });
-    return [...list.map((w) => run(w, 15, '')), ...list.map((w) => run(w, BEST_VARIANT, BEST_SUFFIX))];
+    return [...list.map((w) => run(w, 15, '')), ...list.map((w) => run(w, BEST_VARIANT | (w.variant ?? 0), BEST_SUFFIX))];
   },
   report(records) {
     const tokens = records.filter((r) => !r.key.endsWith(BEST_SUFFIX)), bestRecords = records.filter((r) => r.key.endsWith(BEST_SUFFIX));
@@ -557,6 +572,7 @@ const whatIf: Experiment = {
       mxuReading(tokens),
       brow('MXU 16×16') ? `With the best variant, whose issue cost is already small, the 16×16 MXU buys prefill ${brow('MXU 16×16')![2]} (bound ${brow('MXU 16×16')![3]}) and decode only ${brow('MXU 16×16')![5]}: decode is bound by its weight loads.` : '',
       multiplyReading(rows, best),
+      sequencerReading(rows, best),
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(whatIf.title, [fig], text, reading) };
   },

@@ -26,6 +26,8 @@ export interface ConfigOverride {
   mxuDim?: 8 | 16;
   /** PicoRV32's M extension through PCPI: 'mul' is ENABLE_MUL, 'fast' ENABLE_FAST_MUL; both run the rv32im build (build/fw/*-rv32im.elf). */
   multiply?: 'mul' | 'fast';
+  /** The command sequencer with a list memory of this many KiB (hardware.md §5.11; sequencer = 1, seqListKiB). */
+  seqListKiB?: number;
 }
 
 interface FirmwareElfs { model: string; mmbench: string }
@@ -94,6 +96,7 @@ export function configFor(o: ConfigOverride = {}): PlatformConfig {
   if (o.mxuDim !== undefined) c.tpu.mxuDim = o.mxuDim;
   if (o.multiply === 'mul') c.cpu.ENABLE_MUL = true;
   if (o.multiply === 'fast') c.cpu.ENABLE_FAST_MUL = true;
+  if (o.seqListKiB !== undefined) { c.tpu.sequencer = 1; c.tpu.seqListKiB = o.seqListKiB; }
   return c;
 }
 

@@ -2,7 +2,7 @@
 // script of events at chosen clocks; shared by the TPU tests.
 
 import { type PlatformConfig } from '../../emu/config.ts';
-import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
+import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
 import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
 import { mulberry32 } from './rng.ts';
@@ -25,7 +25,9 @@ export type Event =
   | { kind: 'list'; gap: number; addr: number; words: number[] }
   | { kind: 'sram'; gap: number; write: boolean; offset: number; bytes: number[] }
   | { kind: 'read'; gap: number; offset: number }
-  | { kind: 'perf'; gap: number; on: boolean };
+  | { kind: 'perf'; gap: number; on: boolean }
+  /** A TPU register write (the list memory's LIST_PTR, RECORD). */
+  | { kind: 'write'; gap: number; offset: number; value: number };
 
 export const UNIT_BASE = [...UNITS.map((u) => u.base), SEQ_UNIT.base];
 export const DMA = 0, MXU = 1, VPU = 2, SEQ = 3;
@@ -136,10 +138,13 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
   const spad = cfg.tpu.spadKiB * 1024, region = cfg.tpu.regionKiB * 1024;
   const issued = [0, 0, 0];
   const events: Event[] = [];
-  // With the sequencer: lists in the upper half of the scratchpad, run by RUN commands below.
+  // With the sequencer: lists in the upper half of the scratchpad (or the first half of
+  // its list memory, the second half taking RECORD's captures), run by RUN commands below.
   const lists: { addr: number; count: number }[] = [];
+  const listBytes = cfg.tpu.seqListKiB * 1024, recordArea = listBytes / 2;
+  let recording = -1, captured = 0, recordList: { addr: number; count: number } | null = null;
   if (cfg.tpu.sequencer) {
-    let at = spad / 2;
+    let at = listBytes > 0 ? 0 : spad / 2;
     for (let l = 0; l < 4; l++) {
       const count = r.int(1, 24);
       events.push({ kind: 'list', gap: 0, addr: at, words: randomList(r, count, spad, region, cfg.tpu.mxuDim, issued) });
@@ -153,6 +158,22 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
     if (burstLeft === 0 && r.chance(0.04)) { burstLeft = cfg.tpu.queueDepth + r.int(1, 4); burstUnit = r.int(0, 2); }
     const gap = burstLeft > 0 ? 0 : r.int(0, 120);
     const roll = burstLeft > 0 ? 0 : r.next();
+    if (listBytes > 0 && burstLeft === 0 && r.chance(recording < 0 ? 0.06 : 0.1)) {
+      // RECORD on at the record area, or off: the pushes between are captured, and become a list to RUN.
+      if (recording < 0) {
+        events.push({ kind: 'write', gap, offset: SEQ_UNIT.base + SEQ_LIST_REG.LIST_PTR, value: recordArea });
+        events.push({ kind: 'write', gap: 0, offset: SEQ_UNIT.base + SEQ_LIST_REG.RECORD, value: 1 });
+        recording = i;
+        captured = 0;
+      } else {
+        events.push({ kind: 'write', gap, offset: SEQ_UNIT.base + SEQ_LIST_REG.RECORD, value: 0 });
+        recording = -1;
+        if (recordList) lists.splice(lists.indexOf(recordList), 1);
+        recordList = captured > 0 ? { addr: recordArea, count: Math.min(captured, recordArea / SEQ_ENTRY_BYTES) } : null;
+        if (recordList) lists.push(recordList);
+      }
+      continue;
+    }
     if (lists.length > 0 && burstLeft === 0 && r.chance(0.15)) {
       // A RUN of a list (or part of one); sometimes misaligned, empty, past the end or with a bad opcode.
       const list = r.pick(lists);
@@ -160,7 +181,7 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
       const bad = r.chance(0.08) ? r.int(0, 3) : -1;
       if (bad === 0) addr += 4 * r.int(1, 7);
       else if (bad === 1) count = 0;
-      else if (bad === 2) addr = spad - SEQ_ENTRY_BYTES * r.int(0, 2);
+      else if (bad === 2) addr = (listBytes > 0 ? listBytes : spad) - SEQ_ENTRY_BYTES * r.int(0, 2);
       else if (bad === 3) value = r.chance(0.5) ? 2 : value | 0x100;
       const on = r.int(0, 2);
       const token = r.chance(0.2) && issued[on] > 0 ? ((on + 1) << 30 | r.int(1, issued[on])) >>> 0 : 0;
@@ -179,6 +200,7 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
         if (issued[on] > 0) token = ((on + 1) << 30 | r.int(1, issued[on])) >>> 0;
       }
       issued[unit]++;
+      if (recording >= 0) captured++;
       events.push({ kind: 'push', gap, unit, args: cmd.args, token, value: cmd.value });
     } else if (roll < 0.85) {
       const write = r.chance(0.5);
@@ -206,12 +228,13 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
   for (let i = 0; i < 65536; i++) sram.bytes[i * 8] = fill.int(0, 255);
   const spadView = new DataView(tpu.spad.buffer, tpu.spad.byteOffset);
   for (const e of events) {
-    if (e.kind === 'list') e.words.forEach((w, i) => spadView.setUint32(e.addr + 4 * i, w, true));
+    if (e.kind === 'list' && !tpu.listMemory) e.words.forEach((w, i) => spadView.setUint32(e.addr + 4 * i, w, true));
   }
   let cpuPushes = 0;
   const reads: number[] = [];
   const stalls: number[] = [];
   let clock = 100;
+  const write = (offset: number, value: number) => { tpu.write(offset, value, 15, clock); clock += 5; };
   for (const e of events) {
     clock += e.gap;
     if (e.kind === 'push') {
@@ -229,7 +252,13 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
       else reads.push(sram.readWord(e.offset));
       clock += 3 + cfg.bus.sramBridgeWait + busClocks;
     } else if (e.kind === 'list') {
-      // placed before the first clock
+      // In the scratchpad: placed before the first clock; in the list memory: written through LIST_PTR and LIST_DATA.
+      if (tpu.listMemory) {
+        write(SEQ_UNIT.base + SEQ_LIST_REG.LIST_PTR, e.addr);
+        for (const w of e.words) write(SEQ_UNIT.base + SEQ_LIST_REG.LIST_DATA, w);
+      }
+    } else if (e.kind === 'write') {
+      write(e.offset, e.value);
     } else if (e.kind === 'read') {
       reads.push(tpu.read(e.offset, clock));
       clock += 5;
@@ -244,6 +273,7 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
   tpu.advanceTo((clock += 100));
   return {
     spad: Buffer.from(tpu.spad).toString('base64'),
+    lists: tpu.listMemory ? Buffer.from(tpu.listMemory.bytes).toString('base64') : '',
     sram: Buffer.from(sram.bytes).toString('base64'),
     whole: tpu.whole.snapshot(),
     window: tpu.window.snapshot(),
@@ -255,6 +285,8 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
     stalls,
     done: tpu.units.map((u) => u.done),
     seqDone: tpu.seq?.done ?? 0,
+    /** RUNs of RECORD's captures (lists from the second half of the list memory). */
+    recordedRuns: (tpu.seqRecords ?? []).filter((x) => tpu.listMemory && x.command.includes(`list=0x${(tpu.listMemory.bytes.length / 2).toString(16).padStart(4, '0')}`)).length,
     /** Commands the sequencer pushed. */
     fed: tpu.units.reduce((n, u) => n + u.issued, 0) - cpuPushes,
   };
