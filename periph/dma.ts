@@ -211,7 +211,13 @@ export class DmaFast extends DmaBase {
     return this.advanceBytes(whole, clock);
   }
 
-  /** Moves the next `count` bytes, row by row (most rows are short: a 4-byte weight column per row). */
+  /**
+   * Moves the next `count` bytes, row by row. Most rows are short (a 4- or
+   * 8-byte weight column) and a window of transfers usually begins and ends
+   * inside a row (the CPU's SRAM accesses and other units' events cut it), so
+   * every piece of a row whose ends fall on words on both sides moves a word at
+   * a time, whatever column it starts at; long pieces are one set().
+   */
   private copy(count: number): void {
     const d = this.d;
     const spad = this.mem.spad, sram = this.mem.sram;
@@ -228,23 +234,22 @@ export class DmaFast extends DmaBase {
     // From the end of a row to the start of the next.
     const pGap = d.spadStride - rb, qGap = d.sramStride - rb;
     const spad32 = this.spad32, sram32 = this.sram32;
-    if (col === 0 && rb < 64 && spad32 && sram32 && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
-      // Whole rows of aligned words, a word at a time (the byte order is the same on both sides).
-      const words = rb >> 2, pStep = d.spadStride >> 2, qStep = d.sramStride >> 2;
-      let p4 = p >> 2, q4 = q >> 2;
-      for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) {
-        if (store) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
-        else for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
-      }
-      p = p4 << 2;
-      q = q4 << 2;
-    }
+    // Whether a piece starting at a word column is word-aligned on both sides.
+    const words = spad32 !== null && sram32 !== null && ((d.spadAddr | d.sramAddr | d.spadStride | d.sramStride) & 3) === 0;
     while (left > 0) {
       const chunk = rb - col < left ? rb - col : left;
       if (chunk >= 64) {
         // A view per long row, not a byte at a time: set() is a memcpy.
         if (store) sram.set(spad.subarray(p, p + chunk), q);
         else spad.set(sram.subarray(q, q + chunk), p);
+        p += chunk;
+        q += chunk;
+      } else if (words && ((col | chunk) & 3) === 0) {
+        // Whole aligned words (the byte order is the same on both sides).
+        let p4 = p >> 2, q4 = q >> 2;
+        const end = p4 + (chunk >> 2);
+        if (store) for (; p4 < end;) sram32![q4++] = spad32![p4++];
+        else for (; p4 < end;) spad32![p4++] = sram32![q4++];
         p += chunk;
         q += chunk;
       } else if (store) {
