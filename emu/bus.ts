@@ -21,6 +21,12 @@ export interface MmioDevice {
   write(offset: number, value: number, wstrb: number, clock: number): void;
   /** Wait clocks beyond the interconnect's own that the last access took (a stalled PUSH). */
   extraWait?(): number;
+  /**
+   * Right after a read of `offset`: a clock before which reading it again
+   * returns the same value with the same wait and changes nothing the
+   * machine can observe (0: no such promise). The CPU skips poll loops with it.
+   */
+  repeatUntil?(offset: number): number;
 }
 
 /** Who else uses the SRAM bus: told of every CPU SRAM access before it happens. */
@@ -45,6 +51,12 @@ export class Bus {
   wait = 0;
   /** Set when the last read()/write() hit no device. */
   fault = false;
+  /**
+   * After a read(): the device's promise that the same read repeats unchanged
+   * before this clock (MmioDevice.repeatUntil), 0 for none. Only TPU unit
+   * registers give one: a firmware polling DONE is a loop the CPU can skip.
+   */
+  repeatUntil = 0;
 
   constructor(protected readonly timing: BusTiming, ramSize = BRAM_SIZE) {
     this.bram = new Uint8Array(ramSize);
@@ -55,6 +67,7 @@ export class Bus {
   /** Reads the aligned word at `addr` (PicoRV32 reads whole words). */
   read(addr: number, clock: number): number {
     this.fault = false;
+    this.repeatUntil = 0;
     const sramOff = addr - SRAM_BASE;
     if (sramOff >= 0 && sramOff < SRAM_SIZE) {
       const busClocks = this.sram.cpuReadBusClocks();
@@ -72,6 +85,7 @@ export class Bus {
     if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
       const v = tpu.read(tpuOff & ~3, clock);
       this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
+      if (tpu.repeatUntil) this.repeatUntil = tpu.repeatUntil(tpuOff & ~3);
       return v;
     }
     this.wait = 0;

@@ -90,6 +90,12 @@ function mulhsu(a: number, b: number): number {
   return (mulhu(a, b) - (a < 0 ? b : 0)) | 0;
 }
 
+/** Whether two register files hold the same values (x1..x31). */
+function sameRegisters(a: Int32Array, b: Int32Array): boolean {
+  for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class Cpu {
   readonly regs = new Int32Array(32);
   pc = 0;
@@ -110,6 +116,21 @@ export class Cpu {
 
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
+
+  // The last device read that promised to repeat (Bus.repeatUntil), for pollRepeats:
+  // its pc, address, value and wait, the launch clock and retired count after it,
+  // the run's side-effect count then, and the registers after it (pollPc -1: none).
+  private pollPc = -1;
+  private pollAddr = 0;
+  private pollValue = 0;
+  private pollWait = 0;
+  private pollLaunch = 0;
+  private pollRetired = 0;
+  private pollEffects = 0;
+  private readonly pollRegs = new Int32Array(32);
+  /** Clocks and instructions of one iteration of the poll loop pollRepeats last skipped. */
+  private pollClocks = 0;
+  private pollInstrs = 0;
 
   /** Bytes of the firmware RAM at 0 (the board's: 64 KiB BRAM on picotpu, 16 KB on the seed). */
   readonly ramSize: number;
@@ -298,6 +319,9 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
+    // Every event a poll loop must not contain: a store, a device access, a read of the clock (pollRepeats).
+    let effects = 0;
+    this.pollPc = -1;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -371,6 +395,12 @@ export class Cpu {
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
             r[rd] = v; r[0] = 0;
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
+            effects++;
+            if (bus.repeatUntil > cycle + at) {
+              // The read repeats unchanged for a while: maybe a poll loop to skip.
+              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, effects, cycleLimit, stopAtInstret);
+              if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
+            }
             break;
           }
           r[rd] = v; r[0] = 0;
@@ -386,6 +416,7 @@ export class Cpu {
             const w = addr >>> 2;
             // PicoRV32 has already fetched the next instruction while a store
             // executes: a store into that word is seen only from its next fetch on.
+            effects++;
             if (rvc) {
               // RV32C: the new bits are seen from the next fetch on (PicoRV32's
               // prefetch buffer with compressed code is not modelled; hardware.md).
@@ -403,6 +434,7 @@ export class Cpu {
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
             const at = dataAt[k];
+            effects++;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
@@ -440,10 +472,10 @@ export class Cpu {
         case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle + this.trapAt.ebreak); break outer;
         case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle + this.trapAt.ebreak); break outer;
 
-        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; break;
-        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; break;
-        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; break;
-        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; break;
+        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; effects++; break;
+        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; effects++; break;
+        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; effects++; break;
+        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; effects++; break;
 
         case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
         case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
@@ -466,6 +498,45 @@ export class Cpu {
     this.pc = pc; this.cycle = cycle; this.instret = instret; this.staleWord = stale;
     this.stopReason = reason;
     return reason;
+  }
+
+  /**
+   * A device read at `pc` that the device promised to repeat unchanged before
+   * bus.repeatUntil (the TPU's DONE while no command can end). If the previous
+   * such read was this one (same pc, address, value and wait), with the same
+   * registers after it and nothing in between but instructions on registers
+   * and BRAM loads (`effects` counts stores, device accesses and clock reads),
+   * the CPU is in a poll loop whose every iteration is the same: the same
+   * instructions, the same clocks. Returns how many more whole iterations to
+   * skip — every one whose read comes before the promise runs out and whose
+   * instructions launch before `cycleLimit` and retire within
+   * `stopAtInstret`, as running them would — each pollClocks clocks and
+   * pollInstrs instructions long. The TPU is not touched: those reads would
+   * process no clocks. `launch` and `retired` are the next instruction's
+   * launch clock and the retired count after this read.
+   */
+  private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number,
+    effects: number, cycleLimit: number, stopAtInstret: number): number {
+    const r = this.regs, saved = this.pollRegs;
+    let n = 0;
+    if (pc === this.pollPc && addr === this.pollAddr && value === this.pollValue && this.bus.wait === this.pollWait
+      && effects === this.pollEffects + 1 && sameRegisters(r, saved)) {
+      const clocks = launch - this.pollLaunch, instrs = retired - this.pollRetired;
+      n = Math.min(Math.floor((this.bus.repeatUntil - 1 - readClock) / clocks),
+        Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
+      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
+      this.pollClocks = clocks;
+      this.pollInstrs = instrs;
+    }
+    this.pollPc = pc;
+    this.pollAddr = addr;
+    this.pollValue = value;
+    this.pollWait = this.bus.wait;
+    this.pollLaunch = launch + n * this.pollClocks;
+    this.pollRetired = retired + n * this.pollInstrs;
+    this.pollEffects = effects;
+    if (n === 0) saved.set(r);
+    return n;
   }
 
   /**

@@ -210,6 +210,18 @@ export class Tpu implements MmioDevice, SramSharer {
     return this.peek(offset, clock);
   }
 
+  /**
+   * Right after a CPU read of `offset`: reads of it before the returned clock
+   * give the same value and process no clocks (the quiet window above), and
+   * a poll then only repeats what the deadlock rule saw, so a poll loop may be
+   * skipped up to it. 0 (no promise) for the counters (they count every
+   * clock), for the reference models (they process every clock), and while a
+   * deadlock is in force (every poll counts toward stopping the machine).
+   */
+  repeatUntil(offset: number): number {
+    return offset < 0x100 || this.reference || this.stuckFrom >= 0 || this.fatal ? 0 : this.quietUntil;
+  }
+
   /** A read by a tool (the debugger): the same value, but not the CPU polling. */
   peek(offset: number, clock: number): number {
     this.advanceTo(clock);
