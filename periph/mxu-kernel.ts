@@ -8,10 +8,10 @@
 
 import { MXU_KERNEL_WASM_BASE64 } from './mxu-kernel.wasm.ts';
 
-/** Longest k-range of one kernel call: int16 partial sums of ≤ 128 steps of 2·64 stay exact. */
+/** Longest k-range of one kernel call (the unpacked operand rows' length). */
 export const SEGMENT_K = 2048;
-/** Unpacked row pitch: a segment's 2048 bytes plus the unpack's overrun and the zeroed tail. */
-const PITCH = SEGMENT_K + 32;
+/** Unpacked row pitch in bytes: a segment's 2048 int16 plus the unpack's overrun (≤ 48 bytes). */
+const PITCH = 2 * SEGMENT_K + 64;
 /** Largest array dimension the scratch is laid out for. */
 const MAX_DIM = 16;
 /** Room after the scratchpad for the unpack's reads past a row (≤ 15 bytes). */
@@ -19,7 +19,7 @@ const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number, zeroTail: number): void;
+  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number): void;
   transpose8(src: number, stride: number, k: number, dst: number, pitch: number): void;
   mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
 }
@@ -76,9 +76,9 @@ export class MxuKernel {
     const k = this.k;
     for (let s = k0; s < k1; s += SEGMENT_K) {
       const len = Math.min(SEGMENT_K, k1 - s);
-      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH, 1);
+      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH);
       if (transposeB) {
-        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH, 0);
+        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH);
       } else {
         // Eight columns (four bytes of each B row) per pass.
         for (let h = 0; h < dim; h += 8) k.transpose8(b + s * bStride + (h >> 1), bStride, len, this.bAddr + h * PITCH, PITCH);
