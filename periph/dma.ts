@@ -12,7 +12,7 @@
 import type { BusTiming, TpuConfig } from '../emu/config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
-import { bits, blockEnd, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { bits, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const LOAD = opcode('DMA', 'LOAD');
 const STORE = opcode('DMA', 'STORE');
@@ -61,10 +61,10 @@ export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
       if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
       return 0;
     },
-    footprint(cmd: Cmd): Footprint {
+    footprint(cmd: Cmd, into?: Footprint): Footprint {
       const d = dmaFields(cmd, scratch);
       const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, regionBytes);
-      return d.store ? { read: mask, write: 0, sameRegion: false } : { read: 0, write: mask, sameRegion: false };
+      return d.store ? footprintOf(mask, 0, false, into) : footprintOf(0, mask, false, into);
     },
     nominalClocks(cmd: Cmd): number {
       const d = dmaFields(cmd, scratch);

@@ -79,7 +79,8 @@ class UnitState {
   lastEnd = -1;
   running: Cmd | null = null;
   runningStart = 0;
-  footprint: Footprint = { read: 0, write: 0, sameRegion: false };
+  /** The running command's regions (all zero while idle); the start logic fills this object in place. */
+  readonly footprint: Footprint = { read: 0, write: 0, sameRegion: false };
   errorFlag = false;
   /** Head of the FIFO is ready but blocked on its wait token. */
   depWaiting = false;
@@ -533,17 +534,19 @@ export class Tpu implements MmioDevice, SramSharer {
         this.drop(u, cmd, c, code, ERROR_CODES.find((e) => e.value === code)!.doc);
         continue;
       }
-      const fp = u.rules.footprint(cmd);
+      // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
+      const fp = u.rules.footprint(cmd, u.footprint);
       if (fp.sameRegion) {
+        clearFootprint(fp);
         this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
         continue;
       }
       const clash = this.portClash(u, fp);
       if (clash) {
+        clearFootprint(fp);
         this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
         continue;
       }
-      u.footprint = fp;
       u.running = cmd;
       this.coupledCache = null;
       u.runningStart = c;
@@ -584,9 +587,7 @@ export class Tpu implements MmioDevice, SramSharer {
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
     this.coupledCache = null;
-    u.footprint.read = 0;
-    u.footprint.write = 0;
-    u.footprint.sameRegion = false;
+    clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
   }
@@ -630,6 +631,13 @@ export class Tpu implements MmioDevice, SramSharer {
   get perfCounting(): boolean {
     return this.counting;
   }
+}
+
+/** An idle unit's footprint: no region. */
+function clearFootprint(fp: Footprint): void {
+  fp.read = 0;
+  fp.write = 0;
+  fp.sameRegion = false;
 }
 
 export function describeError(e: TpuError): string {
