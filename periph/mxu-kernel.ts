@@ -51,11 +51,14 @@ function kernelModule(): object | null {
 export class MxuKernel {
   /** The D×D int32 accumulators, row-major (i·D + j), shared with MxuFast. */
   readonly acc: Int32Array;
+  /** The scratchpad as little-endian int32 words (MxuFast's Cin and int32 C rows). */
+  readonly spadWords: Int32Array;
   private readonly accAddr: number;
   private readonly aAddr: number;
   private readonly bAddr: number;
 
-  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number) {
+  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number, spadBytes: number) {
+    this.spadWords = new Int32Array(memory.buffer, 0, spadBytes >> 2);
     this.accAddr = scratch;
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
@@ -100,5 +103,5 @@ export function createScratchpad(bytes: number): { spad: Uint8Array; kernel: Mxu
   // A fixed size: the memory never grows, so views of it stay valid.
   const memory = new wasm!.Memory({ initial: pages, maximum: pages });
   const instance = new wasm!.Instance(mod, { tpu: { memory } });
-  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch) };
+  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch, bytes) };
 }
