@@ -31,6 +31,12 @@ export class Bus {
   wait = 0;
   /** Set when the last read()/write() hit no device. */
   fault = false;
+  /**
+   * After a read(): the device's promise that the same read repeats unchanged
+   * before this clock (MmioDevice.repeatUntil), 0 for none. Only TPU unit
+   * registers give one: a firmware polling DONE is a loop the CPU can skip.
+   */
+  repeatUntil = 0;
 
   constructor(protected readonly timing: BusTiming, ramSize = BRAM_SIZE) {
     this.bram = new Uint8Array(ramSize);
@@ -41,6 +47,7 @@ export class Bus {
   /** Reads the aligned word at `addr` (PicoRV32 reads whole words). */
   read(addr: number, clock: number): number {
     this.fault = false;
+    this.repeatUntil = 0;
     const sramOff = addr - SRAM_BASE;
     if (sramOff >= 0 && sramOff < SRAM_SIZE) {
       const busClocks = this.sram.cpuReadBusClocks();
@@ -58,6 +65,7 @@ export class Bus {
     if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
       const v = tpu.read(tpuOff & ~3, clock);
       this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
+      if (tpu.repeatUntil) this.repeatUntil = tpu.repeatUntil(tpuOff & ~3);
       return v;
     }
     this.wait = 0;

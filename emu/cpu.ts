@@ -5,7 +5,10 @@
 // what it overwrote, so self-modifying code sees the new instruction. A
 // compressed instruction is expanded to its 32-bit equivalent (isa.ts) and runs
 // the same case. The loop allocates nothing and keeps its state in locals; the
-// semantics of each instruction is one case.
+// semantics of each instruction is one case. The default board (word slots, the
+// native interface) has a loop of its own without RV32C's and seed-axi's
+// per-instruction work (runWords), and poll loops on a TPU register are skipped
+// whole iterations at a time (pollRepeats).
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import type { Bus } from './bus.ts';
@@ -90,6 +93,24 @@ function mulhsu(a: number, b: number): number {
   return (mulhu(a, b) - (a < 0 ? b : 0)) | 0;
 }
 
+/** Whether the conditional branch `op` is taken on rs1 = a, rs2 = b (small: V8 inlines it into Cpu.run). */
+function branchTaken(op: Op, a: number, b: number): boolean {
+  switch (op) {
+    case Op.BEQ: return a === b;
+    case Op.BNE: return a !== b;
+    case Op.BLT: return a < b;
+    case Op.BGE: return a >= b;
+    case Op.BLTU: return a >>> 0 < b >>> 0;
+    default: return a >>> 0 >= b >>> 0; // BGEU
+  }
+}
+
+/** Whether two register files hold the same values (x1..x31). */
+function sameRegisters(a: Int32Array, b: Int32Array): boolean {
+  for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class Cpu {
   readonly regs = new Int32Array(32);
   pc = 0;
@@ -110,6 +131,26 @@ export class Cpu {
 
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
+
+  // The last device read that promised to repeat (Bus.repeatUntil), for pollRepeats:
+  // its pc, address, value and wait, the launch clock and retired count after it,
+  // and the registers after it (pollPc -1: none).
+  private pollPc = -1;
+  private pollAddr = 0;
+  private pollValue = 0;
+  private pollWait = 0;
+  private pollLaunch = 0;
+  private pollRetired = 0;
+  private readonly pollRegs = new Int32Array(32);
+  /**
+   * The instret of the last instruction a poll loop must not contain: a store,
+   * a device access other than a read with a promise, a read of the clock. A
+   * field, not a local of the loop: the hot loop keeps one register free.
+   */
+  private lastEffect = -1;
+  /** Clocks and instructions of one iteration of the poll loop pollRepeats last skipped. */
+  private pollClocks = 0;
+  private pollInstrs = 0;
 
   /** Bytes of the firmware RAM at 0 (the board's: 64 KiB BRAM on picotpu, 16 KB on the seed). */
   readonly ramSize: number;
@@ -135,6 +176,8 @@ export class Cpu {
   private readonly dataAt: Uint8Array;
   /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
   private readonly axi: boolean;
+  /** Word slots on the native interface (no COMPRESSED_ISA, not seed-axi): run() is runWords, chosen once here. */
+  private readonly wordSlots: boolean;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -153,6 +196,7 @@ export class Cpu {
     if (this.axi) this.cycle = FIRST_LAUNCH_CLOCK + AXI_TRANSACTION_EXTRA;
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
+    this.wordSlots = this.slotShift === 2 && !this.axi;
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.ops = new Uint8Array(slots);
@@ -278,9 +322,12 @@ export class Cpu {
   /**
    * Runs until the machine stops, the clock reaches `cycleLimit`, or
    * `instrLimit` instructions have retired. Returns the stop reason
-   * (LIMIT when only a budget ran out and the CPU can go on).
+   * (LIMIT when only a budget ran out and the CPU can go on). This is the
+   * general loop (halfword slots with RV32C, the seed-axi fetch clocks); the
+   * default board runs runWords.
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
+    if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
     const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
     const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
     // seed-axi: a jump's or taken branch's target fetch is one more transaction.
@@ -298,6 +345,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
+    this.pollPc = -1;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -336,12 +384,15 @@ export class Cpu {
             instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, pc); pc = next; break outer;
           }
           break;
-        case Op.BEQ: if (a === r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BNE: if (a !== r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BLT: if (a < r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BGE: if (a >= r[rs2s[k]]) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BLTU: if (a >>> 0 < r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
-        case Op.BGEU: if (a >>> 0 >= r[rs2s[k]] >>> 0) { next = (pc + imm) >>> 0; clocks += TAKEN_BRANCH_EXTRA + jumpFetch; if (next & 2) { if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; } instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer; } } break;
+        case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
+          if (!branchTaken(op, a, r[rs2s[k]])) break;
+          next = (pc + imm) >>> 0;
+          clocks += TAKEN_BRANCH_EXTRA + jumpFetch;
+          if (next & 2) {
+            if (rvc) { clocks += this.branchTargetExtra(next, lens[k]); break; }
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer;
+          }
+          break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
           const addr = (a + imm) >>> 0;
@@ -371,6 +422,13 @@ export class Cpu {
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
             r[rd] = v; r[0] = 0;
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
+            if (bus.repeatUntil > cycle + at) {
+              // The read repeats unchanged for a while: maybe a poll loop to skip.
+              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+              if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
+            } else {
+              this.lastEffect = instret;
+            }
             break;
           }
           r[rd] = v; r[0] = 0;
@@ -386,6 +444,7 @@ export class Cpu {
             const w = addr >>> 2;
             // PicoRV32 has already fetched the next instruction while a store
             // executes: a store into that word is seen only from its next fetch on.
+            this.lastEffect = instret;
             if (rvc) {
               // RV32C: the new bits are seen from the next fetch on (PicoRV32's
               // prefetch buffer with compressed code is not modelled; hardware.md).
@@ -403,6 +462,7 @@ export class Cpu {
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
             const at = dataAt[k];
+            this.lastEffect = instret;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
@@ -440,10 +500,10 @@ export class Cpu {
         case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle + this.trapAt.ebreak); break outer;
         case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle + this.trapAt.ebreak); break outer;
 
-        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; break;
-        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; break;
-        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; break;
-        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; break;
+        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
 
         case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
         case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
@@ -466,6 +526,236 @@ export class Cpu {
     this.pc = pc; this.cycle = cycle; this.instret = instret; this.staleWord = stale;
     this.stopReason = reason;
     return reason;
+  }
+
+  /**
+   * run() for word slots on the native memory interface (the default board):
+   * the same cases without RV32C's slot index, fall-through length and
+   * compressed targets or seed-axi's fetch clocks, which cost the CPU-only
+   * speed a test per instruction (docs/performance.md, second round). A
+   * change to an instruction's case goes into both loops; the timing tests
+   * of both boards hold them (cpu-timing and diff-qemu this one, rvc and
+   * cpu-seed-axi the other).
+   */
+  private runWords(cycleLimit: number, instrLimit: number): StopReason {
+    const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
+    const imms = this.imms, clk = this.clocks, dataAt = this.dataAt;
+    const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
+    const bus = this.bus;
+    const barrel = this.features.BARREL_SHIFTER;
+    // A fetch is legal only from an aligned address inside the BRAM (a halfword with RV32C).
+    const ramSize = this.ramSize;
+    const badPc = ~(ramSize - 1) | 3;
+    const stopAtInstret = this.instret + instrLimit;
+    let pc = this.pc, cycle = this.cycle, instret = this.instret;
+    let stale = this.staleWord;
+    let reason = StopReason.LIMIT;
+    this.pollPc = -1;
+
+    outer: for (;;) {
+      if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (pc & badPc) {
+        // Sequential flow off the end of the BRAM (jumps check their own targets):
+        // the fetch handshake, one clock before the launch, is the bus error.
+        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1, pc);
+        break;
+      }
+      const k = pc >>> 2;
+      let op = ops[k];
+      if (op === Op.UNDECODED) op = this.decode(k);
+      const rd = rds[k], imm = imms[k];
+      const a = r[rs1s[k]];
+      let clocks = clk[k];
+      let next = pc + 4;
+
+      switch (op) {
+        case Op.NOP: break;
+        case Op.LUI: r[rd] = imm; break;
+        case Op.AUIPC: r[rd] = pc + imm; break;
+        case Op.JAL:
+          r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
+          if (next & 2) {
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jal, pc); pc = next; break outer;
+          }
+          break;
+        // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
+        case Op.JALR:
+          r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
+          if (next & 2) {
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.jalr, pc); pc = next; break outer;
+          }
+          break;
+        case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
+          if (!branchTaken(op, a, r[rs2s[k]])) break;
+          next = (pc + imm) >>> 0;
+          clocks += TAKEN_BRANCH_EXTRA;
+          if (next & 2) {
+            instret++; reason = this.trap(TrapKind.MISALIGNED_FETCH, cycle + this.trapAt.branch, pc); pc = next; break outer;
+          }
+          break;
+
+        case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
+          if (addr & (size - 1)) {
+            // PicoRV32 still performs the aligned word's read (side effects on a device) before trapping;
+            // through picorv32_axi the trap comes before that read's data (AR only, no R: s_trap_misaligned_load.S).
+            if (addr >= ramSize) {
+              bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
+              if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
+            }
+            reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load + this.misalignPrefetch(k), addr);
+            break outer;
+          }
+          let v: number;
+          if (addr < ramSize) {
+            v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
+              : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
+          } else {
+            const at = dataAt[k];
+            const word = bus.read(addr, cycle + at);
+            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
+            clocks += bus.wait;
+            const sh = (addr & 3) << 3;
+            v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
+              : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
+            r[rd] = v; r[0] = 0;
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
+            if (bus.repeatUntil > cycle + at) {
+              // The read repeats unchanged for a while: maybe a poll loop to skip.
+              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+              if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
+            } else {
+              this.lastEffect = instret;
+            }
+            break;
+          }
+          r[rd] = v; r[0] = 0;
+          break;
+        }
+
+        case Op.SB: case Op.SH: case Op.SW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
+          const v = r[rs2s[k]];
+          if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
+          if (addr < ramSize) {
+            const w = addr >>> 2;
+            // PicoRV32 has already fetched the next instruction while a store
+            // executes: a store into that word is seen only from its next fetch on.
+            this.lastEffect = instret;
+            const prefetched = w === k + 1;
+            if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
+            if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
+            if (prefetched) stale = w; else ops[w] = Op.UNDECODED; // the word may be code
+          } else {
+            // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
+            const sh = addr & 3;
+            const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
+            const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
+            const at = dataAt[k];
+            this.lastEffect = instret;
+            bus.write(addr, wdata | 0, wstrb, cycle + at);
+            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
+            clocks += bus.wait;
+            if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
+          }
+          break;
+        }
+
+        case Op.ADDI: r[rd] = a + imm; break;
+        case Op.SLTI: r[rd] = a < imm ? 1 : 0; break;
+        case Op.SLTIU: r[rd] = a >>> 0 < imm >>> 0 ? 1 : 0; break;
+        case Op.XORI: r[rd] = a ^ imm; break;
+        case Op.ORI: r[rd] = a | imm; break;
+        case Op.ANDI: r[rd] = a & imm; break;
+        case Op.SLLI: r[rd] = a << imm; break;
+        case Op.SRLI: r[rd] = a >>> imm; break;
+        case Op.SRAI: r[rd] = a >> imm; break;
+
+        case Op.ADD: r[rd] = a + r[rs2s[k]]; break;
+        case Op.SUB: r[rd] = a - r[rs2s[k]]; break;
+        case Op.SLT: r[rd] = a < r[rs2s[k]] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[rs2s[k]] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[rs2s[k]]; break;
+        case Op.OR: r[rd] = a | r[rs2s[k]]; break;
+        case Op.AND: r[rd] = a & r[rs2s[k]]; break;
+        case Op.SLL: case Op.SRL: case Op.SRA: {
+          const n = r[rs2s[k]] & 31;
+          if (!barrel) clocks += (n >>> 2) + (n & 3);
+          r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
+          r[0] = 0;
+          break;
+        }
+
+        case Op.FENCE: break;
+        case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle + this.trapAt.ebreak); break outer;
+        case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle + this.trapAt.ebreak); break outer;
+
+        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
+
+        case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[rs2s[k]]); r[0] = 0; break;
+        case Op.DIV: { const b = r[rs2s[k]]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+
+        default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
+      }
+      if (k === stale) { ops[k] = Op.UNDECODED; stale = -1; } // the prefetched old word has run
+      pc = next;
+      cycle += clocks;
+      instret++;
+    }
+
+    // On a trap the instruction does not retire and pc names it.
+    this.pc = pc; this.cycle = cycle; this.instret = instret; this.staleWord = stale;
+    this.stopReason = reason;
+    return reason;
+  }
+
+  /**
+   * A device read at `pc` that the device promised to repeat unchanged before
+   * bus.repeatUntil (the TPU's DONE while no command can end). If the previous
+   * such read was this one (same pc, address, value and wait), with the same
+   * registers after it and nothing in between but instructions on registers
+   * and BRAM loads (lastEffect: no store, other device access or clock read),
+   * the CPU is in a poll loop whose every iteration is the same: the same
+   * instructions, the same clocks. Returns how many more whole iterations to
+   * skip — every one whose read comes before the promise runs out and whose
+   * instructions launch before `cycleLimit` and retire within
+   * `stopAtInstret`, as running them would — each pollClocks clocks and
+   * pollInstrs instructions long. The TPU is not touched: those reads would
+   * process no clocks. `launch` and `retired` are the next instruction's
+   * launch clock and the retired count after this read.
+   */
+  private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number,
+    cycleLimit: number, stopAtInstret: number): number {
+    const r = this.regs, saved = this.pollRegs;
+    let n = 0;
+    if (pc === this.pollPc && addr === this.pollAddr && value === this.pollValue && this.bus.wait === this.pollWait
+      && this.lastEffect < this.pollRetired && sameRegisters(r, saved)) {
+      const clocks = launch - this.pollLaunch, instrs = retired - this.pollRetired;
+      n = Math.min(Math.floor((this.bus.repeatUntil - 1 - readClock) / clocks),
+        Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
+      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
+      this.pollClocks = clocks;
+      this.pollInstrs = instrs;
+    }
+    this.pollPc = pc;
+    this.pollAddr = addr;
+    this.pollValue = value;
+    this.pollWait = this.bus.wait;
+    this.pollLaunch = launch + n * this.pollClocks;
+    this.pollRetired = retired + n * this.pollInstrs;
+    if (n === 0) saved.set(r);
+    return n;
   }
 
   /**

@@ -61,6 +61,7 @@ export class SeedBus extends Bus {
 
   override read(addr: number, clock: number): number {
     this.fault = false;
+    this.repeatUntil = 0; // no poll loop is skipped on the seed board
     const region = addr >>> 28;
     if (region === MMIO_REGION) {
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);

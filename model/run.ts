@@ -55,18 +55,26 @@ export function runOnEmulator(model: Model, job: Job, opts: RunOptions = {}): Em
 export interface MatmulRun { result: RunResult; windows: CounterSnapshot[]; c: Uint8Array; wallMs: number; cpuMs: number }
 
 /** One C = R(A·B) through build/fw/mmbench.elf (A, B deterministic, shift 4). */
-export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, variant: number, opts: RunOptions = {}): MatmulRun {
+const matmulFieldOffset = (name: string) => MATMUL_FIELDS.find((f) => f.name === name)!.offset;
+
+/** mmbench's job: its header and pseudo-random A and B at SRAM offset 0; C (the result) is bytes c..end. */
+export function matmulJob(shape: { m: number; k: number; n: number }, variant: number): { blob: Uint8Array; c: number; end: number } {
   const { m, k, n } = shape;
   const header = 64, a = header, b = a + Math.ceil((m * k) / 2 / 64) * 64, c = b + Math.ceil((k * n) / 2 / 64) * 64;
   const end = c + (m * n) / 2;
   const blob = new Uint8Array(end);
   const dv = new DataView(blob.buffer);
-  const off = (name: string) => MATMUL_FIELDS.find((f) => f.name === name)!.offset;
-  const put = (name: string, v: number) => dv.setUint32(off(name), v, true);
+  const put = (name: string, v: number) => dv.setUint32(matmulFieldOffset(name), v, true);
   put('MAGIC', MATMUL_MAGIC); put('M', m); put('K', k); put('N', n); put('VARIANT', variant); put('SHIFT', 4);
   put('A', a); put('B', b); put('C', c);
   let s = 12345;
   for (let i = a; i < c; i++) { s = (Math.imul(s, 1103515245) + 12345) >>> 0; blob[i] = s >>> 24; }
+  return { blob, c, end };
+}
+
+export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, variant: number, opts: RunOptions = {}): MatmulRun {
+  const { blob, c, end } = matmulJob(shape, variant);
+  const off = matmulFieldOffset;
   const machine = machineWith(readImage(opts.elfPath ?? MMBENCH_ELF), blob, opts);
   const { result, wallMs, cpuMs } = timedRun(machine, opts);
   const sram = machine.bus.sram.bytes;

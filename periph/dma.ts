@@ -12,7 +12,7 @@
 import type { BusTiming, TpuConfig } from './config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
-import { bits, blockEnd, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { bits, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const LOAD = opcode('DMA', 'LOAD');
 const STORE = opcode('DMA', 'STORE');
@@ -61,10 +61,10 @@ export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
       if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
       return 0;
     },
-    footprint(cmd: Cmd): Footprint {
+    footprint(cmd: Cmd, into?: Footprint): Footprint {
       const d = dmaFields(cmd, scratch);
       const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, regionBytes);
-      return d.store ? { read: mask, write: 0, sameRegion: false } : { read: 0, write: mask, sameRegion: false };
+      return d.store ? footprintOf(mask, 0, false, into) : footprintOf(0, mask, false, into);
     },
     nominalClocks(cmd: Cmd): number {
       const d = dmaFields(cmd, scratch);
@@ -211,54 +211,67 @@ export class DmaFast extends DmaBase {
     return this.advanceBytes(whole, clock);
   }
 
-  /** Moves the next `count` bytes, row by row (most rows are short: a 4-byte weight column per row). */
+  /**
+   * Moves the next `count` bytes, row by row. Most rows are short (a 4- or
+   * 8-byte weight column) and a window of transfers usually begins and ends
+   * inside a row (the CPU's SRAM accesses and other units' events cut it): the
+   * pieces of rows at both ends go through piece(), the whole rows between
+   * them a word at a time when both sides are word-aligned.
+   */
   private copy(count: number): void {
     const d = this.d;
-    const spad = this.mem.spad, sram = this.mem.sram;
-    const rb = d.rowBytes, store = d.store;
-    let col = this.col, left = count;
-    let p = d.spadAddr + this.row * d.spadStride + col;
-    let q = d.sramAddr + this.row * d.sramStride + col;
+    const rb = d.rowBytes;
+    let left = count;
+    let p = d.spadAddr + this.row * d.spadStride + this.col;
+    let q = d.sramAddr + this.row * d.sramStride + this.col;
     if (d.spadStride === rb && d.sramStride === rb && left >= 64) {
       // Rows back to back on both sides: one run of bytes, a memcpy.
-      if (store) sram.set(spad.subarray(p, p + left), q);
-      else spad.set(sram.subarray(q, q + left), p);
+      this.piece(p, q, left);
       return;
     }
-    // From the end of a row to the start of the next.
-    const pGap = d.spadStride - rb, qGap = d.sramStride - rb;
+    if (this.col !== 0) {
+      // The rest of the row the window starts in.
+      const first = rb - this.col < left ? rb - this.col : left;
+      this.piece(p, q, first);
+      left -= first;
+      p += first + d.spadStride - rb;
+      q += first + d.sramStride - rb;
+    }
     const spad32 = this.spad32, sram32 = this.sram32;
-    if (col === 0 && rb < 64 && spad32 && sram32 && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
-      // Whole rows of aligned words, a word at a time (the byte order is the same on both sides).
+    if (left >= rb && rb < 64 && spad32 !== null && sram32 !== null && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
       const words = rb >> 2, pStep = d.spadStride >> 2, qStep = d.sramStride >> 2;
       let p4 = p >> 2, q4 = q >> 2;
-      for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) {
-        if (store) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
-        else for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
+      if (d.store) {
+        for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
+      } else {
+        for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
       }
       p = p4 << 2;
       q = q4 << 2;
     }
-    while (left > 0) {
-      const chunk = rb - col < left ? rb - col : left;
-      if (chunk >= 64) {
-        // A view per long row, not a byte at a time: set() is a memcpy.
-        if (store) sram.set(spad.subarray(p, p + chunk), q);
-        else spad.set(sram.subarray(q, q + chunk), p);
-        p += chunk;
-        q += chunk;
-      } else if (store) {
-        for (const end = p + chunk; p < end;) sram[q++] = spad[p++];
-      } else {
-        for (const end = p + chunk; p < end;) spad[p++] = sram[q++];
-      }
-      left -= chunk;
-      col += chunk;
-      if (col === rb) {
-        col = 0;
-        p += pGap;
-        q += qGap;
-      }
+    for (; left >= rb; left -= rb, p += d.spadStride, q += d.sramStride) this.piece(p, q, rb);
+    if (left > 0) this.piece(p, q, left); // the start of the row the window ends in
+  }
+
+  /** Moves `bytes` bytes of one row (or of back-to-back rows) from scratchpad `p` / SRAM `q`, whichever way the command goes. */
+  private piece(p: number, q: number, bytes: number): void {
+    const spad = this.mem.spad, sram = this.mem.sram;
+    const store = this.d.store;
+    if (bytes >= 64) {
+      // A view, not a byte at a time: set() is a memcpy.
+      if (store) sram.set(spad.subarray(p, p + bytes), q);
+      else spad.set(sram.subarray(q, q + bytes), p);
+    } else if (((p | q | bytes) & 3) === 0 && this.spad32 !== null && this.sram32 !== null) {
+      // Whole aligned words (the byte order is the same on both sides).
+      const spad32 = this.spad32, sram32 = this.sram32;
+      const end = (p + bytes) >> 2;
+      let p4 = p >> 2, q4 = q >> 2;
+      if (store) for (; p4 < end;) sram32[q4++] = spad32[p4++];
+      else for (; p4 < end;) spad32[p4++] = sram32[q4++];
+    } else if (store) {
+      for (const end = p + bytes; p < end;) sram[q++] = spad[p++];
+    } else {
+      for (const end = p + bytes; p < end;) spad[p++] = sram[q++];
     }
   }
 }

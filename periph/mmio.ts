@@ -12,6 +12,12 @@ export interface MmioDevice {
   write(offset: number, value: number, wstrb: number, clock: number): void;
   /** Wait clocks beyond the interconnect's own that the last access took (a stalled PUSH). */
   extraWait?(): number;
+  /**
+   * Right after a read of `offset`: a clock before which reading it again
+   * returns the same value with the same wait and changes nothing the
+   * machine can observe (0: no such promise). The CPU skips poll loops with it.
+   */
+  repeatUntil?(offset: number): number;
 }
 
 /** Who else uses the SRAM bus: told of every CPU SRAM access before it happens. */

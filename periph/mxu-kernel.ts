@@ -10,10 +10,10 @@
 
 import { MXU_KERNEL_WASM_BASE64 } from './mxu-kernel.wasm.ts';
 
-/** Longest k-range of one kernel call: int16 partial sums of ≤ 128 steps of 2·64 stay exact. */
+/** Longest k-range of one kernel call (the unpacked operand rows' length). */
 export const SEGMENT_K = 2048;
-/** Unpacked row pitch: a segment's 2048 bytes plus the unpack's overrun and the zeroed tail. */
-const PITCH = SEGMENT_K + 32;
+/** Unpacked row pitch in bytes: a segment's 2048 int16 plus the unpack's overrun (≤ 48 bytes). */
+const PITCH = 2 * SEGMENT_K + 64;
 /** Largest array dimension the scratch is laid out for. */
 const MAX_DIM = 16;
 /** Room after the scratchpad for the unpack's reads past a row (≤ 15 bytes). */
@@ -21,7 +21,7 @@ const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number, zeroTail: number): void;
+  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number): void;
   transpose8(src: number, stride: number, k: number, dst: number, pitch: number): void;
   mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
 }
@@ -61,11 +61,14 @@ function kernelModule(): object | null {
 export class MxuKernel {
   /** The D×D int32 accumulators, row-major (i·D + j), shared with MxuFast. */
   readonly acc: Int32Array;
+  /** The scratchpad as little-endian int32 words (MxuFast's Cin and int32 C rows). */
+  readonly spadWords: Int32Array;
   private readonly accAddr: number;
   private readonly aAddr: number;
   private readonly bAddr: number;
 
-  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number) {
+  constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number, spadBytes: number) {
+    this.spadWords = new Int32Array(memory.buffer, 0, spadBytes >> 2);
     this.accAddr = scratch;
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
@@ -86,9 +89,9 @@ export class MxuKernel {
     const k = this.k;
     for (let s = k0; s < k1; s += SEGMENT_K) {
       const len = Math.min(SEGMENT_K, k1 - s);
-      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH, 1);
+      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH);
       if (transposeB) {
-        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH, 0);
+        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH);
       } else {
         // Eight columns (four bytes of each B row) per pass.
         for (let h = 0; h < dim; h += 8) k.transpose8(b + s * bStride + (h >> 1), bStride, len, this.bAddr + h * PITCH, PITCH);
@@ -110,5 +113,5 @@ export function createScratchpad(bytes: number): { spad: Uint8Array; kernel: Mxu
   // A fixed size: the memory never grows, so views of it stay valid.
   const memory = new wasm!.Memory({ initial: pages, maximum: pages });
   const instance = new wasm!.Instance(mod, { tpu: { memory } });
-  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch) };
+  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch, bytes) };
 }

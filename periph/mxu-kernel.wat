@@ -4,27 +4,27 @@
 ;;   acc[i][j] += Σ_k A[i][k]·B[k][j]   for k in one segment of ≤ 2048
 ;; of a D×D MATMUL (D = 8 or 16) in three steps:
 ;;   1. unpack: A's rows (and Bt's, under TRANSPOSE_B) from packed int4 into
-;;      signed bytes, one row per `pitch` bytes, k in natural order;
+;;      int16, one row per `pitch` bytes, k in natural order;
 ;;   2. transpose8: without TRANSPOSE_B, B's rows (D/2 bytes each, any stride)
-;;      into the same column-major signed-byte layout, 8 rows × 8 columns at a time;
-;;   3. mac: the D×D dot products of length len, 16 k per step: extmul of the
-;;      low and high 8 bytes into int16 lanes, summed in int16 (each lane gets
-;;      2 products per step, |p| ≤ 64: ≤ 128 steps of a 2048-k segment stay
-;;      below 2^15), reduced to int32 and added into acc once per segment.
-;; Sums wrap mod 2^32 in acc (i32.add), exactly as the reference's |0.
+;;      into the same column-major int16 layout, 8 rows × 8 columns at a time;
+;;   3. mac: the D×D dot products of length len, 8 k per step with
+;;      i32x4.dot_i16x8_s (one pmaddwd on x64: 8 products summed in pairs into
+;;      int32 lanes), reduced and added into acc once per call.
+;; The int4 products are exact in int16 operands, and a lane's int32 sum of a
+;; 2048-k segment (at most 512 products of |p| ≤ 64) cannot overflow. Sums
+;; wrap mod 2^32 in acc (i32x4.add), exactly as the reference's |0.
+;; len is a multiple of 8 (K is a multiple of D), so no step reads past a row.
 (module
   (memory (import "tpu" "memory") 1)
 
-  ;; unpack(src, stride, rows, bytes, dst, pitch, zeroTail): row r's `bytes`
-  ;; packed bytes at src + r·stride become 2·bytes signed bytes at dst + r·pitch
-  ;; (element 2q from byte q's low nibble). Reads up to 15 bytes past a row and
-  ;; writes up to roundup(2·bytes, 32): the caller leaves room. With zeroTail,
-  ;; the 16 bytes after the row are cleared, so a last 8-element step of mac
-  ;; multiplies whatever lies past the other operand's row by zero.
+  ;; unpack(src, stride, rows, bytes, dst, pitch): row r's `bytes` packed bytes
+  ;; at src + r·stride become 2·bytes int16 at dst + r·pitch (element 2q from
+  ;; byte q's low nibble). Reads up to 15 bytes past a row and writes up to
+  ;; roundup(4·bytes, 64) bytes: the caller leaves room.
   (func (export "unpack") (param $src i32) (param $stride i32) (param $rows i32) (param $bytes i32)
-        (param $dst i32) (param $pitch i32) (param $zeroTail i32)
+        (param $dst i32) (param $pitch i32)
     (local $r i32) (local $off i32) (local $s i32) (local $d i32)
-    (local $x v128) (local $lo v128) (local $hi v128)
+    (local $x v128) (local $lo v128) (local $hi v128) (local $e v128)
     (block $rowsDone
       (loop $row
         (br_if $rowsDone (i32.ge_u (local.get $r) (local.get $rows)))
@@ -37,23 +37,26 @@
             (local.set $x (v128.load align=1 (i32.add (local.get $s) (local.get $off))))
             (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
             (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
-            (v128.store align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 1)))
-              (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
-            (v128.store offset=16 align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 1)))
-              (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+            ;; elements 0..15 (bytes 0..7), then 16..31 (bytes 8..15), as int16
+            (local.set $e (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
+            (v128.store align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 2)))
+              (i16x8.extend_low_i8x16_s (local.get $e)))
+            (v128.store offset=16 align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 2)))
+              (i16x8.extend_high_i8x16_s (local.get $e)))
+            (local.set $e (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+            (v128.store offset=32 align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 2)))
+              (i16x8.extend_low_i8x16_s (local.get $e)))
+            (v128.store offset=48 align=1 (i32.add (local.get $d) (i32.shl (local.get $off) (i32.const 2)))
+              (i16x8.extend_high_i8x16_s (local.get $e)))
             (local.set $off (i32.add (local.get $off) (i32.const 16)))
             (br $chunk)))
-        (if (local.get $zeroTail)
-          (then
-            (v128.store align=1 (i32.add (local.get $d) (i32.shl (local.get $bytes) (i32.const 1)))
-              (v128.const i32x4 0 0 0 0))))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $row)))
   )
 
   ;; transpose8(src, stride, k, dst, pitch): rows 0..k−1 of an 8-column int4
   ;; block (4 bytes at src + row·stride) become columns: element j of row kk
-  ;; goes to dst + j·pitch + kk as a signed byte. k is a multiple of 8.
+  ;; goes to dst + j·pitch + 2·kk as an int16. k is a multiple of 8.
   (func (export "transpose8") (param $src i32) (param $stride i32) (param $k i32) (param $dst i32) (param $pitch i32)
     (local $kk i32) (local $p i32) (local $d i32)
     (local $v0 v128) (local $v1 v128) (local $s01 v128) (local $s23 v128) (local $t v128)
@@ -80,49 +83,48 @@
         ;; bytes 0 and 1 of the eight rows, then bytes 2 and 3
         (local.set $s01 (i8x16.shuffle 0 4 8 12 16 20 24 28 1 5 9 13 17 21 25 29 (local.get $v0) (local.get $v1)))
         (local.set $s23 (i8x16.shuffle 2 6 10 14 18 22 26 30 3 7 11 15 19 23 27 31 (local.get $v0) (local.get $v1)))
-        (local.set $d (i32.add (local.get $dst) (local.get $kk)))
+        (local.set $d (i32.add (local.get $dst) (i32.shl (local.get $kk) (i32.const 1))))
         ;; low nibbles: columns 0 | 2 and 4 | 6; high nibbles: 1 | 3 and 5 | 7
         (local.set $t (i8x16.shr_s (i8x16.shl (local.get $s01) (i32.const 4)) (i32.const 4)))
-        (v128.store64_lane align=1 0 (local.get $d) (local.get $t))
-        (v128.store64_lane align=1 1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 2))) (local.get $t))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $t)))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 2))) (i16x8.extend_high_i8x16_s (local.get $t)))
         (local.set $t (i8x16.shr_s (local.get $s01) (i32.const 4)))
-        (v128.store64_lane align=1 0 (i32.add (local.get $d) (local.get $pitch)) (local.get $t))
-        (v128.store64_lane align=1 1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 3))) (local.get $t))
+        (v128.store align=1 (i32.add (local.get $d) (local.get $pitch)) (i16x8.extend_low_i8x16_s (local.get $t)))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 3))) (i16x8.extend_high_i8x16_s (local.get $t)))
         (local.set $t (i8x16.shr_s (i8x16.shl (local.get $s23) (i32.const 4)) (i32.const 4)))
-        (v128.store64_lane align=1 0 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 4))) (local.get $t))
-        (v128.store64_lane align=1 1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 6))) (local.get $t))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 4))) (i16x8.extend_low_i8x16_s (local.get $t)))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 6))) (i16x8.extend_high_i8x16_s (local.get $t)))
         (local.set $t (i8x16.shr_s (local.get $s23) (i32.const 4)))
-        (v128.store64_lane align=1 0 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 5))) (local.get $t))
-        (v128.store64_lane align=1 1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 7))) (local.get $t))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 5))) (i16x8.extend_low_i8x16_s (local.get $t)))
+        (v128.store align=1 (i32.add (local.get $d) (i32.mul (local.get $pitch) (i32.const 7))) (i16x8.extend_high_i8x16_s (local.get $t)))
         (local.set $kk (i32.add (local.get $kk) (i32.const 8)))
         (br $group)))
   )
 
-  ;; The sum of the eight int16 lanes of v, as an int32.
-  (func $sum16 (param $v v128) (result i32)
-    (local $w v128)
-    (local.set $w (i32x4.extadd_pairwise_i16x8_s (local.get $v)))
-    (i32.add
-      (i32.add (i32x4.extract_lane 0 (local.get $w)) (i32x4.extract_lane 1 (local.get $w)))
-      (i32.add (i32x4.extract_lane 2 (local.get $w)) (i32x4.extract_lane 3 (local.get $w))))
+  ;; [Σ lanes of w, Σ lanes of x, Σ lanes of y, Σ lanes of z] of four int32x4.
+  (func $sum4 (param $w v128) (param $x v128) (param $y v128) (param $z v128) (result v128)
+    (local $p v128) (local $q v128)
+    ;; p = [w0+w2, x0+x2, w1+w3, x1+x3], q the same of y and z
+    (local.set $p (i32x4.add
+      (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $w) (local.get $x))
+      (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $w) (local.get $x))))
+    (local.set $q (i32x4.add
+      (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $y) (local.get $z))
+      (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $y) (local.get $z))))
+    (i32x4.add
+      (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p) (local.get $q))
+      (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p) (local.get $q)))
   )
 
-  ;; acc[(i)·dim + j] += the int16 lane sum of v.
-  (func $addAcc (param $acc i32) (param $dim i32) (param $i i32) (param $j i32) (param $v v128)
-    (local $at i32)
-    (local.set $at (i32.add (local.get $acc)
-      (i32.shl (i32.add (i32.mul (local.get $i) (local.get $dim)) (local.get $j)) (i32.const 2))))
-    (i32.store (local.get $at) (i32.add (i32.load (local.get $at)) (call $sum16 (local.get $v))))
-  )
-
-  ;; mac(au, bu, pitch, len, dim, acc): acc[i·dim + j] += Σ_{k<len} au[i·pitch + k]·bu[j·pitch + k]
-  ;; for i, j < dim, two rows i by four columns j at a time (14 vectors live).
+  ;; mac(au, bu, pitch, len, dim, acc): acc[i·dim + j] += Σ_{k<len} au[i·pitch + 2k]·bu[j·pitch + 2k]
+  ;; (int16 elements) for i, j < dim, two rows i by four columns j at a time (14 vectors live).
   (func (export "mac") (param $au i32) (param $bu i32) (param $pitch i32) (param $len i32) (param $dim i32) (param $acc i32)
-    (local $i i32) (local $j i32) (local $c i32)
+    (local $i i32) (local $j i32) (local $c i32) (local $end i32) (local $at i32)
     (local $pa0 i32) (local $pa1 i32) (local $pb0 i32) (local $pb1 i32) (local $pb2 i32) (local $pb3 i32)
     (local $a0 v128) (local $a1 v128) (local $b v128)
     (local $s00 v128) (local $s01 v128) (local $s02 v128) (local $s03 v128)
     (local $s10 v128) (local $s11 v128) (local $s12 v128) (local $s13 v128)
+    (local.set $end (i32.shl (local.get $len) (i32.const 1)))
     (block $iDone
       (loop $iLoop
         (br_if $iDone (i32.ge_u (local.get $i) (local.get $dim)))
@@ -143,39 +145,31 @@
             (local.set $c (i32.const 0))
             (block $kDone
               (loop $kLoop
-                (br_if $kDone (i32.ge_u (local.get $c) (local.get $len)))
+                (br_if $kDone (i32.ge_u (local.get $c) (local.get $end)))
                 (local.set $a0 (v128.load align=1 (i32.add (local.get $pa0) (local.get $c))))
                 (local.set $a1 (v128.load align=1 (i32.add (local.get $pa1) (local.get $c))))
                 (local.set $b (v128.load align=1 (i32.add (local.get $pb0) (local.get $c))))
-                (local.set $s00 (i16x8.add (local.get $s00) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a0) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a0) (local.get $b)))))
-                (local.set $s10 (i16x8.add (local.get $s10) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a1) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a1) (local.get $b)))))
+                (local.set $s00 (i32x4.add (local.get $s00) (i32x4.dot_i16x8_s (local.get $a0) (local.get $b))))
+                (local.set $s10 (i32x4.add (local.get $s10) (i32x4.dot_i16x8_s (local.get $a1) (local.get $b))))
                 (local.set $b (v128.load align=1 (i32.add (local.get $pb1) (local.get $c))))
-                (local.set $s01 (i16x8.add (local.get $s01) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a0) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a0) (local.get $b)))))
-                (local.set $s11 (i16x8.add (local.get $s11) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a1) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a1) (local.get $b)))))
+                (local.set $s01 (i32x4.add (local.get $s01) (i32x4.dot_i16x8_s (local.get $a0) (local.get $b))))
+                (local.set $s11 (i32x4.add (local.get $s11) (i32x4.dot_i16x8_s (local.get $a1) (local.get $b))))
                 (local.set $b (v128.load align=1 (i32.add (local.get $pb2) (local.get $c))))
-                (local.set $s02 (i16x8.add (local.get $s02) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a0) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a0) (local.get $b)))))
-                (local.set $s12 (i16x8.add (local.get $s12) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a1) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a1) (local.get $b)))))
+                (local.set $s02 (i32x4.add (local.get $s02) (i32x4.dot_i16x8_s (local.get $a0) (local.get $b))))
+                (local.set $s12 (i32x4.add (local.get $s12) (i32x4.dot_i16x8_s (local.get $a1) (local.get $b))))
                 (local.set $b (v128.load align=1 (i32.add (local.get $pb3) (local.get $c))))
-                (local.set $s03 (i16x8.add (local.get $s03) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a0) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a0) (local.get $b)))))
-                (local.set $s13 (i16x8.add (local.get $s13) (i16x8.add
-                  (i16x8.extmul_low_i8x16_s (local.get $a1) (local.get $b)) (i16x8.extmul_high_i8x16_s (local.get $a1) (local.get $b)))))
+                (local.set $s03 (i32x4.add (local.get $s03) (i32x4.dot_i16x8_s (local.get $a0) (local.get $b))))
+                (local.set $s13 (i32x4.add (local.get $s13) (i32x4.dot_i16x8_s (local.get $a1) (local.get $b))))
                 (local.set $c (i32.add (local.get $c) (i32.const 16)))
                 (br $kLoop)))
-            (call $addAcc (local.get $acc) (local.get $dim) (local.get $i) (local.get $j) (local.get $s00))
-            (call $addAcc (local.get $acc) (local.get $dim) (local.get $i) (i32.add (local.get $j) (i32.const 1)) (local.get $s01))
-            (call $addAcc (local.get $acc) (local.get $dim) (local.get $i) (i32.add (local.get $j) (i32.const 2)) (local.get $s02))
-            (call $addAcc (local.get $acc) (local.get $dim) (local.get $i) (i32.add (local.get $j) (i32.const 3)) (local.get $s03))
-            (call $addAcc (local.get $acc) (local.get $dim) (i32.add (local.get $i) (i32.const 1)) (local.get $j) (local.get $s10))
-            (call $addAcc (local.get $acc) (local.get $dim) (i32.add (local.get $i) (i32.const 1)) (i32.add (local.get $j) (i32.const 1)) (local.get $s11))
-            (call $addAcc (local.get $acc) (local.get $dim) (i32.add (local.get $i) (i32.const 1)) (i32.add (local.get $j) (i32.const 2)) (local.get $s12))
-            (call $addAcc (local.get $acc) (local.get $dim) (i32.add (local.get $i) (i32.const 1)) (i32.add (local.get $j) (i32.const 3)) (local.get $s13))
+            ;; acc[i][j..j+3] and acc[i+1][j..j+3] += the four sums of each row
+            (local.set $at (i32.add (local.get $acc)
+              (i32.shl (i32.add (i32.mul (local.get $i) (local.get $dim)) (local.get $j)) (i32.const 2))))
+            (v128.store align=4 (local.get $at) (i32x4.add (v128.load align=4 (local.get $at))
+              (call $sum4 (local.get $s00) (local.get $s01) (local.get $s02) (local.get $s03))))
+            (local.set $at (i32.add (local.get $at) (i32.shl (local.get $dim) (i32.const 2))))
+            (v128.store align=4 (local.get $at) (i32x4.add (v128.load align=4 (local.get $at))
+              (call $sum4 (local.get $s10) (local.get $s11) (local.get $s12) (local.get $s13))))
             (local.set $j (i32.add (local.get $j) (i32.const 4)))
             (br $jLoop)))
         (local.set $i (i32.add (local.get $i) (i32.const 2)))

@@ -34,6 +34,7 @@ import {
   bits,
   blockEnd,
   getInt4,
+  footprintOf,
   regionMask,
   rshift,
   sat4,
@@ -163,17 +164,14 @@ export function mxuRules(cfg: TpuConfig): UnitRules {
       return 0;
     },
 
-    footprint(cmd: Cmd): Footprint {
+    footprint(cmd: Cmd, into?: Footprint): Footprint {
       const d = fields(cmd);
       const n = d.dim;
       const ma = regionMask(d.aAddr, n, d.k / 2, d.aStride, regionBytes);
       const mb = regionMask(d.bAddr, bRows(d), bRowBytes(d), d.bStride, regionBytes);
       const mc = d.accumulate ? regionMask(d.cinAddr, n, 4 * n, d.cinStride, regionBytes) : 0;
-      return {
-        read: (ma | mb | mc) >>> 0,
-        write: regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes),
-        sameRegion: (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0,
-      };
+      return footprintOf((ma | mb | mc) >>> 0, regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes),
+        (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0, into);
     },
 
     nominalClocks(cmd: Cmd): number {
@@ -515,6 +513,8 @@ export class MxuFast extends MxuBase implements UnitModel {
   private readonly b: Int32Array;
   /** The first stream clock whose reads have not been done yet (0..K). */
   private streamRead = 0;
+  /** The scratchpad as int32 words (the kernel's; null without one): Cin and int32 C rows are whole aligned words. */
+  private readonly spad32: Int32Array | null;
 
   /**
    * @param deferReads set by the TPU core (tpu.ts), which then calls tickRead in
@@ -528,6 +528,7 @@ export class MxuFast extends MxuBase implements UnitModel {
     this.acc = this.kernel ? this.kernel.acc.subarray(0, this.n * this.n) : new Int32Array(this.n * this.n);
     this.a = new Int32Array(this.n * this.n);
     this.b = new Int32Array(this.n * this.n);
+    this.spad32 = this.kernel ? this.kernel.spadWords : null;
   }
 
   begin(cmd: Cmd, clock: number): void {
@@ -602,6 +603,12 @@ export class MxuFast extends MxuBase implements UnitModel {
     const spad = this.mem.spad;
     const p = rel - d.preloadStart;
     let at = d.cinAddr + p * d.cinStride;
+    const spad32 = this.spad32;
+    if (spad32 && (at & 3) === 0) {
+      // Little-endian words, as the bytes below assemble them.
+      for (let j = 0, w = at >> 2; j < n; j++) this.acc[p * n + j] = spad32[w + j];
+      return;
+    }
     for (let j = 0; j < n; j++, at += 4) {
       this.acc[p * n + j] = spad[at] | (spad[at + 1] << 8) | (spad[at + 2] << 16) | (spad[at + 3] << 24);
     }
@@ -702,7 +709,10 @@ export class MxuFast extends MxuBase implements UnitModel {
     const spad = this.mem.spad;
     const acc = this.acc;
     const base = d.cAddr + w * d.cStride;
-    if (d.outInt32) {
+    const spad32 = this.spad32;
+    if (d.outInt32 && spad32 && (base & 3) === 0) {
+      for (let j = 0, at = base >> 2; j < n; j++) spad32[at + j] = acc[w * n + j];
+    } else if (d.outInt32) {
       for (let j = 0; j < n; j++) {
         const v = acc[w * n + j];
         const at = base + 4 * j;

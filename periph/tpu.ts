@@ -84,7 +84,8 @@ class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[numbe
   lastEnd = -1;
   running: Cmd | null = null;
   runningStart = 0;
-  footprint: Footprint = { read: 0, write: 0, sameRegion: false };
+  /** The running command's regions (all zero while idle); the start logic fills this object in place. */
+  readonly footprint: Footprint = { read: 0, write: 0, sameRegion: false };
   errorFlag = false;
   /** Head of the FIFO is ready but blocked on its wait token. */
   depWaiting = false;
@@ -253,6 +254,18 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       return this.readUnit(this.unitAt(offset), reg);
     }
     return this.peek(offset, clock);
+  }
+
+  /**
+   * Right after a CPU read of `offset`: reads of it before the returned clock
+   * give the same value and process no clocks (the quiet window above), and
+   * a poll then only repeats what the deadlock rule saw, so a poll loop may be
+   * skipped up to it. 0 (no promise) for the counters (they count every
+   * clock), for the reference models (they process every clock), and while a
+   * deadlock is in force (every poll counts toward stopping the machine).
+   */
+  repeatUntil(offset: number): number {
+    return offset < 0x100 || this.reference || this.stuckFrom >= 0 || this.fatal ? 0 : this.quietUntil;
   }
 
   /** A read by a tool (the debugger): the same value, but not the CPU polling. */
@@ -658,17 +671,19 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
         this.drop(u, cmd, c, code, ERROR_CODES.find((e) => e.value === code)!.doc);
         continue;
       }
-      const fp = u.rules.footprint(cmd);
+      // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
+      const fp = u.rules.footprint(cmd, u.footprint);
       if (fp.sameRegion) {
+        clearFootprint(fp);
         this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
         continue;
       }
       const clash = this.portClash(u, fp);
       if (clash) {
+        clearFootprint(fp);
         this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
         continue;
       }
-      u.footprint = fp;
       u.running = cmd;
       this.coupledCache = null;
       u.runningStart = c;
@@ -710,9 +725,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
     this.coupledCache = null;
-    u.footprint.read = 0;
-    u.footprint.write = 0;
-    u.footprint.sameRegion = false;
+    clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
   }
@@ -761,6 +774,13 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   get perfCounting(): boolean {
     return this.counting;
   }
+}
+
+/** An idle unit's footprint: no region. */
+function clearFootprint(fp: Footprint): void {
+  fp.read = 0;
+  fp.write = 0;
+  fp.sameRegion = false;
 }
 
 export function describeError(e: TpuError): string {

@@ -70,12 +70,25 @@ export interface UnitModel {
 export interface UnitRules {
   /** 0 when the command is well formed, else an ERR code (periph/regs.ts). */
   validate(cmd: Cmd): number;
-  /** Regions the command reads and writes; only called on valid commands. */
-  footprint(cmd: Cmd): Footprint;
+  /**
+   * Regions the command reads and writes; only called on valid commands.
+   * Written into `into` when given (the core reuses one per unit: a started
+   * command allocates nothing), else into a new object.
+   */
+  footprint(cmd: Cmd, into?: Footprint): Footprint;
   /** Busy clocks of the command when nothing slows it down (documented timing). */
   nominalClocks(cmd: Cmd): number;
   /** A one-line description for reports: opcode and fields. */
   describe(cmd: Cmd): string;
+}
+
+/** A footprint: `into` filled in, or a new one. */
+export function footprintOf(read: number, write: number, sameRegion: boolean, into?: Footprint): Footprint {
+  if (!into) return { read, write, sameRegion };
+  into.read = read;
+  into.write = write;
+  into.sameRegion = sameRegion;
+  return into;
 }
 
 /** LOW_BITS[i] = 2^i − 1: the mask of regions 0..i−1 (i ≤ 32). */

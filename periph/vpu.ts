@@ -25,7 +25,7 @@
 import type { TpuConfig } from './config.ts';
 import { ERR, UNIT_BY_NAME, opcode, type ArgField } from './regs.ts';
 import {
-  bits, blockEnd, getInt4, regionMask, rshift, sat4, setInt4,
+  bits, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
 
@@ -182,13 +182,13 @@ export function vpuRules(cfg: TpuConfig): UnitRules {
       return 0;
     },
 
-    footprint(cmd: Cmd): Footprint {
+    footprint(cmd: Cmd, into?: Footprint): Footprint {
       decode(cmd, cfg, d);
       const inBytes = rowBytes(d.cols, in32(d.op));
       const a = regionMask(d.aAddr, d.rows, inBytes, d.aStride, regionBytes);
       const b = binary(d.op) ? regionMask(d.bAddr, d.rows, inBytes, d.bStride, regionBytes) : 0;
       const c = regionMask(d.cAddr, d.rows, rowBytes(d.cols, out32(d.op)), d.cStride, regionBytes);
-      return { read: (a | b) >>> 0, write: c, sameRegion: (a & b) !== 0 };
+      return footprintOf((a | b) >>> 0, c, (a & b) !== 0, into);
     },
 
     nominalClocks(cmd: Cmd): number {

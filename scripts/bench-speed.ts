@@ -7,17 +7,20 @@
 // emulation, Machine.run, not of building the model blob), and from a cold
 // start of a fresh `node bin/picotpu.mjs` process (its whole wall time,
 // start-up, blob and report included). Last, the CLI's start-up:
-// `picotpu run build/fw/hello.elf`. "per CPU s" divides by the process's CPU
+// `picotpu run build/fw/hello.elf`. "median" is the median warm run, beside
+// the best: when the two are far apart the machine was busy and the figures
+// are not to be trusted (the header line says the load average, and warns
+// when it exceeds the cores). "per CPU s" divides by the process's CPU
 // time instead (user + system, the best run): on a loaded machine it shows
 // what the emulator does when it has a core, where wall time shows the share it got.
 //
-//   BENCH_RUNS=3 npm run bench:speed        # timed runs per workload (default 3)
+//   BENCH_RUNS=5 npm run bench:speed        # timed runs per workload (default 5)
 //   npm run bench:speed -- --only matmul    # rows whose name contains a word
 //   npm run bench:speed -- --warm           # in-process figures only
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { Machine } from '../emu/machine.ts';
@@ -26,7 +29,7 @@ import { VARIANT, type Job } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
 
-const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const CLOCK_HZ = defaultConfig().clockHz;
 const DEMO_SEED = 1;
 const WAIT_TOKENS = VARIANT.DOUBLE_BUFFER | VARIANT.FUSED | VARIANT.FLASH | VARIANT.TOKENS; // 15
@@ -119,27 +122,31 @@ function main(): void {
   const warmOnly = argv.includes('--warm');
   execFileSync('make', ['-s', '-C', 'firmware-c', '-j2'], { stdio: 'inherit' });
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
-  console.log(`bench:speed — best of ${RUNS} runs each; load average ${load} on this machine`);
-  console.log('workload                              |   clocks   | warm M clk/s | x 12 MHz | (per CPU s) | cold M clk/s | x 12 MHz | cold wall s');
-  console.log('--------------------------------------|------------|--------------|----------|-------------|--------------|----------|------------');
+  console.log(`bench:speed — best and median of ${RUNS} runs each; load average ${load} on this machine (${availableParallelism()} cores)`);
+  if (loadavg()[0] > availableParallelism()) console.log('warning: the machine is busy (load above its cores): wall figures are low and vary; see "per CPU s" and the median');
+  console.log('workload                              |   clocks   | warm M clk/s | median | x 12 MHz | (per CPU s) | cold M clk/s | x 12 MHz | cold wall s');
+  console.log('--------------------------------------|------------|--------------|--------|----------|-------------|--------------|----------|------------');
   for (const w of WORKLOADS) {
     if (only && !w.name.toLowerCase().includes(only)) continue;
     const { clocks } = w.run(); // warm-up: two runs, the JIT and the WebAssembly tier-up settle in both
     w.run();
     let best = Infinity, bestCpu = Infinity;
+    const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const t = w.run();
       if (t.clocks !== clocks) throw new Error(`${w.name}: ${t.clocks} clocks, the warm-up took ${clocks}: not deterministic`);
       best = Math.min(best, t.seconds);
       bestCpu = Math.min(bestCpu, t.cpuSeconds);
+      times.push(t.seconds);
     }
+    const median = times.sort((a, b) => a - b)[times.length >> 1];
     const warm = rate(clocks, best);
     let coldText = '           — |        — |          —';
     if (!warmOnly && w.cli.length) {
       const s = coldSeconds(w.cli, Math.min(RUNS, 2));
       coldText = `${mhz(rate(clocks, s)).padStart(12)} | ${rtf(rate(clocks, s)).padStart(8)} | ${s.toFixed(3).padStart(10)}`;
     }
-    console.log(`${w.name.padEnd(37)} | ${String(clocks).padStart(10)} | ${mhz(warm).padStart(12)} | ${rtf(warm).padStart(8)} | ${mhz(rate(clocks, bestCpu)).padStart(11)} | ${coldText}`);
+    console.log(`${w.name.padEnd(37)} | ${String(clocks).padStart(10)} | ${mhz(warm).padStart(12)} | ${mhz(rate(clocks, median)).padStart(6)} | ${rtf(warm).padStart(8)} | ${mhz(rate(clocks, bestCpu)).padStart(11)} | ${coldText}`);
   }
   if (!warmOnly) {
     const s = coldSeconds(['run', 'build/fw/hello.elf', '--no-report'], Math.max(3, RUNS));
