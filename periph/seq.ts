@@ -25,7 +25,7 @@
 
 import type { TpuConfig } from './config.ts';
 import { ERR, opcode, packField, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_ENTRY_WAIT, SEQ_UNIT, TOKEN_FIELD, unpackField } from './regs.ts';
-import { bits, regionMask, type Cmd, type Footprint, type UnitRules } from './unit.ts';
+import { bits, footprintOf, regionMask, type Cmd, type Footprint, type UnitRules } from './unit.ts';
 
 const RUN = opcode('SEQ', 'RUN');
 const F_LIST = SEQ_UNIT.args[0];
@@ -74,11 +74,10 @@ export function seqRules(cfg: TpuConfig): UnitRules {
       if (addr + count * SEQ_ENTRY_BYTES > spadSize) return ERR.RANGE;
       return 0;
     },
-    footprint(cmd: Cmd): Footprint {
-      // The list's regions' read ports, for the whole RUN.
+    footprint(cmd: Cmd, into?: Footprint): Footprint {
+      // The list's regions' read ports, for the whole RUN (none with a list memory of its own).
       const bytes = listCount(cmd) * SEQ_ENTRY_BYTES;
-      if (ownMemory) return { read: 0, write: 0, sameRegion: false };
-      return { read: regionMask(listAddr(cmd), 1, bytes, bytes, regionBytes), write: 0, sameRegion: false };
+      return footprintOf(ownMemory ? 0 : regionMask(listAddr(cmd), 1, bytes, bytes, regionBytes), 0, false, into);
     },
     nominalClocks(cmd: Cmd): number {
       return 1 + listCount(cmd);
