@@ -3,7 +3,8 @@
 // of 8 up to 512, every one fits the SRAM) and variants drawn at random,
 // seeded (the seed is printed; PICOTPU_SEED repeats a draw), must run within
 // 5 % of the predicted run clocks; so must model.elf on every standard bench
-// experiment and on random variants, prompt lengths and decode steps. Also
+// experiment and on random variants (every other one taking LONG_CONTEXT's
+// flow past one 64-row block), prompt lengths and decode steps. Also
 // the libgcc cost formulas against their instruction counts.
 
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { runMatmulOnEmulator } from '../model/run.ts';
 import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, type Experiment } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import type { Job, ModelDims } from '../model/format.ts';
-import { MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
+import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
 
@@ -104,7 +105,9 @@ describe('predicted run clocks of model.elf', () => {
     const rnd = mulberry32(seed ^ 0x5eed);
     let worst = 0;
     for (let i = 0; i < MODEL_DRAWS; i++) {
-      const variant = Math.floor(rnd() * (MODELLED_BITS + 1)), P = 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
+      // Every other draw takes LONG_CONTEXT's flow (its bits forced, the others drawn) past one 64-row block.
+      const long = i % 2 === 1, variant = Math.floor(rnd() * (MODELLED_BITS + 1)) | (long ? LONG_CONTEXT_NEEDS : 0);
+      const P = long ? 65 + Math.floor(rnd() * 56) : 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
       const dims: ModelDims = { ...BASE_DIMS, layers: 1 + Math.floor(rnd() * 2) };
       const errs = windowErrors(dims, { prompt: randomPrompt(dims, P, seed + i), decodeSteps: steps, variant });
       console.log(`  variant ${variant}, ${dims.layers} layer(s), prompt ${P} + ${steps} steps: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
