@@ -52,7 +52,7 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 1, variants: EVERY },
   { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
-  { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047, ...LONG_VARIANTS] },
+  { dims: LONG, prompt: 200, steps: 0, variants: [0, 1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 1023, 2047, ...LONG_VARIANTS] },
   // LONG_CONTEXT past one row block: three blocks (the last of 2 rows) and two layers, then decode.
   { dims: { ...BASE, maxSeq: 256 }, prompt: 130, steps: 2, variants: LONG_VARIANTS },
   { dims: BASE, prompt: 100, steps: 3, variants: LONG_VARIANTS.filter((v, i) => i % 2 === 0) },
@@ -61,6 +61,9 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
   { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
   { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7, ...LONG_VARIANTS] },
+  // LONG_CONTEXT at d = 64 (two B tiles a chunk in W2): a last row block of one row group and of five (its last group waits for a ReLU block).
+  { dims: NARROW, prompt: 200, steps: 1, variants: LONG_VARIANTS },
+  { dims: { ...NARROW, layers: 2 }, prompt: 164, steps: 1, variants: LONG_VARIANTS },
   // Batched decode (run_batch): batches below, at and above one row group, short prompts.
   { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
   { dims: BASE, prompt: 12, steps: 2, batch: 8, variants: LADDER },
