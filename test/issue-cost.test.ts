@@ -12,9 +12,9 @@ import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3C
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, type Experiment } from '../study/bench.ts';
+import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, T256_DIMS, type Experiment } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import type { Job, ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
@@ -139,10 +139,19 @@ describe('predicted run clocks of model.elf', () => {
     expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(TOLERANCE_PCT);
     expect(Math.abs(predictionError(predictModelRun(dims, job, defaultConfig(), dearer)![0], measured))).toBeGreaterThan(TOLERANCE_PCT);
   });
+
+  it('tells long.c\'s bursts from tpu_push: priced as a stream\'s MATMULs, T=256 long context misses by more than 2 %', () => {
+    const dims = T256_DIMS, job = { prompt: randomPrompt(dims, 256, RANDOM_SEED), decodeSteps: 0, variant: BEST_VARIANT };
+    // A command inside a burst is three TPU register stores, two adds and a branch (32 clocks); tpu_push's is 79 in a stream.
+    const asTpuPush: TermSource = (cls, path) => (/aLM[sp]0?>aLM[sp]$/.test(path) ? { issue: 79, firstRead: 79, afterRead: 0 } : tableTerms(cls, path));
+    const measured = runOnEmulator(randomModel(dims, RANDOM_SEED), job).windows[0].cycles;
+    expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(0.5);
+    expect(predictionError(predictModelRun(dims, job, defaultConfig(), asTpuPush)![0], measured)).toBeGreaterThan(2);
+  });
 });
 
 /** Random model jobs per run (each a full model.elf run). */
-const MODEL_DRAWS = 6;
+const MODEL_DRAWS = 10;
 
 /** Signed errors (%) of the predicted run clocks of a job's windows against model.elf's. */
 function windowErrors(dims: ModelDims, job: Job): number[] {
