@@ -60,7 +60,7 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
   { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
   { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
-  { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7, ...LONG_VARIANTS] },
+  { dims: NARROW, prompt: 300, steps: 0, variants: [0, 1, 3, 7, 8, 9, 15, 16, 17, 24, 25, 31, ...LONG_VARIANTS] },
   // LONG_CONTEXT at d = 64 (two B tiles a chunk in W2): a last row block of one row group and of five (its last group waits for a ReLU block).
   { dims: NARROW, prompt: 200, steps: 1, variants: LONG_VARIANTS },
   { dims: { ...NARROW, layers: 2 }, prompt: 164, steps: 1, variants: LONG_VARIANTS },
