@@ -39,6 +39,8 @@ function canonicalVariant(v: number): number {
   if (!(v & VARIANT.STREAM)) v &= ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
   return (v & LONG_CONTEXT_NEEDS) === LONG_CONTEXT_NEEDS ? v : v & ~VARIANT.LONG_CONTEXT;
 }
+/** Every variant without PANEL (the tiled flows), for the long prompts: several A blocks a matmul, several chunks an elementwise pass. */
+const TILED = Array.from({ length: VARIANT.PANEL }, (_, v) => v);
 /** LONG_CONTEXT's variants by the bits that change its prefill's instructions or order past one row block: DOUBLE_BUFFER, LEAN, CHAIN. */
 const LONG_VARIANTS = [0, 1, 16, 17, 512, 513, 528, 529].map((bits) => LONG_CONTEXT_NEEDS | bits | VARIANT.HEADS);
 /** Every behaviour of model.c's single job the transcriptions cover (model-program.ts MODELLED_BITS): one variant per canonical form. */
@@ -52,7 +54,7 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 1, variants: EVERY },
   { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
-  { dims: LONG, prompt: 200, steps: 0, variants: [0, 1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 1023, 2047, ...LONG_VARIANTS] },
+  { dims: LONG, prompt: 200, steps: 0, variants: [...TILED, 1023, 2047, ...LONG_VARIANTS] },
   // LONG_CONTEXT past one row block: three blocks (the last of 2 rows) and two layers, then decode.
   { dims: { ...BASE, maxSeq: 256 }, prompt: 130, steps: 2, variants: LONG_VARIANTS },
   { dims: BASE, prompt: 100, steps: 3, variants: LONG_VARIANTS.filter((v, i) => i % 2 === 0) },
@@ -60,7 +62,7 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
   { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
   { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
-  { dims: NARROW, prompt: 300, steps: 0, variants: [0, 1, 3, 7, 8, 9, 15, 16, 17, 24, 25, 31, ...LONG_VARIANTS] },
+  { dims: NARROW, prompt: 300, steps: 0, variants: [...TILED, ...LONG_VARIANTS] },
   // LONG_CONTEXT at d = 64 (two B tiles a chunk in W2): a last row block of one row group and of five (its last group waits for a ReLU block).
   { dims: NARROW, prompt: 200, steps: 1, variants: LONG_VARIANTS },
   { dims: { ...NARROW, layers: 2 }, prompt: 164, steps: 1, variants: LONG_VARIANTS },
