@@ -114,7 +114,6 @@ export class KernelCpu {
     }
     this.next[unit] = { unit: on, ticket };
   }
-  /** tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command). */
   /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
   readonly extras: number[] = [];
   /** Clocks of CPU work after the CPU's poll on the path to the next PUSH (or the window's end): the head's argmax after its drain. */
@@ -129,12 +128,17 @@ export class KernelCpu {
     this.pendingAfterPoll = 0;
     return x ? { issue: term.issue + x, firstRead: term.firstRead, afterRead: term.afterRead + x } : term;
   }
-  push(unit: Unit, busy: number, site: string, extra = 0): number {
-    const token = this.next[unit] ?? undefined;
-    this.next[unit] = null;
+  /**
+   * tpu_push at PUSH site `site`, then kernels.h k_issued (the base variant waits for every command).
+   * `burst`: a command of a run pushed back to back after its first (long.c BURST_PUSH): no k_need, no token check;
+   * ARG5 keeps the run's token, which the unit's earlier command already met.
+   */
+  push(unit: Unit, busy: number, site: string, extra = 0, burst = false): number {
+    const token = burst ? undefined : this.next[unit] ?? undefined;
+    if (!burst) this.next[unit] = null;
     // The path's name says how many k_need_slow calls it makes and whether it writes ARG5 (a new token): both are instructions on it.
-    const tokenKey = token ? `${token.unit}:${token.ticket}` : null, writesArg5 = tokenKey !== this.staged[unit];
-    this.staged[unit] = tokenKey;
+    const tokenKey = token ? `${token.unit}:${token.ticket}` : null, writesArg5 = !burst && tokenKey !== this.staged[unit];
+    if (!burst) this.staged[unit] = tokenKey;
     const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
     this.slowNeeds = 0;
     this.paths.push(path);

@@ -1,12 +1,13 @@
 // The command programs of model.c's flows for the schedule model: each
 // kernel the model's firmware calls (kernels/matmul.c, elementwise.c,
-// attention.c, panel.c, stream_ffn.c) transcribed as the commands it pushes,
+// attention.c, panel.c, stream_ffn.c, long.c) transcribed as the commands it pushes,
 // in the firmware's order, with its waits (k_need: a wait token or a poll)
 // and each command's busy clocks (analytic.ts's rules), over a KernelCpu
 // (model/issue-cost.ts). A PUSH site is named by the model's call (its
 // context: "q" the Q projection, "a" attention, "H" the head …), the kernel
 // ("t" tiled, "p" panel, "s" stream, "f" stream_ffn, "e" elementwise, "E"
-// embedding, "F" FlashAttention, "D" decode attention, "K" block attention)
+// embedding, "F" FlashAttention, "D" decode attention, "K" block attention,
+// "L" long.c's attention_long)
 // and the command; the path between two sites has its issue term, counted
 // on the emulator's trace of model.elf (scripts/calibrate-issue.ts).
 //
@@ -36,6 +37,15 @@ function chunkTiles(k: number, limit: number): number {
 const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, PANEL_AHEAD_BUFFER = 5;
 const STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2, RELU_BLOCKS_MAX = 8;
 const STREAM_KEEP_A = 1, STREAM_UP = 2, STREAM_DOWN = 4, STREAM_RES_OUT = 8;
+
+/** kernels/long.c query_block: query rows per block, the most row groups whose Q rows fit a region and whose P block against all ctx keys fits two. */
+function longQueryBlock(d: number, ctx: number): number {
+  let qb = 0;
+  while (qb + D <= ctx && (qb + D) * (d / 2) <= REGION && (qb + D) * (ctx / 2) <= 2 * REGION) qb += D;
+  return qb;
+}
+/** One query block of attention_long (long.c struct long_block): its first row, rows, row groups, the first group's index, its keys. */
+interface LongBlock { q0: number; rows: number; groups: number; gFirst: number; keys: number }
 
 /** The chain state of matmul_stream (panel.c) and of matmul_stream_ffn (stream_ffn.c): their own statics. */
 interface StreamChain { ringStart: number; prefetched: number }
@@ -69,11 +79,7 @@ export class ModelProgram {
   /** Set by each kernel call: its first PUSH site is marked "^" (the path from the previous call crosses the caller's code). */
   private entry = false;
   private call(): void { this.entry = true; }
-  private push(unit: Unit, busy: number, site: string): number {
-    const mark = this.entry ? '^' : '';
-    this.entry = false;
-    return this.k.push(unit, busy, `${this.ctx}${site}${mark}`);
-  }
+  private push(unit: Unit, busy: number, site: string): number { return this.k.push(unit, busy, this.site(site)); }
   private need(unit: Unit, on: Unit, ticket: number): void { this.k.need(unit, on, ticket); }
   private barrier(): void { this.need(DMA, MXU, this.k.pushed(MXU)); this.need(DMA, VPU, this.k.pushed(VPU)); }
   fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= D; }
@@ -319,6 +325,67 @@ export class ModelProgram {
     this.push(DMA, this.store(rows * hb), 'KS');
   }
 
+  /** kernels/long.c attention_long() (LONG_CONTEXT): query blocks of qb rows against K and V whole, the (block, head) items pipelined, MATMULs pushed in bursts. */
+  longAttention(rows: number, d: number, heads: number): void {
+    this.call();
+    const rs = d / 2, dh = d / heads, hb = dh / 2, qb = longQueryBlock(d, ceilTo(rows, D));
+    const blockAt = (q0: number): LongBlock => {
+      const n = Math.min(qb, rows - q0);
+      return { q0, rows: n, groups: Math.ceil(n / D), gFirst: q0 / D, keys: ceilTo(q0 + n, D) };
+    };
+    const loadQK = (b: LongBlock) => { this.push(DMA, this.load(b.rows * rs), 'LQ'); return this.push(DMA, this.load(b.rows * rs), 'LK'); };
+    // long_scores: row group g against key tiles 0..G, one burst (a group's first command pays the group loop).
+    const scores = (b: LongBlock) => {
+      let last = 0, burst = false;
+      for (let g = 0; g < b.groups; g++) {
+        for (let t = 0; t <= b.gFirst + g; t++, burst = true) last = this.k.push(MXU, this.mm(dh), this.site(t === 0 ? 'LMs0' : 'LMs'), 0, burst);
+      }
+      return last;
+    };
+    // long_pv: mask + ReLU over the block's keys, P·V per row group over its keys (one burst), the head's columns stored.
+    const pv = (b: LongBlock) => {
+      this.push(VPU, this.vec(b.rows, b.keys), 'LVm');
+      this.need(MXU, VPU, this.push(VPU, this.vec(b.rows, b.keys), 'LVr'));
+      let last = 0, burst = false;
+      for (let g = 0; g < b.groups; g++) {
+        for (let t = 0; t < dh / D; t++, burst = true) last = this.k.push(MXU, this.mm(D * (b.gFirst + g + 1)), this.site(t === 0 ? 'LMp0' : 'LMp'), 0, burst);
+      }
+      this.need(DMA, MXU, last);
+      this.push(DMA, this.store(b.rows * hb), 'LS');
+    };
+    let kqLoaded = loadQK(blockAt(0)), vLoaded = 0, lastScores = 0, item = 0, prev = blockAt(0), prevFirst = false;
+    for (let q0 = 0; q0 < rows; q0 += qb) {
+      const cur = blockAt(q0);
+      for (let h = 0; h < heads; h++, item++) {
+        if (h === 0) this.need(MXU, DMA, kqLoaded);
+        const next = scores(cur);
+        if (h === 0) {
+          this.need(DMA, MXU, next);
+          vLoaded = this.push(DMA, this.load(cur.rows * rs), 'LV');
+          if (q0 + qb < rows) kqLoaded = loadQK(blockAt(q0 + qb));
+        }
+        // Item i−1: a block's first waits for its V (loaded after its scores), the others for their scores.
+        if (item) { this.need(VPU, prevFirst ? DMA : MXU, prevFirst ? vLoaded : lastScores); pv(prev); }
+        prev = cur; prevFirst = h === 0; lastScores = next;
+      }
+    }
+    this.need(VPU, prevFirst ? DMA : MXU, prevFirst ? vLoaded : lastScores);
+    pv(prev);
+  }
+
+  /** A PUSH site's full name (the model's call, the site, "^" on a kernel call's first PUSH). */
+  private site(site: string): string {
+    const mark = this.entry ? '^' : '';
+    this.entry = false;
+    return `${this.ctx}${site}${mark}`;
+  }
+
+  /** LONG_CONTEXT: stream_ffn_chain_resume, the chain state W2 handed to panel.c back to stream_ffn.c (the next row block's Wo). */
+  resumeFfnChain(): void {
+    this.ffn.ringStart = this.stream.ringStart; this.ffn.prefetched = this.stream.prefetched;
+    this.stream.ringStart = this.stream.prefetched = 0;
+  }
+
   /** panel.c panel_load_ahead. */
   private panelLoadAhead(next: Mm, buf: number): void {
     const nt = Math.min(next.n / D, chunkTiles(next.k, PANEL_CHUNK_BYTES));
@@ -483,6 +550,21 @@ const decodeAttentionFits = (v: number, d: number, maxKeys: number) => {
   const ctx = ceilTo(maxKeys, D);
   return (v & VARIANT.HEADS) !== 0 && ctx * (d / 2) <= 2 * REGION && D * (ctx / 2) <= REGION && D * (d / 2) <= REGION;
 };
+/** kernels/long.c attention_long_fits: LONG_CONTEXT with TOKENS, K and V in four regions each, at least one row group a query block. */
+const longAttentionFits = (v: number, d: number, rows: number) => {
+  const ctx = ceilTo(rows, D);
+  return (v & VARIANT.LONG_CONTEXT) !== 0 && (v & VARIANT.TOKENS) !== 0 && ctx * (d / 2) <= 4 * REGION && longQueryBlock(d, ctx) >= D;
+};
+/** The bits LONG_CONTEXT's flow needs (model.c long_prefill_fits: PANEL, STREAM, FFN_ON_CHIP; long.c attention_long_fits: TOKENS). */
+export const LONG_CONTEXT_NEEDS = VARIANT.PANEL | VARIANT.STREAM | VARIANT.FFN_ON_CHIP | VARIANT.TOKENS | VARIANT.LONG_CONTEXT;
+/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's weight matmuls go by blocks of this many rows. */
+const LONG_BLOCK_ROWS = 64;
+/** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes FFN_ON_CHIP's matmuls, and attention_long holds the prompt. */
+const longPrefillFits = (v: number, d: number, dFF: number, P: number) => {
+  const R = LONG_BLOCK_ROWS, up: Mm = { m: R, k: d, n: dFF, epi: EPI_RELU };
+  return streamFits(v, { m: R, k: d, n: d, epi: EPI_RESIDUAL }) && streamFits(v, up) && streamFits(v, { m: R, k: dFF, n: d, epi: EPI_RESIDUAL })
+    && streamUpFits(v, up) && longAttentionFits(v, d, P);
+};
 const blockAttentionFits = (v: number, d: number, rows: number) => {
   const ctx = ceilTo(rows, D);
   return (v & VARIANT.BLOCK_ATTN) !== 0 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
@@ -547,6 +629,30 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     }
     panelHead();
   };
+  /** model.c stream_forward_long (LONG_CONTEXT): per layer Q, K, V by 64-row blocks, attention_long, then Wo, W1, W2 (FFN on chip) by blocks, each call chained to the next. */
+  const longForward = () => {
+    pr.at('E').embed(P, d);
+    const blocks: number[] = [];
+    for (let r0 = 0; r0 < P; r0 += LONG_BLOCK_ROWS) blocks.push(Math.min(LONG_BLOCK_ROWS, P - r0));
+    for (let l = 0; l < layers; l++) {
+      const after = l + 1 < layers ? wq : null;
+      blocks.forEach((m, b) => {
+        const x: Mm = { m, k: d, n: d }, more = b + 1 < blocks.length;
+        pr.at('q').streamCall(x, false, wq);
+        pr.at('k').streamCall(x, true, wq);
+        pr.at('v').streamCall(x, true, more ? wq : null);
+      });
+      pr.at('a').longAttention(P, d, heads);
+      blocks.forEach((m, b) => {
+        const more = b + 1 < blocks.length;
+        pr.at('o').streamCall({ m, k: d, n: d, epi: EPI_RESIDUAL }, false, wUp, STREAM_RES_OUT);
+        pr.at('1').streamCall({ m, k: d, n: dFF, epi: EPI_RELU }, false, wDown, STREAM_UP | STREAM_KEEP_A);
+        pr.at('2').streamCall({ m, k: dFF, n: d, epi: EPI_RESIDUAL }, false, more ? wq : after, STREAM_DOWN);
+        if (more) pr.resumeFfnChain();
+      });
+    }
+    panelHead();
+  };
   const panelForward = (pos: number, headsPipelined: boolean) => {
     pr.at('E').embed(1, d);
     for (let l = 0; l < layers; l++) {
@@ -570,6 +676,8 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
   const panels = panel && panelFits(v, wq) && panelFits(v, wUp) && panelFits(v, wDown);
   const headsPipelined = panel && decodeAttentionFits(v, d, dims.maxSeq);
   const blockAttn = panel && blockAttentionFits(v, d, P);
+  // model.c main_panel_or_ffn: LONG_CONTEXT's flow when its kernels hold the prompt, before FFN_ON_CHIP's and main_panel's.
+  const long = panel && longPrefillFits(v, d, dFF, P);
 
   const results: ScheduleResult[] = [];
   if (batch > 1) {
@@ -602,7 +710,7 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     return results;
   }
   pr.k = window(0);
-  if (streams) streamForward(onChip, blockAttn); else forward(P, 0);
+  if (long) longForward(); else if (streams) streamForward(onChip, blockAttn); else forward(P, 0);
   results.push(pr.k.finish([]));
   if (decodeSteps > 0) {
     pr.k = window(1);
@@ -618,10 +726,10 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
 export const modelClass = (variant: number) => `model:${codeClass(variant)}`;
 
 /**
- * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … FFN_ON_CHIP. Any other bit (a later
- * VARIANT, such as LONG_CONTEXT 2048) predicts nothing until its kernels are transcribed and calibrated.
+ * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … LONG_CONTEXT. Any other bit (a later
+ * VARIANT, such as 4096) predicts nothing until its kernels are transcribed and calibrated.
  */
-export const MODELLED_BITS = 2047;
+export const MODELLED_BITS = 4095;
 
 
 /**

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOnEmulator } from '../model/run.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
-import { modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
+import { LONG_CONTEXT_NEEDS, modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
@@ -28,33 +28,44 @@ const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
 const NARROW: ModelDims = { d: 64, dFF: 256, heads: 4, layers: 1, vocab: 16, maxSeq: 512 };
 /** The ladder's variants (bench), each bit added to the one before. */
-const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047];
+const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, 4095];
 /**
  * A variant with the bits that change nothing in model.c's single job cleared: without PANEL
- * none above it counts; HEADS is decode's, BLOCK_ATTN and FFN_ON_CHIP count only with STREAM.
+ * none above it counts; HEADS is decode's, BLOCK_ATTN and FFN_ON_CHIP count only with STREAM,
+ * LONG_CONTEXT only with the bits its flow needs.
  */
 function canonicalVariant(v: number): number {
   if (!(v & VARIANT.PANEL)) return v & (VARIANT.PANEL - 1);
-  if (!(v & VARIANT.STREAM)) return v & ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
-  return v;
+  if (!(v & VARIANT.STREAM)) v &= ~(VARIANT.BLOCK_ATTN | VARIANT.FFN_ON_CHIP);
+  return (v & LONG_CONTEXT_NEEDS) === LONG_CONTEXT_NEEDS ? v : v & ~VARIANT.LONG_CONTEXT;
 }
+/** Every variant without PANEL (the tiled flows), for the long prompts: several A blocks a matmul, several chunks an elementwise pass. */
+const TILED = Array.from({ length: VARIANT.PANEL }, (_, v) => v);
+/** LONG_CONTEXT's variants by the bits that change its prefill's instructions or order past one row block: DOUBLE_BUFFER, LEAN, CHAIN. */
+const LONG_VARIANTS = [0, 1, 16, 17, 512, 513, 528, 529].map((bits) => LONG_CONTEXT_NEEDS | bits | VARIANT.HEADS);
 /** Every behaviour of model.c's single job the transcriptions cover (model-program.ts MODELLED_BITS): one variant per canonical form. */
 const EVERY = [...new Set(Array.from({ length: MODELLED_BITS + 1 }, (_, v) => canonicalVariant(v)))];
 interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
 const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
-/** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks). */
+/** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks; LONG_CONTEXT's row blocks and query blocks). */
 const JOBS: CalJob[] = ONLY ?? [
   { dims: BASE, prompt: 5, steps: 2, variants: EVERY },
   { dims: BASE, prompt: 20, steps: 2, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 1, variants: EVERY },
   { dims: BASE, prompt: 40, steps: 5, variants: LADDER },
-  { dims: LONG, prompt: 200, steps: 0, variants: [3, 7, 15, 31, 1023, 2047] },
+  { dims: LONG, prompt: 200, steps: 0, variants: [...TILED, 1023, 2047, ...LONG_VARIANTS] },
+  // LONG_CONTEXT past one row block: three blocks (the last of 2 rows) and two layers, then decode.
+  { dims: { ...BASE, maxSeq: 256 }, prompt: 130, steps: 2, variants: LONG_VARIANTS },
+  { dims: BASE, prompt: 100, steps: 3, variants: LONG_VARIANTS.filter((v, i) => i % 2 === 0) },
   // Narrower models (the sweeps' small scale, the context sweep's d = 64 up to 512 positions).
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
   { dims: { ...SMALL, layers: 1 }, prompt: 8, steps: 2, variants: EVERY },
   { dims: { ...SMALL, layers: 1 }, prompt: 21, steps: 2, variants: EVERY },
-  { dims: NARROW, prompt: 300, steps: 0, variants: [3, 7] },
+  { dims: NARROW, prompt: 300, steps: 0, variants: [...TILED, ...LONG_VARIANTS] },
+  // LONG_CONTEXT at d = 64 (two B tiles a chunk in W2): a last row block of one row group and of five (its last group waits for a ReLU block).
+  { dims: NARROW, prompt: 200, steps: 1, variants: LONG_VARIANTS },
+  { dims: { ...NARROW, layers: 2 }, prompt: 164, steps: 1, variants: LONG_VARIANTS },
   // Batched decode (run_batch): batches below, at and above one row group, short prompts.
   { dims: BASE, prompt: 12, steps: 2, batch: 3, variants: LADDER },
   { dims: BASE, prompt: 12, steps: 2, batch: 8, variants: LADDER },

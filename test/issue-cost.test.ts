@@ -3,7 +3,8 @@
 // of 8 up to 512, every one fits the SRAM) and variants drawn at random,
 // seeded (the seed is printed; PICOTPU_SEED repeats a draw), must run within
 // 5 % of the predicted run clocks; so must model.elf on every standard bench
-// experiment and on random variants, prompt lengths and decode steps. Also
+// experiment and on random variants (every other one taking LONG_CONTEXT's
+// flow past one 64-row block), prompt lengths and decode steps. Also
 // the libgcc cost formulas against their instruction counts.
 
 import { describe, expect, it } from 'vitest';
@@ -11,10 +12,10 @@ import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3C
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, type Experiment } from '../study/bench.ts';
+import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, T256_DIMS, type Experiment } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import type { Job, ModelDims } from '../model/format.ts';
-import { MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
+import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
 
@@ -59,7 +60,7 @@ describe('predicted run clocks of random --matmul shapes', () => {
     let worst = 0;
     for (let i = 0; i < DRAWS; i++) {
       const shape = { m: i % 2 ? dim(8) : dim(), k: dim(), n: dim() };
-      const variant = Math.floor(rnd() * 1024);
+      const variant = Math.floor(rnd() * (MODELLED_BITS + 1));
       const measured = runMatmulOnEmulator(shape, variant).windows[0].cycles;
       const predicted = predictMatmulRun(shape, variant)!;
       const err = predictionError(predicted, measured);
@@ -104,7 +105,9 @@ describe('predicted run clocks of model.elf', () => {
     const rnd = mulberry32(seed ^ 0x5eed);
     let worst = 0;
     for (let i = 0; i < MODEL_DRAWS; i++) {
-      const variant = Math.floor(rnd() * (MODELLED_BITS + 1)), P = 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
+      // Every other draw takes LONG_CONTEXT's flow (its bits forced, the others drawn) past one 64-row block.
+      const long = i % 2 === 1, variant = Math.floor(rnd() * (MODELLED_BITS + 1)) | (long ? LONG_CONTEXT_NEEDS : 0);
+      const P = long ? 65 + Math.floor(rnd() * 56) : 1 + Math.floor(rnd() * 64), steps = Math.floor(rnd() * 8);
       const dims: ModelDims = { ...BASE_DIMS, layers: 1 + Math.floor(rnd() * 2) };
       const errs = windowErrors(dims, { prompt: randomPrompt(dims, P, seed + i), decodeSteps: steps, variant });
       console.log(`  variant ${variant}, ${dims.layers} layer(s), prompt ${P} + ${steps} steps: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
@@ -136,10 +139,19 @@ describe('predicted run clocks of model.elf', () => {
     expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(TOLERANCE_PCT);
     expect(Math.abs(predictionError(predictModelRun(dims, job, defaultConfig(), dearer)![0], measured))).toBeGreaterThan(TOLERANCE_PCT);
   });
+
+  it('tells long.c\'s bursts from tpu_push: priced as a stream\'s MATMULs, T=256 long context misses by more than 2 %', () => {
+    const dims = T256_DIMS, job = { prompt: randomPrompt(dims, 256, RANDOM_SEED), decodeSteps: 0, variant: BEST_VARIANT };
+    // A command inside a burst is three TPU register stores, two adds and a branch (32 clocks); tpu_push's is 79 in a stream.
+    const asTpuPush: TermSource = (cls, path) => (/aLM[sp]0?>aLM[sp]$/.test(path) ? { issue: 79, firstRead: 79, afterRead: 0 } : tableTerms(cls, path));
+    const measured = runOnEmulator(randomModel(dims, RANDOM_SEED), job).windows[0].cycles;
+    expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(0.5);
+    expect(predictionError(predictModelRun(dims, job, defaultConfig(), asTpuPush)![0], measured)).toBeGreaterThan(2);
+  });
 });
 
 /** Random model jobs per run (each a full model.elf run). */
-const MODEL_DRAWS = 6;
+const MODEL_DRAWS = 10;
 
 /** Signed errors (%) of the predicted run clocks of a job's windows against model.elf's. */
 function windowErrors(dims: ModelDims, job: Job): number[] {
