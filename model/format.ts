@@ -28,25 +28,20 @@ export const VARIANT = {
   SEQUENCER: 4096, // decode with PANEL, on the sequencer what-if (sequencer = 1, seqListKiB > 0): the first step's weight matmuls are recorded into the list memory, every later step replays them by RUN commands
   LONG_CONTEXT: 2048, // prefill of more rows than one 64-row block: the stream and FFN-on-chip matmuls by 64-row blocks, attention over query blocks with K and V whole in eight regions
 } as const;
-/** The fastest variant (docs/study.md §7): every bit. */
+/** The fastest variant on the board as built (docs/study.md §7): every bit but SEQUENCER, which needs the sequencer what-if. */
 export const BEST_VARIANT = 4095;
+
+/** Each VARIANT bit's name in reports, in the ladder's order. */
+const VARIANT_NAMES: readonly [number, string][] = [
+  [VARIANT.DOUBLE_BUFFER, 'double-buffered'], [VARIANT.FUSED, 'fused'], [VARIANT.FLASH, 'FlashAttention'],
+  [VARIANT.TOKENS, 'wait tokens'], [VARIANT.LEAN, 'lean'], [VARIANT.PANEL, 'panels'], [VARIANT.HEADS, 'pipelined heads'],
+  [VARIANT.STREAM, 'streamed prefill'], [VARIANT.BLOCK_ATTN, 'block attention'], [VARIANT.CHAIN, 'chained weights'],
+  [VARIANT.FFN_ON_CHIP, 'FFN on chip'], [VARIANT.LONG_CONTEXT, 'long context'], [VARIANT.SEQUENCER, 'sequencer'],
+];
 
 /** "base", "double-buffered+fused", ... for a VARIANT value. */
 export function variantName(v: number): string {
-  const names: string[] = [];
-  if (v & VARIANT.DOUBLE_BUFFER) names.push('double-buffered');
-  if (v & VARIANT.FUSED) names.push('fused');
-  if (v & VARIANT.FLASH) names.push('FlashAttention');
-  if (v & VARIANT.TOKENS) names.push('wait tokens');
-  if (v & VARIANT.LEAN) names.push('lean');
-  if (v & VARIANT.PANEL) names.push('panels');
-  if (v & VARIANT.HEADS) names.push('pipelined heads');
-  if (v & VARIANT.STREAM) names.push('streamed prefill');
-  if (v & VARIANT.BLOCK_ATTN) names.push('block attention');
-  if (v & VARIANT.CHAIN) names.push('chained weights');
-  if (v & VARIANT.FFN_ON_CHIP) names.push('FFN on chip');
-  if (v & VARIANT.LONG_CONTEXT) names.push('long context');
-  if (v & VARIANT.SEQUENCER) names.push('sequencer');
+  const names = VARIANT_NAMES.filter(([bit]) => v & bit).map(([, name]) => name);
   return names.length ? names.join('+') : 'base';
 }
 
