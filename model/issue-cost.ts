@@ -12,8 +12,9 @@
 // The terms are counted on the emulator's trace of a few calibration shapes
 // per kernel and code class (scripts/calibrate-issue.ts prints the table,
 // model/issue-terms.ts) — instruction clocks follow docs/hardware.md §1.2, a TPU
-// register access adds tpuWait (2), a DONE poll iteration is lw + sub + bltz
-// = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
+// register access adds tpuWait (2; the accesses per path are counted on the
+// same trace, so another wait is a formula: waitTerms), a DONE poll iteration
+// is lw + sub + bltz = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
 // (test/issue-cost.test.ts). Which path a PUSH takes, which command the CPU
 // or a token waits for, and each command's busy clocks come from the kernel's
 // code (firmware-c/kernels) and analytic.ts's timing rules.
@@ -24,6 +25,8 @@ import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Tick
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
 import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
+import { ISSUE_ACCESSES } from './issue-accesses.ts';
+import { MODEL_ISSUE_ACCESSES } from './issue-accesses-model.ts';
 
 /**
  * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
@@ -75,6 +78,28 @@ export const tableTerms: TermSource = (cls, path) => {
   return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };
 
+/** The TPU register port's wait clocks the terms were counted at (the default board). */
+const CALIBRATED_TPU_WAIT = 2;
+
+/**
+ * The terms on a board whose TPU register port waits `tpuWait` clocks: each path's clocks are its counted
+ * clocks plus, per TPU-register access on it (counted on the same trace, model/issue-accesses*.ts), the
+ * change in wait: path clocks = base + accesses × tpuWait. A path whose accesses were not counted throws
+ * MissingTermError (no prediction).
+ */
+export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): TermSource {
+  if (tpuWait === CALIBRATED_TPU_WAIT) return terms;
+  const dw = tpuWait - CALIBRATED_TPU_WAIT;
+  return (cls, path) => {
+    const t = terms(cls, path), a = (ISSUE_ACCESSES[cls] ?? MODEL_ISSUE_ACCESSES[cls])?.[path];
+    if (!a) throw new MissingTermError(`issue-cost: no access count for ${cls} ${path}`);
+    return { issue: t.issue + a[0] * dw, firstRead: t.firstRead + a[1] * dw, afterRead: t.afterRead + a[2] * dw };
+  };
+}
+
+/** The terms a board's runs take (tableTerms on the default board). */
+export function boardTerms(cfg: PlatformConfig): TermSource { return waitTerms(cfg.bus.tpuWait); }
+
 /**
  * The kernels' helpers (kernels.h k_need, k_issued; tpu.h tpu_push) over a
  * Schedule: which waits the CPU makes and which tokens ride on commands, and
@@ -93,7 +118,7 @@ export class KernelCpu {
   /** Each PUSH's unit, in order (the calibration checks them against the trace). */
   readonly units: Unit[] = [];
   constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
-    this.s = new Schedule(cfg.tpu.queueDepth);
+    this.s = new Schedule(cfg.tpu.queueDepth, cfg.bus.tpuWait);
     this.tokens = (variant & VARIANT.TOKENS) !== 0;
     this.serial = (variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) === 0;
     this.polls = !this.serial && !this.tokens;
@@ -296,16 +321,18 @@ export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cf
 /**
  * The terms were counted on the default board: a configuration that changes the CPU's clocks or the firmware
  * (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte change the units' side only
- * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax).
+ * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax); the TPU
+ * register port's wait is a term of every path (waitTerms).
  */
 export function isModelledBoard(cfg: PlatformConfig): boolean {
   const c = structuredClone(cfg), d = defaultConfig();
   c.tpu.queueDepth = d.tpu.queueDepth; c.bus.sramReadClocksPerByte = d.bus.sramReadClocksPerByte; c.bus.sramWriteClocksPerByte = d.bus.sramWriteClocksPerByte;
+  c.bus.tpuWait = d.bus.tpuWait;
   return JSON.stringify(c) === JSON.stringify(d);
 }
 
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
-export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number | null {
+export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number | null {
   if (!isModelledBoard(cfg)) return null;
   const kind = matmulProgramKind(sh, variant);
   try {

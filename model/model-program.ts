@@ -18,7 +18,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
-import { codeClass, isModelledBoard, KernelCpu, MissingTermError, mulsi3Clocks, tableTerms, type TermSource } from './issue-cost.ts';
+import { boardTerms, codeClass, isModelledBoard, KernelCpu, MissingTermError, mulsi3Clocks, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
 const REGION = 4096, D = 8, ROW4 = D / 2, ROW32 = 4 * D;
@@ -737,7 +737,7 @@ export const MODELLED_BITS = 4095;
  * decode steps), or null where the flows are not modelled: a batch, another
  * platform configuration, an unknown variant bit, a path no calibration run took.
  */
-export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = tableTerms): number[] | null {
+export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number[] | null {
   if (!isModelledBoard(cfg) || (job.variant & ~MODELLED_BITS) !== 0) return null;
   const stop = job.stopToken;
   // A stop token in the vocabulary may end decoding early: the model does not know where.

@@ -28,8 +28,10 @@ export interface Ticket { unit: Unit; ticket: number }
  */
 export interface IssueTerm { issue: number; firstRead: number; afterRead: number }
 
-/** One iteration of the firmware's DONE poll (tpu_wait, k_wait): lw from a TPU register 5 + tpuWait 2, sub 3, bltz taken 5. */
-export const POLL_LOOP_CLOCKS = 15;
+/** One iteration of the firmware's DONE poll (tpu_wait, k_wait) but the read's wait: lw 5, sub 3, bltz taken 5. */
+export const POLL_LOOP_BASE_CLOCKS = 13;
+/** One iteration of the DONE poll on the default board (tpuWait 2). */
+export const POLL_LOOP_CLOCKS = POLL_LOOP_BASE_CLOCKS + 2;
 
 /** Clocks of a finished schedule. */
 export interface ScheduleResult {
@@ -56,7 +58,9 @@ export class Schedule {
   /** When set (calibration), the tickets the CPU polled for before each PUSH and before the finish. */
   pollLog: Ticket[][] | null = null;
   private polled: Ticket[] = [];
-  constructor(private readonly queueDepth = 8) {}
+  /** `tpuWait`: the TPU register port's wait clocks, which each poll iteration's read pays. */
+  constructor(private readonly queueDepth = 8, tpuWait = 2) { this.pollLoop = POLL_LOOP_BASE_CLOCKS + tpuWait; }
+  private readonly pollLoop: number;
 
   pushed(unit: Unit): number { return this.ends[unit].length; }
 
@@ -75,8 +79,8 @@ export class Schedule {
   private reach(term: IssueTerm): number {
     if (this.polledEnd < 0) return this.cpu + term.issue;
     const read = this.cpu + term.firstRead, seen = this.polledEnd + 1;
-    const polls = read >= seen ? 0 : Math.ceil((seen - read) / POLL_LOOP_CLOCKS);
-    return read + polls * POLL_LOOP_CLOCKS + term.afterRead;
+    const polls = read >= seen ? 0 : Math.ceil((seen - read) / this.pollLoop);
+    return read + polls * this.pollLoop + term.afterRead;
   }
 
   push(unit: Unit, busy: number, term: IssueTerm, token?: Ticket): Ticket {

@@ -16,8 +16,10 @@ import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model
 import { VARIANT } from '../model/format.ts';
 import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
+import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms.ts');
+const ACCESSES_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-accesses.ts');
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
 /** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
 const SHAPES: Record<string, MatmulShape[]> = {
@@ -34,24 +36,29 @@ const DONE_OFFSET = 0x24;
 
 function trace(sh: MatmulShape, variant: number) {
   let records: CommandRecord[] = [];
-  const perf: number[] = [], doneReads: number[] = [];
+  const perf: number[] = [], doneReads: number[] = [], accesses: number[] = [];
   runMatmulOnEmulator(sh, variant, {
     onMachine: (m) => {
       m.tpu.records = records;
       const write = m.tpu.write.bind(m.tpu);
-      m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+      m.tpu.write = (off, value, wstrb, clock) => { accesses.push(clock); if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
       const read = m.tpu.read.bind(m.tpu);
-      m.tpu.read = (off, clock) => { if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
+      m.tpu.read = (off, clock) => { accesses.push(clock); if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
     },
   });
   records = records.slice().sort((a, b) => a.pushClock - b.pushClock);
-  return { records, start: perf[0], stop: perf[1], doneReads };
+  return { records, start: perf[0], stop: perf[1], doneReads, accesses };
 }
 
 const table: Record<string, Record<string, [number, number, number]>> = {};
+/** Per class and path, the TPU-register accesses (each waits tpuWait) in the issue, firstRead and afterRead stretches of the run whose clocks the term took. */
+const accessTable: Record<string, Record<string, [number, number, number]>> = {};
+/** TPU-register accesses at clocks in [from, to): an access's wait comes after its clock, so it belongs to the stretch it starts. */
+const accessesIn = (clocks: number[], from: number, to: number) => clocks.filter((c) => c >= from && c < to).length;
 for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
   const v = base | KIND_BIT[kind];
   const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number, number]> = {};
+  const acc: Record<string, number[]> = {};
   for (const sh of SHAPES[kind]) {
     if (matmulProgramKind(sh, v) !== kind) throw new Error(`calibration shape ${sh.m}x${sh.k}x${sh.n} does not take the ${kind} kernel`);
     const t = trace(sh, v);
@@ -66,14 +73,18 @@ for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
       const prev = prevAt;
       const reads = t.doneReads.filter((r) => r > prevAt && r < at + k.extras[i]);
       const cur = terms[path] ?? [Infinity, Infinity, Infinity];
-      if (!k.s.pollLog![i].length || !reads.length) cur[0] = Math.min(cur[0], at - prev);
+      const pushAt = i < t.records.length ? t.records[i].pushClock : t.stop;
+      const a = (acc[path] ??= [-1, -1, -1]);
+      // A path's access count varies a little with the units' state (k_need reads DONE only when its cached count is short): keep the count of the run the term takes.
+      if ((!k.s.pollLog![i].length || !reads.length) && at - prev < cur[0]) { cur[0] = at - prev; a[0] = accessesIn(t.accesses, prev, pushAt); }
       if (k.s.pollLog![i].length && reads.length) {
         // The read that sees the last awaited command done ends the poll that binds.
         const end = Math.max(...k.s.pollLog![i].map((p) => byUnit[p.unit][p.ticket - 1].endClock));
         const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
         // The extra work sits after the poll in the serial variant, before it in the others (KernelCpu.push).
-        cur[1] = Math.min(cur[1], reads[0] - prev - (k.serial ? 0 : k.extras[i]));
-        cur[2] = Math.min(cur[2], at + (k.serial ? 0 : k.extras[i]) - seeing);
+        const first = reads[0] - prev - (k.serial ? 0 : k.extras[i]), after = at + (k.serial ? 0 : k.extras[i]) - seeing;
+        if (first < cur[1]) { cur[1] = first; a[1] = accessesIn(t.accesses, prev, reads[0]); }
+        if (after < cur[2]) { cur[2] = after; a[2] = accessesIn(t.accesses, seeing, pushAt); }
       }
       terms[path] = cur;
     });
@@ -85,9 +96,11 @@ for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
     if (t[0] === Infinity) t[0] = t[1] + t[2];
   }
   table[cls] = terms;
+  accessTable[cls] = completeAccesses(acc);
 }
 writeFileSync(TERMS_FILE, `// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
 // (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
 // PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
 export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
 console.log(`wrote ${TERMS_FILE}`);
+writeAccesses(ACCESSES_FILE, 'ISSUE_ACCESSES', 'scripts/calibrate-issue.ts on mmbench.elf', accessTable);

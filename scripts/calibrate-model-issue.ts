@@ -21,8 +21,10 @@ import { LONG_CONTEXT_NEEDS, modelClass, MODELLED_BITS, modelProgram, ModelProgr
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
+import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
+const ACCESSES_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-accesses-model.ts');
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 128 };
 const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
@@ -78,7 +80,7 @@ const DONE_OFFSET = 0x24;
 
 function trace(dims: ModelDims, prompt: number, steps: number, variant: number, batch: number) {
   const records: CommandRecord[] = [];
-  const perf: number[] = [], doneReads: number[] = [];
+  const perf: number[] = [], doneReads: number[] = [], accesses: number[] = [];
   const stalls: { from: number; to: number }[] = [];
   const prompts = Array.from({ length: batch }, (_, i) => randomPrompt(dims, prompt, 1 + i));
   // The stop token out of the vocabulary: every decode step runs.
@@ -89,15 +91,23 @@ function trace(dims: ModelDims, prompt: number, steps: number, variant: number, 
       m.tpu.records = records;
       m.tpu.stallRecords = stalls as never;
       const write = m.tpu.write.bind(m.tpu);
-      m.tpu.write = (off, value, wstrb, clock) => { if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
+      m.tpu.write = (off, value, wstrb, clock) => { accesses.push(clock); if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
       const read = m.tpu.read.bind(m.tpu);
-      m.tpu.read = (off, clock) => { if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
+      m.tpu.read = (off, clock) => { accesses.push(clock); if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
     },
   });
-  return { records: records.slice().sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, stalls: stalls.slice().sort((a, b) => a.from - b.from) };
+  return { records: records.slice().sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, accesses, stalls: stalls.slice().sort((a, b) => a.from - b.from) };
 }
 
-type Sums = Record<string, { issue: number[]; first: number[]; after: number[] }>;
+type Sums = Record<string, { issue: number[]; first: number[]; after: number[]; acc: [number[], number[], number[]] }>;
+/** TPU-register accesses at clocks in [from, to) (sorted clocks): an access's wait comes after its clock, so it belongs to the stretch it starts. */
+function accessesIn(clocks: number[], from: number, to: number): number {
+  let lo = 0, hi = clocks.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (clocks[mid] < from) lo = mid + 1; else hi = mid; }
+  let n = 0;
+  for (let i = lo; i < clocks.length && clocks[i] < to; i++) n++;
+  return n;
+}
 const sums: Record<string, Sums> = {};
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 
@@ -138,20 +148,26 @@ function calibrate(job: CalJob, v: number): void {
       let r1 = r0;
       while (r1 < t.doneReads.length && t.doneReads[r1] < pushAt) r1++;
       const reads = t.doneReads.slice(r0, r1);
-      const e = (s[path] ??= { issue: [], first: [], after: [] });
+      const e = (s[path] ??= { issue: [], first: [], after: [], acc: [[], [], []] });
       const polled = k.s.pollLog![i];
-      if (!polled.length || !reads.length) { e.issue.push(at - prev); return; }
+      if (!polled.length || !reads.length) { e.issue.push(at - prev); e.acc[0].push(accessesIn(t.accesses, prev, pushAt)); return; }
       const end = Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock));
       const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
       e.first.push(reads[0] - prev);
       e.after.push(at - seeing);
+      // The mean, as the clocks: a path's access count varies a little with the units' state (k_need reads DONE only when its cached count is short).
+      e.acc[1].push(accessesIn(t.accesses, prev, reads[0]));
+      e.acc[2].push(accessesIn(t.accesses, seeing, pushAt));
     });
   });
   if (process.env.CAL_VERBOSE) console.log(`${cls} v${v} P${job.prompt}+${job.steps} d${job.dims.d} L${job.dims.layers}: ${cpus.map((k) => k.paths.length - 1).join('+')} pushes, ${(performance.now() - t0).toFixed(0)} ms`);
 }
 
 const table: Record<string, Record<string, [number, number, number]>> = {};
+const accessTable: Record<string, Record<string, [number, number, number]>> = {};
 for (const [cls, paths] of Object.entries(sums)) {
+  const meanOrNone = (xs: number[]) => (xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : -1);
+  accessTable[cls] = completeAccesses(Object.fromEntries(Object.entries(paths).map(([p, e]) => [p, e.acc.map(meanOrNone)])));
   const out: Record<string, [number, number, number]> = {};
   for (const [p, e] of Object.entries(paths)) {
     // A path seen only polling: without a poll it costs its first read and the rest; seen only not polling: a poll costs it all after the read.
@@ -165,3 +181,4 @@ writeFileSync(TERMS_FILE, `// Issue-cost terms of model.c's flows, counted by sc
 // between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts). Do not edit: re-run the script.
 export const MODEL_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
 console.log(`wrote ${TERMS_FILE}`);
+writeAccesses(ACCESSES_FILE, 'MODEL_ISSUE_ACCESSES', 'scripts/calibrate-model-issue.ts on model.elf', accessTable);

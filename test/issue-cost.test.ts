@@ -8,7 +8,7 @@
 // the libgcc cost formulas against their instruction counts.
 
 import { describe, expect, it } from 'vitest';
-import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3Clocks, type TermSource } from '../model/issue-cost.ts';
+import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3Clocks, waitTerms, type TermSource } from '../model/issue-cost.ts';
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
@@ -72,6 +72,55 @@ describe('predicted run clocks of random --matmul shapes', () => {
   });
 });
 
+// The TPU register port's wait (the what-if tpuWait) is a named term of every path: its counted accesses × tpuWait.
+describe('predicted run clocks on other TPU register waits', () => {
+  const seed = Number(process.env.PICOTPU_SEED ?? 20261204);
+  const rnd = mulberry32(seed ^ 0x7a17);
+  const dim = (most = 64) => 8 * (1 + Math.floor(rnd() * most));
+  it(`stay within ${TOLERANCE_PCT} % on random --matmul shapes at tpuWait 0 and 6 (seed ${seed})`, () => {
+    let worst = 0;
+    for (let i = 0; i < DRAWS; i++) {
+      const cfg = defaultConfig();
+      cfg.bus.tpuWait = i % 2 ? 6 : 0;
+      const shape = { m: i % 4 < 2 ? dim(8) : dim(), k: dim(), n: dim() }, variant = Math.floor(rnd() * (MODELLED_BITS + 1));
+      const measured = runMatmulOnEmulator(shape, variant, { config: cfg }).windows[0].cycles;
+      const err = predictionError(predictMatmulRun(shape, variant, cfg)!, measured);
+      console.log(`  tpuWait ${cfg.bus.tpuWait}, ${shape.m}x${shape.k}x${shape.n} variant ${variant}: run ${measured} (${err.toFixed(2)} %)`);
+      worst = Math.max(worst, Math.abs(err));
+      expect(Math.abs(err), `tpuWait ${cfg.bus.tpuWait} ${shape.m}x${shape.k}x${shape.n} variant ${variant}`).toBeLessThan(TOLERANCE_PCT);
+    }
+    console.log(`  largest error ${worst.toFixed(2)} %`);
+  });
+
+  it('tells the access term from none: at tpuWait 12, the default board\'s terms miss an issue-bound shape by more than 5 %', () => {
+    const cfg = defaultConfig(), shape = { m: 8, k: 16, n: 488 };
+    cfg.bus.tpuWait = 12;
+    const measured = runMatmulOnEmulator(shape, 0, { config: cfg }).windows[0].cycles;
+    expect(Math.abs(predictionError(predictMatmulRun(shape, 0, cfg)!, measured))).toBeLessThan(TOLERANCE_PCT);
+    expect(Math.abs(predictionError(predictMatmulRun(shape, 0, cfg, tableTerms)!, measured))).toBeGreaterThan(TOLERANCE_PCT);
+  });
+
+  it(`hold the what-if sweep's model jobs (variants 15 and the best, prompt 64 + 16 steps) at tpuWait 0 within ${TOLERANCE_PCT} %`, () => {
+    const cfg = defaultConfig();
+    cfg.bus.tpuWait = 0;
+    for (const variant of [15, BEST_VARIANT]) {
+      const job = { prompt: randomPrompt(BASE_DIMS, 64, RANDOM_SEED), decodeSteps: 16, variant };
+      const run = runOnEmulator(randomModel(BASE_DIMS, RANDOM_SEED), job, { config: cfg });
+      const predicted = predictModelRun(BASE_DIMS, job, cfg);
+      expect(predicted, `variant ${variant}: modelled at tpuWait 0`).not.toBeNull();
+      const errs = predicted!.map((p, w) => predictionError(p, run.windows[w].cycles));
+      console.log(`  tpuWait 0, variant ${variant}: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
+      for (const x of errs) expect(Math.abs(x), `variant ${variant}`).toBeLessThan(TOLERANCE_PCT);
+    }
+  }, 120_000);
+
+  it('adds accesses × the change in wait to each stretch of a path', () => {
+    const t = tableTerms('base', 'M>M'), w = waitTerms(5)('base', 'M>M');
+    // M>M on the base variant: 6 accesses, one of them the DONE read its poll starts with (hardware.md §2: each waits tpuWait).
+    expect([w.issue - t.issue, w.firstRead - t.firstRead, w.afterRead - t.afterRead]).toEqual([6 * 3, 1 * 3, 5 * 3]);
+  });
+});
+
 // model.elf: the command programs of model.c's flows (model/model-program.ts) over the same schedule model.
 describe('predicted run clocks of model.elf', () => {
   /** Every standard bench experiment's windows, from one run per distinct job (a full inference holds its prefill's window). */
@@ -124,7 +173,7 @@ describe('predicted run clocks of model.elf', () => {
     expect(predictModelRun(dims, job)).not.toBeNull();
     expect(predictModelRun(dims, { ...job, variant: MODELLED_BITS + 1 }), 'a VARIANT bit it does not know').toBeNull();
     const cfg = defaultConfig();
-    cfg.bus.tpuWait = 0;
+    cfg.cpu.BARREL_SHIFTER = true;
     expect(predictModelRun(dims, job, cfg), 'a what-if that changes the CPU\'s clocks').toBeNull();
     expect(predictModelRun(dims, { ...job, stopToken: 3 }), 'a stop token that may end decoding early').toBeNull();
   });
