@@ -331,12 +331,27 @@ export function isModelledBoard(cfg: PlatformConfig): boolean {
   return JSON.stringify(c) === JSON.stringify(d);
 }
 
+/**
+ * The prefix of the term table's classes for the mmbench build a board runs (study/sweep/runs.ts firmwareFor):
+ * '' for mmbench.elf, 'mxu16:' and 'spad32:' for the 16×16-MXU and 32 KiB-scratchpad builds, whose tiled
+ * kernel scripts/calibrate-issue.ts counts on their own ELFs; null for a board no term table covers.
+ */
+export function matmulFirmwareTag(cfg: PlatformConfig): string | null {
+  const c = structuredClone(cfg), d = defaultConfig();
+  const tag = c.tpu.mxuDim === 16 && c.tpu.spadKiB === 64 ? 'mxu16:' : c.tpu.spadKiB === 32 && c.tpu.mxuDim === 8 ? 'spad32:' : '';
+  c.tpu.mxuDim = d.tpu.mxuDim; c.tpu.spadKiB = d.tpu.spadKiB;
+  return isModelledBoard(c) ? tag : null;
+}
+
 /** Predicted run clocks of one mmbench window, or null where the program is not modelled. */
 export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number | null {
-  if (!isModelledBoard(cfg)) return null;
+  const tag = matmulFirmwareTag(cfg);
+  if (tag === null) return null;
   const kind = matmulProgramKind(sh, variant);
+  // The other builds' panel and stream kernels (their ring buffers, their chunk sizes) are not transcribed.
+  if (tag && kind !== 'tiled') return null;
   try {
-    return matmulProgram(new KernelCpu(variant, terms, `${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks;
+    return matmulProgram(new KernelCpu(variant, terms, `${tag}${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks;
   } catch (e) {
     // A path no calibration shape took: no prediction (the bench prints "-"; the random-shape test fails on it).
     if (e instanceof MissingTermError) return null;

@@ -1,5 +1,5 @@
 // Counts the issue-cost terms of model/issue-cost.ts on the emulator's trace:
-// runs mmbench.elf on a calibration shape per code class with the TPU's
+// runs mmbench.elf (and the tiled kernel of its -mxu16 and -spad32 builds) on a calibration shape per code class with the TPU's
 // command records, the PERF_CTRL writes and the DONE reads logged, aligns the
 // model's PUSH sequence with the trace's, and for each code path takes the
 // fewest clocks seen from the previous PUSH where the CPU did not poll
@@ -16,6 +16,8 @@ import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model
 import { VARIANT } from '../model/format.ts';
 import type { MatmulShape } from '../model/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms.ts');
@@ -29,15 +31,24 @@ const SHAPES: Record<string, MatmulShape[]> = {
   // Streams: one and several row groups, with one and several chunks, more chunks than ring buffers.
   stream: [{ m: 1, k: 8, n: 8 }, { m: 8, k: 512, n: 96 }, { m: 8, k: 64, n: 136 }, { m: 24, k: 64, n: 136 }, { m: 16, k: 8, n: 64 }, { m: 16, k: 512, n: 96 }, { m: 8, k: 8, n: 40 }],
 };
+/** The 16×16-MXU build's tiled shapes: as SHAPES.tiled with N (and the short Ks) multiples of 16. */
+const MXU16_TILED: MatmulShape[] = [{ m: 1, k: 16, n: 16 }, { m: 24, k: 64, n: 48 }, { m: 24, k: 16, n: 48 }, { m: 16, k: 16, n: 48 }, { m: 136, k: 512, n: 32 }, { m: 136, k: 512, n: 48 }, { m: 264, k: 256, n: 16 }];
+/** The builds whose terms it counts: mmbench.elf (every kernel), and the tiled kernel of the 16×16-MXU build and of the 32 KiB-scratchpad build. */
+const FIRMWARES: { tag: string; elfPath?: string; config: (c: PlatformConfig) => void; shapes: Record<string, MatmulShape[]> }[] = [
+  { tag: '', config: () => {}, shapes: SHAPES },
+  { tag: 'mxu16:', elfPath: MXU16_ELFS.mmbench, config: (c) => { c.tpu.mxuDim = 16; }, shapes: { tiled: MXU16_TILED } },
+  { tag: 'spad32:', elfPath: SPAD32_ELFS.mmbench, config: (c) => { c.tpu.spadKiB = 32; }, shapes: { tiled: SHAPES.tiled } },
+];
 const KIND_BIT: Record<string, number> = { tiled: 0, panel: VARIANT.PANEL, stream: VARIANT.STREAM };
 const UNITS = ['DMA', 'MXU', 'VPU'];
 /** tpu_regs.h TPU_UNIT_DONE: a unit's DONE register, in each unit's 0x100-byte block. */
 const DONE_OFFSET = 0x24;
 
-function trace(sh: MatmulShape, variant: number) {
+function trace(sh: MatmulShape, variant: number, config: PlatformConfig, elfPath?: string) {
   let records: CommandRecord[] = [];
   const perf: number[] = [], doneReads: number[] = [], accesses: number[] = [];
   runMatmulOnEmulator(sh, variant, {
+    config, elfPath,
     onMachine: (m) => {
       m.tpu.records = records;
       const write = m.tpu.write.bind(m.tpu);
@@ -55,16 +66,17 @@ const table: Record<string, Record<string, [number, number, number]>> = {};
 const accessTable: Record<string, Record<string, [number, number, number]>> = {};
 /** TPU-register accesses at clocks in [from, to): an access's wait comes after its clock, so it belongs to the stretch it starts. */
 const accessesIn = (clocks: number[], from: number, to: number) => clocks.filter((c) => c >= from && c < to).length;
-for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
-  const v = base | KIND_BIT[kind];
-  const cls = `${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number, number]> = {};
+for (const fw of FIRMWARES) for (const kind of Object.keys(fw.shapes)) for (const base of CLASSES) {
+  const v = base | KIND_BIT[kind], cfg = defaultConfig();
+  fw.config(cfg);
+  const cls = `${fw.tag}${kind === 'tiled' ? '' : kind + ':'}${codeClass(v)}`, terms: Record<string, [number, number, number]> = {};
   const acc: Record<string, number[]> = {};
-  for (const sh of SHAPES[kind]) {
+  for (const sh of fw.shapes[kind]) {
     if (matmulProgramKind(sh, v) !== kind) throw new Error(`calibration shape ${sh.m}x${sh.k}x${sh.n} does not take the ${kind} kernel`);
-    const t = trace(sh, v);
-    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }));
+    const t = trace(sh, v, cfg, fw.elfPath);
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls, cfg);
     k.s.pollLog = [];
-    matmulProgram(k, sh, v);
+    matmulProgram(k, sh, v, cfg);
     if (k.paths.length !== t.records.length + 1) throw new Error(`${cls} ${sh.m}x${sh.k}x${sh.n}: model ${k.paths.length - 1} pushes, trace ${t.records.length}`);
     const byUnit = UNITS.map((u) => t.records.filter((r) => r.unit === u));
     k.paths.forEach((path, i) => {
@@ -99,7 +111,8 @@ for (const kind of Object.keys(SHAPES)) for (const base of CLASSES) {
   accessTable[cls] = completeAccesses(acc);
 }
 writeFileSync(TERMS_FILE, `// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
-// (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}): per code class, per path between
+// (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the mxu16: classes on mmbench-mxu16.elf, shapes ${MXU16_TILED.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')};
+// the spad32: classes on mmbench-spad32.elf, the tiled shapes): per code class, per path between
 // PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
 export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
 console.log(`wrote ${TERMS_FILE}`);

@@ -14,7 +14,9 @@ import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, T256_DIMS, type Experiment } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
+import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
+import type { PlatformConfig } from '../emu/config.ts';
 import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
@@ -118,6 +120,54 @@ describe('predicted run clocks on other TPU register waits', () => {
     const t = tableTerms('base', 'M>M'), w = waitTerms(5)('base', 'M>M');
     // M>M on the base variant: 6 accesses, one of them the DONE read its poll starts with (hardware.md §2: each waits tpuWait).
     expect([w.issue - t.issue, w.firstRead - t.firstRead, w.afterRead - t.afterRead]).toEqual([6 * 3, 1 * 3, 5 * 3]);
+  });
+});
+
+// The 16×16-MXU and 32 KiB-scratchpad builds of mmbench: their tiled kernel, with terms counted on their own ELFs.
+describe('predicted run clocks of the other mmbench builds (tiled kernel)', () => {
+  const seed = Number(process.env.PICOTPU_SEED ?? 20261204);
+  const rnd = mulberry32(seed ^ 0xb01d);
+  const builds = [
+    { name: 'mxu16', elfPath: MXU16_ELFS.mmbench, set: (c: PlatformConfig) => { c.tpu.mxuDim = 16; }, grain: 16 },
+    { name: 'spad32', elfPath: SPAD32_ELFS.mmbench, set: (c: PlatformConfig) => { c.tpu.spadKiB = 32; }, grain: 8 },
+  ];
+  /** The variant bits the tiled kernel reads (DOUBLE_BUFFER, TOKENS, LEAN); PANEL and STREAM take kernels not transcribed for these builds. */
+  const TILED_BITS = VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS | VARIANT.LEAN;
+  it(`stay within ${TOLERANCE_PCT} % on random shapes and variants (seed ${seed})`, () => {
+    let worst = 0;
+    for (const b of builds) for (let i = 0; i < DRAWS; i++) {
+      const cfg = defaultConfig();
+      b.set(cfg);
+      if (i % 4 === 3) cfg.bus.tpuWait = 0;
+      const dim = () => b.grain * (1 + Math.floor(rnd() * (512 / b.grain)));
+      const shape = { m: i % 2 ? 8 * (1 + Math.floor(rnd() * 8)) : 8 * (1 + Math.floor(rnd() * 64)), k: dim(), n: dim() };
+      const variant = Math.floor(rnd() * (MODELLED_BITS + 1)) & TILED_BITS;
+      const measured = runMatmulOnEmulator(shape, variant, { config: cfg, elfPath: b.elfPath }).windows[0].cycles;
+      const err = predictionError(predictMatmulRun(shape, variant, cfg)!, measured);
+      console.log(`  ${b.name}${cfg.bus.tpuWait ? '' : ', tpuWait 0'}, ${shape.m}x${shape.k}x${shape.n} variant ${variant}: run ${measured} (${err.toFixed(2)} %)`);
+      worst = Math.max(worst, Math.abs(err));
+      expect(Math.abs(err), `${b.name} ${shape.m}x${shape.k}x${shape.n} variant ${variant}`).toBeLessThan(TOLERANCE_PCT);
+    }
+    console.log(`  largest error ${worst.toFixed(2)} %`);
+  });
+
+  it('tells a build from the default one: priced as mmbench.elf\'s kernel (8×8 tiles, 32 KiB A blocks), they miss by more than 5 %', () => {
+    for (const b of builds) {
+      const cfg = defaultConfig(), shape = { m: 256, k: 512, n: 64 };
+      b.set(cfg);
+      const measured = runMatmulOnEmulator(shape, VARIANT.DOUBLE_BUFFER, { config: cfg, elfPath: b.elfPath }).windows[0].cycles;
+      expect(Math.abs(predictionError(predictMatmulRun(shape, VARIANT.DOUBLE_BUFFER, cfg)!, measured)), b.name).toBeLessThan(TOLERANCE_PCT);
+      expect(Math.abs(predictionError(predictMatmulRun(shape, VARIANT.DOUBLE_BUFFER)!, measured)), b.name).toBeGreaterThan(TOLERANCE_PCT);
+    }
+  });
+
+  it('predicts nothing for their panel and stream kernels, nor for the rv32im build', () => {
+    const cfg = defaultConfig();
+    cfg.tpu.mxuDim = 16;
+    expect(predictMatmulRun({ m: 8, k: 64, n: 64 }, VARIANT.PANEL, cfg)).toBeNull();
+    const mul = defaultConfig();
+    mul.cpu.ENABLE_MUL = true;
+    expect(predictMatmulRun({ m: 8, k: 64, n: 64 }, 0, mul)).toBeNull();
   });
 });
 
