@@ -322,12 +322,16 @@ export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cf
  * The terms were counted on the default board: a configuration that changes the CPU's clocks or the firmware
  * (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte change the units' side only
  * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax); the TPU
- * register port's wait is a term of every path (waitTerms).
+ * register port's wait is a term of every path (waitTerms); the sequencer what-if changes nothing the
+ * firmware does not ask it for.
  */
 export function isModelledBoard(cfg: PlatformConfig): boolean {
   const c = structuredClone(cfg), d = defaultConfig();
   c.tpu.queueDepth = d.tpu.queueDepth; c.bus.sramReadClocksPerByte = d.bus.sramReadClocksPerByte; c.bus.sramWriteClocksPerByte = d.bus.sramWriteClocksPerByte;
   c.bus.tpuWait = d.bus.tpuWait;
+  // The command sequencer (hardware.md §5.11) is idle unless the firmware runs lists: only model.c's VARIANT.SEQUENCER
+  // decode does (predictModelRun leaves that out), and the CPU's instructions are the same with or without it.
+  c.tpu.sequencer = d.tpu.sequencer; c.tpu.seqListKiB = d.tpu.seqListKiB;
   return JSON.stringify(c) === JSON.stringify(d);
 }
 

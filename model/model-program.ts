@@ -738,7 +738,11 @@ export const MODELLED_BITS = 4095;
  * platform configuration, an unknown variant bit, a path no calibration run took.
  */
 export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number[] | null {
-  if (!isModelledBoard(cfg) || (job.variant & ~MODELLED_BITS) !== 0) return null;
+  if (!isModelledBoard(cfg)) return null;
+  // VARIANT.SEQUENCER changes decode only (model.c main_seq: its prefill is the streamed flow the variant
+  // without it runs, from its own call site); decode's recording and RUN replay are not transcribed.
+  if (job.variant & VARIANT.SEQUENCER) return job.decodeSteps > 0 ? null : predictModelRun(dims, { ...job, variant: job.variant & ~VARIANT.SEQUENCER }, cfg, terms);
+  if ((job.variant & ~MODELLED_BITS) !== 0) return null;
   const stop = job.stopToken;
   // A stop token in the vocabulary may end decoding early: the model does not know where.
   if (job.decodeSteps > 0 && stop !== undefined && stop >= 0 && stop < dims.vocab) return null;

@@ -12,7 +12,7 @@ import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3C
 import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, T256_DIMS, type Experiment } from '../study/bench.ts';
+import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, SEQUENCER_SET, T256_DIMS, type Experiment } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
@@ -247,6 +247,24 @@ describe('predicted run clocks of model.elf', () => {
     expect(Math.abs(predictionError(predictModelRun(dims, job)![0], measured))).toBeLessThan(0.5);
     expect(predictionError(predictModelRun(dims, job, defaultConfig(), asTpuPush)![0], measured)).toBeGreaterThan(2);
   });
+});
+
+// VARIANT.SEQUENCER on the sequencer what-if: its prefill is the variant's without it (model.c main_seq); decode's replay is not modelled.
+describe('predicted run clocks of the sequencer variant', () => {
+  it(`hold the bench's "prefill, sequencer" within ${TOLERANCE_PCT} % and predict nothing for its decode`, () => {
+    const cfg = defaultConfig();
+    cfg.tpu.sequencer = SEQUENCER_SET.sequencer;
+    cfg.tpu.seqListKiB = SEQUENCER_SET.seqListKiB;
+    const job = { prompt: randomPrompt(BASE_DIMS, 64, RANDOM_SEED), decodeSteps: 0, variant: BEST_VARIANT | VARIANT.SEQUENCER };
+    const measured = runOnEmulator(randomModel(BASE_DIMS, RANDOM_SEED), job, { config: cfg }).windows[0].cycles;
+    const err = predictionError(predictModelRun(BASE_DIMS, job, cfg)![0], measured);
+    console.log(`  prefill, sequencer: run ${measured} (${err.toFixed(2)} %)`);
+    expect(Math.abs(err)).toBeLessThan(TOLERANCE_PCT);
+    // Priced as another flow (the prefill without FFN_ON_CHIP's and LONG_CONTEXT's kernels), it misses.
+    const other = predictModelRun(BASE_DIMS, { ...job, variant: job.variant & ~(VARIANT.FFN_ON_CHIP | VARIANT.BLOCK_ATTN | VARIANT.STREAM) }, cfg)![0];
+    expect(Math.abs(predictionError(other, measured))).toBeGreaterThan(TOLERANCE_PCT);
+    expect(predictModelRun(BASE_DIMS, { ...job, decodeSteps: 2 }, cfg), 'decode replays lists: not transcribed').toBeNull();
+  }, 60_000);
 });
 
 /** Random model jobs per run (each a full model.elf run). */
