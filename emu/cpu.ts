@@ -106,6 +106,11 @@ function branchTaken(op: Op, a: number, b: number): boolean {
 }
 
 /** Whether two register files hold the same values (x1..x31). */
+/** A slot's `fields` word: register numbers (5 bits each), clocks and dataAt (8 bits each, as their Uint8Arrays hold them). */
+function slotFields(rd: number, rs1: number, rs2: number, clocks: number, dataAt: number): number {
+  return rd | (rs1 << 5) | (rs2 << 10) | ((clocks & 255) << 15) | ((dataAt & 255) << 23);
+}
+
 function sameRegisters(a: Int32Array, b: Int32Array): boolean {
   for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -174,6 +179,12 @@ export class Cpu {
   private readonly lens: Uint8Array;
   /** Clocks from launch to a device data access (only read on the device path). */
   private readonly dataAt: Uint8Array;
+  /**
+   * rd, rs1, rs2, clocks and dataAt of a slot in one word (runWords reads one
+   * array where it read five): bits 4:0 rd, 9:5 rs1, 14:10 rs2, 22:15
+   * clocks, 30:23 dataAt (slotFields). Valid where `ops` is decoded.
+   */
+  private readonly fields: Int32Array;
   /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
   private readonly axi: boolean;
   /** Word slots on the native interface (no COMPRESSED_ISA, not seed-axi): run() is runWords, chosen once here. */
@@ -207,6 +218,7 @@ export class Cpu {
     this.clocks = new Uint8Array(slots);
     this.lens = new Uint8Array(slots);
     this.dataAt = new Uint8Array(slots);
+    this.fields = new Int32Array(slots);
     const buf = bus.bram.buffer;
     this.mem8 = bus.bram;
     this.memS8 = new Int8Array(buf);
@@ -315,6 +327,7 @@ export class Cpu {
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
     this.dataAt[k] = dataAt;
     this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
+    this.fields[k] = slotFields(rd, rs1Of(w), rs2Of(w), this.clocks[k], this.dataAt[k]);
     this.ops[k] = op;
     return op;
   }
@@ -538,8 +551,8 @@ export class Cpu {
    * cpu-seed-axi the other).
    */
   private runWords(cycleLimit: number, instrLimit: number): StopReason {
-    const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
-    const imms = this.imms, clk = this.clocks, dataAt = this.dataAt;
+    const r = this.regs, ops = this.ops, fields = this.fields;
+    const imms = this.imms;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
     const barrel = this.features.BARREL_SHIFTER;
@@ -563,9 +576,10 @@ export class Cpu {
       const k = pc >>> 2;
       let op = ops[k];
       if (op === Op.UNDECODED) op = this.decode(k);
-      const rd = rds[k], imm = imms[k];
-      const a = r[rs1s[k]];
-      let clocks = clk[k];
+      const f = fields[k], imm = imms[k];
+      const rd = f & 31;
+      const a = r[(f >>> 5) & 31];
+      let clocks = (f >>> 15) & 255;
       let next = pc + 4;
 
       switch (op) {
@@ -586,7 +600,7 @@ export class Cpu {
           }
           break;
         case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
-          if (!branchTaken(op, a, r[rs2s[k]])) break;
+          if (!branchTaken(op, a, r[(f >>> 10) & 31])) break;
           next = (pc + imm) >>> 0;
           clocks += TAKEN_BRANCH_EXTRA;
           if (next & 2) {
@@ -612,7 +626,7 @@ export class Cpu {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
-            const at = dataAt[k];
+            const at = f >>> 23;
             const word = bus.read(addr, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
@@ -637,7 +651,7 @@ export class Cpu {
         case Op.SB: case Op.SH: case Op.SW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
-          const v = r[rs2s[k]];
+          const v = r[(f >>> 10) & 31];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
           if (addr < ramSize) {
             const w = addr >>> 2;
@@ -653,7 +667,7 @@ export class Cpu {
             const sh = addr & 3;
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
-            const at = dataAt[k];
+            const at = f >>> 23;
             this.lastEffect = instret;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
             if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
@@ -673,15 +687,15 @@ export class Cpu {
         case Op.SRLI: r[rd] = a >>> imm; break;
         case Op.SRAI: r[rd] = a >> imm; break;
 
-        case Op.ADD: r[rd] = a + r[rs2s[k]]; break;
-        case Op.SUB: r[rd] = a - r[rs2s[k]]; break;
-        case Op.SLT: r[rd] = a < r[rs2s[k]] ? 1 : 0; break;
-        case Op.SLTU: r[rd] = a >>> 0 < r[rs2s[k]] >>> 0 ? 1 : 0; break;
-        case Op.XOR: r[rd] = a ^ r[rs2s[k]]; break;
-        case Op.OR: r[rd] = a | r[rs2s[k]]; break;
-        case Op.AND: r[rd] = a & r[rs2s[k]]; break;
+        case Op.ADD: r[rd] = a + r[(f >>> 10) & 31]; break;
+        case Op.SUB: r[rd] = a - r[(f >>> 10) & 31]; break;
+        case Op.SLT: r[rd] = a < r[(f >>> 10) & 31] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 10) & 31] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[(f >>> 10) & 31]; break;
+        case Op.OR: r[rd] = a | r[(f >>> 10) & 31]; break;
+        case Op.AND: r[rd] = a & r[(f >>> 10) & 31]; break;
         case Op.SLL: case Op.SRL: case Op.SRA: {
-          const n = r[rs2s[k]] & 31;
+          const n = r[(f >>> 10) & 31] & 31;
           if (!barrel) clocks += (n >>> 2) + (n & 3);
           r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
           r[0] = 0;
@@ -697,14 +711,14 @@ export class Cpu {
         case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
         case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
 
-        case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHSU: r[rd] = mulhsu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHU: r[rd] = mulhu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.DIV: { const b = r[rs2s[k]]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
-        case Op.DIVU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
-        case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
-        case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 10) & 31]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[(f >>> 10) & 31]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 10) & 31]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 10) & 31]); r[0] = 0; break;
+        case Op.DIV: { const b = r[(f >>> 10) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[(f >>> 10) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[(f >>> 10) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[(f >>> 10) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
