@@ -201,7 +201,10 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     o.log(`done ${job.id} (${record.wallMs.toFixed(0)} ms)`);
     return { fingerprint: fp, worker: name, record };
   }, {
-    connection, concurrency: o.concurrency, maxStalledCount: 2,
+    // One job more than threads: the next job is fetched from Redis while the
+    // threads run, so a thread never waits for the queue's round trip (a
+    // dead worker's prefetched job returns to the queue like its running ones).
+    connection, concurrency: o.concurrency + 1, maxStalledCount: 2,
     ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}), ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
   });
   worker.on('error', () => {}); // connection trouble: BullMQ retries
