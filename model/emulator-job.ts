@@ -8,6 +8,7 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
+import type { RunObserver } from '../emu/observe/observer.ts';
 import { buildBlob, headerOffset, jobPrompts, type Job, type Layout, type Model } from './format.ts';
 
 export interface RunOptions {
@@ -20,6 +21,8 @@ export interface RunOptions {
   maxCycles?: number;
   /** Called with the machine before it runs (e.g. to switch on the TPU's command records). */
   onMachine?: (m: Machine) => void;
+  /** Run observers that watch every instruction (the issue-cost calibrations count instruction clocks per path); the clocks are the same. */
+  observers?: RunObserver[];
 }
 
 export interface EmulatorRun {

@@ -20,6 +20,7 @@
 // code (firmware-c/kernels) and analytic.ts's timing rules.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { classClocks, shiftSteps } from '../emu/timing.ts';
 import { VARIANT } from './format.ts';
 import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
@@ -27,36 +28,56 @@ import { ISSUE_TERMS } from './issue-terms.ts';
 import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
 import { ISSUE_ACCESSES } from './issue-accesses.ts';
 import { MODEL_ISSUE_ACCESSES } from './issue-accesses-model.ts';
+import { ISSUE_SHIFT_SAVINGS } from './issue-savings.ts';
+import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from './issue-savings-model.ts';
+
+/** Clocks of a shift by one place (slli, srli): 5 with the two-stage shifter, 3 with BARREL_SHIFTER (hardware.md §1.2). */
+export const shiftByOneClocks = (cfg: PlatformConfig) => classClocks(cfg.cpu).shifti + shiftSteps(1, cfg.cpu);
+const SHIFT1 = 5;
 
 /**
  * libgcc's shift-and-add multiply (__mulsi3, RV32I has no mul): 15 clocks of
  * call, set-up and return, then one iteration per bit of the multiplier a1
  * (at least one): and 3, beqz 5 (taken on a 0 bit) or 3 + add 3, srli 5,
- * slli 5, bnez 5 (3 on the last). The kernels' per-block addresses (matmul.c:
- * r0 · a_stride and the like) pay it.
+ * slli 5, bnez 5 (3 on the last); `shift1` the clocks of srli and slli by one.
+ * The kernels' per-block addresses (matmul.c: r0 · a_stride and the like) pay it.
  */
-export function mulsi3Clocks(multiplier: number): number {
+export function mulsi3Clocks(multiplier: number, shift1 = SHIFT1): number {
   let clocks = 15 - 2;
   let a1 = multiplier >>> 0;
-  do { clocks += a1 & 1 ? 24 : 23; a1 >>>= 1; } while (a1);
+  const shifts = 2 * (shift1 - SHIFT1);
+  do { clocks += (a1 & 1 ? 24 : 23) + shifts; a1 >>>= 1; } while (a1);
   return clocks;
+}
+
+/** The rv32im build (study/sweep/runs.ts firmwareFor: a board with ENABLE_MUL or ENABLE_FAST_MUL runs it). */
+export const rv32imBuild = (cfg: PlatformConfig) => cfg.cpu.ENABLE_MUL || cfg.cpu.ENABLE_FAST_MUL;
+
+/**
+ * The clocks beyond its term a path spends on a multiply by `multiplier`: libgcc's __mulsi3 on the RV32I
+ * builds (its clocks depend on the operand); nothing on the rv32im build, whose MUL is one instruction of
+ * constant clocks, counted in the path's term.
+ */
+export function multiplyExtra(cfg: PlatformConfig, multiplier: number): number {
+  return rv32imBuild(cfg) ? 0 : mulsi3Clocks(multiplier, shiftByOneClocks(cfg));
 }
 
 /**
  * libgcc's restoring divide (__udivsi3): 24 clocks of call, checks and return;
  * a loop doubling the divisor until it reaches the dividend (blez 3, slli 5,
  * slli 5, bltu 5; 16 on the last); then one iteration per quotient bit (bltu
- * 5 on a 0 bit, or 3 + sub 3 + or 3; srli 5, srli 5, bnez 5, 3 on the last).
+ * 5 on a 0 bit, or 3 + sub 3 + or 3; srli 5, srli 5, bnez 5, 3 on the last); `shift1` as for mulsi3Clocks.
  */
-export function udivsi3Clocks(dividend: number, divisor: number): number {
+export function udivsi3Clocks(dividend: number, divisor: number, shift1 = SHIFT1): number {
   let clocks = 3 + 3 + 3 + 3 + 3 + 3 + 3 + 6 + 3; // call, moves, checks, li a0, ret
   let d = divisor >>> 0, bit = 1, n = dividend >>> 0;
+  const shifts = 2 * (shift1 - SHIFT1);
   if (d < n) {
-    while (d < n && d > 0 && (d | 0) > 0) { clocks += 18; d = (d * 2) >>> 0; bit *= 2; }
+    while (d < n && d > 0 && (d | 0) > 0) { clocks += 18 + shifts; d = (d * 2) >>> 0; bit *= 2; }
     clocks -= 2;
   }
   for (; bit >= 1; bit /= 2, d = Math.floor(d / 2)) {
-    if (n >= d) { n -= d; clocks += 24; } else clocks += 20;
+    if (n >= d) { n -= d; clocks += 24 + shifts; } else clocks += 20 + shifts;
   }
   return clocks - 2;
 }
@@ -97,8 +118,30 @@ export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): Term
   };
 }
 
-/** The terms a board's runs take (tableTerms on the default board). */
-export function boardTerms(cfg: PlatformConfig): TermSource { return waitTerms(cfg.bus.tpuWait); }
+/**
+ * The terms with each path's clocks less what a CPU what-if takes off the instructions on it (`saved`, counted
+ * per path on the calibration trace and the documented clocks, model/issue-savings*.ts): BARREL_SHIFTER's
+ * shifts, ENABLE_FAST_MUL's multiplies. A path whose savings were not counted throws MissingTermError.
+ */
+export function savedTerms(terms: TermSource, saved: (cls: string) => Record<string, [number, number, number]> | undefined, what: string): TermSource {
+  return (cls, path) => {
+    const t = terms(cls, path), x = saved(cls)?.[path];
+    if (!x) throw new MissingTermError(`issue-cost: no ${what} count for ${cls} ${path}`);
+    return { issue: t.issue - x[0], firstRead: t.firstRead - x[1], afterRead: t.afterRead - x[2] };
+  };
+}
+
+/**
+ * The terms a board's runs take (tableTerms on the default board): the TPU register port's wait (waitTerms),
+ * and the CPU's shifter and multiplier: the terms were counted with the two-stage shifter and, on the rv32im
+ * build, ENABLE_MUL's 40-clock MUL; BARREL_SHIFTER and ENABLE_FAST_MUL take their counted savings off.
+ */
+export function boardTerms(cfg: PlatformConfig): TermSource {
+  let terms = waitTerms(cfg.bus.tpuWait);
+  if (cfg.cpu.BARREL_SHIFTER) terms = savedTerms(terms, (cls) => ISSUE_SHIFT_SAVINGS[cls] ?? MODEL_ISSUE_SHIFT_SAVINGS[cls], 'shift');
+  if (cfg.cpu.ENABLE_FAST_MUL) terms = savedTerms(terms, (cls) => MODEL_ISSUE_MUL_SAVINGS[cls], 'multiply');
+  return terms;
+}
 
 /**
  * The kernels' helpers (kernels.h k_need, k_issued; tpu.h tpu_push) over a
@@ -214,7 +257,7 @@ export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: numbe
     const rows = Math.min(block, sh.m - r0), groups = Math.ceil(rows / D);
     k.need(DMA, MXU, k.pushed(MXU));
     // The block's addresses: three multiplies by r0 (A, C and residual rows; mmbench's residual stride is 0); the first block also divides for its size.
-    const setup = (r0 === 0 ? udivsi3Clocks(aBytes, arow) : 0) + mulsi3Clocks(r0) + mulsi3Clocks(sh.n / 2) + mulsi3Clocks(0);
+    const setup = (r0 === 0 ? udivsi3Clocks(aBytes, arow, shiftByOneClocks(cfg)) : 0) + multiplyExtra(cfg, r0) + multiplyExtra(cfg, sh.n / 2) + multiplyExtra(cfg, 0);
     k.push(DMA, busy.load(rows * arow), 'A', setup);
     const loadTile = (j: number) => {
       const bi = db ? j & 1 : 0;
@@ -319,16 +362,16 @@ export function matmulProgram(k: KernelCpu, sh: MatmulShape, variant: number, cf
 }
 
 /**
- * The terms were counted on the default board: a configuration that changes the CPU's clocks or the firmware
- * (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte change the units' side only
- * (the schedule and the busy rules take them; the CPU reads the SRAM only for the head's argmax); the TPU
- * register port's wait is a term of every path (waitTerms); the sequencer what-if changes nothing the
- * firmware does not ask it for.
+ * The terms were counted on the default board and the what-if builds' boards: a configuration that changes
+ * the CPU's clocks otherwise (a what-if, --set) is not modelled. Queue depth and the SRAM's clocks per byte
+ * change the units' side only (the schedule and the busy rules take them; the CPU reads the SRAM only for the
+ * head's argmax); the TPU register port's wait and the barrel shifter are terms of every path (boardTerms); the
+ * sequencer what-if changes nothing the firmware does not ask it for. (The build knobs: firmwareTag.)
  */
 export function isModelledBoard(cfg: PlatformConfig): boolean {
   const c = structuredClone(cfg), d = defaultConfig();
   c.tpu.queueDepth = d.tpu.queueDepth; c.bus.sramReadClocksPerByte = d.bus.sramReadClocksPerByte; c.bus.sramWriteClocksPerByte = d.bus.sramWriteClocksPerByte;
-  c.bus.tpuWait = d.bus.tpuWait;
+  c.bus.tpuWait = d.bus.tpuWait; c.cpu.BARREL_SHIFTER = d.cpu.BARREL_SHIFTER;
   // The command sequencer (hardware.md §5.11) is idle unless the firmware runs lists: only model.c's VARIANT.SEQUENCER
   // decode does (predictModelRun leaves that out), and the CPU's instructions are the same with or without it.
   c.tpu.sequencer = d.tpu.sequencer; c.tpu.seqListKiB = d.tpu.seqListKiB;
@@ -341,9 +384,22 @@ export function isModelledBoard(cfg: PlatformConfig): boolean {
  * kernel scripts/calibrate-issue.ts counts on their own ELFs; null for a board no term table covers.
  */
 export function matmulFirmwareTag(cfg: PlatformConfig): string | null {
+  const tag = firmwareTag(cfg);
+  return tag === 'rv32im:' ? null : tag;
+}
+
+/**
+ * The prefix of the term table's classes for the firmware build a board runs (study/sweep/runs.ts firmwareFor):
+ * '' for the as-built ELFs, 'mxu16:', 'spad32:' and 'rv32im:' for the 16×16-MXU, 32 KiB-scratchpad and
+ * multiplier builds (a board with ENABLE_MUL or ENABLE_FAST_MUL runs the rv32im build); null for a board no
+ * term table covers (two build knobs at once, or another CPU or TPU change).
+ */
+export function firmwareTag(cfg: PlatformConfig): string | null {
   const c = structuredClone(cfg), d = defaultConfig();
-  const tag = c.tpu.mxuDim === 16 && c.tpu.spadKiB === 64 ? 'mxu16:' : c.tpu.spadKiB === 32 && c.tpu.mxuDim === 8 ? 'spad32:' : '';
-  c.tpu.mxuDim = d.tpu.mxuDim; c.tpu.spadKiB = d.tpu.spadKiB;
+  const mxu16 = c.tpu.mxuDim === 16, spad32 = c.tpu.spadKiB === 32, rv32im = rv32imBuild(c);
+  if (Number(mxu16) + Number(spad32) + Number(rv32im) > 1) return null;
+  const tag = mxu16 ? 'mxu16:' : spad32 ? 'spad32:' : rv32im ? 'rv32im:' : '';
+  c.tpu.mxuDim = d.tpu.mxuDim; c.tpu.spadKiB = d.tpu.spadKiB; c.cpu.ENABLE_MUL = d.cpu.ENABLE_MUL; c.cpu.ENABLE_FAST_MUL = d.cpu.ENABLE_FAST_MUL;
   return isModelledBoard(c) ? tag : null;
 }
 

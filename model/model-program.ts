@@ -18,28 +18,44 @@
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
-import { boardTerms, codeClass, isModelledBoard, KernelCpu, MissingTermError, mulsi3Clocks, type TermSource } from './issue-cost.ts';
+import { boardTerms, codeClass, firmwareTag, KernelCpu, MissingTermError, multiplyExtra, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
-const REGION = 4096, D = 8, ROW4 = D / 2, ROW32 = 4 * D;
+const REGION = 4096;
+
+/**
+ * The tile edge and scratchpad plan a build of the kernels was compiled for (kernels.h TILE, SP_KIB): D = 8 or
+ * 16 (-DTPU_MXU_DIM=16, the 16×16-MXU what-if), 64 or 32 KiB (-DSP_KIB=32). The 32 KiB plan has eight regions:
+ * an A block of two (SP_A_BYTES), FlashAttention's K and V in one each and its int32 accumulator in two
+ * (SP_FKV_REGIONS, SP_FO32_REGIONS), five panel ring buffers; the streamed, pipelined-heads, block-attention and
+ * long-context kernels need the 64 KiB plan (their *_fits say SP_KIB == 64).
+ */
+export interface KernelPlan { D: number; ROW4: number; ROW32: number; spad64: boolean; aBytes: number; fkvRegions: number; fo32Regions: number; panelBuffers: number }
+export function kernelPlan(cfg: PlatformConfig): KernelPlan {
+  const D = cfg.tpu.mxuDim, spad64 = cfg.tpu.spadKiB === 64;
+  return {
+    D, ROW4: D / 2, ROW32: 4 * D, spad64, aBytes: (spad64 ? 8 : 2) * REGION, fkvRegions: spad64 ? 2 : 1, fo32Regions: spad64 ? 4 : 2,
+    panelBuffers: (cfg.tpu.spadKiB * 1024) / REGION - 3,
+  };
+}
 const ceilTo = (n: number, m: number) => Math.ceil(n / m) * m;
 const EPI_NONE = 0, EPI_RELU = 1, EPI_RESIDUAL = 2, EPI_MASK_RELU = 3;
 
 /** kernels.h struct mm_args, as far as the commands depend on it. */
 interface Mm { m: number; k: number; n: number; transpose?: boolean; out32?: boolean; causal?: boolean; epi?: number; row0?: number }
 
-/** Tiles per B chunk (panel.c panel_chunk, matmul_stream's stream_init): the largest power of two whose K × 4-byte tiles fit `limit`. */
-function chunkTiles(k: number, limit: number): number {
+/** Tiles per B chunk (panel.c panel_chunk, matmul_stream's stream_init): the largest power of two whose K × ROW4-byte tiles fit `limit`. */
+function chunkTiles(k: number, limit: number, row4: number): number {
   let chunk = 1;
-  for (let bytes = k * ROW4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
+  for (let bytes = k * row4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
   return chunk;
 }
-const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, PANEL_AHEAD_BUFFER = 5;
+const PANEL_CHUNK_BYTES = 1024, PANEL_AHEAD_BUFFER = 5;
 const STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2, RELU_BLOCKS_MAX = 8;
 const STREAM_KEEP_A = 1, STREAM_UP = 2, STREAM_DOWN = 4, STREAM_RES_OUT = 8;
 
 /** kernels/long.c query_block: query rows per block, the most row groups whose Q rows fit a region and whose P block against all ctx keys fits two. */
-function longQueryBlock(d: number, ctx: number): number {
+function longQueryBlock(d: number, ctx: number, D: number): number {
   let qb = 0;
   while (qb + D <= ctx && (qb + D) * (d / 2) <= REGION && (qb + D) * (ctx / 2) <= 2 * REGION) qb += D;
   return qb;
@@ -65,7 +81,10 @@ export class ModelProgram {
   private readonly streamRelu: number[] = new Array(RELU_BLOCKS_MAX).fill(0);
   private streamReluLog2 = 0;
 
+  /** The build's tile edge and scratchpad plan. */
+  readonly plan: KernelPlan;
   constructor(readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) {
+    this.plan = kernelPlan(cfg);
     this.db = (variant & VARIANT.DOUBLE_BUFFER) !== 0;
     this.chain = (variant & VARIANT.CHAIN) !== 0;
   }
@@ -73,7 +92,7 @@ export class ModelProgram {
   // ---- command busy clocks (hardware.md §5.4–5.6; analytic.ts Work) ----
   private load(bytes: number): number { return this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramReadClocksPerByte; }
   private store(bytes: number): number { return this.cfg.tpu.dmaSetup + bytes * this.cfg.bus.sramWriteClocksPerByte; }
-  private mm(k: number, accumulate = false): number { return this.cfg.tpu.mxuSetup + (accumulate ? D : 0) + k + 2 * (D - 1) + D; }
+  private mm(k: number, accumulate = false): number { const D = this.plan.D; return this.cfg.tpu.mxuSetup + (accumulate ? D : 0) + k + 2 * (D - 1) + D; }
   private vec(rows: number, cols: number): number { return this.cfg.tpu.vpuSetup + rows * Math.ceil(cols / 8); }
 
   /** Set by each kernel call: its first PUSH site is marked "^" (the path from the previous call crosses the caller's code). */
@@ -82,16 +101,17 @@ export class ModelProgram {
   private push(unit: Unit, busy: number, site: string): number { return this.k.push(unit, busy, this.site(site)); }
   private need(unit: Unit, on: Unit, ticket: number): void { this.k.need(unit, on, ticket); }
   private barrier(): void { this.need(DMA, MXU, this.k.pushed(MXU)); this.need(DMA, VPU, this.k.pushed(VPU)); }
-  fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= D; }
+  fuses(rows: number): boolean { return (this.variant & VARIANT.FUSED) !== 0 && rows >= this.plan.D; }
   at(ctx: string): this { this.ctx = ctx; return this; }
 
   /** kernels/matmul.c matmul(). */
   matmul(p: Mm): void {
     this.call();
+    const { D, ROW4, ROW32, aBytes } = this.plan;
     const arow = p.k / 2, crow = p.out32 ? ROW32 : ROW4, row0 = p.row0 ?? 0;
     const epi = this.fuses(p.m) ? (p.epi ?? EPI_NONE) : EPI_NONE, db = this.db;
     const causalCols = !!(p.causal && p.transpose), causalK = !!(p.causal && !p.transpose);
-    let block = Math.min(Math.floor((8 * REGION) / arow), Math.floor(REGION / crow)) & ~(D - 1);
+    let block = Math.min(Math.floor(aBytes / arow), Math.floor(REGION / crow)) & ~(D - 1);
     block = Math.min(block, ceilTo(p.m, D));
     const tiles = p.n / D;
     this.barrier();
@@ -180,8 +200,8 @@ export class ModelProgram {
     for (let r = 0; r < rows; r += chunk) {
       const n = Math.min(chunk, rows - r);
       this.need(DMA, VPU, this.k.pushed(VPU));
-      // Each token's row address: tokens[i] · rb by libgcc's __mulsi3 (the multiplier rb), after any poll.
-      for (let i = 0; i < n; i++) { this.k.workAfterPoll(mulsi3Clocks(rb)); this.push(DMA, this.load(rb), 'Et'); }
+      // Each token's row address: tokens[i] · rb by libgcc's __mulsi3 (the multiplier rb; a MUL on the rv32im build), after any poll.
+      for (let i = 0; i < n; i++) { this.k.workAfterPoll(multiplyExtra(this.cfg, rb)); this.push(DMA, this.load(rb), 'Et'); }
       const t = this.push(DMA, this.load(n * rb), 'Ep');
       this.need(VPU, DMA, t);
       const a = this.push(VPU, this.vec(n, d), 'Ev');
@@ -193,7 +213,7 @@ export class ModelProgram {
   /** kernels/attention.c attention(): FlashAttention or the standard one (scores through SRAM). */
   attention(rows: number, row0: number, d: number, heads: number): void {
     if (this.variant & VARIANT.FLASH) { this.flash(rows, row0, d, heads); return; }
-    const dh = d / heads, ctx = ceilTo(row0 + rows, D), c = this.ctx;
+    const dh = d / heads, ctx = ceilTo(row0 + rows, this.plan.D), c = this.ctx;
     for (let h = 0; h < heads; h++) {
       this.at(`${c}s`).matmul({ m: rows, k: dh, n: ctx, transpose: true, causal: true, epi: EPI_MASK_RELU, row0 });
       if (!this.fuses(rows)) this.at(`${c}m`).elementwise('mask', rows, ctx);
@@ -205,10 +225,11 @@ export class ModelProgram {
   /** kernels/attention.c flash_attention(). */
   flash(rows: number, row0: number, d: number, heads: number): void {
     this.call();
+    const { D, fkvRegions, fo32Regions } = this.plan;
     const dh = d / heads, hb = dh / 2, pipelined = (this.variant & (VARIANT.DOUBLE_BUFFER | VARIANT.TOKENS)) !== 0;
-    const bq = Math.min(Math.floor(REGION / hb), Math.floor((4 * REGION) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
+    const bq = Math.min(Math.floor(REGION / hb), Math.floor((fo32Regions * REGION) / (dh * 4)), ceilTo(rows, D)) & ~(D - 1);
     const ctx = ceilTo(row0 + rows, D);
-    const bk = Math.min(Math.floor((2 * REGION) / hb), 2 * REGION, ctx) & ~(D - 1);
+    const bk = Math.min(Math.floor((fkvRegions * REGION) / hb), 2 * REGION, ctx) & ~(D - 1);
     const scoresDone = [0, 0], maskDone = [0, 0];
     let lastPv = 0;
     for (let h = 0; h < heads; h++) {
@@ -262,7 +283,7 @@ export class ModelProgram {
   /** kernels/attention.c attention_decode() (HEADS); `ahead`: the matmul_panel call after it (CHAIN loads its first chunk). */
   decodeAttention(pos: number, d: number, heads: number, ahead: Mm | null): void {
     this.call();
-    const rs = d / 2, dh = d / heads, hb = dh / 2, keys = pos + 1, ctx = ceilTo(keys, D), tiles = ctx / D;
+    const D = this.plan.D, rs = d / 2, dh = d / heads, hb = dh / 2, keys = pos + 1, ctx = ceilTo(keys, D), tiles = ctx / D;
     this.push(DMA, this.load(rs), 'DQ');
     const kLoaded = this.push(DMA, this.load(keys * rs), 'DK');
     this.need(MXU, DMA, kLoaded);
@@ -292,7 +313,7 @@ export class ModelProgram {
   /** kernels/attention.c attention_block() (BLOCK_ATTN). */
   blockAttention(rows: number, d: number, heads: number): void {
     this.call();
-    const rs = d / 2, dh = d / heads, hb = dh / 2, ctx = ceilTo(rows, D), groups = ctx / D;
+    const D = this.plan.D, rs = d / 2, dh = d / heads, hb = dh / 2, ctx = ceilTo(rows, D), groups = ctx / D;
     const scoresOf = () => {
       let last = 0;
       for (let g = 0; g < groups; g++) for (let t = 0; t <= g; t++) last = this.push(MXU, this.mm(dh), 'KMs');
@@ -328,7 +349,7 @@ export class ModelProgram {
   /** kernels/long.c attention_long() (LONG_CONTEXT): query blocks of qb rows against K and V whole, the (block, head) items pipelined, MATMULs pushed in bursts. */
   longAttention(rows: number, d: number, heads: number): void {
     this.call();
-    const rs = d / 2, dh = d / heads, hb = dh / 2, qb = longQueryBlock(d, ceilTo(rows, D));
+    const D = this.plan.D, rs = d / 2, dh = d / heads, hb = dh / 2, qb = longQueryBlock(d, ceilTo(rows, D), D);
     const blockAt = (q0: number): LongBlock => {
       const n = Math.min(qb, rows - q0);
       return { q0, rows: n, groups: Math.ceil(n / D), gFirst: q0 / D, keys: ceilTo(q0 + n, D) };
@@ -388,7 +409,7 @@ export class ModelProgram {
 
   /** panel.c panel_load_ahead. */
   private panelLoadAhead(next: Mm, buf: number): void {
-    const nt = Math.min(next.n / D, chunkTiles(next.k, PANEL_CHUNK_BYTES));
+    const { D, ROW4 } = this.plan, nt = Math.min(next.n / D, chunkTiles(next.k, PANEL_CHUNK_BYTES, ROW4));
     this.push(DMA, this.load(next.k * nt * ROW4), 'pP');
     this.panelRingStart = buf;
     this.panelChunk0Loaded = true;
@@ -397,7 +418,8 @@ export class ModelProgram {
   /** panel.c matmul_panel(). */
   panel(p: Mm, keepA: boolean, next: Mm | null): void {
     this.call();
-    const crow = p.out32 ? 4 * p.n : p.n / 2, chunk = chunkTiles(p.k, PANEL_CHUNK_BYTES), epi = p.epi ?? EPI_NONE;
+    const { D, ROW4, panelBuffers: PANEL_BUFFERS } = this.plan;
+    const crow = p.out32 ? 4 * p.n : p.n / 2, chunk = chunkTiles(p.k, PANEL_CHUNK_BYTES, ROW4), epi = p.epi ?? EPI_NONE;
     const prefetched = this.panelChunk0Loaded;
     this.panelChunk0Loaded = false;
     const bufferRead: number[] = new Array(PANEL_BUFFERS).fill(0);
@@ -443,7 +465,8 @@ export class ModelProgram {
     this.call();
     const ffn = opts !== undefined, o = opts ?? 0, st = ffn ? this.ffn : this.stream, s = ffn ? 'f' : 's';
     const up = (o & STREAM_UP) !== 0, down = (o & STREAM_DOWN) !== 0, resOut = (o & STREAM_RES_OUT) !== 0;
-    const chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES), tiles = p.n / D, groups = Math.ceil(p.m / D), epi = p.epi ?? EPI_NONE;
+    const { D, ROW4 } = this.plan;
+    const chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES, ROW4), tiles = p.n / D, groups = Math.ceil(p.m / D), epi = p.epi ?? EPI_NONE;
     const loaded: number[] = new Array(STREAM_BUFFERS).fill(0), bufferRead: number[] = new Array(STREAM_BUFFERS).fill(0);
     let workBuf = st.ringStart, buf = st.ringStart, count = 0, tilesLeft = tiles;
     const prefetched = st.prefetched;
@@ -457,7 +480,7 @@ export class ModelProgram {
       buf = buf + 1 === STREAM_BUFFERS ? 0 : buf + 1;
     };
     const prefetch = (nx: Mm) => {
-      const nChunk = chunkTiles(nx.k, STREAM_CHUNK_BYTES);
+      const nChunk = chunkTiles(nx.k, STREAM_CHUNK_BYTES, ROW4);
       let nLeft = nx.n / D, pf = 0;
       st.ringStart = buf;
       for (; pf < STREAM_AHEAD && nLeft; pf++) {
@@ -534,40 +557,40 @@ export class ModelProgram {
 
 // ---- model.c's flows ----
 
-/** model.c's fit checks (kernels' *_fits), on the 64 KiB plan with an 8×8 MXU. */
-const panelFits = (v: number, p: Mm) => {
-  const crow = p.out32 ? 4 * p.n : p.n / 2;
+/** model.c's fit checks (kernels' *_fits) on a build's plan: the streamed, pipelined-heads, block-attention and long-context kernels need the 64 KiB one. */
+const panelFits = (pl: KernelPlan, v: number, p: Mm) => {
+  const { D, ROW4 } = pl, crow = p.out32 ? 4 * p.n : p.n / 2;
   return (v & VARIANT.PANEL) !== 0 && p.m <= D && !p.transpose && !p.causal && D * crow <= REGION && D * (p.k / 2) <= REGION && p.k * ROW4 <= REGION;
 };
-const streamFits = (v: number, p: Mm) => {
-  const rows = ceilTo(p.m, D), chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES);
-  return (v & VARIANT.STREAM) !== 0 && p.m <= 64 && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
+const streamFits = (pl: KernelPlan, v: number, p: Mm) => {
+  const { D, ROW4 } = pl, rows = ceilTo(p.m, D), chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES, ROW4);
+  return (v & VARIANT.STREAM) !== 0 && pl.spad64 && p.m <= 64 && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
     && rows * chunk * ROW4 <= REGION && (p.epi !== EPI_RESIDUAL || p.m * (p.n / 2) <= REGION) && p.k * ROW4 <= REGION;
 };
-const streamUpFits = (v: number, p: Mm) =>
-  (v & VARIANT.FFN_ON_CHIP) !== 0 && streamFits(v, p) && p.epi === EPI_RELU && p.m * (p.k / 2) <= REGION && p.m * (p.n / 2) <= 4 * REGION;
-const decodeAttentionFits = (v: number, d: number, maxKeys: number) => {
-  const ctx = ceilTo(maxKeys, D);
-  return (v & VARIANT.HEADS) !== 0 && ctx * (d / 2) <= 2 * REGION && D * (ctx / 2) <= REGION && D * (d / 2) <= REGION;
+const streamUpFits = (pl: KernelPlan, v: number, p: Mm) =>
+  (v & VARIANT.FFN_ON_CHIP) !== 0 && streamFits(pl, v, p) && p.epi === EPI_RELU && p.m * (p.k / 2) <= REGION && p.m * (p.n / 2) <= 4 * REGION;
+const decodeAttentionFits = (pl: KernelPlan, v: number, d: number, maxKeys: number) => {
+  const D = pl.D, ctx = ceilTo(maxKeys, D);
+  return (v & VARIANT.HEADS) !== 0 && pl.spad64 && ctx * (d / 2) <= 2 * REGION && D * (ctx / 2) <= REGION && D * (d / 2) <= REGION;
 };
 /** kernels/long.c attention_long_fits: LONG_CONTEXT with TOKENS, K and V in four regions each, at least one row group a query block. */
-const longAttentionFits = (v: number, d: number, rows: number) => {
-  const ctx = ceilTo(rows, D);
-  return (v & VARIANT.LONG_CONTEXT) !== 0 && (v & VARIANT.TOKENS) !== 0 && ctx * (d / 2) <= 4 * REGION && longQueryBlock(d, ctx) >= D;
+const longAttentionFits = (pl: KernelPlan, v: number, d: number, rows: number) => {
+  const D = pl.D, ctx = ceilTo(rows, D);
+  return (v & VARIANT.LONG_CONTEXT) !== 0 && (v & VARIANT.TOKENS) !== 0 && pl.spad64 && ctx * (d / 2) <= 4 * REGION && longQueryBlock(d, ctx, D) >= D;
 };
 /** The bits LONG_CONTEXT's flow needs (model.c long_prefill_fits: PANEL, STREAM, FFN_ON_CHIP; long.c attention_long_fits: TOKENS). */
 export const LONG_CONTEXT_NEEDS = VARIANT.PANEL | VARIANT.STREAM | VARIANT.FFN_ON_CHIP | VARIANT.TOKENS | VARIANT.LONG_CONTEXT;
 /** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's weight matmuls go by blocks of this many rows. */
 const LONG_BLOCK_ROWS = 64;
 /** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes FFN_ON_CHIP's matmuls, and attention_long holds the prompt. */
-const longPrefillFits = (v: number, d: number, dFF: number, P: number) => {
+const longPrefillFits = (pl: KernelPlan, v: number, d: number, dFF: number, P: number) => {
   const R = LONG_BLOCK_ROWS, up: Mm = { m: R, k: d, n: dFF, epi: EPI_RELU };
-  return streamFits(v, { m: R, k: d, n: d, epi: EPI_RESIDUAL }) && streamFits(v, up) && streamFits(v, { m: R, k: dFF, n: d, epi: EPI_RESIDUAL })
-    && streamUpFits(v, up) && longAttentionFits(v, d, P);
+  return streamFits(pl, v, { m: R, k: d, n: d, epi: EPI_RESIDUAL }) && streamFits(pl, v, up) && streamFits(pl, v, { m: R, k: dFF, n: d, epi: EPI_RESIDUAL })
+    && streamUpFits(pl, v, up) && longAttentionFits(pl, v, d, P);
 };
-const blockAttentionFits = (v: number, d: number, rows: number) => {
-  const ctx = ceilTo(rows, D);
-  return (v & VARIANT.BLOCK_ATTN) !== 0 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
+const blockAttentionFits = (pl: KernelPlan, v: number, d: number, rows: number) => {
+  const ctx = ceilTo(rows, pl.D);
+  return (v & VARIANT.BLOCK_ATTN) !== 0 && pl.spad64 && ctx * (d / 2) <= REGION && ctx * (ctx / 2) <= REGION;
 };
 
 /**
@@ -579,7 +602,7 @@ export const argmaxRowClocks = (vocab: number) => 15 * (vocab - 1) + 35;
 
 /** The job's flows (a single job, or a batch of `batch` prompts of P tokens), one PERF_CTRL window after the other, issuing through `window(i)`'s KernelCpu. */
 export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decodeSteps: number, window: (i: number) => KernelCpu, batch = 1): ScheduleResult[] {
-  const v = pr.variant, { d, dFF, heads, layers, vocab } = dims;
+  const v = pr.variant, pl = pr.plan, { d, dFF, heads, layers, vocab } = dims;
   const head: Mm = { m: 1, k: d, n: vocab, out32: true };
   const wq: Mm = { m: 1, k: d, n: d }, wUp: Mm = { m: 1, k: d, n: dFF }, wDown: Mm = { m: 1, k: dFF, n: d };
   // The head drains the DMA (the logits are in SRAM), then the CPU takes each row's argmax over the vocabulary.
@@ -603,7 +626,7 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     argmax(1);
   };
   const panelHead = () => {
-    if (panelFits(v, head)) pr.at('H').panel(head, false, null);
+    if (panelFits(pl, v, head)) pr.at('H').panel(head, false, null);
     else pr.at('H').matmul(head);
     argmax(1);
   };
@@ -656,7 +679,7 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
   const panelForward = (pos: number, headsPipelined: boolean) => {
     pr.at('E').embed(1, d);
     for (let l = 0; l < layers; l++) {
-      const after = l + 1 < layers ? wq : panelFits(v, head) ? head : null;
+      const after = l + 1 < layers ? wq : panelFits(pl, v, head) ? head : null;
       pr.at('q').panel(wq, false, wq);
       pr.at('k').panel(wq, true, wq);
       pr.at('v').panel(wq, true, null);
@@ -671,13 +694,13 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
 
   const P1: Mm = { m: P, k: d, n: d, epi: EPI_RESIDUAL }, Pup: Mm = { m: P, k: d, n: dFF, epi: EPI_RELU }, Pdown: Mm = { m: P, k: dFF, n: d, epi: EPI_RESIDUAL };
   const panel = (v & VARIANT.PANEL) !== 0;
-  const streams = panel && streamFits(v, P1) && streamFits(v, Pup) && streamFits(v, Pdown);
-  const onChip = panel && streams && streamUpFits(v, Pup);
-  const panels = panel && panelFits(v, wq) && panelFits(v, wUp) && panelFits(v, wDown);
-  const headsPipelined = panel && decodeAttentionFits(v, d, dims.maxSeq);
-  const blockAttn = panel && blockAttentionFits(v, d, P);
+  const streams = panel && streamFits(pl, v, P1) && streamFits(pl, v, Pup) && streamFits(pl, v, Pdown);
+  const onChip = panel && streams && streamUpFits(pl, v, Pup);
+  const panels = panel && panelFits(pl, v, wq) && panelFits(pl, v, wUp) && panelFits(pl, v, wDown);
+  const headsPipelined = panel && decodeAttentionFits(pl, v, d, dims.maxSeq);
+  const blockAttn = panel && blockAttentionFits(pl, v, d, P);
   // model.c main_panel_or_ffn: LONG_CONTEXT's flow when its kernels hold the prompt, before FFN_ON_CHIP's and main_panel's.
-  const long = panel && longPrefillFits(v, d, dFF, P);
+  const long = panel && longPrefillFits(pl, v, d, dFF, P);
 
   const results: ScheduleResult[] = [];
   if (batch > 1) {
@@ -723,7 +746,7 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
 }
 
 /** The term class of a model run: the matmul's code class (the bits that change the helpers' instructions). */
-export const modelClass = (variant: number) => `model:${codeClass(variant)}`;
+export const modelClass = (variant: number, tag = '') => `model:${tag}${codeClass(variant)}`;
 
 /**
  * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … LONG_CONTEXT. Any other bit (a later
@@ -738,7 +761,8 @@ export const MODELLED_BITS = 4095;
  * platform configuration, an unknown variant bit, a path no calibration run took.
  */
 export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number[] | null {
-  if (!isModelledBoard(cfg)) return null;
+  const tag = firmwareTag(cfg);
+  if (tag === null) return null;
   // VARIANT.SEQUENCER changes decode only (model.c main_seq: its prefill is the streamed flow the variant
   // without it runs, from its own call site); decode's recording and RUN replay are not transcribed.
   if (job.variant & VARIANT.SEQUENCER) return job.decodeSteps > 0 ? null : predictModelRun(dims, { ...job, variant: job.variant & ~VARIANT.SEQUENCER }, cfg, terms);
@@ -748,7 +772,7 @@ export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig =
   if (job.decodeSteps > 0 && stop !== undefined && stop >= 0 && stop < dims.vocab) return null;
   try {
     const pr = new ModelProgram(job.variant, cfg);
-    const cls = modelClass(job.variant);
+    const cls = modelClass(job.variant, tag);
     const B = jobPrompts(job).length;
     return modelProgram(pr, dims, job.prompt.length, job.decodeSteps, () => new KernelCpu(job.variant, terms, cls, cfg), B).map((r) => r.runClocks);
   } catch (e) {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_CYCLES, type Machine, type RunResult } from '../emu/machine.ts';
+import { runObserved } from '../emu/observe/observer.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { MATMUL_FIELDS, MATMUL_MAGIC, type Job, type Model } from './format.ts';
 import {
@@ -34,7 +35,7 @@ function readImage(elf: string): Uint8Array {
 function timedRun(m: Machine, opts: RunOptions): { result: RunResult; wallMs: number; cpuMs: number } {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const result = m.run(opts.maxCycles ?? DEFAULT_MAX_CYCLES);
+  const result = runObserved(m, opts.maxCycles ?? DEFAULT_MAX_CYCLES, opts.observers ?? []);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   return { result, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };

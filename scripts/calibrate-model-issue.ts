@@ -15,7 +15,13 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runOnEmulator } from '../model/run.ts';
+import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { MXU16_ELFS, RV32IM_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
+import { MODEL_ISSUE_TERMS } from '../model/issue-terms-model.ts';
+import { MODEL_ISSUE_ACCESSES } from '../model/issue-accesses-model.ts';
+import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from '../model/issue-savings-model.ts';
+import { SavingsCounter, savedIn, writeSavings } from './issue-savings.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
 import { LONG_CONTEXT_NEEDS, modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -25,6 +31,7 @@ import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
 const ACCESSES_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-accesses-model.ts');
+const SAVINGS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-savings-model.ts');
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 128 };
 const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
@@ -75,10 +82,37 @@ const JOBS: CalJob[] = ONLY ?? [
   { dims: { ...BASE, layers: 1 }, prompt: 8, steps: 2, batch: 24, variants: LADDER },
   { dims: SMALL, prompt: 4, steps: 2, batch: 9, variants: LADDER },
 ];
+/**
+ * The what-if builds' jobs, and the default build's stepped runs that count the CPU what-ifs' savings (SavingsCounter,
+ * an instruction at a time: slower, so the ladder only): a short prompt, a few row groups, two A blocks of the FFN's
+ * down projection on the 32 KiB plan (61 rows), the narrow model.
+ */
+const LADDER_JOBS: CalJob[] = [
+  { dims: BASE, prompt: 5, steps: 2, variants: LADDER },
+  { dims: BASE, prompt: 20, steps: 2, variants: LADDER },
+  { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: LADDER },
+  { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
+];
+/**
+ * The builds whose terms it counts (study/sweep/runs.ts firmwareFor): model.elf (its terms on JOBS, its savings on
+ * LADDER_JOBS), and model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and model-spad32.elf, each on LADDER_JOBS,
+ * their classes prefixed with the build's tag (model/issue-cost.ts firmwareTag). CAL_BUILDS (tags, "default" for
+ * model.elf) re-counts only those and keeps the other builds' rows of the tables.
+ */
+interface Build { tag: string; elfPath: string; config: PlatformConfig; jobs: CalJob[]; savingsJobs: CalJob[] }
+const withCpu = (f: (c: PlatformConfig) => void) => { const c = defaultConfig(); f(c); return c; };
+const BUILDS: Build[] = [
+  { tag: '', elfPath: MODEL_ELF, config: defaultConfig(), jobs: JOBS, savingsJobs: ONLY ? [] : LADDER_JOBS },
+  { tag: 'rv32im:', elfPath: RV32IM_ELFS.model, config: withCpu((c) => { c.cpu.ENABLE_MUL = true; }), jobs: LADDER_JOBS, savingsJobs: LADDER_JOBS },
+  { tag: 'mxu16:', elfPath: MXU16_ELFS.model, config: withCpu((c) => { c.tpu.mxuDim = 16; }), jobs: LADDER_JOBS, savingsJobs: LADDER_JOBS },
+  { tag: 'spad32:', elfPath: SPAD32_ELFS.model, config: withCpu((c) => { c.tpu.spadKiB = 32; }), jobs: LADDER_JOBS, savingsJobs: LADDER_JOBS },
+];
+const ONLY_BUILDS = process.env.CAL_BUILDS?.split(',').map((t) => (t === 'default' ? '' : `${t.replace(/:$/, '')}:`));
+const buildOfClass = (cls: string) => BUILDS.find((b) => b.tag && cls.startsWith(`model:${b.tag}`))?.tag ?? '';
 const UNITS = ['DMA', 'MXU', 'VPU'];
 const DONE_OFFSET = 0x24;
 
-function trace(dims: ModelDims, prompt: number, steps: number, variant: number, batch: number) {
+function trace(build: Build, dims: ModelDims, prompt: number, steps: number, variant: number, batch: number, counter: SavingsCounter | null) {
   const records: CommandRecord[] = [];
   const perf: number[] = [], doneReads: number[] = [], accesses: number[] = [];
   const stalls: { from: number; to: number }[] = [];
@@ -87,6 +121,7 @@ function trace(dims: ModelDims, prompt: number, steps: number, variant: number, 
   const job: Job = { prompt: prompts[0], decodeSteps: steps, variant, stopToken: 255 };
   if (batch > 1) job.prompts = prompts;
   runOnEmulator(randomModel(dims, 1), job, {
+    config: build.config, elfPath: build.elfPath, observers: counter ? [counter] : [],
     onMachine: (m) => {
       m.tpu.records = records;
       m.tpu.stallRecords = stalls as never;
@@ -96,10 +131,15 @@ function trace(dims: ModelDims, prompt: number, steps: number, variant: number, 
       m.tpu.read = (off, clock) => { accesses.push(clock); if (off >= 0x100 && (off & 0xff) === DONE_OFFSET) doneReads.push(clock); return read(off, clock); };
     },
   });
-  return { records: records.slice().sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, accesses, stalls: stalls.slice().sort((a, b) => a.from - b.from) };
+  // An observed run releases the records every 4096: the counter kept the earlier ones.
+  const allRecords = [...(counter?.records ?? []), ...records], allStalls = [...(counter?.stalls ?? []), ...stalls];
+  return { records: allRecords.sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, accesses, stalls: allStalls.sort((a, b) => a.from - b.from) };
 }
 
-type Sums = Record<string, { issue: number[]; first: number[]; after: number[]; acc: [number[], number[], number[]] }>;
+type Stretches = [number[], number[], number[]];
+type Sums = Record<string, { issue: number[]; first: number[]; after: number[]; acc: Stretches }>;
+/** Per class and path, the savings counted in each stretch: BARREL_SHIFTER's, ENABLE_FAST_MUL's. */
+const shiftSums: Record<string, Record<string, Stretches>> = {}, mulSums: Record<string, Record<string, Stretches>> = {};
 /** TPU-register accesses at clocks in [from, to) (sorted clocks): an access's wait comes after its clock, so it belongs to the stretch it starts. */
 function accessesIn(clocks: number[], from: number, to: number): number {
   let lo = 0, hi = clocks.length;
@@ -111,23 +151,43 @@ function accessesIn(clocks: number[], from: number, to: number): number {
 const sums: Record<string, Sums> = {};
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 
-for (const job of JOBS) {
-  console.log(`d ${job.dims.d}, ${job.dims.layers} layers, prompt ${job.prompt} + ${job.steps} steps${job.batch ? `, batch ${job.batch}` : ''}: ${job.variants.length} variants`);
-  for (const v of job.variants) calibrate(job, v);
+const builds = BUILDS.filter((b) => !ONLY_BUILDS || ONLY_BUILDS.includes(b.tag));
+for (const build of builds) {
+  // The default build: its terms on free runs (JOBS), then the savings on stepped ones; the other builds: both on the same runs.
+  const passes = build.tag ? [{ jobs: build.jobs, terms: true, savings: true }] : [{ jobs: build.jobs, terms: true, savings: false }, { jobs: build.savingsJobs, terms: false, savings: true }];
+  for (const pass of passes) for (const job of pass.jobs) {
+    console.log(`${build.tag || 'model.elf'}${pass.terms ? '' : ' (savings)'}: d ${job.dims.d}, ${job.dims.layers} layers, prompt ${job.prompt} + ${job.steps} steps${job.batch ? `, batch ${job.batch}` : ''}: ${job.variants.length} variants`);
+    for (const v of job.variants) calibrate(build, job, v, pass.terms, pass.savings);
+  }
 }
 
-function calibrate(job: CalJob, v: number): void {
+/** The program's clocks beyond the terms on each path (KernelCpu.afterPoll) on `cfg`. */
+function afterPollOf(build: Build, job: CalJob, v: number, cfg: PlatformConfig): number[][] {
+  const out: number[][] = [];
+  modelProgram(new ModelProgram(v, cfg), job.dims, job.prompt, job.steps, () => {
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), modelClass(v, build.tag), cfg);
+    out.push(k.afterPoll);
+    return k;
+  }, job.batch ?? 1);
+  return out;
+}
+
+function calibrate(build: Build, job: CalJob, v: number, terms: boolean, savings: boolean): void {
   const t0 = performance.now();
   const B = job.batch ?? 1;
-  const t = trace(job.dims, job.prompt, job.steps, v, B);
-  const cls = modelClass(v), s = (sums[cls] ??= {});
+  const counter = savings ? new SavingsCounter(build.config) : null;
+  const t = trace(build, job.dims, job.prompt, job.steps, v, B, counter);
+  const cls = modelClass(v, build.tag), s = (sums[cls] ??= {});
   const cpus: KernelCpu[] = [];
-  modelProgram(new ModelProgram(v), job.dims, job.prompt, job.steps, () => {
-    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls);
+  modelProgram(new ModelProgram(v, build.config), job.dims, job.prompt, job.steps, () => {
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls, build.config);
     k.s.pollLog = [];
     cpus.push(k);
     return k;
   }, B);
+  // The work the model computes beside the terms (the embedding's __mulsi3) has shifts of its own: the barrel
+  // shifter's savings on it are the model's (mulsi3Clocks with BARREL_SHIFTER), not the path's.
+  const barrelAfterPoll = afterPollOf(build, job, v, { ...build.config, cpu: { ...build.config.cpu, BARREL_SHIFTER: true } });
   cpus.forEach((k, w) => {
     const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
     const recs = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
@@ -148,11 +208,26 @@ function calibrate(job: CalJob, v: number): void {
       let r1 = r0;
       while (r1 < t.doneReads.length && t.doneReads[r1] < pushAt) r1++;
       const reads = t.doneReads.slice(r0, r1);
-      const e = (s[path] ??= { issue: [], first: [], after: [], acc: [[], [], []] });
+      const e = terms ? (s[path] ??= { issue: [], first: [], after: [], acc: [[], [], []] }) : null;
+      const sh = ((shiftSums[cls] ??= {})[path] ??= [[], [], []]), mu = ((mulSums[cls] ??= {})[path] ??= [[], [], []]);
+      const extraShifts = k.afterPoll[i] - barrelAfterPoll[w][i];
+      /** Counts a stretch [from, to): its savings (the work after the poll's own left out of the stretch it falls in). */
+      const count = (stretch: number, from: number, to: number, afterPoll: boolean) => {
+        if (!counter) return;
+        sh[stretch].push(savedIn(counter.shiftAt, counter.shiftSum, from, to) - (afterPoll ? extraShifts : 0));
+        mu[stretch].push(savedIn(counter.mulAt, counter.mulSum, from, to));
+      };
       const polled = k.s.pollLog![i];
-      if (!polled.length || !reads.length) { e.issue.push(at - prev); e.acc[0].push(accessesIn(t.accesses, prev, pushAt)); return; }
+      if (!polled.length || !reads.length) {
+        if (e) { e.issue.push(at - prev); e.acc[0].push(accessesIn(t.accesses, prev, pushAt)); }
+        count(0, prev, pushAt, true);
+        return;
+      }
       const end = Math.max(...polled.map((p) => byUnit[p.unit][p.ticket - 1].endClock));
       const seeing = reads.find((r) => r > end) ?? reads[reads.length - 1];
+      count(1, prev, reads[0], false);
+      count(2, seeing, pushAt, true);
+      if (!e) return;
       e.first.push(reads[0] - prev);
       e.after.push(at - seeing);
       // The mean, as the clocks: a path's access count varies a little with the units' state (k_need reads DONE only when its cached count is short).
@@ -163,10 +238,18 @@ function calibrate(job: CalJob, v: number): void {
   if (process.env.CAL_VERBOSE) console.log(`${cls} v${v} P${job.prompt}+${job.steps} d${job.dims.d} L${job.dims.layers}: ${cpus.map((k) => k.paths.length - 1).join('+')} pushes, ${(performance.now() - t0).toFixed(0)} ms`);
 }
 
-const table: Record<string, Record<string, [number, number, number]>> = {};
-const accessTable: Record<string, Record<string, [number, number, number]>> = {};
+type Table = Record<string, Record<string, [number, number, number]>>;
+/** The rows of the builds not re-counted this time, from the table as it was. */
+const kept = (old: Table): Table => Object.fromEntries(Object.entries(old).filter(([cls]) => !builds.some((b) => b.tag === buildOfClass(cls))));
+const table: Table = kept(MODEL_ISSUE_TERMS);
+const accessTable: Table = kept(MODEL_ISSUE_ACCESSES);
+const meanOrNone = (xs: number[]) => (xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : -1);
+const savingsTable = (sums: Record<string, Record<string, Stretches>>, old: Table): Table => {
+  const out = kept(old);
+  for (const [cls, paths] of Object.entries(sums)) out[cls] = completeAccesses(Object.fromEntries(Object.entries(paths).map(([p, x]) => [p, x.map(meanOrNone)])));
+  return out;
+};
 for (const [cls, paths] of Object.entries(sums)) {
-  const meanOrNone = (xs: number[]) => (xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : -1);
   accessTable[cls] = completeAccesses(Object.fromEntries(Object.entries(paths).map(([p, e]) => [p, e.acc.map(meanOrNone)])));
   const out: Record<string, [number, number, number]> = {};
   for (const [p, e] of Object.entries(paths)) {
@@ -176,9 +259,15 @@ for (const [cls, paths] of Object.entries(sums)) {
   }
   table[cls] = out;
 }
+const jobsText = (jobs: CalJob[]) => jobs.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ');
 writeFileSync(TERMS_FILE, `// Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace
-// (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ')}): per code class, per path
+// (${jobsText(JOBS)}); the rv32im:, mxu16: and spad32: classes on model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and
+// model-spad32.elf (${jobsText(LADDER_JOBS)}): per code class, per path
 // between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts). Do not edit: re-run the script.
 export const MODEL_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
 console.log(`wrote ${TERMS_FILE}`);
 writeAccesses(ACCESSES_FILE, 'MODEL_ISSUE_ACCESSES', 'scripts/calibrate-model-issue.ts on model.elf', accessTable);
+writeSavings(SAVINGS_FILE, 'scripts/calibrate-model-issue.ts on the model builds (model.elf on the ladder jobs)', {
+  MODEL_ISSUE_SHIFT_SAVINGS: savingsTable(shiftSums, MODEL_ISSUE_SHIFT_SAVINGS),
+  MODEL_ISSUE_MUL_SAVINGS: savingsTable(Object.fromEntries(Object.entries(mulSums).filter(([cls]) => buildOfClass(cls) === 'rv32im:')), MODEL_ISSUE_MUL_SAVINGS),
+});
