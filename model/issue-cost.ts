@@ -22,7 +22,7 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { classClocks, shiftSteps } from '../emu/timing.ts';
 import { VARIANT } from './format.ts';
-import { DMA, MXU, Schedule, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
+import { DMA, MXU, Schedule, SEQ, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
 import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
@@ -173,14 +173,45 @@ export class KernelCpu {
   /** kernels.h k_need: unit's next command must follow `ticket` of `on`. */
   need(unit: Unit, on: Unit, ticket: number): void {
     if (this.serial || unit === on || ticket === 0) return;
-    this.slowNeeds++;
-    if (this.polls) { this.s.wait({ unit: on, ticket }); return; }
+    if (!this.listing) this.slowNeeds++;
+    if (this.polls) { this.poll({ unit: on, ticket }); return; }
     const cur = this.next[unit];
     if (cur) {
       if (cur.unit === on) ticket = Math.max(ticket, cur.ticket);
-      else this.s.wait(cur);
+      else this.poll(cur);
     }
     this.next[unit] = { unit: on, ticket };
+  }
+  private poll(t: Ticket): void {
+    // RECORD captures PUSHes only (hardware.md §5.11): a kernel that polls cannot be replayed from a list.
+    if (this.listing) throw new MissingTermError('issue-cost: a replayed list cannot hold a CPU poll');
+    this.s.wait(t);
+  }
+
+  /** While a RUN replays a recorded list (sequencer.c seq_replay): the kernels' commands are its entries, the CPU runs none of their code. */
+  private listing = false;
+  /**
+   * seq_replay: the CPU's path to its PUSH of RUN at site `site` (seq_patch's register writes on it); then the
+   * kernels' calls push the list's entries (they issue the commands their recording captured), until endList.
+   */
+  beginList(site: string): void {
+    this.s.beginRun(this.pathTerm(SEQ, site, false));
+    this.site = site;
+    this.listing = true;
+  }
+  /** The list's last entry: seq_wait polls SEQ's DONE until the RUN has pushed it. */
+  endList(): void {
+    this.listing = false;
+    this.s.wait(this.s.endRun());
+  }
+  /** The path to a PUSH at `site` (its name, logged for the calibration) and its term. */
+  private pathTerm(unit: Unit, site: string, writesArg5: boolean, extra = 0): IssueTerm {
+    const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
+    this.slowNeeds = 0;
+    this.paths.push(path);
+    this.units.push(unit);
+    this.extras.push(extra);
+    return this.withAfterPoll(this.terms(this.cls, path));
   }
   /** Clocks the path spends beyond its table term, per PUSH (libgcc calls whose cost depends on the operands). */
   readonly extras: number[] = [];
@@ -204,15 +235,12 @@ export class KernelCpu {
   push(unit: Unit, busy: number, site: string, extra = 0, burst = false): number {
     const token = burst ? undefined : this.next[unit] ?? undefined;
     if (!burst) this.next[unit] = null;
+    // A list's entry: the command its recording captured, with its token; the CPU's ARG5 stays as it was.
+    if (this.listing) return this.s.feed(unit, busy, token).ticket;
     // The path's name says how many k_need_slow calls it makes and whether it writes ARG5 (a new token): both are instructions on it.
     const tokenKey = token ? `${token.unit}:${token.ticket}` : null, writesArg5 = !burst && tokenKey !== this.staged[unit];
     if (!burst) this.staged[unit] = tokenKey;
-    const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
-    this.slowNeeds = 0;
-    this.paths.push(path);
-    this.units.push(unit);
-    this.extras.push(extra);
-    const term = this.withAfterPoll(this.terms(this.cls, path));
+    const term = this.pathTerm(unit, site, writesArg5, extra);
     // The serial variant polls right after the previous PUSH (k_issued), so a path's extra work comes after its poll; the others poll just before the PUSH.
     const t = this.s.push(unit, busy, this.serial
       ? { issue: term.issue + extra, firstRead: term.firstRead, afterRead: term.afterRead + extra }

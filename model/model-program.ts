@@ -83,7 +83,7 @@ export class ModelProgram {
 
   /** The build's tile edge and scratchpad plan. */
   readonly plan: KernelPlan;
-  constructor(readonly variant: number, private readonly cfg: PlatformConfig = defaultConfig()) {
+  constructor(readonly variant: number, readonly cfg: PlatformConfig = defaultConfig()) {
     this.plan = kernelPlan(cfg);
     this.db = (variant & VARIANT.DOUBLE_BUFFER) !== 0;
     this.chain = (variant & VARIANT.CHAIN) !== 0;
@@ -676,6 +676,38 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     }
     panelHead();
   };
+  const ffnPanels = (l: number, after: Mm | null) => {
+    pr.at('So').panel({ m: 1, k: d, n: d, epi: EPI_RESIDUAL }, false, wUp);
+    pr.at('S1').panel({ m: 1, k: d, n: dFF, epi: EPI_RELU }, false, wDown);
+    pr.at('S2').panel({ m: 1, k: dFF, n: d, epi: EPI_RESIDUAL }, false, l + 1 < layers ? wq : after);
+  };
+  const qkvPanels = () => {
+    pr.at('Sq').panel(wq, false, wq);
+    pr.at('Sk').panel(wq, true, wq);
+    pr.at('Sv').panel(wq, true, null);
+  };
+  /**
+   * model.c seq_forward (SEQUENCER): the first step records list l — layer l−1's Wo, W1, W2 and layer l's Q, K, V
+   * (seq_ffn, seq_qkv) — and list n — the last layer's FFN and the head — as it issues them; every later step
+   * replays each list with one RUN (seq_patch points its K, V and logits stores at the step's rows first) and
+   * issues only the embedding and attention_decode itself. A replayed list pushes the commands its recording
+   * captured, so the kernels' calls give its entries (KernelCpu.beginList).
+   */
+  const seqForward = (pos: number, record: boolean) => {
+    pr.at('SE').embed(1, d);
+    for (let l = 0; l < layers; l++) {
+      if (!record) pr.k.beginList('SR');
+      if (!record && l > 0) ffnPanels(l - 1, head);
+      qkvPanels();
+      if (!record) pr.k.endList();
+      pr.at('Sa').decodeAttention(pos, d, heads, wq);
+      if (record) ffnPanels(l, head);
+    }
+    if (!record) { pr.k.beginList('SRH'); ffnPanels(layers - 1, head); }
+    pr.at('SH').panel(head, false, null);
+    if (!record) pr.k.endList();
+    argmax(1);
+  };
   const panelForward = (pos: number, headsPipelined: boolean) => {
     pr.at('E').embed(1, d);
     for (let l = 0; l < layers; l++) {
@@ -701,6 +733,10 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
   const blockAttn = panel && blockAttentionFits(pl, v, d, P);
   // model.c main_panel_or_ffn: LONG_CONTEXT's flow when its kernels hold the prompt, before FFN_ON_CHIP's and main_panel's.
   const long = panel && longPrefillFits(pl, v, d, dFF, P);
+  // model.c seq_fits: SEQUENCER's decode when every decode matmul (the head's too) takes matmul_panel, attention attention_decode, and the prefill streams.
+  const seq = (v & VARIANT.SEQUENCER) !== 0 && (v & VARIANT.CHAIN) !== 0 && headsPipelined && panels && panelFits(pl, v, head) && streams;
+  // A list cannot hold a poll (hardware.md §5.11): without TOKENS the recorded chains' waits are not in it; RECORD needs the list memory.
+  if (seq && decodeSteps > 0 && !((v & VARIANT.TOKENS) && pr.cfg.tpu.sequencer && pr.cfg.tpu.seqListKiB > 0)) throw new MissingTermError('issue-cost: SEQUENCER without TOKENS or a list memory is not modelled');
 
   const results: ScheduleResult[] = [];
   if (batch > 1) {
@@ -738,7 +774,8 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
   if (decodeSteps > 0) {
     pr.k = window(1);
     for (let i = 1; i <= decodeSteps; i++) {
-      if (panels) panelForward(P + i - 1, headsPipelined); else forward(1, P + i - 1);
+      if (seq) seqForward(P + i - 1, i === 1);
+      else if (panels) panelForward(P + i - 1, headsPipelined); else forward(1, P + i - 1);
     }
     results.push(pr.k.finish([]));
   }
@@ -749,10 +786,10 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
 export const modelClass = (variant: number, tag = '') => `model:${tag}${codeClass(variant)}`;
 
 /**
- * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … LONG_CONTEXT. Any other bit (a later
- * VARIANT, such as 4096) predicts nothing until its kernels are transcribed and calibrated.
+ * The variant bits whose kernels this file transcribes: DOUBLE_BUFFER … SEQUENCER. Any other bit (a later
+ * VARIANT, such as 8192) predicts nothing until its kernels are transcribed and calibrated.
  */
-export const MODELLED_BITS = 4095;
+export const MODELLED_BITS = 8191;
 
 
 /**
@@ -763,9 +800,6 @@ export const MODELLED_BITS = 4095;
 export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig = defaultConfig(), terms: TermSource = boardTerms(cfg)): number[] | null {
   const tag = firmwareTag(cfg);
   if (tag === null) return null;
-  // VARIANT.SEQUENCER changes decode only (model.c main_seq: its prefill is the streamed flow the variant
-  // without it runs, from its own call site); decode's recording and RUN replay are not transcribed.
-  if (job.variant & VARIANT.SEQUENCER) return job.decodeSteps > 0 ? null : predictModelRun(dims, { ...job, variant: job.variant & ~VARIANT.SEQUENCER }, cfg, terms);
   if ((job.variant & ~MODELLED_BITS) !== 0) return null;
   const stop = job.stopToken;
   // A stop token in the vocabulary may end decoding early: the model does not know where.

@@ -13,7 +13,9 @@
 // says when the first read comes and how long from the last read to the PUSH.
 
 export const DMA = 0, MXU = 1, VPU = 2;
-export type Unit = typeof DMA | typeof MXU | typeof VPU;
+/** The command sequencer of the sequencer what-if (hardware.md §5.11): its RUN commands, which the CPU polls for. */
+export const SEQ = 3;
+export type Unit = typeof DMA | typeof MXU | typeof VPU | typeof SEQ;
 
 /** A command's ticket: the unit's DONE count once it has finished (1-based, as tpu_push returns). */
 export interface Ticket { unit: Unit; ticket: number }
@@ -52,8 +54,10 @@ export class Schedule {
   private cpu = 0;
   /** The latest end clock the CPU has polled for since its last PUSH (−1: none). */
   private polledEnd = -1;
-  private readonly ends: number[][] = [[], [], []];
-  private readonly starts: number[][] = [[], [], []];
+  private readonly ends: number[][] = [[], [], [], []];
+  private readonly starts: number[][] = [[], [], [], []];
+  /** While a RUN feeds its list: the clock the sequencer fetches its next entry (−1: no list running). */
+  private fetchAt = -1;
   private stall = 0;
   /** When set (calibration), the tickets the CPU polled for before each PUSH and before the finish. */
   pollLog: Ticket[][] | null = null;
@@ -87,19 +91,63 @@ export class Schedule {
     let at = this.reach(term);
     this.polledEnd = -1;
     if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
-    const starts = this.starts[unit], ends = this.ends[unit], n = ends.length;
     // Queue full: the oldest waiting command must start first.
-    if (n >= this.queueDepth) {
-      const free = starts[n - this.queueDepth] + 1;
-      if (free > at) { this.stall += free - at; at = free; }
-    }
+    const free = this.roomAt(unit);
+    if (free > at) { this.stall += free - at; at = free; }
+    this.cpu = at;
+    return this.enqueue(unit, busy, at, token);
+  }
+
+  /** The first clock at whose start `unit`'s queue holds fewer than queueDepth waiting commands (a command waits until its start clock has begun). */
+  private roomAt(unit: Unit): number {
+    const n = this.ends[unit].length;
+    return n >= this.queueDepth ? this.starts[unit][n - this.queueDepth] + 1 : 0;
+  }
+
+  /** A command pushed at `at` (by the CPU or the sequencer): it starts at the earliest of at + 1, its unit's previous end + 1 and its token's end + 1. */
+  private enqueue(unit: Unit, busy: number, at: number, token?: Ticket): Ticket {
+    const starts = this.starts[unit], ends = this.ends[unit], n = ends.length;
     let start = at + 1;
     if (n) start = Math.max(start, ends[n - 1] + 1);
     if (token && token.ticket > 0) start = Math.max(start, this.ends[token.unit][token.ticket - 1] + 1);
     starts.push(start);
     ends.push(start + busy - 1);
-    this.cpu = at;
     return { unit, ticket: n + 1 };
+  }
+
+  /**
+   * The CPU's PUSH of RUN (hardware.md §5.11) at the end of `term`'s path: it starts the clock after, or after the
+   * previous RUN's end; feed() then pushes the list's entries, endRun() ends it.
+   */
+  beginRun(term: IssueTerm): void {
+    const at = this.reach(term);
+    this.polledEnd = -1;
+    if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }
+    this.cpu = at;
+    const runs = this.ends[SEQ];
+    const start = Math.max(at + 1, runs.length ? runs[runs.length - 1] + 1 : 0);
+    this.starts[SEQ].push(start);
+    this.fetchAt = start + 1;
+  }
+
+  /**
+   * The list's next entry: fetched at f (the RUN's start + 1, or the clock after the previous entry's push), pushed
+   * at q, the first clock ≥ f at whose start its unit's queue has room, as a CPU PUSH at q would be. Tokens are the
+   * recorded ones, made absolute (the CPU pushes nothing while the list runs).
+   */
+  feed(unit: Unit, busy: number, token?: Ticket): Ticket {
+    if (this.fetchAt < 0) throw new Error('schedule: a list entry outside a RUN');
+    const q = Math.max(this.fetchAt, this.roomAt(unit));
+    this.fetchAt = q + 1;
+    return this.enqueue(unit, busy, q, token);
+  }
+
+  /** The RUN ends at its last entry's push (its DONE counts it then): its ticket, for the CPU's poll of SEQ's DONE. */
+  endRun(): Ticket {
+    const runs = this.ends[SEQ];
+    runs.push(this.fetchAt - 1);
+    this.fetchAt = -1;
+    return { unit: SEQ, ticket: runs.length };
   }
 
   /** The window's stop: the PERF_CTRL write at the end of the path from the last PUSH. */

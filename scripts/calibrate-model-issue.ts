@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { MXU16_ELFS, RV32IM_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
+import { SEQUENCER_SET } from '../study/bench.ts';
 import { MODEL_ISSUE_TERMS } from '../model/issue-terms-model.ts';
 import { MODEL_ISSUE_ACCESSES } from '../model/issue-accesses-model.ts';
 import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from '../model/issue-savings-model.ts';
@@ -109,11 +110,18 @@ const BUILDS: Build[] = [
 ];
 const ONLY_BUILDS = process.env.CAL_BUILDS?.split(',').map((t) => (t === 'default' ? '' : `${t.replace(/:$/, '')}:`));
 const buildOfClass = (cls: string) => BUILDS.find((b) => b.tag && cls.startsWith(`model:${b.tag}`))?.tag ?? '';
-const UNITS = ['DMA', 'MXU', 'VPU'];
+const UNITS = ['DMA', 'MXU', 'VPU', 'SEQ'];
 const DONE_OFFSET = 0x24;
+/** A SEQUENCER variant runs on the sequencer what-if with the list memory its recording needs (study/bench.ts SEQUENCER_SET). */
+function configOf(build: Build, variant: number): PlatformConfig {
+  if (!(variant & VARIANT.SEQUENCER)) return build.config;
+  const c = structuredClone(build.config);
+  c.tpu.sequencer = SEQUENCER_SET.sequencer; c.tpu.seqListKiB = SEQUENCER_SET.seqListKiB;
+  return c;
+}
 
 function trace(build: Build, dims: ModelDims, prompt: number, steps: number, variant: number, batch: number, counter: SavingsCounter | null) {
-  const records: CommandRecord[] = [];
+  const records: CommandRecord[] = [], runs: CommandRecord[] = [];
   const perf: number[] = [], doneReads: number[] = [], accesses: number[] = [];
   const stalls: { from: number; to: number }[] = [];
   const prompts = Array.from({ length: batch }, (_, i) => randomPrompt(dims, prompt, 1 + i));
@@ -121,9 +129,10 @@ function trace(build: Build, dims: ModelDims, prompt: number, steps: number, var
   const job: Job = { prompt: prompts[0], decodeSteps: steps, variant, stopToken: 255 };
   if (batch > 1) job.prompts = prompts;
   runOnEmulator(randomModel(dims, 1), job, {
-    config: build.config, elfPath: build.elfPath, observers: counter ? [counter] : [],
+    config: configOf(build, variant), elfPath: build.elfPath, observers: counter ? [counter] : [],
     onMachine: (m) => {
       m.tpu.records = records;
+      m.tpu.seqRecords = runs as never;
       m.tpu.stallRecords = stalls as never;
       const write = m.tpu.write.bind(m.tpu);
       m.tpu.write = (off, value, wstrb, clock) => { accesses.push(clock); if (off === 8) perf.push(clock); write(off, value, wstrb, clock); };
@@ -132,7 +141,7 @@ function trace(build: Build, dims: ModelDims, prompt: number, steps: number, var
     },
   });
   // An observed run releases the records every 4096: the counter kept the earlier ones.
-  const allRecords = [...(counter?.records ?? []), ...records], allStalls = [...(counter?.stalls ?? []), ...stalls];
+  const allRecords = [...(counter?.records ?? []), ...records, ...runs], allStalls = [...(counter?.stalls ?? []), ...stalls];
   return { records: allRecords.sort((a, b) => a.pushClock - b.pushClock), perf, doneReads, accesses, stalls: allStalls.sort((a, b) => a.from - b.from) };
 }
 
@@ -190,10 +199,13 @@ function calibrate(build: Build, job: CalJob, v: number, terms: boolean, savings
   const barrelAfterPoll = afterPollOf(build, job, v, { ...build.config, cpu: { ...build.config.cpu, BARREL_SHIFTER: true } });
   cpus.forEach((k, w) => {
     const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
-    const recs = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
+    const all = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
+    // The commands a RUN's list fed (pushed from its start to its end, while the CPU polls SEQ's DONE) are no CPU PUSH: the paths run between the others.
+    const listRuns = all.filter((r) => r.unit === 'SEQ');
+    const recs = all.filter((r) => r.unit === 'SEQ' || !listRuns.some((run) => r.pushClock > run.startClock && r.pushClock <= run.endClock));
     const label = `v${v} P${job.prompt}+${job.steps} B${B} d${job.dims.d} window ${w}`;
     if (k.paths.length !== recs.length + 1) throw new Error(`${label}: model ${k.paths.length - 1} pushes, trace ${recs.length}`);
-    const byUnit = UNITS.map((u) => recs.filter((r) => r.unit === u));
+    const byUnit = UNITS.map((u) => all.filter((r) => r.unit === u));
     let r0 = 0, s0 = 0;
     k.paths.forEach((path, i) => {
       if (i < recs.length && UNITS[k.units[i]] !== recs[i].unit) throw new Error(`${label}: push ${i} (${path}) is ${recs[i].unit} on the trace, ${UNITS[k.units[i]]} in the model`);

@@ -22,7 +22,7 @@ const isShift = (t: TimingClass) => t === 'shifti' || t === 'shift';
 /**
  * A run observer that keeps, per shift and per multiply, its launch clock and the running sum of the
  * clocks the what-if would take off it, so that a stretch's savings are two binary searches
- * (savedIn). It also keeps the TPU's command and stall records the observed run releases every 4096.
+ * (savedIn). It also keeps the TPU's command and stall records (the sequencer's RUNs among the commands) the observed run releases every 4096.
  */
 export class SavingsCounter implements RunObserver {
   readonly shiftAt: number[] = [];
@@ -51,7 +51,7 @@ export class SavingsCounter implements RunObserver {
     else { this.mulAt.push(info.clockBefore); this.mulSum.push(this.mulSum[this.mulSum.length - 1] + clocks - this.fast[timing]); }
   }
   releaseTpuRecords(m: Machine): void {
-    this.records.push(...(m.tpu.records ?? []));
+    this.records.push(...(m.tpu.records ?? []), ...(m.tpu.seqRecords ?? []));
     this.stalls.push(...(m.tpu.stallRecords ?? []));
   }
   finish(): void {}
