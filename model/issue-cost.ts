@@ -439,7 +439,8 @@ export function predictMatmulRun(sh: MatmulShape, variant: number, cfg: Platform
   // The other builds' panel and stream kernels (their ring buffers, their chunk sizes) are not transcribed.
   if (tag && kind !== 'tiled') return null;
   try {
-    return matmulProgram(new KernelCpu(variant, terms, `${tag}${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks;
+    // Whole clocks: the counted savings and accesses are means over the calibration runs.
+    return Math.round(matmulProgram(new KernelCpu(variant, terms, `${tag}${kind === 'tiled' ? '' : kind + ':'}${codeClass(variant)}`, cfg), sh, variant, cfg).runClocks);
   } catch (e) {
     // A path no calibration shape took: no prediction (the bench prints "-"; the random-shape test fails on it).
     if (e instanceof MissingTermError) return null;

@@ -808,7 +808,8 @@ export function predictModelRun(dims: ModelDims, job: Job, cfg: PlatformConfig =
     const pr = new ModelProgram(job.variant, cfg);
     const cls = modelClass(job.variant, tag);
     const B = jobPrompts(job).length;
-    return modelProgram(pr, dims, job.prompt.length, job.decodeSteps, () => new KernelCpu(job.variant, terms, cls, cfg), B).map((r) => r.runClocks);
+    // Whole clocks: the counted savings and accesses are means over the calibration runs.
+    return modelProgram(pr, dims, job.prompt.length, job.decodeSteps, () => new KernelCpu(job.variant, terms, cls, cfg), B).map((r) => Math.round(r.runClocks));
   } catch (e) {
     if (e instanceof MissingTermError) return null;
     throw e;

@@ -24,10 +24,12 @@ import { MODEL_ISSUE_ACCESSES } from '../model/issue-accesses-model.ts';
 import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from '../model/issue-savings-model.ts';
 import { SavingsCounter, savedIn, writeSavings } from './issue-savings.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
-import { LONG_CONTEXT_NEEDS, modelClass, MODELLED_BITS, modelProgram, ModelProgram } from '../model/model-program.ts';
+import { LONG_CONTEXT_NEEDS, modelClass, modelProgram, ModelProgram } from '../model/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
-import type { CommandRecord } from '../periph/tpu.ts';
+import type { CommandRecord as UnitRecord, TpuUnitName } from '../periph/tpu.ts';
+/** A command record of any unit, the sequencer's RUNs too. */
+type CommandRecord = UnitRecord<TpuUnitName>;
 import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
 const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
@@ -53,12 +55,19 @@ function canonicalVariant(v: number): number {
 const TILED = Array.from({ length: VARIANT.PANEL }, (_, v) => v);
 /** LONG_CONTEXT's variants by the bits that change its prefill's instructions or order past one row block: DOUBLE_BUFFER, LEAN, CHAIN. */
 const LONG_VARIANTS = [0, 1, 16, 17, 512, 513, 528, 529].map((bits) => LONG_CONTEXT_NEEDS | bits | VARIANT.HEADS);
-/** Every behaviour of model.c's single job the transcriptions cover (model-program.ts MODELLED_BITS): one variant per canonical form. */
-const EVERY = [...new Set(Array.from({ length: MODELLED_BITS + 1 }, (_, v) => canonicalVariant(v)))];
-interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number }
+/** Every behaviour of model.c's single job the transcriptions cover but SEQUENCER's (SEQ_VARIANTS): one variant per canonical form. */
+const EVERY = [...new Set(Array.from({ length: VARIANT.SEQUENCER }, (_, v) => canonicalVariant(v)))];
+/** `decodeOnly`: only the decode window's paths count (the prefill's are another job's). */
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants: number[]; batch?: number; decodeOnly?: boolean }
+/** SEQUENCER's decode (model.c seq_forward) with TOKENS, by the bits that change its instructions: DOUBLE_BUFFER, LEAN; and the prefill flows before it. */
+const SEQ_VARIANTS = [4095, 2047, 1023, 1007, 1022].map((v) => v | VARIANT.SEQUENCER);
 const ONLY = process.env.CAL_ONLY ? JSON.parse(process.env.CAL_ONLY) as CalJob[] : null;
 /** Short prompts (no fused epilogues below 8 rows), one row group exactly, a few row groups, nearly the most a stream takes (64 rows: three and more chunks per pass), the ladder at a longer prompt, and long prompts (tiled prefill, two A blocks; LONG_CONTEXT's row blocks and query blocks). */
 const JOBS: CalJob[] = ONLY ?? [
+  // SEQUENCER's decode: the recording step, then replays (its prefill is the variant's without SEQUENCER, counted below).
+  { dims: BASE, prompt: 20, steps: 4, variants: SEQ_VARIANTS, decodeOnly: true },
+  { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 3, variants: SEQ_VARIANTS, decodeOnly: true },
+  { dims: SMALL, prompt: 12, steps: 3, variants: SEQ_VARIANTS, decodeOnly: true },
   { dims: BASE, prompt: 5, steps: 2, variants: EVERY },
   { dims: BASE, prompt: 20, steps: 2, variants: EVERY },
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: EVERY },
@@ -131,7 +140,7 @@ function trace(build: Build, dims: ModelDims, prompt: number, steps: number, var
   runOnEmulator(randomModel(dims, 1), job, {
     config: configOf(build, variant), elfPath: build.elfPath, observers: counter ? [counter] : [],
     onMachine: (m) => {
-      m.tpu.records = records;
+      m.tpu.records = records as never;
       m.tpu.seqRecords = runs as never;
       m.tpu.stallRecords = stalls as never;
       const write = m.tpu.write.bind(m.tpu);
@@ -186,18 +195,19 @@ function calibrate(build: Build, job: CalJob, v: number, terms: boolean, savings
   const B = job.batch ?? 1;
   const counter = savings ? new SavingsCounter(build.config) : null;
   const t = trace(build, job.dims, job.prompt, job.steps, v, B, counter);
-  const cls = modelClass(v, build.tag), s = (sums[cls] ??= {});
+  const cls = modelClass(v, build.tag), s = (sums[cls] ??= {}), cfg = configOf(build, v);
   const cpus: KernelCpu[] = [];
-  modelProgram(new ModelProgram(v, build.config), job.dims, job.prompt, job.steps, () => {
-    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls, build.config);
+  modelProgram(new ModelProgram(v, cfg), job.dims, job.prompt, job.steps, () => {
+    const k = new KernelCpu(v, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), cls, cfg);
     k.s.pollLog = [];
     cpus.push(k);
     return k;
   }, B);
   // The work the model computes beside the terms (the embedding's __mulsi3) has shifts of its own: the barrel
   // shifter's savings on it are the model's (mulsi3Clocks with BARREL_SHIFTER), not the path's.
-  const barrelAfterPoll = afterPollOf(build, job, v, { ...build.config, cpu: { ...build.config.cpu, BARREL_SHIFTER: true } });
+  const barrelAfterPoll = afterPollOf(build, job, v, { ...cfg, cpu: { ...cfg.cpu, BARREL_SHIFTER: true } });
   cpus.forEach((k, w) => {
+    if (job.decodeOnly && w === 0) return;
     const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
     const all = t.records.filter((r) => r.pushClock > start && r.pushClock < stop);
     // The commands a RUN's list fed (pushed from its start to its end, while the CPU polls SEQ's DONE) are no CPU PUSH: the paths run between the others.

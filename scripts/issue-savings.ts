@@ -12,7 +12,9 @@ import type { Machine } from '../emu/machine.ts';
 import type { RunObserver } from '../emu/observe/observer.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { classClocks } from '../emu/timing.ts';
-import type { CommandRecord } from '../periph/tpu.ts';
+import type { CommandRecord as UnitRecord, TpuUnitName } from '../periph/tpu.ts';
+/** A command record of any unit, the sequencer's RUNs too. */
+type CommandRecord = UnitRecord<TpuUnitName>;
 
 /** The timing classes counted, by their code in the per-instruction cache (0: none, −1: not seen yet). */
 const COUNTED: readonly (TimingClass | null)[] = [null, 'shifti', 'shift', 'mul', 'mulh'];
