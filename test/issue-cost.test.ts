@@ -13,7 +13,7 @@ import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, SEQUENCER_SET, T256_DIMS, type Experiment } from '../study/bench.ts';
-import { defaultConfig } from '../emu/config.ts';
+import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { configFor, firmwareFor, MXU16_ELFS, SPAD32_ELFS, type ConfigOverride } from '../study/sweep/runs.ts';
 import type { PlatformConfig } from '../emu/config.ts';
@@ -191,7 +191,9 @@ describe('predicted run clocks of model.elf', () => {
         expect(predictModelRun(e.dims!, { prompt: randomPrompt(e.dims!, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant })).toBeNull();
         continue;
       }
-      const errs = windowErrors(e.dims!, { prompt: randomPrompt(e.dims!, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant });
+      // The sequencer experiments run on their what-if board (`set`).
+      const cfg = e.set ? applyOverrides(defaultConfig(), e.set) : defaultConfig();
+      const errs = windowErrors(e.dims!, { prompt: randomPrompt(e.dims!, e.promptLength!, RANDOM_SEED), decodeSteps: e.decodeSteps!, variant: e.variant }, cfg);
       console.log(`  ${e.name}: ${errs.map((x) => `${x.toFixed(2)} %`).join(', ')}`);
       for (const x of errs) {
         worst = Math.max(worst, Math.abs(x));
@@ -337,9 +339,9 @@ describe('predicted run clocks of the what-if boards', () => {
 const MODEL_DRAWS = 10;
 
 /** Signed errors (%) of the predicted run clocks of a job's windows against model.elf's. */
-function windowErrors(dims: ModelDims, job: Job): number[] {
-  const run = runOnEmulator(randomModel(dims, RANDOM_SEED), job);
-  const predicted = predictModelRun(dims, job);
+function windowErrors(dims: ModelDims, job: Job, cfg = defaultConfig()): number[] {
+  const run = runOnEmulator(randomModel(dims, RANDOM_SEED), job, { config: cfg });
+  const predicted = predictModelRun(dims, job, cfg);
   expect(predicted, `variant ${job.variant}: modelled`).not.toBeNull();
   expect(predicted!.length).toBe(run.windows.length);
   return run.windows.map((w, i) => predictionError(predicted![i], w.cycles));
