@@ -95,12 +95,14 @@ const JOBS: CalJob[] = ONLY ?? [
 /**
  * The what-if builds' jobs, and the default build's stepped runs that count the CPU what-ifs' savings (SavingsCounter,
  * an instruction at a time: slower, so the ladder only): a short prompt, a few row groups, two A blocks of the FFN's
- * down projection on the 32 KiB plan (61 rows), the narrow model.
+ * down projection on the 32 KiB plan (61 rows), one 16-row group, the narrow model.
  */
 const LADDER_JOBS: CalJob[] = [
   { dims: BASE, prompt: 5, steps: 2, variants: LADDER },
   { dims: BASE, prompt: 20, steps: 2, variants: LADDER },
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: LADDER },
+  // One 16-row group exactly: the 16×16 build's fused epilogue right after a tile's only MATMUL.
+  { dims: { ...BASE, layers: 1 }, prompt: 16, steps: 1, variants: LADDER },
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
 ];
 /**
@@ -231,11 +233,12 @@ function calibrate(build: Build, job: CalJob, v: number, terms: boolean, savings
       while (r1 < t.doneReads.length && t.doneReads[r1] < pushAt) r1++;
       const reads = t.doneReads.slice(r0, r1);
       const e = terms ? (s[path] ??= { issue: [], first: [], after: [], acc: [[], [], []] }) : null;
-      const sh = ((shiftSums[cls] ??= {})[path] ??= [[], [], []]), mu = ((mulSums[cls] ??= {})[path] ??= [[], [], []]);
+      // Savings only where this run counted them (a path no counted run took has none: no prediction on the what-if boards).
+      const sh = counter ? ((shiftSums[cls] ??= {})[path] ??= [[], [], []]) : null, mu = counter ? ((mulSums[cls] ??= {})[path] ??= [[], [], []]) : null;
       const extraShifts = k.afterPoll[i] - barrelAfterPoll[w][i];
       /** Counts a stretch [from, to): its savings (the work after the poll's own left out of the stretch it falls in). */
       const count = (stretch: number, from: number, to: number, afterPoll: boolean) => {
-        if (!counter) return;
+        if (!counter || !sh || !mu) return;
         sh[stretch].push(savedIn(counter.shiftAt, counter.shiftSum, from, to) - (afterPoll ? extraShifts : 0));
         mu[stretch].push(savedIn(counter.mulAt, counter.mulSum, from, to));
       };

@@ -164,13 +164,15 @@ describe('predicted run clocks of the other mmbench builds (tiled kernel)', () =
     }
   });
 
-  it('predicts nothing for their panel and stream kernels, nor for the rv32im build', () => {
+  it('predicts nothing for their panel and stream kernels, nor for the rv32im build or the barrel shifter', () => {
     const cfg = defaultConfig();
     cfg.tpu.mxuDim = 16;
     expect(predictMatmulRun({ m: 8, k: 64, n: 64 }, VARIANT.PANEL, cfg)).toBeNull();
     const mul = defaultConfig();
     mul.cpu.ENABLE_MUL = true;
     expect(predictMatmulRun({ m: 8, k: 64, n: 64 }, 0, mul)).toBeNull();
+    // mmbench's paths have no shift counts (no sweep or bench run puts it on the barrel shifter).
+    expect(predictMatmulRun({ m: 8, k: 64, n: 64 }, 0, configFor({ barrelShifter: true }))).toBeNull();
   });
 });
 
