@@ -7,14 +7,17 @@
 // context: "q" the Q projection, "a" attention, "H" the head …), the kernel
 // ("t" tiled, "p" panel, "s" stream, "f" stream_ffn, "e" elementwise, "E"
 // embedding, "F" FlashAttention, "D" decode attention, "K" block attention,
-// "L" long.c's attention_long)
+// "L" long.c's attention_long; "S…" SEQUENCER's decode, "SR" its RUNs)
 // and the command; the path between two sites has its issue term, counted
-// on the emulator's trace of model.elf (scripts/calibrate-issue.ts).
+// on the emulator's trace of model.elf and of its what-if builds, whose plan
+// (KernelPlan: the tile edge, the scratchpad's regions) the transcription
+// follows (scripts/calibrate-model-issue.ts).
 //
 // predictModelRun gives a job's windows (prefill, decode) or null where the
-// flows are not modelled: a platform change that moves the CPU's clocks
-// (issue-cost.ts isModelledBoard), variant bits this file does not know, a
-// stop token that may end decoding early, paths no calibration run took.
+// flows are not modelled: a board no term table covers (issue-cost.ts
+// firmwareTag), variant bits this file does not know, SEQUENCER without
+// TOKENS or a list memory, a stop token that may end decoding early, paths
+// no calibration run took.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
