@@ -95,7 +95,7 @@ const JOBS: CalJob[] = ONLY ?? [
 /**
  * The what-if builds' jobs, and the default build's stepped runs that count the CPU what-ifs' savings (SavingsCounter,
  * an instruction at a time: slower, so the ladder only): a short prompt, a few row groups, two A blocks of the FFN's
- * down projection on the 32 KiB plan (61 rows), one 16-row group, the narrow model.
+ * down projection on the 32 KiB plan (61 rows; 36: a last block of one row group), one 16-row group, the narrow model.
  */
 const LADDER_JOBS: CalJob[] = [
   { dims: BASE, prompt: 5, steps: 2, variants: LADDER },
@@ -103,6 +103,8 @@ const LADDER_JOBS: CalJob[] = [
   { dims: { ...BASE, layers: 1 }, prompt: 61, steps: 1, variants: LADDER },
   // One 16-row group exactly: the 16×16 build's fused epilogue right after a tile's only MATMUL.
   { dims: { ...BASE, layers: 1 }, prompt: 16, steps: 1, variants: LADDER },
+  // A last A block of one row group (W2 on the 32 KiB plan: 32-row blocks; its fused epilogue after the group's only MATMUL).
+  { dims: { ...BASE, layers: 1 }, prompt: 36, steps: 1, variants: LADDER },
   { dims: SMALL, prompt: 12, steps: 3, variants: LADDER },
 ];
 /**
