@@ -679,11 +679,13 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     }
     panelHead();
   };
-  const ffnPanels = (l: number, after: Mm | null) => {
+  /** seq_ffn: layer l's Wo, W1, W2, the last chained to the next layer's Wq or the head. */
+  const ffnPanels = (l: number) => {
     pr.at('So').panel({ m: 1, k: d, n: d, epi: EPI_RESIDUAL }, false, wUp);
     pr.at('S1').panel({ m: 1, k: d, n: dFF, epi: EPI_RELU }, false, wDown);
-    pr.at('S2').panel({ m: 1, k: dFF, n: d, epi: EPI_RESIDUAL }, false, l + 1 < layers ? wq : after);
+    pr.at('S2').panel({ m: 1, k: dFF, n: d, epi: EPI_RESIDUAL }, false, l + 1 < layers ? wq : head);
   };
+  /** seq_qkv: Q, K, V of a layer, chained. */
   const qkvPanels = () => {
     pr.at('Sq').panel(wq, false, wq);
     pr.at('Sk').panel(wq, true, wq);
@@ -700,13 +702,13 @@ export function modelProgram(pr: ModelProgram, dims: ModelDims, P: number, decod
     pr.at('SE').embed(1, d);
     for (let l = 0; l < layers; l++) {
       if (!record) pr.k.beginList('SR');
-      if (!record && l > 0) ffnPanels(l - 1, head);
+      if (!record && l > 0) ffnPanels(l - 1);
       qkvPanels();
       if (!record) pr.k.endList();
       pr.at('Sa').decodeAttention(pos, d, heads, wq);
-      if (record) ffnPanels(l, head);
+      if (record) ffnPanels(l);
     }
-    if (!record) { pr.k.beginList('SRH'); ffnPanels(layers - 1, head); }
+    if (!record) { pr.k.beginList('SRH'); ffnPanels(layers - 1); }
     pr.at('SH').panel(head, false, null);
     if (!record) pr.k.endList();
     argmax(1);
