@@ -181,6 +181,9 @@ function checkConsistent(cfg: PlatformConfig): void {
 
 function checkLink(t: TpuConfig): void {
   if (t.link !== 0 && t.link !== 1) throw new ConfigError('link must be 0 (as built) or 1 (the board-to-board link, --boards N)');
+  // A list in the mailbox would make the sequencer's timing depend on what lands there, which the
+  // boards' synchronisation does not allow for; the two what-ifs are not modelled together.
+  if (t.link === 1 && t.sequencer === 1) throw new ConfigError('link and sequencer are not modelled together (hardware.md §5.12)');
   if (t.linkClocksPerByte < 1) throw new ConfigError('linkClocksPerByte must be at least 1');
   // The boards' conservative synchronisation looks ahead by the latency: 0 would allow none.
   if (t.linkLatency < 1) throw new ConfigError('linkLatency must be at least 1 (a message cannot land in the clock it is sent)');
