@@ -120,6 +120,7 @@ export class Boards {
     const stopped = new Array<boolean>(n).fill(false), finished = new Array<boolean>(n).fill(false);
     const reasons = new Array<StopReason>(n).fill(StopReason.LIMIT);
     const results: RunResult[] = new Array(n);
+    this.results = results;
     const order = Array.from({ length: n }, (_, k) => k);
     if (this.options.schedule?.order === 'reverse') order.reverse();
     let rand = (this.options.schedule?.seed ?? 1) >>> 0;
@@ -192,12 +193,17 @@ export class Boards {
     return { boards: results, link, clocks: Math.max(...results.map((r) => r.clocks)), exit };
   }
 
-  /** One line per board: where it is and what its link is doing (the --max-cycles report). */
+  /** Each board's result once it has stopped and been accounted (during and after run()). */
+  private results: (RunResult | undefined)[] = [];
+
+  /** One line per board: where it is (or how it stopped) and what its link is doing (the --max-cycles report). */
   states(): string[] {
     return this.machines.map((m, k) => {
       const tpu = m.tpu, link = tpu.link!, rx = tpu.linkRx!;
       const where = m.symbols.describe(m.cpu.pc);
-      return `board ${k}: pc 0x${(m.cpu.pc >>> 0).toString(16).padStart(8, '0')}${where ? ` <${where}>` : ''}, clock ${m.cpu.cycle}, `
+      const r = this.results[k];
+      const how = r ? (r.reason === 'exit' ? `exited ${r.exit} at clock ${r.clocks}` : `stopped (${r.reason}) at clock ${r.clocks}`) : `running, clock ${m.cpu.cycle}`;
+      return `board ${k}: ${how}, pc 0x${(m.cpu.pc >>> 0).toString(16).padStart(8, '0')}${where ? ` <${where}>` : ''}, `
         + `LINK ISSUED ${link.issued} DONE ${link.done} STATUS 0x${unitStatus(link).toString(16)}, RX_COUNT ${rx.rxCount}, RX_FULL 0x${rx.rxFull.toString(16).padStart(8, '0')}`;
     });
   }
