@@ -56,6 +56,12 @@ export interface Schedule {
   /** Board order within a round: 0..N−1, reversed, or shuffled each round by a seeded generator. */
   order?: 'forward' | 'reverse' | 'shuffle';
   seed?: number;
+  /**
+   * Tests only: no horizon, each board runs as if no message could come. Then
+   * results do depend on the host's order (test/multi.test.ts shows the
+   * determinism test would catch a broken synchronisation).
+   */
+  unsynchronised?: boolean;
 }
 
 export interface BoardsOptions extends MachineOptions {
@@ -138,7 +144,7 @@ export class Boards {
         left++;
         const m = this.machines[k], tpu = m.tpu, bus = m.bus as LinkBus;
         const prev = (k + n - 1) % n;
-        const horizon = n === 1 ? Number.POSITIVE_INFINITY : this.bound(prev, stopped[prev], finished[prev]);
+        const horizon = n === 1 || this.options.schedule?.unsynchronised ? Number.POSITIVE_INFINITY : this.bound(prev, stopped[prev], finished[prev]);
         tpu.linkRx!.horizon = horizon;
         const before = m.cpu.cycle + m.cpu.instret * 1e-9, tpuBefore = tpu.clock;
         let blocked = false;
