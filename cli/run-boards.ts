@@ -9,7 +9,7 @@ import { readBounded } from './bounded-read.ts';
 import { buildConfig, boardOf, parseSramSpec, readFile, UsageError, type BoardArgs } from './board-options.ts';
 import { say } from './common.ts';
 import { checkDistinctOutputs, OutputFile, writeFully } from '../emu/observe/output-file.ts';
-import { describeError, describeStop, type RunResult } from '../emu/machine.ts';
+import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
 import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
 import { formatReport } from '../periph/counters.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
@@ -31,10 +31,47 @@ const MAX_BOARDS_INPUT = 16 * 1024 * 1024;
 export function runBoardsCommand(o: BoardsRunOptions): number {
   if (!Number.isInteger(o.boards) || o.boards < 1 || o.boards > MAX_BOARDS) throw new UsageError(`--boards must be 1..${MAX_BOARDS}, got ${o.boards}`);
   if (o.unsupported.length > 0) throw new UsageError(`${o.unsupported.join(', ')}: not available with --boards (run one board for them)`);
-  if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
   checkDistinctOutputs([{ option: '--report-json', path: o.reportJson }]);
   const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
   const n = o.boards;
+  const boards = buildBoards(o, n);
+  const r = boards.run(o.maxCycles);
+  if (report) {
+    report.write(JSON.stringify(reportJson(r), null, 2) + '\n');
+    report.commit();
+  }
+  const tag = (k: number) => (n > 1 ? `[${k}] ` : '');
+  r.boards.forEach((b, k) => {
+    if (b.reason !== 'exit') say(tag(k) + describeStop(b));
+    if (!o.strict) for (const e of b.tpuErrors) say(tag(k) + describeError(e));
+  });
+  // A collective that never completes: every board's state, to see who waits on whom.
+  if (r.boards.some((b) => b.reason === 'cycle-limit')) for (const line of boards.states()) say(line);
+  if (o.report) {
+    r.boards.forEach((b, k) => {
+      process.stderr.write(`board ${k}:\n${formatReport(b.counters, boards.config.clockHz)}`);
+      process.stderr.write(linkLine(r, k) + '\n');
+    });
+    say(combinedLine(r, boards.config.clockHz));
+  }
+  return r.exit;
+}
+
+/**
+ * `debug --boards N --board K`, `gdb --boards N --board K`: board K's Machine,
+ * the other boards running underneath it (emu/multi.ts Boards.attach); their
+ * console lines go to standard output prefixed `[J] `.
+ */
+export function attachedMachine(o: BoardArgs & { boards: number }, maxCycles: number): Machine {
+  const text = o.board ?? '0';
+  const k = text === 'picotpu' ? 0 : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --board names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
+  return buildBoards({ ...o, board: 'picotpu' }, o.boards).attach(k, maxCycles);
+}
+
+/** N boards with the program, SRAM images and console input of the options loaded. */
+function buildBoards(o: BoardArgs, n: number): Boards {
+  if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
   const atLineStart = new Array<boolean>(n).fill(true);
   let boards: Boards;
   try {
@@ -59,26 +96,7 @@ export function runBoardsCommand(o: BoardsRunOptions): number {
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
   const input = o.input !== undefined ? Buffer.from(o.input, 'utf8') : o.inputFile !== undefined ? readFile(o.inputFile, 'input file', MAX_BOARDS_INPUT) : null;
   if (input) for (const m of boards.machines) m.bus.console.setInput(input);
-  const r = boards.run(o.maxCycles);
-  if (report) {
-    report.write(JSON.stringify(reportJson(r), null, 2) + '\n');
-    report.commit();
-  }
-  const tag = (k: number) => (n > 1 ? `[${k}] ` : '');
-  r.boards.forEach((b, k) => {
-    if (b.reason !== 'exit') say(tag(k) + describeStop(b));
-    if (!o.strict) for (const e of b.tpuErrors) say(tag(k) + describeError(e));
-  });
-  // A collective that never completes: every board's state, to see who waits on whom.
-  if (r.boards.some((b) => b.reason === 'cycle-limit')) for (const line of boards.states()) say(line);
-  if (o.report) {
-    r.boards.forEach((b, k) => {
-      process.stderr.write(`board ${k}:\n${formatReport(b.counters, boards.config.clockHz)}`);
-      process.stderr.write(linkLine(r, k) + '\n');
-    });
-    say(combinedLine(r, boards.config.clockHz));
-  }
-  return r.exit;
+  return boards;
 }
 
 /** Prefixes every line start of `bytes` (a board's console output) with `tag`. */
