@@ -11,6 +11,8 @@ import { defaultConfig } from '../emu/config.ts';
 import { Boards, runBoards, type BoardsResult, type Schedule } from '../emu/multi.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { elfPath, runCli, stderrLines } from './helpers/cli-process.ts';
+import { connect } from 'node:net';
+import { GDB_HOST, serveGdb } from '../emu/debug/gdb-server.ts';
 
 const RING = readFileSync(elfPath('link_ring'));
 const ERRORS = readFileSync(elfPath('link_errors'));
@@ -153,5 +155,29 @@ describe('debug --boards N --board K: one board under the debugger, the others u
     const r = await runCli(['debug', '--boards', '2', '--board', '2', elfPath('link_ring')]);
     expect(r.status).toBe(EXIT.USAGE);
     expect(stderrLines(r)).toEqual(['picotpu: with --boards 2, --board names the board to attach to: 0..1, got "2"']);
+  });
+});
+
+describe('gdb --boards N --board K', () => {
+  it('continue runs board 1 of 2 to its exit (W00), with the free run\'s clocks, the other board underneath', async () => {
+    const free = runBoards(RING, 2, defaultConfig(), { maxCycles: 2_000_000 });
+    const boards = new Boards(defaultConfig(), 2, {});
+    boards.loadElf(RING);
+    const machine = boards.attach(1, 2_000_000);
+    machine.bus.console.captureOutput();
+    let resolvePort!: (p: number) => void;
+    const port = new Promise<number>((r) => { resolvePort = r; });
+    const status = serveGdb(machine, { port: 0, log: () => {}, onListening: resolvePort });
+    const socket = connect({ host: GDB_HOST, port: await port });
+    let got = '';
+    socket.on('data', (d: Buffer) => { got += d.toString('latin1'); });
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write('$c#63');
+    for (let i = 0; i < 200 && !/\$W00#/.test(got); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(got).toMatch(/\$W00#/);
+    socket.end();
+    await status.catch(() => 0);
+    expect(machine.bus.console.capturedText()).toContain('board 1 of 2: 192 bytes from board 0');
+    expect([machine.cpu.instret, machine.cpu.stopClock]).toEqual([free.boards[1].instret, free.boards[1].clocks]);
   });
 });
