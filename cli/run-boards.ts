@@ -5,16 +5,12 @@
 // with its link figures, and the combined line. The exit status is the first
 // non-zero board's (board order), else 0 (docs/hardware.md §7).
 
-import { readBounded } from './bounded-read.ts';
-import { buildConfig, boardOf, parseSramSpec, readFile, UsageError, type BoardArgs } from './board-options.ts';
+import { buildConfig, boardOf, readFile, readSramImage, UsageError, type BoardArgs } from './board-options.ts';
 import { say } from './common.ts';
 import { checkDistinctOutputs, OutputFile, writeFully } from '../emu/observe/output-file.ts';
 import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
 import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
 import { formatReport } from '../periph/counters.ts';
-import { SRAM_SIZE } from '../periph/sram.ts';
-import { ElfError } from '../emu/elf.ts';
-import { BoundedReadError } from './bounded-read.ts';
 
 export interface BoardsRunOptions extends BoardArgs {
   boards: number;
@@ -84,14 +80,8 @@ function buildBoards(o: BoardArgs, n: number): Boards {
   }
   boards.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
-    const { file, offset } = parseSramSpec(spec);
-    const room = Number.isSafeInteger(offset) && offset >= 0 && offset <= SRAM_SIZE ? SRAM_SIZE - offset : 0;
-    try {
-      boards.loadSram(readBounded(file, room), offset);
-    } catch (e) {
-      if (e instanceof BoundedReadError) throw new ElfError(`cannot load SRAM image ${file} at offset 0x${offset.toString(16)}: ${e.message}`);
-      throw e;
-    }
+    const { image, offset } = readSramImage(spec);
+    boards.loadSram(image, offset);
   }
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
   const input = o.input !== undefined ? Buffer.from(o.input, 'utf8') : o.inputFile !== undefined ? readFile(o.inputFile, 'input file', MAX_BOARDS_INPUT) : null;
