@@ -181,3 +181,12 @@ describe('gdb --boards N --board K', () => {
     expect([machine.cpu.instret, machine.cpu.stopClock]).toEqual([free.boards[1].instret, free.boards[1].clocks]);
   });
 });
+
+describe('the scheduler\'s no-deadlock assertion', () => {
+  it('a round in which no board can move is an internal error naming every board\'s state (here forced: horizons held at 0)', () => {
+    const boards = new Boards(defaultConfig(), 2, {});
+    boards.loadElf(RING);
+    (boards as unknown as { horizonOf: () => number }).horizonOf = () => 0;
+    expect(() => boards.run(1_000_000)).toThrow(/^internal: the boards' scheduler made no progress in round \d+: board 0: running, clock \d+, pc 0x[0-9a-f]{8} .*; board 1: running, clock \d+/);
+  });
+});
