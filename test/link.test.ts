@@ -147,6 +147,46 @@ describe('the mailbox, RX_FULL and the link\'s errors', () => {
   });
 });
 
+describe('a PUSH stall on a board of a ring stops at the horizon and is redone later', () => {
+  it('the PUSH that would stall past the horizon does not happen (pushBlocked); redone once the horizon has grown, it is accepted at the clock of an unbounded run', () => {
+    const cfg = linkConfig({ queueDepth: 2 });
+    const fill = (tpu: Tpu) => {
+      // Three SENDs of 100 bytes (102 clocks each) pushed at 100..102: the queue (depth 2) is full until the second starts, at 203.
+      for (let i = 0; i < 3; i++) send(tpu, { SPAD_ADDR: 0, ROWS: 1, ROW_BYTES: 100, SPAD_STRIDE: 100, DST_ADDR: 0, DST_STRIDE: 100 }, 100 + i);
+    };
+    const free = board(cfg);
+    fill(free);
+    send(free, { SPAD_ADDR: 0, ROWS: 1, ROW_BYTES: 4, SPAD_STRIDE: 4, DST_ADDR: 0x200, DST_STRIDE: 4 }, 110);
+    const stall = free.extraWait();
+    expect(stall).toBeGreaterThan(90);
+    const ring = board(cfg);
+    ring.linkRx!.horizon = 150;
+    fill(ring);
+    send(ring, { SPAD_ADDR: 0, ROWS: 1, ROW_BYTES: 4, SPAD_STRIDE: 4, DST_ADDR: 0x200, DST_STRIDE: 4 }, 110);
+    expect(ring.pushBlocked).toBe(true);
+    expect(ring.link!.issued).toBe(3);
+    ring.pushBlocked = false;
+    ring.linkRx!.horizon = Number.POSITIVE_INFINITY;
+    ring.write(LINK + UNIT_REG.PUSH, 1, 15, 110);
+    expect([ring.pushBlocked, ring.link!.issued, ring.extraWait()]).toEqual([false, 4, stall]);
+  });
+
+  it('a queue that can never drain is a TPU deadlock there too (163), not a wait at the horizon', () => {
+    const cfg = linkConfig({ queueDepth: 1 });
+    const tpu = board(cfg);
+    tpu.linkRx!.horizon = 5000;
+    // SENDs waiting on DMA DONE 1, which never comes: the second fills the queue, the third can never be accepted.
+    for (let i = 0; i < 3 && !tpu.fatal; i++) {
+      const args = packArgs('LINK', { SPAD_ADDR: 0, ROWS: 1, ROW_BYTES: 4, SPAD_STRIDE: 4, DST_ADDR: 0, DST_STRIDE: 4, DST_BOARD: 0 });
+      for (let a = 0; a < 5; a++) tpu.write(LINK + 4 * a, args[a], 15, 100 + i);
+      tpu.write(LINK + UNIT_REG.ARG5, ((1 << 30) | 1) >>> 0, 15, 100 + i);
+      tpu.write(LINK + UNIT_REG.PUSH, 1, 15, 100 + i);
+    }
+    expect(tpu.fatal).toMatch(/^TPU deadlock at clock \d+: a PUSH to the full LINK queue can never be accepted: LINK command #0 .* waits for DMA DONE 1/);
+    expect(tpu.pushBlocked).toBe(false);
+  });
+});
+
 describe('the link\'s platform options', () => {
   it('are checked: values, the mailbox\'s shape (only with the link), and the combinations the boards need', () => {
     expect(linkConfig({ linkClocksPerByte: '2', linkSetup: 0, linkLatency: 3, linkMailboxKiB: 16 }).tpu)
