@@ -647,7 +647,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (seq) n = this.seqWindow(seq, c, n);
     if (link !== null) {
       n = this.linkWindow(link, c, n);
-      if (!link.running && link.fifo.length > 0 && link.depWaiting) depMask |= 1 << LINK_INDEX;
+      depMask |= this.linkDepMask;
     }
     if (this.pushWaitUnit >= 0 && this.blocks[this.pushWaitUnit]!.fifo.length < this.cfg.tpu.queueDepth) n = 1;
     if (dropped) n = 1;
@@ -658,27 +658,23 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
     this.whole.add(n, busyMask, depMask);
     if (this.counting) this.window.add(n, busyMask, depMask);
-    // LINK's busy clocks are its own figure: IDLE and OVERLAP stay the compute units' (hardware.md §5.12).
-    if (link?.running) {
-      this.linkStats.busy += n;
-      if (this.counting) this.linkStats.windowBusy += n;
-    }
+    if (link !== null) this.linkBusy(link, n);
 
     if (n === 1) {
       // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
       const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
       for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
-      if (link?.running) link.model.tickRead(c);
+      // The link writes no memory in a clock: its read and its end may come before the units' writes.
+      if (link !== null) this.linkClock(link, c);
       for (const u of units) {
         if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
       }
-      if (link?.running && link.model.tickWrite(c)) this.finishLink(link, c);
       if (this.reference) this.checkPorts(c);
     } else {
       if (dma.running && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
       if (mxu.running && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
       if (vpu.running && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
-      if (link?.running && link.model.skip(c, n)) this.finishLink(link, c + n - 1);
+      if (link !== null) this.linkSkip(link, c, n);
     }
     this.clock = c + n;
     return true;
@@ -706,6 +702,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    * so the window ends before it).
    */
   private linkWindow(link: UnitState<LinkFast | LinkReference, 'LINK'>, c: number, n: number): number {
+    this.linkDepMask = !link.running && link.fifo.length > 0 && link.depWaiting ? 1 << LINK_INDEX : 0;
     if (link.running) {
       n = this.reference ? 1 : Math.min(n, link.model.horizon(c));
     } else if (link.fifo.length > 0) {
@@ -715,6 +712,28 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
     const land = this.linkRx!.nextLand;
     return land - c < n ? land - c : n;
+  }
+
+  /** LINK's bit of DEP_WAIT's mask in the window linkWindow() planned. */
+  private linkDepMask = 0;
+
+  /** LINK's busy clocks, its own figure: IDLE and OVERLAP stay the compute units' (hardware.md §5.12). */
+  private linkBusy(link: UnitState<LinkFast | LinkReference, 'LINK'>, n: number): void {
+    if (!link.running) return;
+    this.linkStats.busy += n;
+    if (this.counting) this.linkStats.windowBusy += n;
+  }
+
+  /** One clock of a running SEND: its read, then maybe its end. */
+  private linkClock(link: UnitState<LinkFast | LinkReference, 'LINK'>, c: number): void {
+    if (!link.running) return;
+    link.model.tickRead(c);
+    if (link.model.tickWrite(c)) this.finishLink(link, c);
+  }
+
+  /** A window of n clocks of a running SEND (fast model). */
+  private linkSkip(link: UnitState<LinkFast | LinkReference, 'LINK'>, c: number, n: number): void {
+    if (link.running && link.model.skip(c, n)) this.finishLink(link, c + n - 1);
   }
 
   /** A SEND's last clock was `end`: its message leaves for the next board. */
