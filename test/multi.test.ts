@@ -96,6 +96,17 @@ describe('picotpu run --boards N (bad input: one clear line each, documented sta
     expect(r.stderr).toMatch(/4 boards: run clocks \d+ \([\d.]+ ms, the last board's stop\), LINK busy 776 clocks, 4 messages, 768 bytes; exit 0/);
   });
 
+  it('--report-json: every board\'s result and link figures, the run clocks and the exit', async () => {
+    const path = `/tmp/picotpu-multi-${process.pid}.json`;
+    const r = await runCli(['run', '--boards', '2', '--no-report', '--report-json', path, elfPath('link_ring')]);
+    expect(r.status).toBe(0);
+    const j = JSON.parse(readFileSync(path, 'utf8'));
+    const free = runBoards(RING, 2, defaultConfig(), { maxCycles: 2_000_000 });
+    expect(j.boards.map((b: { board: number; clocks: number; reason: string; link: unknown }) => [b.board, b.clocks, b.reason, b.link]))
+      .toEqual(free.boards.map((b, k) => [k, b.clocks, 'exit', free.link[k]]));
+    expect([j.clocks, j.exit]).toEqual([free.clocks, 0]);
+  });
+
   it('a SEND to a missing board: BAD_DEST naming the boards and the clock; --strict stops with 163', async () => {
     const r = await runCli(['run', '--boards', '4', '--no-report', '--input', 'd', elfPath('link_errors')]);
     expect(r.status).toBe(0);
