@@ -17,6 +17,8 @@ import { SeedTpu, type SeedCounters, type SeedHazard } from '../periph/seed/tpu.
 import { BoardError, BOARDS, boardNamed, type Board, type BoardName } from './boards.ts';
 import { SeedBus, type AliasCounts } from './seed-bus.ts';
 import { SeedActivity, type TpuActivity } from './tpu-activity.ts';
+import { LinkBus } from './link-bus.ts';
+import type { RingPosition } from '../periph/link.ts';
 
 export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error' | 'interrupted';
 
@@ -75,6 +77,8 @@ export interface MachineOptions {
   strict?: boolean;
   /** The board (emu/boards.ts); picotpu when not given. */
   board?: Board | BoardName;
+  /** With the link option: this board's place on the ring (emu/multi.ts); board 0 of 1 when not given. */
+  ring?: RingPosition;
 }
 
 export const DEFAULT_MAX_CYCLES = 10_000_000_000;
@@ -115,9 +119,12 @@ export class Machine {
       seed.runPulse(0);
       return;
     }
-    this.bus = new Bus(config.bus, board.ramSize);
+    // With the link, the bus restarts accesses past what the other boards have computed (emu/link-bus.ts).
+    const linkBus = config.tpu.link ? new LinkBus(config.bus, board.ramSize) : null;
+    this.bus = linkBus ?? new Bus(config.bus, board.ramSize);
     this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
-    const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict);
+    const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict, options.ring);
+    linkBus?.attach(tpu);
     tpu.onFatal = () => {
       this.bus.deviceHalt = true;
     };
@@ -192,7 +199,38 @@ export class Machine {
    * clocks of one run. Returns StopReason.LIMIT when the limit was reached.
    */
   advance(limit: number): StopReason {
-    return this.strict ? this.runStrict(limit) : this.cpu.run(limit);
+    for (;;) {
+      const reason = this.strict ? this.runStrict(limit) : this.cpu.run(limit);
+      if (reason !== StopReason.BLOCKED || !this.unblock) return reason;
+      this.unblockAccess();
+    }
+  }
+
+  /**
+   * A board of a ring with a debugger attached (emu/multi.ts Boards.attach):
+   * runs the other boards until this one's TPU may process every clock before
+   * `clock`. Null otherwise: a blocked access returns StopReason.BLOCKED to the caller.
+   */
+  unblock: ((clock: number) => void) | null = null;
+
+  /** The CPU's run, with a blocked access resolved underneath when a debugger is attached (the Stepper's one instruction). */
+  runCpu(limit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
+    for (;;) {
+      const reason = this.cpu.run(limit, instrLimit);
+      if (reason !== StopReason.BLOCKED || !this.unblock) return reason;
+      this.unblockAccess();
+    }
+  }
+
+  /** Brings the TPU's horizon past `clock`, so a tool may look at the TPU as it is then (no-op without a ring). */
+  syncTo(clock: number): void {
+    const rx = this.picoTpu?.linkRx;
+    if (this.unblock && rx && rx.horizon <= clock) this.unblock(clock);
+  }
+
+  /** The restarted access's clock, plus the clocks an SRAM access brings the TPU ahead. */
+  private unblockAccess(): void {
+    this.unblock!((this.bus as LinkBus).blockedAt + this.config.bus.sramBridgeWait + 1);
   }
 
   /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
@@ -204,6 +242,7 @@ export class Machine {
       this.seed.write(0x70, 0, 0xf, this.cpu.stopClock);
     }
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
+    this.syncTo(this.result(reason).clocks);
     this.activity.advanceTo(this.result(reason).clocks);
     const r = this.result(reason);
     return this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error'
@@ -224,7 +263,7 @@ export class Machine {
       bus.yieldCpu = false;
       const reason = cpu.run(limit);
       if (reason !== StopReason.LIMIT) return reason;
-      tpu.advanceTo(cpu.cycle);
+      tpu.advanceTo(Math.min(cpu.cycle, tpu.linkRx?.horizon ?? Number.POSITIVE_INFINITY));
       if (tpu.fatal || cpu.cycle >= maxCycles) return reason;
     }
   }
