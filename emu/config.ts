@@ -72,6 +72,11 @@ export function defaultConfig(): PlatformConfig {
       vpuSetup: 2,
       sequencer: 0,
       seqListKiB: 0,
+      link: 0,
+      linkClocksPerByte: 1,
+      linkSetup: 2,
+      linkLatency: 8,
+      linkMailboxKiB: 8,
     },
     clockHz: 12_000_000,
   };
@@ -105,6 +110,11 @@ export const TPU_CONFIG_NAMES = [
   'vpuSetup',
   'sequencer',
   'seqListKiB',
+  'link',
+  'linkClocksPerByte',
+  'linkSetup',
+  'linkLatency',
+  'linkMailboxKiB',
 ] as const satisfies readonly (keyof TpuConfig)[];
 
 export class ConfigError extends Error {}
@@ -159,6 +169,7 @@ function checkConsistent(cfg: PlatformConfig): void {
   if (t.sequencer !== 0 && t.sequencer !== 1) throw new ConfigError('sequencer must be 0 (as built) or 1 (the command-sequencer what-if)');
   if (t.seqListKiB > 64) throw new ConfigError('seqListKiB must be 0..64 (16-bit list addresses)');
   if (t.seqListKiB > 0 && t.sequencer !== 1) throw new ConfigError('seqListKiB needs sequencer = 1 (it is the sequencer\'s list memory)');
+  checkLink(t);
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM
@@ -166,4 +177,14 @@ function checkConsistent(cfg: PlatformConfig): void {
   if (b.sramBridgeWait + 1 < Math.max(b.sramReadClocksPerByte, b.sramWriteClocksPerByte)) {
     throw new ConfigError('sramBridgeWait must be at least the SRAM clocks per byte minus one');
   }
+}
+
+function checkLink(t: TpuConfig): void {
+  if (t.link !== 0 && t.link !== 1) throw new ConfigError('link must be 0 (as built) or 1 (the board-to-board link, --boards N)');
+  if (t.linkClocksPerByte < 1) throw new ConfigError('linkClocksPerByte must be at least 1');
+  // The boards' conservative synchronisation looks ahead by the latency: 0 would allow none.
+  if (t.linkLatency < 1) throw new ConfigError('linkLatency must be at least 1 (a message cannot land in the clock it is sent)');
+  // The mailbox's shape matters only when there is a link: no as-built configuration may fail on it.
+  const mailboxOk = t.link === 0 || t.linkMailboxKiB >= t.regionKiB && t.linkMailboxKiB % t.regionKiB === 0 && t.linkMailboxKiB < t.spadKiB;
+  if (!mailboxOk) throw new ConfigError('linkMailboxKiB must be whole scratchpad regions (regionKiB) and leave at least one region for the rest');
 }

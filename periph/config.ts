@@ -35,6 +35,16 @@ export interface TpuConfig {
   sequencer: number;
   /** With the sequencer: KiB of its own list memory (0: lists in the scratchpad; hardware.md §5.11). */
   seqListKiB: number;
+  /** 1: the board-to-board link, a fifth unit and a mailbox (hardware.md §5.12; on with --boards N); 0 as built. */
+  link: number;
+  /** Link clocks per byte sent (8 data wires, one byte a clock: 1). */
+  linkClocksPerByte: number;
+  /** Fixed clocks at the start of every SEND. */
+  linkSetup: number;
+  /** Clocks from a SEND's last clock until the message has landed whole in the receiver's mailbox (≥ 1). */
+  linkLatency: number;
+  /** KiB at the top of the scratchpad that are the link's mailbox (whole regions). */
+  linkMailboxKiB: number;
 }
 
 /** What the TPU reads of the platform configuration (emu/config.ts's PlatformConfig is one). */

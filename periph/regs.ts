@@ -32,7 +32,7 @@ export interface Opcode {
 }
 
 export interface UnitSpec {
-  readonly name: 'DMA' | 'MXU' | 'VPU' | 'SEQ';
+  readonly name: 'DMA' | 'MXU' | 'VPU' | 'SEQ' | 'LINK';
   /** Unit number in wait tokens and in ERROR. */
   readonly id: number;
   readonly base: number;
@@ -60,7 +60,7 @@ export const GLOBAL_REGS: readonly Register[] = [
     name: 'ERROR', offset: 0x00c, access: 'R/W1C', doc: 'first error since cleared (0: none); any non-zero write clears it and every STATUS error bit',
     fields: [
       { name: 'CODE', lsb: 0, width: 8, doc: 'error code (TPU_ERR_*)' },
-      { name: 'UNIT', lsb: 8, width: 4, doc: 'unit number (1 DMA, 2 MXU, 3 VPU, 4 SEQ)' },
+      { name: 'UNIT', lsb: 8, width: 4, doc: 'unit number (1 DMA, 2 MXU, 3 VPU, 4 SEQ, 5 LINK)' },
       { name: 'SERIAL', lsb: 12, width: 20, doc: 'the command\'s serial: the unit\'s ISSUED count before it was pushed (BAD_ENTRY: the entry\'s index in its list)' },
     ],
   },
@@ -209,6 +209,47 @@ export const SEQ_LIST_REGS: readonly Register[] = [
   },
 ];
 
+/**
+ * The board-to-board link (docs/hardware.md §5.12), present only with the
+ * `link` platform option (with `--boards N`): a fifth unit block with the
+ * same registers, whose SEND copies a 2-D block of the local scratchpad into
+ * the next board's mailbox (the top linkMailboxKiB of its scratchpad). LINK
+ * cannot be the target of a wait token (ARG5.UNIT has 2 bits); its own
+ * commands take one.
+ */
+export const LINK_UNIT: UnitSpec = {
+  name: 'LINK', id: 5, base: 0x500,
+  opcodes: [
+    { name: 'SEND', value: 1, doc: 'send ROWS × ROW_BYTES scratchpad bytes to board DST_BOARD\'s mailbox: linkSetup + bytes × linkClocksPerByte clocks; lands whole linkLatency clocks after the last' },
+  ],
+  flags: [],
+  args: [
+    f('SPAD_ADDR', 0, 0, 16, 'scratchpad byte address of the first row to send'),
+    f('ROWS', 0, 16, 16, 'number of rows (≥ 1)'),
+    f('ROW_BYTES', 1, 0, 16, 'bytes per row (≥ 1)'),
+    f('SPAD_STRIDE', 1, 16, 16, 'scratchpad bytes from one row to the next'),
+    f('DST_ADDR', 2, 0, 16, 'mailbox byte offset of the first row at the receiver (scratchpad address TPU_LINK_MAILBOX_BASE + offset)'),
+    f('DST_STRIDE', 2, 16, 16, 'mailbox bytes from one row to the next at the receiver'),
+    f('DST_BOARD', 3, 0, 8, 'receiving board: the next on the ring, (BOARD.INDEX + 1) mod BOARD.COUNT'),
+  ],
+};
+
+/** The link's registers in the LINK block, present only with link = 1 (docs/hardware.md §5.12). */
+export const LINK_REGS: readonly Register[] = [
+  {
+    name: 'BOARD', offset: 0x40, access: 'R', doc: 'where this board sits on the ring',
+    fields: [
+      { name: 'INDEX', lsb: 0, width: 8, doc: 'this board\'s number, 0..COUNT−1' },
+      { name: 'COUNT', lsb: 8, width: 8, doc: 'boards in the ring' },
+    ],
+  },
+  { name: 'RX_FULL', offset: 0x44, access: 'R/W1C', doc: 'bit s: mailbox slot s (mailbox/32 bytes each) holds a message not yet released; a landing sets the bit of every slot it touches; write 1s to release slots' },
+  { name: 'RX_COUNT', offset: 0x48, access: 'R', doc: 'messages landed in this board\'s mailbox so far' },
+];
+
+/** Mailbox slots: RX_FULL has one bit per slot. */
+export const LINK_SLOTS = 32;
+
 /** Bytes of one list entry: one 256-bit scratchpad row, read in one clock. */
 export const SEQ_ENTRY_BYTES = 32;
 /** CMD.OPCODE of an entry for the sequencer itself (CMD.UNIT 0): hold the list until TOKEN is met (a CPU poll's place in a list). */
@@ -243,7 +284,7 @@ export const SEQ_ENTRY_WORDS: readonly Register[] = [
 
 export const ERROR_CODES = [
   { name: 'BAD_OPCODE', value: 1, doc: 'unknown opcode or flag' },
-  { name: 'RANGE', value: 2, doc: 'an operand extends past the end of the scratchpad or SRAM' },
+  { name: 'RANGE', value: 2, doc: 'an operand extends past the end of the scratchpad or SRAM (a link SEND: past the receiver\'s mailbox)' },
   { name: 'MISALIGNED', value: 3, doc: 'an MXU operand, an int32 operand or a stride is not 4-byte aligned' },
   { name: 'ZERO_SIZE', value: 4, doc: 'rows, row bytes, columns or K is zero' },
   { name: 'BAD_K', value: 5, doc: 'K is not a multiple of 8' },
@@ -252,6 +293,8 @@ export const ERROR_CODES = [
   { name: 'SAME_REGION', value: 8, doc: 'two operands of one command read the same scratchpad region' },
   { name: 'PORT_CONFLICT', value: 9, doc: 'the command needs a region port another running command holds' },
   { name: 'BAD_ENTRY', value: 10, doc: 'a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry\'s index)' },
+  { name: 'BAD_DEST', value: 11, doc: 'a link SEND names a board that does not exist or is not the next on the ring; the command is dropped' },
+  { name: 'OVERRUN', value: 12, doc: 'on the receiving board: a message landed on a mailbox slot whose RX_FULL bit was still set (it lands anyway; ERROR.SERIAL: the sender\'s SEND serial)' },
 ] as const;
 
 export type ErrorName = (typeof ERROR_CODES)[number]['name'];
@@ -265,7 +308,8 @@ function offsets(regs: readonly Register[]): Record<string, number> {
 export const GLOBAL = offsets(GLOBAL_REGS);
 export const UNIT_REG = offsets(UNIT_REGS);
 export const SEQ_LIST_REG = offsets(SEQ_LIST_REGS);
-export const UNIT_BY_NAME = Object.fromEntries([...UNITS, SEQ_UNIT].map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
+export const LINK_REG = offsets(LINK_REGS);
+export const UNIT_BY_NAME = Object.fromEntries([...UNITS, SEQ_UNIT, LINK_UNIT].map((u) => [u.name, u])) as Record<UnitSpec['name'], UnitSpec>;
 
 export function opcode(unit: UnitSpec['name'], name: string): number {
   const op = UNIT_BY_NAME[unit].opcodes.find((o) => o.name === name);
@@ -351,6 +395,10 @@ export const SEQ_ENTRY_FIELD = {
   UNIT: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'UNIT'),
   REL_TOKEN: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'REL_TOKEN'),
   RESERVED: fieldPos(SEQ_ENTRY_WORDS, 'CMD', 'RESERVED'),
+} as const;
+export const LINK_BOARD_FIELD = {
+  INDEX: fieldPos(LINK_REGS, 'BOARD', 'INDEX'),
+  COUNT: fieldPos(LINK_REGS, 'BOARD', 'COUNT'),
 } as const;
 export const STATUS_FIELD = {
   BUSY: fieldPos(UNIT_REGS, 'STATUS', 'BUSY'),

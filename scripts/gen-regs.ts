@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_FIELDS, LAYER_FIELDS, MATMUL_FIELDS, MATMUL_MAGIC, MODEL_MAGIC, MODEL_VERSION, HEADER_BYTES, LAYER_RECORD_BYTES, NO_STOP_TOKEN, VARIANT } from '../model/format.ts';
-import { ERROR_CODES, GLOBAL_REGS, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_LIST_REGS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
+import { ERROR_CODES, GLOBAL_REGS, LINK_REGS, LINK_SLOTS, LINK_UNIT, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_ENTRY_WORDS, SEQ_LIST_REGS, SEQ_UNIT, TPU_BASE, TPU_ID_VALUE, UNIT_REGS, UNITS, type Field, type Register } from '../periph/regs.ts';
 import { generateSeedHeader, SEED_HEADER_PATH } from './gen-seed-regs.ts';
 
 export const HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/tpu_regs.h', import.meta.url));
@@ -61,8 +61,9 @@ export function generateHeader(): string {
     '#define TPU_TOKEN(unit, ticket) (TPU_UNIT_ARG5_UNIT(unit) | TPU_UNIT_ARG5_TICKET(ticket))',
     '#define TPU_NO_TOKEN 0u',
   ];
-  for (const u of [...UNITS, SEQ_UNIT]) {
-    L.push('', `/* ${u.name}: unit ${u.id}, block at TPU_BASE + ${hex(u.base)}${u === SEQ_UNIT ? ', only with the sequencer option' : ''} */`);
+  for (const u of [...UNITS, SEQ_UNIT, LINK_UNIT]) {
+    const only = u === SEQ_UNIT ? ', only with the sequencer option' : u === LINK_UNIT ? ', only with the link option (--boards N)' : '';
+    L.push('', `/* ${u.name}: unit ${u.id}, block at TPU_BASE + ${hex(u.base)}${only} */`);
     L.push(`#define TPU_UNIT_${u.name} ${u.id}`, `#define TPU_${u.name}_BASE ${hex(u.base)}`);
     for (const o of u.opcodes) L.push(`#define TPU_${u.name}_${o.name} ${o.value}u /* ${o.doc} */`);
     for (const fl of u.flags) L.push(`#define TPU_${u.name}_FLAG_${fl.name} (1u << ${fl.bit}) /* ${fl.doc} */`);
@@ -76,6 +77,8 @@ export function generateHeader(): string {
     ...regLines('TPU_SEQ_ENTRY', SEQ_ENTRY_WORDS));
   L.push('', '/* The list memory\'s registers in the SEQ block (offsets from TPU_SEQ_BASE), only with seqListKiB > 0 */',
     ...regLines('TPU_SEQ', SEQ_LIST_REGS));
+  L.push('', '/* The link\'s registers in the LINK block (offsets from TPU_LINK_BASE), only with link = 1 */',
+    ...regLines('TPU_LINK', LINK_REGS), `#define TPU_LINK_SLOTS ${LINK_SLOTS}u /* mailbox slots, one RX_FULL bit each */`);
   L.push('', '/* ERROR codes */');
   for (const e of ERROR_CODES) L.push(`#define TPU_ERR_${e.name} ${e.value}u /* ${e.doc} */`);
   L.push('', '#endif /* TPU_REGS_H */', '');
@@ -126,8 +129,8 @@ function regTable(regs: readonly Register[]): string[] {
 export function generateDocTables(): string {
   const L: string[] = [DOC_BEGIN, '', `#### Global registers (TPU_BASE = ${hex(TPU_BASE, 8).slice(0, -1)})`, '', ...regTable(GLOBAL_REGS)];
   L.push('', '#### Unit blocks: ' + UNITS.map((u) => `${u.name} at +${hex(u.base).slice(0, -1)}`).join(', ')
-    + `; ${SEQ_UNIT.name} at +${hex(SEQ_UNIT.base).slice(0, -1)} with the sequencer option (§5.11)`, '', ...regTable(UNIT_REGS));
-  for (const u of [...UNITS, SEQ_UNIT]) {
+    + `; ${SEQ_UNIT.name} at +${hex(SEQ_UNIT.base).slice(0, -1)} with the sequencer option (§5.11); ${LINK_UNIT.name} at +${hex(LINK_UNIT.base).slice(0, -1)} with the link option (§5.12)`, '', ...regTable(UNIT_REGS));
+  for (const u of [...UNITS, SEQ_UNIT, LINK_UNIT]) {
     L.push('', `#### ${u.name} commands (unit ${u.id})`, '', '| opcode | name | meaning |', '|---|---|---|');
     for (const o of u.opcodes) L.push(`| ${o.value} | ${o.name} | ${o.doc} |`);
     if (u.flags.length) {
@@ -139,6 +142,7 @@ export function generateDocTables(): string {
   }
   L.push('', `#### A sequencer list entry (${SEQ_ENTRY_BYTES} bytes, word offsets within the entry)`, '', ...regTable(SEQ_ENTRY_WORDS).map((l) => l.replace(/ \| R \| /, ' | | ')));
   L.push('', '#### The list memory\'s registers (SEQ block, with seqListKiB > 0)', '', ...regTable(SEQ_LIST_REGS));
+  L.push('', '#### The link\'s registers (LINK block, with link = 1)', '', ...regTable(LINK_REGS));
   L.push('', '#### Error codes (ERROR.CODE)', '', '| code | name | meaning |', '|---|---|---|');
   for (const e of ERROR_CODES) L.push(`| ${e.value} | ${e.name} | ${e.doc} |`);
   L.push('', DOC_END);

@@ -175,4 +175,55 @@ static inline uint32_t vpu_mask_offsets(uint32_t row_off, uint32_t col_off) {
   return TPU_VPU_ROW_OFF(row_off) | TPU_VPU_COL_OFF(col_off);
 }
 
+/* ---- LINK (docs/hardware.md §5.12; only with the link option, --boards N) ---- */
+
+/* Scratchpad address of mailbox offset 0: the top 8 KiB (linkMailboxKiB as
+ * built) belong to the link; units read it, only the link writes it. */
+#define TPU_LINK_MAILBOX_BASE 0xE000u
+
+/* SENDs pushed so far, kept in BRAM like tpu_pushed (runtime/tpu.c). */
+extern uint32_t tpu_link_pushed;
+
+#define TPU_LREG(off) TPU_UREG(TPU_LINK_BASE, off)
+
+static inline uint32_t link_board(void) { return TPU_LINK_BOARD_INDEX_GET(TPU_LREG(TPU_LINK_BOARD)); }
+static inline uint32_t link_boards(void) { return TPU_LINK_BOARD_COUNT_GET(TPU_LREG(TPU_LINK_BOARD)); }
+/* Bit s: mailbox slot s holds a message not yet released. */
+static inline uint32_t link_rx_full(void) { return TPU_LREG(TPU_LINK_RX_FULL); }
+/* Releases the slots whose bits are set (W1C): the next message may land there. */
+static inline void link_release(uint32_t slots) { TPU_LREG(TPU_LINK_RX_FULL) = slots; }
+static inline uint32_t link_rx_count(void) { return TPU_LREG(TPU_LINK_RX_COUNT); }
+
+/* 2-D send of rows × row_bytes from the scratchpad (rows spad_stride apart)
+ * to board dst_board's mailbox at offset dst (rows dst_stride apart); the
+ * next board on the ring is the only one wired. Its wait token is the one
+ * link_after() staged (ARG5 keeps its value). Returns the LINK ticket: the
+ * LINK DONE count once this SEND has left (tpu_wait(TPU_UNIT_LINK, t)). */
+static inline uint32_t link_send(uint32_t spad, uint32_t rows, uint32_t row_bytes, uint32_t spad_stride,
+                                 uint32_t dst, uint32_t dst_stride, uint32_t dst_board) {
+  TPU_LREG(TPU_UNIT_ARG0) = TPU_LINK_SPAD_ADDR(spad) | TPU_LINK_ROWS(rows);
+  TPU_LREG(TPU_UNIT_ARG1) = TPU_LINK_ROW_BYTES(row_bytes) | TPU_LINK_SPAD_STRIDE(spad_stride);
+  TPU_LREG(TPU_UNIT_ARG2) = TPU_LINK_DST_ADDR(dst) | TPU_LINK_DST_STRIDE(dst_stride);
+  TPU_LREG(TPU_UNIT_ARG3) = TPU_LINK_DST_BOARD(dst_board);
+  tpu_memory_barrier();
+  TPU_LREG(TPU_UNIT_PUSH) = TPU_PUSH_VALUE(TPU_LINK_SEND, 0);
+  return ++tpu_link_pushed;
+}
+
+/* The next SEND waits until `on_unit` (DMA, MXU or VPU) has finished `ticket`
+ * commands: stages the LINK block's ARG5, which keeps its value, so call
+ * link_after(0, 0) to send without a token again. */
+static inline void link_after(unsigned on_unit, uint32_t ticket) {
+  TPU_LREG(TPU_UNIT_ARG5) = on_unit ? TPU_TOKEN(on_unit, ticket) : TPU_NO_TOKEN;
+}
+
+/* Spin until RX_COUNT has reached count (messages landed in this board's mailbox). */
+static inline void link_wait_rx(uint32_t count) {
+  while ((int32_t)(link_rx_count() - count) < 0) { }
+  tpu_memory_barrier(); /* the mailbox is read after this */
+}
+
+/* Spin until every SEND pushed so far has left this board (LINK DONE). */
+static inline void link_wait_sent(void) { tpu_wait(TPU_UNIT_LINK, tpu_link_pushed); }
+
 #endif /* TPU_H */

@@ -301,6 +301,53 @@
 #define TPU_SEQ_COUNT(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
 #define TPU_SEQ_COUNT_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
 
+/* LINK: unit 5, block at TPU_BASE + 0x500u, only with the link option (--boards N) */
+#define TPU_UNIT_LINK 5
+#define TPU_LINK_BASE 0x500u
+#define TPU_LINK_SEND 1u /* send ROWS × ROW_BYTES scratchpad bytes to board DST_BOARD's mailbox: linkSetup + bytes × linkClocksPerByte clocks; lands whole linkLatency clocks after the last */
+/* SPAD_ADDR: ARG0[15:0], scratchpad byte address of the first row to send */
+#define TPU_LINK_SPAD_ADDR_ARG 0
+#define TPU_LINK_SPAD_ADDR_LSB 0
+#define TPU_LINK_SPAD_ADDR_WIDTH 16
+#define TPU_LINK_SPAD_ADDR(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
+#define TPU_LINK_SPAD_ADDR_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
+/* ROWS: ARG0[31:16], number of rows (≥ 1) */
+#define TPU_LINK_ROWS_ARG 0
+#define TPU_LINK_ROWS_LSB 16
+#define TPU_LINK_ROWS_WIDTH 16
+#define TPU_LINK_ROWS(v) ((((uint32_t)(v)) & 0xFFFFu) << 16)
+#define TPU_LINK_ROWS_GET(r) ((((uint32_t)(r)) >> 16) & 0xFFFFu)
+/* ROW_BYTES: ARG1[15:0], bytes per row (≥ 1) */
+#define TPU_LINK_ROW_BYTES_ARG 1
+#define TPU_LINK_ROW_BYTES_LSB 0
+#define TPU_LINK_ROW_BYTES_WIDTH 16
+#define TPU_LINK_ROW_BYTES(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
+#define TPU_LINK_ROW_BYTES_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
+/* SPAD_STRIDE: ARG1[31:16], scratchpad bytes from one row to the next */
+#define TPU_LINK_SPAD_STRIDE_ARG 1
+#define TPU_LINK_SPAD_STRIDE_LSB 16
+#define TPU_LINK_SPAD_STRIDE_WIDTH 16
+#define TPU_LINK_SPAD_STRIDE(v) ((((uint32_t)(v)) & 0xFFFFu) << 16)
+#define TPU_LINK_SPAD_STRIDE_GET(r) ((((uint32_t)(r)) >> 16) & 0xFFFFu)
+/* DST_ADDR: ARG2[15:0], mailbox byte offset of the first row at the receiver (scratchpad address TPU_LINK_MAILBOX_BASE + offset) */
+#define TPU_LINK_DST_ADDR_ARG 2
+#define TPU_LINK_DST_ADDR_LSB 0
+#define TPU_LINK_DST_ADDR_WIDTH 16
+#define TPU_LINK_DST_ADDR(v) ((((uint32_t)(v)) & 0xFFFFu) << 0)
+#define TPU_LINK_DST_ADDR_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFFFu)
+/* DST_STRIDE: ARG2[31:16], mailbox bytes from one row to the next at the receiver */
+#define TPU_LINK_DST_STRIDE_ARG 2
+#define TPU_LINK_DST_STRIDE_LSB 16
+#define TPU_LINK_DST_STRIDE_WIDTH 16
+#define TPU_LINK_DST_STRIDE(v) ((((uint32_t)(v)) & 0xFFFFu) << 16)
+#define TPU_LINK_DST_STRIDE_GET(r) ((((uint32_t)(r)) >> 16) & 0xFFFFu)
+/* DST_BOARD: ARG3[7:0], receiving board: the next on the ring, (BOARD.INDEX + 1) mod BOARD.COUNT */
+#define TPU_LINK_DST_BOARD_ARG 3
+#define TPU_LINK_DST_BOARD_LSB 0
+#define TPU_LINK_DST_BOARD_WIDTH 8
+#define TPU_LINK_DST_BOARD(v) ((((uint32_t)(v)) & 0xFFu) << 0)
+#define TPU_LINK_DST_BOARD_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFu)
+
 /* A sequencer list entry: one unit command in one 256-bit scratchpad row (word offsets within the entry) */
 #define TPU_SEQ_ENTRY_BYTES 32u
 #define TPU_SEQ_ENTRY_WAIT 1u /* CMD.OPCODE of a WAIT entry (CMD.UNIT 0) */
@@ -350,9 +397,23 @@
 #define TPU_SEQ_RECORD_ON(v) ((((uint32_t)(v)) & 0x1u) << 0)
 #define TPU_SEQ_RECORD_ON_GET(r) ((((uint32_t)(r)) >> 0) & 0x1u)
 
+/* The link's registers in the LINK block (offsets from TPU_LINK_BASE), only with link = 1 */
+#define TPU_LINK_BOARD 0x040u /* R: where this board sits on the ring */
+#define TPU_LINK_BOARD_INDEX_LSB 0
+#define TPU_LINK_BOARD_INDEX_WIDTH 8
+#define TPU_LINK_BOARD_INDEX(v) ((((uint32_t)(v)) & 0xFFu) << 0)
+#define TPU_LINK_BOARD_INDEX_GET(r) ((((uint32_t)(r)) >> 0) & 0xFFu)
+#define TPU_LINK_BOARD_COUNT_LSB 8
+#define TPU_LINK_BOARD_COUNT_WIDTH 8
+#define TPU_LINK_BOARD_COUNT(v) ((((uint32_t)(v)) & 0xFFu) << 8)
+#define TPU_LINK_BOARD_COUNT_GET(r) ((((uint32_t)(r)) >> 8) & 0xFFu)
+#define TPU_LINK_RX_FULL 0x044u /* R/W1C: bit s: mailbox slot s (mailbox/32 bytes each) holds a message not yet released; a landing sets the bit of every slot it touches; write 1s to release slots */
+#define TPU_LINK_RX_COUNT 0x048u /* R: messages landed in this board's mailbox so far */
+#define TPU_LINK_SLOTS 32u /* mailbox slots, one RX_FULL bit each */
+
 /* ERROR codes */
 #define TPU_ERR_BAD_OPCODE 1u /* unknown opcode or flag */
-#define TPU_ERR_RANGE 2u /* an operand extends past the end of the scratchpad or SRAM */
+#define TPU_ERR_RANGE 2u /* an operand extends past the end of the scratchpad or SRAM (a link SEND: past the receiver's mailbox) */
 #define TPU_ERR_MISALIGNED 3u /* an MXU operand, an int32 operand or a stride is not 4-byte aligned */
 #define TPU_ERR_ZERO_SIZE 4u /* rows, row bytes, columns or K is zero */
 #define TPU_ERR_BAD_K 5u /* K is not a multiple of 8 */
@@ -361,5 +422,7 @@
 #define TPU_ERR_SAME_REGION 8u /* two operands of one command read the same scratchpad region */
 #define TPU_ERR_PORT_CONFLICT 9u /* the command needs a region port another running command holds */
 #define TPU_ERR_BAD_ENTRY 10u /* a sequencer list entry names no unit (and is no WAIT) or sets reserved bits; the list stops there (ERROR.SERIAL: the entry's index) */
+#define TPU_ERR_BAD_DEST 11u /* a link SEND names a board that does not exist or is not the next on the ring; the command is dropped */
+#define TPU_ERR_OVERRUN 12u /* on the receiving board: a message landed on a mailbox slot whose RX_FULL bit was still set (it lands anyway; ERROR.SERIAL: the sender's SEND serial) */
 
 #endif /* TPU_REGS_H */

@@ -6,3 +6,6 @@
 uint32_t tpu_pushed[4];
 uint32_t tpu_next_token[4];
 uint32_t tpu_staged_token[4];
+/* LINK SENDs pushed so far (tpu.h link_send); --gc-sections drops it from
+ * programs that do not use the link. */
+uint32_t tpu_link_pushed;
