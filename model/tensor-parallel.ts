@@ -190,7 +190,7 @@ export function runSharded(model: Model, job: Job, boards: number): ShardedResul
     return logits;
   };
   const prompt = job.prompt, P = prompt.length;
-  let logits = new Int32Array(0);
+  let logits: Int32Array = new Int32Array(0);
   for (let t = 0; t < P; t++) logits = step(prompt[t], t);
   const tokens = [argmax(logits)], all = [logits];
   let positions = P;
