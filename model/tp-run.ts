@@ -7,9 +7,14 @@
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Machine } from '../emu/machine.ts';
+import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
+import { DEFAULT_MAX_CYCLES, type Machine } from '../emu/machine.ts';
+import { Boards } from '../emu/multi.ts';
+import type { CounterSnapshot } from '../periph/counters.ts';
 import { runOnEmulator, type EmulatorRun } from './run.ts';
-import type { Job, Model } from './format.ts';
+import { finishJob, windowsOf } from './emulator-job.ts';
+import { buildBlob, type Job, type Model } from './format.ts';
+import type { LinkFigures } from './tp-program.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The tensor-parallel model program (firmware-c/model/model_tp.c). */
@@ -47,21 +52,73 @@ export function traceMachine(m: Machine, t: BoardTrace): void {
 
 const emptyTrace = (): BoardTrace => ({ records: [], perf: [], pollReads: [], landings: [], stalls: [] });
 
-/** Every board's trace of a job on N boards (the calibration's input). */
-export function traceTpBoards(model: Model, job: Job, boards: number): BoardTrace[] {
-  const stub = process.env.TP_STUB_ELF;
-  if (boards === 1 && stub) {
-    // Before the multi-board machine: a build of model_tp whose link_board()/link_boards() are 0/1 (no LINK block).
-    const t = emptyTrace();
-    runOnEmulator(model, job, { elfPath: stub, onMachine: (m) => traceMachine(m, t) });
-    for (const x of [t.records, t.stalls]) (x as { pushClock?: number; from?: number }[]).sort((a, b) => (a.pushClock ?? a.from!) - (b.pushClock ?? b.from!));
-    return [t];
-  }
-  throw new Error('traceTpBoards: the multi-board machine (emu/multi.ts) is not there yet');
+/** One board's results: its tokens and logits, its columns of the K/V caches, counters per window, link figures. */
+export interface TpBoardRun {
+  tokens: number[];
+  logits: Int32Array[];
+  /** Per layer: the cache columns c0..c0+cw this board owns (packed int4 rows of width cw). */
+  kColumns: Uint8Array[];
+  vColumns: Uint8Array[];
+  c0: number;
+  cw: number;
+  windows: CounterSnapshot[];
+  /** The link over the whole run, and over the PERF_CTRL windows (model_tp sends only inside them: the same). */
+  link: LinkFigures;
+  windowLink: LinkFigures;
+  stopClock: number;
+}
+export interface TpBoardsRun { boards: TpBoardRun[]; clocks: number; run: EmulatorRun[] }
+
+export interface TpRunOptions { maxCycles?: number; reference?: boolean; config?: PlatformConfig; elfPath?: string; onMachines?: (ms: Machine[]) => void }
+
+/** Columns c0..c0+cw of packed int4 rows of width d: packed rows of width cw. */
+export function cacheColumns(rows: Uint8Array, d: number, c0: number, cw: number): Uint8Array {
+  const n = rows.length / (d / 2), out = new Uint8Array((n * cw) / 2);
+  for (let t = 0; t < n; t++) out.set(rows.subarray(t * (d / 2) + c0 / 2, t * (d / 2) + (c0 + cw) / 2), (t * cw) / 2);
+  return out;
 }
 
-/** model_tp on one board through the single-board path (N = 1 stub build), for the checks before the machine lands. */
-export function runTpStub(model: Model, job: Job, elf: string): EmulatorRun {
-  readFileSync(elf);
-  return runOnEmulator(model, job, { elfPath: elf });
+/**
+ * Runs `job` on N boards: model_tp.elf and the blob (buildBlob) at SRAM
+ * offset 0 of every board; reads each board's results back like a one-board
+ * run (finishJob: throws ModelRunError unless it exited with 0 and STATUS 1).
+ */
+export function runTpBoards(model: Model, job: Job, boards: number, o: TpRunOptions = {}): TpBoardsRun {
+  const machine = new Boards(o.config ?? defaultConfig(), boards, { reference: o.reference ?? false });
+  machine.loadElf(readFileSync(o.elfPath ?? MODEL_TP_ELF));
+  const { bytes, layout } = buildBlob(model, job);
+  machine.loadSram(bytes, 0);
+  o.onMachines?.(machine.machines);
+  const r = machine.run(o.maxCycles ?? DEFAULT_MAX_CYCLES);
+  const d = model.dims.d, cw = d / boards;
+  const runs = machine.machines.map((m, k) => finishJob({ m, model, job, layout }, r.boards[k], 0, 0));
+  return {
+    clocks: r.clocks, run: runs,
+    boards: runs.map((e, k) => {
+      const l = r.link[k], link = { busy: l.busy, bytes: l.bytes, messages: l.messages };
+      return {
+        tokens: e.tokens, logits: e.logits, c0: k * cw, cw,
+        kColumns: e.kCache.map((c) => cacheColumns(c, d, k * cw, cw)), vColumns: e.vCache.map((c) => cacheColumns(c, d, k * cw, cw)),
+        windows: windowsOf(r.boards[k]), link, windowLink: link, stopClock: r.boards[k].clocks,
+      };
+    }),
+  };
+}
+
+/** Every board's trace of a job on N boards (the calibration's input). */
+export function traceTpBoards(model: Model, job: Job, boards: number): BoardTrace[] {
+  const traces = Array.from({ length: boards }, emptyTrace);
+  runTpBoards(model, job, boards, {
+    onMachines: (ms) => ms.forEach((m, k) => {
+      traceMachine(m, traces[k]);
+      const rx = (m.tpu as unknown as { linkRx: { deliver: (msg: { land: number }) => void } }).linkRx;
+      const deliver = rx.deliver.bind(rx);
+      rx.deliver = (msg) => { traces[k].landings.push(msg.land); deliver(msg); };
+    }),
+  });
+  for (const t of traces) {
+    t.records.sort((a, b) => a.pushClock - b.pushClock);
+    t.stalls.sort((a, b) => a.from - b.from);
+  }
+  return traces;
 }
