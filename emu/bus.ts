@@ -32,6 +32,12 @@ export class Bus {
   /** Set when the last read()/write() hit no device. */
   fault = false;
   /**
+   * Set with `fault` when the access must not happen yet: it needs what
+   * another board has not computed (emu/link-bus.ts). The CPU then restarts
+   * the instruction later (StopReason.BLOCKED). Never set on one board.
+   */
+  restart = false;
+  /**
    * After a read(): the device's promise that the same read repeats unchanged
    * before this clock (MmioDevice.repeatUntil), 0 for none. Only TPU unit
    * registers give one: a firmware polling DONE is a loop the CPU can skip.

@@ -169,7 +169,7 @@ function checkConsistent(cfg: PlatformConfig): void {
   if (t.sequencer !== 0 && t.sequencer !== 1) throw new ConfigError('sequencer must be 0 (as built) or 1 (the command-sequencer what-if)');
   if (t.seqListKiB > 64) throw new ConfigError('seqListKiB must be 0..64 (16-bit list addresses)');
   if (t.seqListKiB > 0 && t.sequencer !== 1) throw new ConfigError('seqListKiB needs sequencer = 1 (it is the sequencer\'s list memory)');
-  checkLink(t);
+  checkLink(cfg);
   const b = cfg.bus;
   if (b.sramReadClocksPerByte < 1 || b.sramWriteClocksPerByte < 1) throw new ConfigError('SRAM clocks per byte must be at least 1');
   // The DMA sees a CPU request bridgeWait clocks before the CPU takes the SRAM
@@ -179,11 +179,17 @@ function checkConsistent(cfg: PlatformConfig): void {
   }
 }
 
-function checkLink(t: TpuConfig): void {
+function checkLink(cfg: PlatformConfig): void {
+  const t = cfg.tpu;
   if (t.link !== 0 && t.link !== 1) throw new ConfigError('link must be 0 (as built) or 1 (the board-to-board link, --boards N)');
+  // A list in the mailbox would make the sequencer's timing depend on what lands there, which the
+  // boards' synchronisation does not allow for; the two what-ifs are not modelled together.
+  if (t.link === 1 && t.sequencer === 1) throw new ConfigError('link and sequencer are not modelled together (hardware.md §5.12)');
   if (t.linkClocksPerByte < 1) throw new ConfigError('linkClocksPerByte must be at least 1');
-  // The boards' conservative synchronisation looks ahead by the latency: 0 would allow none.
+  // The boards' conservative synchronisation looks ahead by the latency (emu/multi.ts): it must
+  // exceed the clocks an SRAM access brings the TPU ahead of the CPU, or the boards could wait on each other.
   if (t.linkLatency < 1) throw new ConfigError('linkLatency must be at least 1 (a message cannot land in the clock it is sent)');
+  if (t.link === 1 && t.linkLatency <= cfg.bus.sramBridgeWait) throw new ConfigError('linkLatency must exceed sramBridgeWait (the boards\' synchronisation looks ahead by it; hardware.md §5.12)');
   // The mailbox's shape matters only when there is a link: no as-built configuration may fail on it.
   const mailboxOk = t.link === 0 || t.linkMailboxKiB >= t.regionKiB && t.linkMailboxKiB % t.regionKiB === 0 && t.linkMailboxKiB < t.spadKiB;
   if (!mailboxOk) throw new ConfigError('linkMailboxKiB must be whole scratchpad regions (regionKiB) and leave at least one region for the rest');

@@ -49,6 +49,12 @@ export enum StopReason {
   EXIT,
   TRAP,
   BUS_ERROR,
+  /**
+   * Still runnable: a device access needs what another board has not yet
+   * computed (emu/multi.ts, the link's horizon). The instruction did not run:
+   * pc, clock and instret are as before it, nothing changed; run again later.
+   */
+  BLOCKED,
 }
 
 export enum TrapKind {
@@ -415,7 +421,7 @@ export class Cpu {
             // through picorv32_axi the trap comes before that read's data (AR only, no R: s_trap_misaligned_load.S).
             if (addr >= ramSize && !axi) {
               bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
-              if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
+              if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
             }
             reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load + this.misalignPrefetch(k), addr);
             break outer;
@@ -427,7 +433,7 @@ export class Cpu {
           } else {
             const at = dataAt[k];
             const word = bus.read(addr, cycle + at);
-            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
+            if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
             if (axi && addr >>> 28 === 9) clocks += SEED_WINDOW_READ_EXTRA;
             const sh = (addr & 3) << 3;
@@ -477,7 +483,7 @@ export class Cpu {
             const at = dataAt[k];
             this.lastEffect = instret;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
-            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
+            if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
           }
@@ -616,7 +622,7 @@ export class Cpu {
             // through picorv32_axi the trap comes before that read's data (AR only, no R: s_trap_misaligned_load.S).
             if (addr >= ramSize) {
               bus.read(addr & ~3, cycle + DATA_ACCESS_OFFSET);
-              if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
+              if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + DATA_ACCESS_OFFSET, addr); break outer; }
             }
             reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load + this.misalignPrefetch(k), addr);
             break outer;
@@ -628,7 +634,7 @@ export class Cpu {
           } else {
             const at = f >>> 23;
             const word = bus.read(addr, cycle + at);
-            if (bus.fault) { reason = this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
+            if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
@@ -670,7 +676,7 @@ export class Cpu {
             const at = f >>> 23;
             this.lastEffect = instret;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
-            if (bus.fault) { reason = this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
+            if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
           }
@@ -827,7 +833,7 @@ export class Cpu {
       this.invalidateWord(word >>> 2);
     } else {
       this.bus.write(word, wdata | 0, wstrb, cycle + this.storeOffset);
-      if (this.bus.fault) return this.trap(TrapKind.STORE_BUS_ERROR, cycle + this.storeOffset, addr);
+      if (this.bus.fault) return this.bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + this.storeOffset, addr);
     }
     return this.trap(TrapKind.MISALIGNED_STORE, cycle + this.trapAt.store + this.misalignPrefetch(k), addr);
   }

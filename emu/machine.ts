@@ -17,6 +17,8 @@ import { SeedTpu, type SeedCounters, type SeedHazard } from '../periph/seed/tpu.
 import { BoardError, BOARDS, boardNamed, type Board, type BoardName } from './boards.ts';
 import { SeedBus, type AliasCounts } from './seed-bus.ts';
 import { SeedActivity, type TpuActivity } from './tpu-activity.ts';
+import { LinkBus } from './link-bus.ts';
+import type { RingPosition } from '../periph/link.ts';
 
 export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error' | 'interrupted';
 
@@ -75,6 +77,8 @@ export interface MachineOptions {
   strict?: boolean;
   /** The board (emu/boards.ts); picotpu when not given. */
   board?: Board | BoardName;
+  /** With the link option: this board's place on the ring (emu/multi.ts); board 0 of 1 when not given. */
+  ring?: RingPosition;
 }
 
 export const DEFAULT_MAX_CYCLES = 10_000_000_000;
@@ -115,9 +119,12 @@ export class Machine {
       seed.runPulse(0);
       return;
     }
-    this.bus = new Bus(config.bus, board.ramSize);
+    // With the link, the bus restarts accesses past what the other boards have computed (emu/link-bus.ts).
+    const linkBus = config.tpu.link ? new LinkBus(config.bus, board.ramSize) : null;
+    this.bus = linkBus ?? new Bus(config.bus, board.ramSize);
     this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
-    const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict);
+    const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict, options.ring);
+    linkBus?.attach(tpu);
     tpu.onFatal = () => {
       this.bus.deviceHalt = true;
     };
@@ -224,7 +231,7 @@ export class Machine {
       bus.yieldCpu = false;
       const reason = cpu.run(limit);
       if (reason !== StopReason.LIMIT) return reason;
-      tpu.advanceTo(cpu.cycle);
+      tpu.advanceTo(Math.min(cpu.cycle, tpu.linkRx?.horizon ?? Number.POSITIVE_INFINITY));
       if (tpu.fatal || cpu.cycle >= maxCycles) return reason;
     }
   }

@@ -26,10 +26,11 @@ import type { MmioDevice, SramSharer } from './mmio.ts';
 import { Counters, UNIT_NAMES, type CounterSnapshot } from './counters.ts';
 import { DmaFast, DmaReference, dmaRules } from './dma.ts';
 import { MxuFast, MxuReference, mxuRules } from './mxu.ts';
+import { LinkFast, LinkReceiver, LinkReference, linkRules, mailboxRegions, type LinkMessage, type RingPosition } from './link.ts';
 import { createScratchpad } from './mxu-kernel.ts';
 import {
-  CONFIG_FIELD, ERR, ERROR_CODES, ERROR_FIELD, GLOBAL, packField, PUSH_FIELD, SEQ_LIST_REG, statusWord, TOKEN_FIELD, TPU_ID_VALUE, UNIT_REG, UNITS,
-  unpackField,
+  CONFIG_FIELD, ERR, ERROR_CODES, ERROR_FIELD, GLOBAL, LINK_BOARD_FIELD, LINK_REG, packField, PUSH_FIELD, SEQ_LIST_REG, statusWord, TOKEN_FIELD, TPU_ID_VALUE,
+  UNIT_REG, UNITS, unpackField,
 } from './regs.ts';
 import type { Sram } from './sram.ts';
 import { SeqFast, SeqListMemory, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
@@ -37,8 +38,10 @@ import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
 
 /** The three compute units, and the sequencer of the `sequencer` what-if (§5.11). */
-export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ';
-const ALL_UNIT_NAMES: readonly TpuUnitName[] = [...UNIT_NAMES, 'SEQ'];
+export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ' | 'LINK';
+const ALL_UNIT_NAMES: readonly TpuUnitName[] = [...UNIT_NAMES, 'SEQ', 'LINK'];
+/** UnitState.index of the link (ERROR.UNIT 5). */
+const LINK_INDEX = 4;
 
 export interface TpuError {
   clock: number;
@@ -156,8 +159,25 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   readonly units: UnitState[];
   /** The command sequencer, with the `sequencer` option (hardware.md §5.11); null as built. */
   readonly seq: UnitState<SeqModel, 'SEQ'> | null;
-  /** The compute units, then the sequencer when present: the order commands start in within a clock. */
+  /** The compute units, then the sequencer and the link when present: the order commands start in within a clock. */
   private readonly all: UnitState<UnitModel | SeqModel, TpuUnitName>[];
+  /** The units by register block (and UnitState.index): DMA, MXU, VPU, SEQ, LINK; null where absent. */
+  private readonly blocks: (UnitState<UnitModel | SeqModel, TpuUnitName> | null)[];
+  /** The board-to-board link, with the `link` option (hardware.md §5.12); null as built. */
+  readonly link: UnitState<LinkFast | LinkReference, 'LINK'> | null;
+  /** The link's receive side: the mailbox's landings, RX_FULL, RX_COUNT. */
+  readonly linkRx: LinkReceiver | null;
+  /** Where this board's messages go: its own receiver (one board), or the next board's (emu/multi.ts). */
+  linkOut: ((m: LinkMessage) => void) | null = null;
+  /** The mailbox's regions (their write port is the link's), 0 without a link. */
+  private readonly mailboxMask: number;
+  /** LINK figures: busy clocks (whole run and PERF_CTRL window), SENDs finished and their bytes. */
+  readonly linkStats = { busy: 0, windowBusy: 0, messages: 0, bytes: 0 };
+  /** Finished SENDs, when a test asks for them. */
+  linkRecords: CommandRecord<'LINK'>[] | null = null;
+  /** Set by a PUSH whose stall would have to process clocks past the link's horizon: it did not happen (emu/link-bus.ts restarts it). */
+  pushBlocked = false;
+
   /** The sequencer's own list memory (seqListKiB > 0), else null: lists are in the scratchpad. */
   readonly listMemory: SeqListMemory | null;
   /** Finished sequencer commands, when a test asks for them. */
@@ -198,6 +218,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     private readonly sram: Sram,
     readonly reference: boolean,
     private readonly strict: boolean,
+    readonly ring: RingPosition = { index: 0, count: 1 },
   ) {
     const t = cfg.tpu;
     // The fast MXU multiplies in WebAssembly, reading the scratchpad in place (periph/mxu-kernel.ts).
@@ -214,12 +235,49 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.seq = t.sequencer
       ? new UnitState<SeqModel, 'SEQ'>(3, seqRules(t), reference ? new SeqReference(lists, this) : new SeqFast(lists, this), t.queueDepth)
       : null;
-    this.all = this.seq ? [...this.units, this.seq] : this.units;
+    if (t.link) {
+      this.linkRx = new LinkReceiver(t, this.spad);
+      const model = reference ? new LinkReference(mem, t, ring.index) : new LinkFast(mem, t, ring.index);
+      this.link = new UnitState<LinkFast | LinkReference, 'LINK'>(LINK_INDEX, linkRules(t, ring), model, t.queueDepth);
+      this.mailboxMask = mailboxRegions(t);
+      this.wireLink(this.linkRx, model);
+    } else {
+      this.linkRx = null;
+      this.link = null;
+      this.mailboxMask = 0;
+    }
+    this.all = [...this.units, ...(this.seq ? [this.seq] : []), ...(this.link ? [this.link] : [])];
+    this.blocks = [...this.units, this.seq, this.link];
+  }
+
+  /** The receiver's events, and one board's ring: its messages come back to itself. */
+  private wireLink(rx: LinkReceiver, model: LinkFast | LinkReference): void {
+    rx.onArrival = () => {
+      this.quietUntil = 0;
+      this.coupledCache = null;
+    };
+    rx.onOverrun = (m, slots) => this.overrun(m, slots);
+    rx.onLanded = (m) => this.linkReleases?.(m);
+    this.linkOut = (m) => rx.deliver(m);
+    this.linkReleases = (m) => model.release(m);
+  }
+
+  /** Gives a landed message's buffer back to its sender's pool (the sender's link model). */
+  linkReleases: ((m: LinkMessage) => void) | null = null;
+
+  /** A landing on full slots: OVERRUN on this board, at the landing clock (the message lands anyway). */
+  private overrun(m: LinkMessage, slots: number): void {
+    const link = this.link!;
+    const slot = 31 - Math.clz32(slots & -slots);
+    this.recordError({ clock: m.land, unit: 'LINK', serial: m.serial, code: ERR.OVERRUN, codeName: 'OVERRUN',
+      command: `message from board ${m.from}, SEND #${m.serial}`,
+      detail: `board ${this.ring.index}: message from board ${m.from} lands on mailbox slot ${slot}, still full, at clock ${m.land} (an overlapping transfer; it lands anyway)` },
+    m.serial, link);
   }
 
   /** The unit whose register block is at `offset` (0x100, 0x200, 0x300, and 0x400 with the sequencer). */
   private unitAt(offset: number): UnitState<UnitModel | SeqModel, TpuUnitName> {
-    return this.all[(offset >> 8) - 1];
+    return this.blocks[(offset >> 8) - 1]!;
   }
 
   // ---- the register block ----
@@ -228,7 +286,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (offset < 0x100) return offset <= GLOBAL.DEP_WAIT && offset % 4 === 0;
     const u = (offset >> 8) - 1, reg = offset & 0xff;
     if (u === 3 && this.listMemory && reg >= SEQ_LIST_REG.LIST_PTR) return reg <= SEQ_LIST_REG.RECORD && reg % 4 === 0;
-    return u < this.all.length && reg <= UNIT_REG.DONE;
+    if (u === LINK_INDEX && this.link && reg >= LINK_REG.BOARD) return reg <= LINK_REG.RX_COUNT && reg % 4 === 0;
+    return u < this.blocks.length && this.blocks[u] !== null && reg <= UNIT_REG.DONE;
   }
 
   /**
@@ -244,9 +303,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   /** A CPU read (through the bus): a poll of DONE or STATUS counts toward the deadlock rule (§5.3). */
   read(offset: number, clock: number): number {
     this.lastStall = 0;
-    if (offset >= 0x100) {
+    if (offset >= 0x100 && !this.isLinkRegister(offset)) {
       if (clock >= this.quietUntil) {
         this.advanceTo(clock);
+        this.linkRx?.landUpTo(clock); // an OVERRUN at this clock sets LINK STATUS.ERROR
         if (!this.reference) this.quietUntil = this.nextStartClock();
       }
       const reg = offset & 0xff;
@@ -271,6 +331,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   /** A read by a tool (the debugger): the same value, but not the CPU polling. */
   peek(offset: number, clock: number): number {
     this.advanceTo(clock);
+    // The landings of this clock come first (an OVERRUN in ERROR, RX_FULL, RX_COUNT).
+    this.linkRx?.landUpTo(clock);
     if (offset >= 0x100) return this.readUnit(this.unitAt(offset), offset & 0xff);
     const c = this.window;
     switch (offset) {
@@ -294,8 +356,18 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
   }
 
+  /** BOARD, RX_FULL or RX_COUNT: registers of the LINK block beyond the unit's own. */
+  private isLinkRegister(offset: number): boolean {
+    return this.link !== null && offset >> 8 === LINK_INDEX + 1 && (offset & 0xff) >= LINK_REG.BOARD;
+  }
+
   private readUnit(u: UnitState<unknown, TpuUnitName>, reg: number): number {
     if (reg <= UNIT_REG.ARG5) return u.staging[reg >> 2];
+    if (u === this.link && reg >= LINK_REG.BOARD) {
+      const rx = this.linkRx!;
+      if (reg === LINK_REG.BOARD) return (packField(LINK_BOARD_FIELD.INDEX, this.ring.index) | packField(LINK_BOARD_FIELD.COUNT, this.ring.count)) >>> 0;
+      return reg === LINK_REG.RX_FULL ? rx.rxFull : rx.rxCount >>> 0;
+    }
     if (u === this.seq && this.listMemory && reg >= SEQ_LIST_REG.LIST_PTR) {
       return reg === SEQ_LIST_REG.LIST_PTR ? this.listMemory.ptr : reg === SEQ_LIST_REG.RECORD ? +this.listMemory.recording : 0;
     }
@@ -348,6 +420,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       this.push(u, value >>> 0, clock);
     } else if (u === this.seq && this.listMemory) {
       this.writeListRegister(reg, value);
+    } else if (u === this.link && reg === LINK_REG.RX_FULL) {
+      // A landing in this clock comes first: its slots are released too if the mask says so.
+      this.linkRx!.landUpTo(clock);
+      this.linkRx!.release(value >>> 0);
     }
   }
 
@@ -378,7 +454,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (u.fifo.length >= depth) {
       this.pushWaitUnit = u.index;
       while (u.fifo.length >= depth) {
-        if (!this.step(Number.POSITIVE_INFINITY)) {
+        if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
+          if (!this.stallWithinHorizon(this.linkRx.horizon)) return;
+        } else if (!this.step(Number.POSITIVE_INFINITY)) {
           this.pushWaitUnit = -1;
           this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${u.name} queue can never be accepted: `
             + this.blockedText());
@@ -388,15 +466,36 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       this.pushWaitUnit = -1;
       at = this.clock;
       this.lastStall = at - clock;
-      if (u.name !== 'SEQ') this.stallRecords?.push({ unit: u.name, from: clock, to: at });
+      if (u.name !== 'SEQ' && u.name !== 'LINK') this.stallRecords?.push({ unit: u.name, from: clock, to: at });
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
-    if (this.listMemory?.recording && u !== this.seq) this.capturePush(u, value, at);
+    if (this.listMemory?.recording && u !== this.seq && u !== this.link) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
+  }
+
+  /**
+   * One window of a PUSH stall on a board of a ring (emu/multi.ts): the clocks
+   * before `horizon` may be processed, later ones not yet (a landing may still
+   * come). False when the PUSH cannot go on now: it did not happen
+   * (pushBlocked: the CPU restarts it later; the clocks processed stay, as the
+   * CPU only waits), or the queue can never drain (a deadlock, the machine stops).
+   */
+  private stallWithinHorizon(horizon: number): boolean {
+    if (this.clock >= horizon) {
+      this.pushWaitUnit = -1;
+      this.pushBlocked = true;
+      return false;
+    }
+    this.step(horizon);
+    if (this.deadlockFrom() < 0) return true;
+    const unit = this.blocks[this.pushWaitUnit]!.name;
+    this.pushWaitUnit = -1;
+    this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${unit} queue can never be accepted: ${this.blockedText()}`);
+    return false;
   }
 
   /** Called after every accepted PUSH (the strict machine re-plans the CPU's run). */
@@ -419,6 +518,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       // A head whose token is unmet cannot start before some DONE changes,
       // that is before another command ends or starts: that unit's clock bounds it.
     }
+    // A landing changes RX_FULL and RX_COUNT, and may be an OVERRUN.
+    if (this.linkRx) next = Math.min(next, Math.max(this.clock, this.linkRx.nextLand));
     return next;
   }
 
@@ -514,6 +615,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const c = this.clock;
     const units = this.units;
     const seq = this.seq;
+    const link = this.link;
+    // A landing comes first in its clock: every read in it sees the message.
+    if (link !== null) this.linkRx!.landUpTo(c);
     // The sequencer's fetch and push come first in a clock: it sees the queues as
     // the clock begins (after the CPU's PUSH of this clock), as a PUSH would.
     if (seq?.running && seq.model.act(c)) this.finishSeq(seq, c);
@@ -541,7 +645,11 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       }
     }
     if (seq) n = this.seqWindow(seq, c, n);
-    if (this.pushWaitUnit >= 0 && this.all[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
+    if (link !== null) {
+      n = this.linkWindow(link, c, n);
+      if (!link.running && link.fifo.length > 0 && link.depWaiting) depMask |= 1 << LINK_INDEX;
+    }
+    if (this.pushWaitUnit >= 0 && this.blocks[this.pushWaitUnit]!.fifo.length < this.cfg.tpu.queueDepth) n = 1;
     if (dropped) n = 1;
     if (n === Number.POSITIVE_INFINITY) return false;
     if (seq && seq.fifo.length > 0 && !seq.running && seq.depWaiting) depMask |= 1 << seq.index;
@@ -550,19 +658,27 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
     this.whole.add(n, busyMask, depMask);
     if (this.counting) this.window.add(n, busyMask, depMask);
+    // LINK's busy clocks are its own figure: IDLE and OVERLAP stay the compute units' (hardware.md §5.12).
+    if (link?.running) {
+      this.linkStats.busy += n;
+      if (this.counting) this.linkStats.windowBusy += n;
+    }
 
     if (n === 1) {
       // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
       const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
       for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
+      if (link?.running) link.model.tickRead(c);
       for (const u of units) {
         if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
       }
+      if (link?.running && link.model.tickWrite(c)) this.finishLink(link, c);
       if (this.reference) this.checkPorts(c);
     } else {
       if (dma.running && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
       if (mxu.running && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
       if (vpu.running && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
+      if (link?.running && link.model.skip(c, n)) this.finishLink(link, c + n - 1);
     }
     this.clock = c + n;
     return true;
@@ -582,6 +698,38 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (seq.fifo.length === 0 || seq.depWaiting) return n;
     const ready = seq.headReady();
     return ready > c ? Math.min(n, ready - c) : 1;
+  }
+
+  /**
+   * The window from c allowed by the link: a running SEND's horizon, its
+   * next command's start, and the next landing (it comes first in its clock,
+   * so the window ends before it).
+   */
+  private linkWindow(link: UnitState<LinkFast | LinkReference, 'LINK'>, c: number, n: number): number {
+    if (link.running) {
+      n = this.reference ? 1 : Math.min(n, link.model.horizon(c));
+    } else if (link.fifo.length > 0) {
+      const ready = link.headReady();
+      if (ready > c) n = Math.min(n, ready - c);
+      else if (!link.depWaiting) n = 1;
+    }
+    const land = this.linkRx!.nextLand;
+    return land - c < n ? land - c : n;
+  }
+
+  /** A SEND's last clock was `end`: its message leaves for the next board. */
+  private finishLink(link: UnitState<LinkFast | LinkReference, 'LINK'>, end: number): void {
+    const cmd = link.running!, m = link.model.message!;
+    this.linkRecords?.push({ unit: 'LINK', serial: cmd.serial, command: link.rules.describe(cmd), pushClock: cmd.pushClock, startClock: link.runningStart, endClock: end });
+    link.running = null;
+    this.coupledCache = null;
+    clearFootprint(link.footprint);
+    link.done++;
+    link.lastEnd = end;
+    this.linkStats.messages++;
+    this.linkStats.bytes += m.rows * m.rowBytes;
+    link.model.message = null;
+    this.linkOut!(m);
   }
 
   // ---- the sequencer's view of the core (SeqPort) ----
@@ -638,7 +786,14 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       reads |= u.footprint.read;
       writes |= u.footprint.write;
     }
-    return hazard;
+    const link = this.link;
+    if (link === null) return hazard;
+    if (link.running) {
+      if (link.footprint.read & writes) hazard = true;
+      reads |= link.footprint.read;
+    }
+    // A message on its way writes the mailbox when it lands: its readers step clock by clock meanwhile.
+    return hazard || (this.linkRx!.pending && (reads & this.mailboxMask) !== 0);
   }
 
   /** DONE counts as of the start of the clock being processed: a token sees a drop in the same clock only from the next. */
@@ -668,7 +823,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       u.fifo.shift();
       const code = u.rules.validate(cmd);
       if (code !== 0) {
-        this.drop(u, cmd, c, code, ERROR_CODES.find((e) => e.value === code)!.doc);
+        const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
+        this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
         continue;
       }
       // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
@@ -695,6 +851,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   /** Describes the first port of `fp` that a running command already holds, or ''. */
   private portClash(u: UnitState<unknown, TpuUnitName>, fp: Footprint): string {
+    const mailbox = fp.write & this.mailboxMask;
+    if (mailbox) {
+      return `the write port of region ${31 - Math.clz32(mailbox & -mailbox)} is the link's: it is the mailbox (hardware.md §5.12)`;
+    }
     for (const o of this.all) {
       if (o === u || !o.running) continue;
       const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;

@@ -420,7 +420,7 @@ export class Profiler implements RunObserver {
     while (this.errCursor < errors.length && errors[this.errCursor].clock < tEnd) {
       const e = errors[this.errCursor++];
       if (e.clock < this.scopeStart || e.clock >= this.scopeEnd) continue;
-      if (e.unit === 'SEQ') this.seq.dropped++; else this.dropped[UNIT_INDEX[e.unit]]++;
+      if (e.unit === 'SEQ') this.seq.dropped++; else if (e.unit !== 'LINK') this.dropped[UNIT_INDEX[e.unit]]++; // LINK errors: in the run report
     }
 
     // The union of the busy spans, in order.

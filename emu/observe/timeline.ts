@@ -222,7 +222,8 @@ export class TimelineWriter implements RunObserver {
     const runs = this.seqRecords(machine) ?? [], newRuns = runs.slice(this.seqCursor);
     for (const r of newRuns) items.push({ u: SEQ_TRACK, serial: r.serial, record: r });
     this.seqCursor = runs.length;
-    for (const e of newErrors) items.push({ u: e.unit === 'SEQ' ? SEQ_TRACK : UNIT_INDEX[e.unit], serial: e.serial, error: e });
+    // The link has no track (yet): its errors are in the run report.
+    for (const e of newErrors) if (e.unit !== 'LINK') items.push({ u: e.unit === 'SEQ' ? SEQ_TRACK : UNIT_INDEX[e.unit], serial: e.serial, error: e });
     if (newErrors.length > 0 || newRuns.length > 0) items.sort((a, b) => a.u - b.u || a.serial - b.serial);
     for (const it of items) {
       if (this.done) return;
@@ -231,7 +232,7 @@ export class TimelineWriter implements RunObserver {
         const e = it.error!;
         const { opcode, fields } = commandArgs(e.command);
         this.event({
-          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit], ts: this.ts(e.clock),
+          name: `${opcode} dropped: ${e.codeName}`, cat: 'tpu-error', ph: 'i', s: 't', pid: PID, tid: TID[e.unit as Exclude<TpuUnitName, 'LINK'>], ts: this.ts(e.clock),
           args: { serial: e.serial, command: e.command, error: e.codeName, detail: e.detail, clock: e.clock, ...fields },
         }, e.clock);
       }
@@ -240,7 +241,7 @@ export class TimelineWriter implements RunObserver {
 
   private command(r: CommandRecord<TpuUnitName>, inFlight: boolean): void {
     const { opcode, fields } = commandArgs(r.command);
-    this.slice(TID[r.unit], opcode, r.startClock, r.endClock + 1, {
+    this.slice(TID[r.unit as Exclude<TpuUnitName, 'LINK'>], opcode, r.startClock, r.endClock + 1, {
       serial: r.serial, command: r.command, ...fields,
       push: r.pushClock, start: r.startClock, end: r.endClock,
       queueWait: r.startClock - r.pushClock, busy: r.endClock - r.startClock + 1,

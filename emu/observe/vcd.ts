@@ -264,7 +264,7 @@ export class VcdWriter implements RunObserver {
     }
     for (; this.errCursor < tpu.errors.length; this.errCursor++) {
       const e = tpu.errors[this.errCursor];
-      if (e.unit !== 'SEQ') this.tpuEvent(e.clock, DEPTH + UNIT_INDEX[e.unit], -1);
+      if (e.unit !== 'SEQ' && e.unit !== 'LINK') this.tpuEvent(e.clock, DEPTH + UNIT_INDEX[e.unit], -1);
     }
     tpu.units.forEach((unit, u) => {
       if (unit.running && unit.running.serial > this.startSeen[u]) this.started(u, unit.running.serial, unit.runningStart);

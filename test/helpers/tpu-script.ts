@@ -2,7 +2,7 @@
 // script of events at chosen clocks; shared by the TPU tests.
 
 import { type PlatformConfig } from '../../emu/config.ts';
-import { GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
+import { GLOBAL, LINK_REG, LINK_UNIT, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, flagBit } from '../../periph/regs.ts';
 import { Sram, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
 import { mulberry32 } from './rng.ts';
@@ -29,15 +29,15 @@ export type Event =
   /** A TPU register write (the list memory's LIST_PTR, RECORD). */
   | { kind: 'write'; gap: number; offset: number; value: number };
 
-export const UNIT_BASE = [...UNITS.map((u) => u.base), SEQ_UNIT.base];
-export const DMA = 0, MXU = 1, VPU = 2, SEQ = 3;
+export const UNIT_BASE = [...UNITS.map((u) => u.base), SEQ_UNIT.base, LINK_UNIT.base];
+export const DMA = 0, MXU = 1, VPU = 2, SEQ = 3, LINK = 4;
 
 /** A random command for `unit`: mostly valid, sometimes malformed, with overlaps and tokens. */
-function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number, mxuDim = 8): { args: number[]; value: number } {
+function randomCommand(r: Rng, unit: number, spadBytes: number, regionBytes: number, mxuDim = 8, mailbox = false): { args: number[]; value: number } {
   const addr4 = (bytes: number) => r.int(0, Math.max(0, (spadBytes - bytes) >> 2)) * 4;
-  // Bias addresses into a few regions so commands meet on ports and data.
+  // Bias addresses into a few regions so commands meet on ports and data (and, with a link, the mailbox's two).
   const nearRegion = (bytes: number) => {
-    const region = r.int(0, Math.min(5, spadBytes / regionBytes - 1));
+    const region = mailbox && r.chance(0.3) ? spadBytes / regionBytes - r.int(1, 2) : r.int(0, Math.min(5, spadBytes / regionBytes - 1));
     const base = region * regionBytes + r.int(0, 15) * 4;
     return Math.min(base, spadBytes - bytes) & ~3;
   };
@@ -153,7 +153,12 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
     }
   }
   let burstLeft = 0, burstUnit = 0;
+  const link = cfg.tpu.link === 1, mailboxBytes = cfg.tpu.linkMailboxKiB * 1024;
   for (let i = 0; i < length; i++) {
+    if (link && r.chance(0.3)) {
+      events.push(...randomLinkEvents(r, spad, mailboxBytes, issued));
+      continue;
+    }
     // Now and then a burst of pushes to one unit, to fill its queue.
     if (burstLeft === 0 && r.chance(0.04)) { burstLeft = cfg.tpu.queueDepth + r.int(1, 4); burstUnit = r.int(0, 2); }
     const gap = burstLeft > 0 ? 0 : r.int(0, 120);
@@ -191,7 +196,7 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
     if (roll < 0.7) {
       const unit = burstLeft > 0 ? burstUnit : r.int(0, 2);
       if (burstLeft > 0) burstLeft--;
-      const cmd = randomCommand(r, unit, spad, region, cfg.tpu.mxuDim);
+      const cmd = randomCommand(r, unit, spad, region, cfg.tpu.mxuDim, link);
       if (r.chance(0.08)) corrupt(r, cmd);
       let token = 0;
       if (r.chance(0.25)) {
@@ -217,12 +222,40 @@ export function randomScript(seed: number, cfg: PlatformConfig, length: number):
   return events;
 }
 
+/**
+ * One board's link traffic (a loopback: TX wired to its own RX): a SEND from
+ * anywhere in the scratchpad (the mailbox too) to the mailbox, sometimes past
+ * it, to a missing board, or with a token; or a read of RX_FULL / RX_COUNT /
+ * LINK DONE, or a release of some slots.
+ */
+function randomLinkEvents(r: Rng, spad: number, mailbox: number, issued: readonly number[]): Event[] {
+  const gap = r.int(0, 60), roll = r.next();
+  if (roll < 0.55) {
+    const rows = r.int(1, 5), rowBytes = r.int(1, r.chance(0.2) ? 300 : 40);
+    const spadStride = rowBytes + r.int(0, 16), dstStride = rowBytes + r.int(0, 64);
+    const inMailbox = r.chance(0.3);
+    const src = inMailbox ? spad - mailbox + r.int(0, mailbox - rows * spadStride) : r.int(0, spad - rows * spadStride);
+    const dst = r.chance(0.05) ? mailbox - r.int(0, 40) : r.int(0, Math.max(0, mailbox - rows * dstStride));
+    const board = r.chance(0.05) ? r.int(1, 9) : 0;
+    const args = packArgs('LINK', { SPAD_ADDR: src, ROWS: rows, ROW_BYTES: rowBytes, SPAD_STRIDE: spadStride, DST_ADDR: dst, DST_STRIDE: dstStride, DST_BOARD: board });
+    const on = r.int(0, 2);
+    const token = r.chance(0.25) && issued[on] > 0 ? ((on + 1) << 30 | r.int(1, issued[on])) >>> 0 : 0;
+    return [{ kind: 'push', gap, unit: LINK, args, token, value: r.chance(0.03) ? 2 : opcode('LINK', 'SEND') }];
+  }
+  if (roll < 0.85) {
+    const reg = r.pick([LINK_REG.RX_FULL, LINK_REG.RX_COUNT, LINK_REG.BOARD, UNIT_REG.DONE, UNIT_REG.STATUS, UNIT_REG.ISSUED]);
+    return [{ kind: 'read', gap, offset: LINK_UNIT.base + reg }];
+  }
+  return [{ kind: 'write', gap, offset: LINK_UNIT.base + LINK_REG.RX_FULL, value: r.chance(0.5) ? 0xffffffff : r.int(0, 0xffff) << r.int(0, 16) }];
+}
+
 /** Plays a script against one TPU, as the CPU would: returns everything observable. */
 export function play(events: Event[], cfg: PlatformConfig, reference: boolean, seed: number) {
   const sram = new Sram(cfg.bus);
   const tpu = new Tpu(cfg, sram, reference, false);
   tpu.records = [];
   if (tpu.seq) tpu.seqRecords = [];
+  if (tpu.link) tpu.linkRecords = [];
   const fill = rng(seed ^ 0x5eed);
   for (let i = 0; i < tpu.spad.length; i++) tpu.spad[i] = fill.int(0, 255);
   for (let i = 0; i < 65536; i++) sram.bytes[i * 8] = fill.int(0, 255);
@@ -242,7 +275,7 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
       for (let a = 0; a < 5; a++) { tpu.write(base + 4 * a, e.args[a], 15, clock); clock += 5; }
       tpu.write(base + UNIT_REG.ARG5, e.token, 15, clock); clock += 5;
       tpu.write(base + UNIT_REG.PUSH, e.value, 15, clock);
-      if (e.unit !== SEQ) cpuPushes++;
+      if (e.unit < SEQ) cpuPushes++;
       stalls.push(tpu.extraWait());
       clock += 5 + tpu.extraWait();
     } else if (e.kind === 'sram') {
@@ -268,7 +301,8 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
     }
   }
   // Let everything finish, then a little more.
-  const settled = () => tpu.units.every((u) => !u.running && u.fifo.length === 0) && (!tpu.seq || (!tpu.seq.running && tpu.seq.fifo.length === 0));
+  const settled = () => tpu.units.every((u) => !u.running && u.fifo.length === 0) && (!tpu.seq || (!tpu.seq.running && tpu.seq.fifo.length === 0))
+    && (!tpu.link || (!tpu.link.running && tpu.link.fifo.length === 0));
   for (let i = 0; i < 1000 && !settled(); i++) tpu.advanceTo((clock += 500));
   tpu.advanceTo((clock += 100));
   return {
@@ -278,9 +312,10 @@ export function play(events: Event[], cfg: PlatformConfig, reference: boolean, s
     whole: tpu.whole.snapshot(),
     window: tpu.window.snapshot(),
     errors: tpu.errors.map((x) => `${x.clock} ${x.unit}#${x.serial} ${x.codeName}`),
-    records: [...tpu.records, ...(tpu.seqRecords ?? [])].map((x) => `${x.unit}#${x.serial} ${x.pushClock} ${x.startClock} ${x.endClock}`),
+    records: [...tpu.records, ...(tpu.seqRecords ?? []), ...(tpu.linkRecords ?? [])].map((x) => `${x.unit}#${x.serial} ${x.pushClock} ${x.startClock} ${x.endClock}`),
     commands: tpu.records.map((x) => `${x.unit}#${x.serial} ${x.startClock}-${x.endClock} ${x.command}`),
     spadBytes: tpu.spad,
+    link: tpu.linkRx ? { ...tpu.linkStats, rxFull: tpu.linkRx.rxFull, rxCount: tpu.linkRx.rxCount, done: tpu.link!.done } : null,
     reads,
     stalls,
     done: tpu.units.map((u) => u.done),

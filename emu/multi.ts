@@ -1,0 +1,227 @@
+// N picotpu boards on a ring (docs/hardware.md §5.12): board k's link TX
+// drives board (k+1) mod N's RX. Each board is a whole Machine (CPU, bus,
+// TPU, SRAM) loaded with the same ELF; all share one 12 MHz clock.
+//
+// Exactness by conservative synchronisation. Board k depends on board k−1
+// only through messages landing in its mailbox, and a message lands
+// linkLatency clocks after its SEND's last clock, which is fixed when the
+// SEND starts. So with D(k−1) a clock before which no message of board k−1
+// not yet delivered can land (bound() below), board k's TPU may process every
+// clock before D(k−1): its horizon. The boards run in slices
+// (Machine.advance); a TPU or SRAM access at a clock the TPU may not process
+// yet does not happen: the CPU restarts that instruction later (emu/link-bus.ts,
+// StopReason.BLOCKED) with nothing changed. No board ever sees a state that
+// depends on how the host interleaves them, so every clock and byte is the
+// same for any slice size and any order (test/multi.test.ts).
+//
+// No deadlock: a board blocked at an access clock t ≥ its horizon H gets its
+// TPU processed up to H − sramBridgeWait at least (emu/link-bus.ts), so its own bound
+// is at least H − sramBridgeWait + linkLatency > H (config: linkLatency >
+// sramBridgeWait): every board's horizon grows by at least one clock per
+// round of the ring, so some board always moves. A round in which none moves
+// is an internal error, reported with every board's state.
+
+import { applyOverrides, type PlatformConfig } from './config.ts';
+import { StopReason } from './cpu.ts';
+import { Machine, type MachineOptions, type RunResult } from './machine.ts';
+import type { LinkBus } from './link-bus.ts';
+import { unitStatus } from '../periph/tpu.ts';
+
+/** The link's figures of one board. */
+export interface LinkFigures {
+  /** Clocks LINK executed a SEND (whole run). */
+  busy: number;
+  /** Bytes and messages this board sent (SENDs finished). */
+  bytes: number;
+  messages: number;
+  /** Messages landed in this board's mailbox (RX_COUNT) and RX_FULL at the stop. */
+  received: number;
+  rxFull: number;
+}
+
+export interface BoardsResult {
+  /** Each board's result, as a one-board run reports it. */
+  boards: RunResult[];
+  link: LinkFigures[];
+  /** Run clocks: the last board's stop. */
+  clocks: number;
+  /** The first non-zero exit status of the boards (board order), else 0. */
+  exit: number;
+}
+
+/** How the host interleaves the boards: results do not depend on it (tested). */
+export interface Schedule {
+  /** Clocks a board runs before the next one gets its turn (it may stop earlier, blocked). */
+  quantum?: number;
+  /** Board order within a round: 0..N−1, reversed, or shuffled each round by a seeded generator. */
+  order?: 'forward' | 'reverse' | 'shuffle';
+  seed?: number;
+}
+
+export interface BoardsOptions extends MachineOptions {
+  schedule?: Schedule;
+  /** Console output of board k (bytes as the board wrote them, in clock order across boards). */
+  console?: (board: number, bytes: Uint8Array) => void;
+}
+
+export const MAX_BOARDS = 8;
+
+export class BoardsError extends Error {}
+
+export class Boards {
+  readonly machines: Machine[];
+  readonly config: PlatformConfig;
+  private readonly pending: { clock: number; board: number; bytes: Uint8Array }[] = [];
+
+  constructor(config: PlatformConfig, count: number, private readonly options: BoardsOptions = {}) {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_BOARDS) throw new BoardsError(`--boards must be 1..${MAX_BOARDS}, got ${count}`);
+    // Every board has the link; the configuration is checked with it on.
+    this.config = applyOverrides(structuredClone(config), { link: 1 });
+    this.machines = Array.from({ length: count }, (_, index) => new Machine(this.config, { ...options, ring: { index, count } }));
+    for (let k = 0; k < count; k++) {
+      const from = this.machines[k].tpu, to = this.machines[(k + 1) % count].tpu;
+      from.linkOut = (m) => to.linkRx!.deliver(m);
+      to.linkReleases = (m) => from.link!.model.release(m);
+      const bus = this.machines[k].bus as LinkBus;
+      this.machines[k].bus.console.setSink(options.console ? (bytes) => this.pending.push({ clock: bus.lastConsoleClock, board: k, bytes }) : null);
+    }
+  }
+
+  /** Loads the same ELF into every board. */
+  loadElf(bytes: Uint8Array): void {
+    for (const m of this.machines) m.loadElf(bytes);
+  }
+
+  loadSram(data: Uint8Array, offset: number, board = -1): void {
+    this.machines.forEach((m, k) => { if (board < 0 || board === k) m.loadSram(data, offset); });
+  }
+
+  /**
+   * A clock before which no message of board k that has not reached the next
+   * board yet can land there: its running SEND's landing, or the earliest a
+   * queued or future SEND could land (one byte, starting at the first clock
+   * not processed, or after the CPU's next PUSH). Infinity once the board has
+   * stopped and been accounted (nothing more leaves it).
+   */
+  private bound(k: number, stopped: boolean, finished: boolean): number {
+    if (finished) return Number.POSITIVE_INFINITY;
+    const m = this.machines[k], t = this.config.tpu, tpu = m.tpu, link = tpu.link!;
+    const minSend = t.linkSetup + t.linkClocksPerByte - 1;
+    if (link.running) return link.model.end + t.linkLatency;
+    if (link.fifo.length > 0) return tpu.clock + minSend + t.linkLatency;
+    if (stopped) return Number.POSITIVE_INFINITY;
+    return Math.max(tpu.clock, m.cpu.cycle + 1) + minSend + t.linkLatency;
+  }
+
+  /** Runs every board to its stop (EXIT, trap, TPU stop) or to maxCycles. */
+  run(maxCycles: number): BoardsResult {
+    const n = this.machines.length;
+    const quantum = Math.max(1, this.options.schedule?.quantum ?? 1 << 16);
+    const stopped = new Array<boolean>(n).fill(false), finished = new Array<boolean>(n).fill(false);
+    const reasons = new Array<StopReason>(n).fill(StopReason.LIMIT);
+    const results: RunResult[] = new Array(n);
+    const order = Array.from({ length: n }, (_, k) => k);
+    if (this.options.schedule?.order === 'reverse') order.reverse();
+    let rand = (this.options.schedule?.seed ?? 1) >>> 0;
+    for (let round = 0; ; round++) {
+      if (this.options.schedule?.order === 'shuffle') {
+        for (let i = n - 1; i > 0; i--) {
+          rand = (Math.imul(rand, 1664525) + 1013904223) >>> 0;
+          const j = rand % (i + 1);
+          [order[i], order[j]] = [order[j], order[i]];
+        }
+      }
+      let progress = false, left = 0;
+      for (const k of order) {
+        if (finished[k]) continue;
+        left++;
+        const m = this.machines[k], tpu = m.tpu, bus = m.bus as LinkBus;
+        const prev = (k + n - 1) % n;
+        const horizon = n === 1 ? Number.POSITIVE_INFINITY : this.bound(prev, stopped[prev], finished[prev]);
+        tpu.linkRx!.horizon = horizon;
+        const before = m.cpu.cycle + m.cpu.instret * 1e-9, tpuBefore = tpu.clock;
+        let blocked = false;
+        if (!stopped[k]) {
+          const reason = m.cpu.cycle >= maxCycles ? StopReason.LIMIT : m.advance(Math.min(maxCycles, m.cpu.cycle + quantum));
+          blocked = reason === StopReason.BLOCKED;
+          if (reason === StopReason.EXIT || reason === StopReason.TRAP || reason === StopReason.BUS_ERROR || m.cpu.cycle >= maxCycles) {
+            stopped[k] = true;
+            reasons[k] = reason === StopReason.BLOCKED ? StopReason.LIMIT : reason;
+          }
+        }
+        // The TPU may be brought up to the CPU (or the restarted access) as far as the horizon allows.
+        const stop = stopped[k] ? this.stopClock(m, reasons[k]) : Math.max(m.cpu.cycle, blocked ? bus.blockedAt : 0);
+        const target = Math.min(stop, horizon);
+        if (tpu.clock < target) tpu.advanceTo(target);
+        if (stopped[k] && horizon >= stop) {
+          results[k] = m.finishRun(reasons[k]);
+          finished[k] = true;
+        }
+        if (finished[k] || m.cpu.cycle + m.cpu.instret * 1e-9 !== before || tpu.clock !== tpuBefore) progress = true;
+      }
+      this.flushConsole(finished);
+      if (left === 0) break;
+      if (!progress) throw new Error(`internal: the boards' scheduler made no progress in round ${round}: ${this.states().join('; ')}`);
+    }
+    return this.combine(results);
+  }
+
+  /** The clock a stopped board's run ends at (Machine.result's clocks). */
+  private stopClock(m: Machine, reason: StopReason): number {
+    return reason === StopReason.LIMIT || m.bus.deviceHalt && m.bus.console.exitCode === null ? m.cpu.cycle : m.cpu.stopClock;
+  }
+
+  /** Console chunks in clock order (then board order), up to the slowest board still running. */
+  private flushConsole(finished: boolean[]): void {
+    const sink = this.options.console;
+    if (!sink || this.pending.length === 0) return;
+    let upTo = Number.POSITIVE_INFINITY;
+    this.machines.forEach((m, k) => { if (!finished[k]) upTo = Math.min(upTo, m.cpu.cycle); });
+    this.pending.sort((a, b) => a.clock - b.clock || a.board - b.board);
+    let i = 0;
+    for (; i < this.pending.length && this.pending[i].clock < upTo; i++) sink(this.pending[i].board, this.pending[i].bytes);
+    this.pending.splice(0, i);
+  }
+
+  private combine(results: RunResult[]): BoardsResult {
+    const link = this.machines.map((m) => {
+      const s = m.tpu.linkStats, rx = m.tpu.linkRx!;
+      return { busy: s.busy, bytes: s.bytes, messages: s.messages, received: rx.rxCount, rxFull: rx.rxFull };
+    });
+    const exit = results.find((r) => r.exit !== 0)?.exit ?? 0;
+    return { boards: results, link, clocks: Math.max(...results.map((r) => r.clocks)), exit };
+  }
+
+  /** One line per board: where it is and what its link is doing (the --max-cycles report). */
+  states(): string[] {
+    return this.machines.map((m, k) => {
+      const tpu = m.tpu, link = tpu.link!, rx = tpu.linkRx!;
+      const where = m.symbols.describe(m.cpu.pc);
+      return `board ${k}: pc 0x${(m.cpu.pc >>> 0).toString(16).padStart(8, '0')}${where ? ` <${where}>` : ''}, clock ${m.cpu.cycle}, `
+        + `LINK ISSUED ${link.issued} DONE ${link.done} STATUS 0x${unitStatus(link).toString(16)}, RX_COUNT ${rx.rxCount}, RX_FULL 0x${rx.rxFull.toString(16).padStart(8, '0')}`;
+    });
+  }
+}
+
+export interface RunBoardsOptions extends BoardsOptions {
+  maxCycles?: number;
+  /** Console input, the same bytes for every board. */
+  input?: Uint8Array;
+  /** SRAM images, loaded into every board (board: only that one). */
+  sram?: { data: Uint8Array; offset: number; board?: number }[];
+}
+
+/**
+ * The multi-board run API (bench --devices, tests): the same ELF on `count`
+ * boards; each board's RunResult, its link figures, and the run's clocks.
+ */
+export function runBoards(elf: Uint8Array, count: number, config: PlatformConfig, options: RunBoardsOptions = {}): BoardsResult {
+  const boards = new Boards(config, count, options);
+  boards.loadElf(elf);
+  for (const s of options.sram ?? []) boards.loadSram(s.data, s.offset, s.board ?? -1);
+  if (options.input) for (const m of boards.machines) m.bus.console.setInput(options.input);
+  return boards.run(options.maxCycles ?? DEFAULT_BOARDS_MAX_CYCLES);
+}
+
+export const DEFAULT_BOARDS_MAX_CYCLES = 10_000_000_000;
+
