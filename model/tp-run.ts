@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { DEFAULT_MAX_CYCLES, type Machine } from '../emu/machine.ts';
-import { Boards } from '../emu/multi.ts';
+import { Boards, type Schedule as BoardsSchedule } from '../emu/multi.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { runOnEmulator, type EmulatorRun } from './run.ts';
 import { finishJob, windowsOf } from './emulator-job.ts';
@@ -69,7 +69,7 @@ export interface TpBoardRun {
 }
 export interface TpBoardsRun { boards: TpBoardRun[]; clocks: number; run: EmulatorRun[] }
 
-export interface TpRunOptions { maxCycles?: number; reference?: boolean; config?: PlatformConfig; elfPath?: string; onMachines?: (ms: Machine[]) => void }
+export interface TpRunOptions { maxCycles?: number; reference?: boolean; config?: PlatformConfig; elfPath?: string; onMachines?: (ms: Machine[]) => void; schedule?: BoardsSchedule }
 
 /** Columns c0..c0+cw of packed int4 rows of width d: packed rows of width cw. */
 export function cacheColumns(rows: Uint8Array, d: number, c0: number, cw: number): Uint8Array {
@@ -84,7 +84,7 @@ export function cacheColumns(rows: Uint8Array, d: number, c0: number, cw: number
  * run (finishJob: throws ModelRunError unless it exited with 0 and STATUS 1).
  */
 export function runTpBoards(model: Model, job: Job, boards: number, o: TpRunOptions = {}): TpBoardsRun {
-  const machine = new Boards(o.config ?? defaultConfig(), boards, { reference: o.reference ?? false });
+  const machine = new Boards(o.config ?? defaultConfig(), boards, { reference: o.reference ?? false, schedule: o.schedule });
   machine.loadElf(readFileSync(o.elfPath ?? MODEL_TP_ELF));
   const { bytes, layout } = buildBlob(model, job);
   machine.loadSram(bytes, 0);
