@@ -85,6 +85,7 @@ uint32_t ring_begin(uint32_t d) {
 uint32_t ring_board(void) { return R.me; }
 uint32_t ring_boards(void) { return R.n; }
 
+/* c mod n for c < 2n (RV32I has no divider). */
 static uint32_t mod_n(uint32_t c) { return c >= R.n ? c - R.n : c; }
 
 static uint32_t send_chunk(uint32_t spad, uint32_t rows, uint32_t row_bytes, uint32_t stride) {
@@ -138,7 +139,7 @@ static void reduce_scatter(uint32_t rows) {
 static void all_gather(uint32_t rows) {
   uint32_t cb = R.cw / 2, rs = R.d / 2;
   for (uint32_t s = 0; s + 1 < R.n; s++) {
-    uint32_t send = mod_n(R.me + 1 + R.n - s), recv = mod_n(R.me + R.n - s);
+    uint32_t send = mod_n(mod_n(R.me + 1) + R.n - s), recv = mod_n(R.me + R.n - s);
     send_chunk(AR_G + R.off4[send], rows, cb, rs);
     uint32_t box = arrival();
     struct vpu_op v = { .a = box, .c = AR_G + R.off4[recv], .a_stride = cb, .c_stride = rs, .rows = rows, .cols = R.cw };
