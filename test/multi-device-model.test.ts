@@ -44,6 +44,13 @@ describe('tensor-parallel model on N boards', () => {
       });
     }
   }
+  it('N = 8 on an 8-head model: golden-exact on every board, within 5 %', () => {
+    const dims: ModelDims = { ...DIMS, heads: 8, layers: 1 }, m8 = randomModel(dims, 9);
+    const j: Job = { prompt: randomPrompt(dims, 19, 2), decodeSteps: 2, variant: 31, stopToken: 255 };
+    const g = runGolden(m8, j), r = runTpBoards(m8, j, 8), p = predictTpRun(dims, j, 8)!;
+    for (const b of r.boards) { expect(b.tokens).toEqual(g.tokens); expect(b.logits).toEqual(g.logits); }
+    p.forEach((w, i) => expect(Math.abs(w.runClocks / Math.max(...r.boards.map((b) => b.windows[i].cycles)) - 1)).toBeLessThan(0.05));
+  });
   it('the link check can fail: a prediction for another link setup is not the measured busy', () => {
     const j = job(31), r = runTpBoards(model, j, 2);
     const p = predictTpRun(DIMS, j, 2, applyOverrides(defaultConfig(), { linkSetup: 3 }))!;
