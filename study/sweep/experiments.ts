@@ -16,6 +16,7 @@ import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
 import { plotSvg, type Series } from './plot.ts';
+import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
 import type { PlannedRun } from './engine.ts';
 
@@ -698,10 +699,16 @@ const multiDevice: Experiment = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
       svg: plotSvg({ title: 'Decode, per layer and token: AllReduce vs the rest (predicted)', xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series: arSeries }),
     };
+    // Decode's ring steps: the AllReduce clocks a step adds over one board's (its requant + residual alone), against the textbook bandwidth term.
+    const big = TP_MODELS(scale).at(-1)!, nMax = big.boards.at(-1)!, rBig = need(m, `tp h${big.dims.heads} N${nMax}`), r1 = need(m, `tp h${big.dims.heads} N1`);
+    const perAr = (r: RunRecord) => r.tp!.allReducePredicted[1] / r.tp!.allReduces[1];
+    const stepClocks = (perAr(rBig) - perAr(r1)) / (2 * (nMax - 1));
+    const ring = ringAllReduceClocks(4 * big.dims.d, nMax);
     const reading = [
-      'Each board holds 1/N of the heads and FFN columns; two ring AllReduces a layer (reduce-scatter int32, requant + residual of the own chunk, all-gather int4) rebuild the residual stream on every board, and the embedding and output head are replicated.',
+      'Each board holds 1/N of the heads and FFN columns (Megatron-style: Wq, Wk, Wv and W1 by columns, Wo and W2 by rows); two ring AllReduces a layer — reduce-scatter of the int32 partial sums, requantize + residual of the board\'s own chunk, all-gather of the int4 result, which moves 8× fewer bytes than an int32 all-gather — rebuild the residual stream on every board; the embedding and the output head are replicated, so every board picks the token itself. The bench model has 4 heads, which do not split 8 ways: the 8-head model (same width, heads of 16) shows 8 boards.',
       `${readings.join('; ')}.`,
-      'Sharding pays on this hardware because a board is bound by its weight traffic (one byte a clock from SRAM) and by the CPU issuing commands, and both shrink with the shard, while the link moves only activations: a decode token\'s AllReduce sends 2(N−1) chunks of d/N values. Decode stops scaling because that AllReduce is latency, not bandwidth: 2(N−1) messages in sequence, each paying linkSetup, linkLatency and a few hundred CPU clocks to send, poll, add and release, a cost that grows with N while the per-board compute per layer shrinks as 1/N and the replicated embedding and head do not shrink at all.',
+      'Sharding pays on this hardware because a board is bound by moving weights (one byte a clock from SRAM) and by the CPU issuing commands, and both shrink with the shard, while the link carries only activations. It pays most for decode, where a token\'s weight traffic is all the work: prefill\'s AllReduces carry every prompt row (int32, 4 bytes a value) and grow as fast as its compute shrinks.',
+      `Decode stops scaling because its AllReduce is latency, not bandwidth. A ring step costs about ${f0(stepClocks)} clocks on ${nMax} boards (the SEND's linkSetup and linkLatency, the CPU pushing it, polling RX_COUNT, the ADD32 or COPY and the release), for a chunk of ${f0((4 * big.dims.d) / nMax)} bytes; the textbook ring term 2(N−1)/N · bytes / bandwidth for d int32 values is ${f0(ring.textbook)} clocks a whole AllReduce (${f0(ring.int4Gather)} with the int4 all-gather), against ${f0(perAr(rBig))} predicted. The 2(N−1) steps grow with N while the per-board work of a layer shrinks as 1/N and the replicated embedding and head do not shrink at all: at ${nMax} boards the AllReduces are ${f1((100 * rBig.tp!.allReducePredicted[1]) / rBig.predicted[1].runClocks!)}% of decode.`,
     ].join(' ');
     return { text, figures: [fig1, fig2], markdown: section(multiDevice.title, [fig1, fig2], text, reading) };
   },
