@@ -127,6 +127,12 @@ export function formatDevices(r: DevicesBenchResult): string {
   for (const w of r.windows) {
     lines.push(`${w.label.padEnd(8)} ${String(w.measured).padStart(9)} ${String(w.predicted ?? '—').padStart(11)}  ${pct(w.errorPct).padEnd(9)} ${w.prediction ? `${w.prediction.allReduceClocks} in ${w.prediction.allReduces} AllReduces` : ''}`);
   }
+  lines.push('');
+  lines.push('window    busy per board: predicted / measured (board 0)');
+  for (const w of r.windows) {
+    const c = r.boards[0].windows.find((x) => x.label === w.label)!.counters, p = w.prediction;
+    if (p) lines.push(`${w.label.padEnd(8)}  MXU ${p.mxu} / ${c.mxuBusy}, VPU ${p.vpu} / ${c.vpuBusy}, DMA ${p.dma} / ${c.dmaBusy}, LINK ${p.link.busy}`);
+  }
   const lp = r.linkPredicted;
   lines.push(`link busy per board: predicted ${lp ? `${lp.busy} clocks (${lp.messages} messages, ${lp.bytes} bytes)` : '—'}, measured ${r.boards.map((b) => b.link.busy).join(' / ')}: ${r.linkExact ? 'exact' : 'NOT exact'}`);
   lines.push(`total run clocks (the last board's stop): ${r.totalClocks}; host ${(r.wallMs / 1000).toFixed(1)} s`);

@@ -40,6 +40,8 @@ describe('tensor-parallel model on N boards', () => {
         p.forEach((w, i) => {
           const measured = Math.max(...r.boards.map((b) => b.windows[i].cycles));
           expect(Math.abs(w.runClocks / measured - 1)).toBeLessThan(0.05);
+          // Per-board compute busy: every board does the same sharded work.
+          for (const b of r.boards) expect([b.windows[i].mxuBusy, b.windows[i].vpuBusy, b.windows[i].dmaBusy]).toEqual([w.mxu, w.vpu, w.dma]);
         });
       });
     }
