@@ -3,7 +3,9 @@
 // model's for N = 1, 2, 4; the analytic prediction (model/tp-program.ts) of
 // the link busy clocks is exact and of the run clocks within 5 %, on a job
 // the calibration (scripts/calibrate-tp-issue.ts) did not run.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { EXIT } from '../emu/exit-status.ts';
 import { defaultConfig, applyOverrides } from '../emu/config.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -63,5 +65,23 @@ describe('tensor-parallel model on N boards', () => {
     expect(b.clocks).toBe(a.clocks);
     expect(b.boards.map((x) => x.windows)).toEqual(a.boards.map((x) => x.windows));
     expect(b.boards.map((x) => x.tokens)).toEqual(a.boards.map((x) => x.tokens));
+  });
+  it('CLI: bench --devices N --json; a model that does not shard and a clock limit exit with the documented status', () => {
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.mjs', 'bench', ...args], { encoding: 'utf8' });
+    const ok = cli('--devices', '2', '--json');
+    expect(ok.status).toBe(0);
+    expect(ok.stderr).toBe('');
+    const j = JSON.parse(ok.stdout);
+    expect(j.boards).toHaveLength(2);
+    expect(j.tokensCorrect && j.logitsCorrect && j.cachesCorrect && j.linkExact).toBe(true);
+    expect(j.boards[0].link.busy).toBe(j.linkPredicted.busy);
+    expect(j.totalClocks).toBeGreaterThan(0);
+    for (const w of j.windows) expect(Math.abs(w.errorPct)).toBeLessThan(5);
+    const eight = cli('--devices', '8');
+    expect(eight.status).toBe(EXIT.USAGE);
+    expect(eight.stderr).toMatch(/4 heads do not split over 8 boards/);
+    const limited = cli('--devices', '2', '--max-cycles', '1000');
+    expect(limited.status).toBe(EXIT.CYCLE_LIMIT);
+    expect(limited.stdout).toBe('');
   });
 });
