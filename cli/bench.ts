@@ -31,6 +31,15 @@ export const addBench: AddCommand = (y, done) => y.command(
   },
 );
 
+/** A failed bench run's exit status after its one line (a usage error is thrown as UsageError); other errors are rethrown. */
+function failedRun(e: unknown): number {
+  if (e instanceof BenchUsageError) throw new UsageError(e.message);
+  if (e instanceof ModelRunError) { say(e.message); return e.result.exit !== 0 ? e.result.exit : EXIT.INTERNAL; }
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'EACCES') { say(`${(e as Error).message} (build the firmware: make -C firmware-c)`); return EXIT.BAD_PROGRAM; }
+  throw e;
+}
+
 /** bench --devices N: the tensor-parallel model on N boards. */
 function devicesCommand(o: BenchCliOptions): number {
   const n = o.devices!;
@@ -39,11 +48,7 @@ function devicesCommand(o: BenchCliOptions): number {
   try {
     result = runDevicesBench({ devices: n, maxCycles: o.maxCycles, reference: o.reference });
   } catch (e) {
-    if (e instanceof BenchUsageError) throw new UsageError(e.message);
-    if (e instanceof ModelRunError) { say(e.message); return e.result.exit !== 0 ? e.result.exit : EXIT.INTERNAL; }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES') { say(`${(e as Error).message} (build the firmware: make -C firmware-c)`); return EXIT.BAD_PROGRAM; }
-    throw e;
+    return failedRun(e);
   }
   writeAllSync(1, Buffer.from(o.json ? devicesJson(result) : formatDevices(result)));
   return result.tokensCorrect && result.logitsCorrect ? 0 : EXIT.INTERNAL;
@@ -70,11 +75,7 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
   try {
     result = runBench(opts);
   } catch (e) {
-    if (e instanceof BenchUsageError) throw new UsageError(e.message);
-    if (e instanceof ModelRunError) { say(e.message); return e.result.exit !== 0 ? e.result.exit : EXIT.INTERNAL; }
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES') { say(`${(e as Error).message} (build the firmware: make -C firmware-c)`); return EXIT.BAD_PROGRAM; }
-    throw e;
+    return failedRun(e);
   } finally {
     bar?.stop();
   }
