@@ -12,7 +12,7 @@ import type { Job, ModelDims } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { shardingError } from '../model/tensor-parallel.ts';
-import { predictTpRun, type LinkFigures, type TpWindow } from '../model/tp-program.ts';
+import { predictTpRun, ringAllReduceClocks, type LinkFigures, type TpWindow } from '../model/tp-program.ts';
 import { runTpBoards, type TpBoardsRun } from '../model/tp-run.ts';
 import { BASE_DIMS, BenchUsageError, RANDOM_SEED, predictionError } from './bench.ts';
 
@@ -126,6 +126,12 @@ export function formatDevices(r: DevicesBenchResult): string {
   lines.push('window    measured   predicted  error     AllReduce clocks (predicted, one board)');
   for (const w of r.windows) {
     lines.push(`${w.label.padEnd(8)} ${String(w.measured).padStart(9)} ${String(w.predicted ?? '—').padStart(11)}  ${pct(w.errorPct).padEnd(9)} ${w.prediction ? `${w.prediction.allReduceClocks} in ${w.prediction.allReduces} AllReduces` : ''}`);
+  }
+  // The textbook ring term for one decode token's AllReduce (d int32 values a board) at one byte a clock.
+  const ring = ringAllReduceClocks(4 * r.dims.d, r.devices), dec = r.windows[1]?.prediction;
+  if (dec && r.devices > 1) {
+    lines.push(`decode AllReduce: ${Math.round(dec.allReduceClocks / dec.allReduces)} clocks each (predicted) against the ring's 2(N-1)/N x bytes / bandwidth = ${Math.round(ring.textbook)} clocks `
+      + `for ${4 * r.dims.d} bytes (${Math.round(ring.int4Gather)} with the int4 all-gather): latency, not bandwidth`);
   }
   lines.push('');
   lines.push('window    busy per board: predicted / measured (board 0)');
