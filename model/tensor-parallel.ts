@@ -152,15 +152,12 @@ export function allReduceResidual(partials: Int32Array[], x: Int8Array, shift: n
   x.set(out);
 }
 
-/** Bytes and messages one board sends in an AllReduce of `rows` rows (model_tp.c all_reduce_residual; rowBlock: rows per block). */
-export function allReduceTraffic(d: number, rows: number, boards: number, rowBlock = allReduceRowBlock(d)): AllReduceTraffic {
+/** Bytes and messages one board sends in the AllReduces of `rows` rows (collective.c allreduce_residual, once per block of rowBlock rows: tp-program.ts ringPlan). */
+export function allReduceTraffic(d: number, rows: number, boards: number, rowBlock: number): AllReduceTraffic {
   if (boards === 1) return { messages: 0, bytes: 0 };
   const blocks = Math.ceil(rows / rowBlock), cw = d / boards;
   return { messages: 2 * (boards - 1) * blocks, bytes: (boards - 1) * rows * (cw * 4 + cw / 2) };
 }
-
-/** model_tp.c AR_ROWS: rows per AllReduce block — one int32 chunk of the block fills a mailbox buffer of 8 KiB / N (any N): 2048 / d rows. */
-export function allReduceRowBlock(d: number): number { return Math.max(1, Math.floor(2048 / d)); }
 
 export interface ShardedResult extends GoldenResult {
   /** Per board, per layer: its packed int4 keys / values (cw columns, row stride cw/2). */

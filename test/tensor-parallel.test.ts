@@ -39,8 +39,8 @@ describe('sharded golden model', () => {
     expect(x[0]).toBe(-8);
   });
   it('counts the bytes one board sends: (N−1) int32 chunks and (N−1) int4 chunks', () => {
-    expect(allReduceTraffic(128, 1, 4)).toEqual({ messages: 6, bytes: 3 * (32 * 4 + 16) });
-    expect(allReduceTraffic(128, 64, 2)).toEqual({ messages: 8, bytes: 64 * (64 * 4 + 32) });
-    expect(allReduceTraffic(128, 5, 1)).toEqual({ messages: 0, bytes: 0 });
+    expect(allReduceTraffic(128, 1, 4, 16)).toEqual({ messages: 6, bytes: 3 * (32 * 4 + 16) });
+    expect(allReduceTraffic(128, 64, 2, 16)).toEqual({ messages: 8, bytes: 64 * (64 * 4 + 32) });
+    expect(allReduceTraffic(128, 5, 1, 16)).toEqual({ messages: 0, bytes: 0 });
   });
 });

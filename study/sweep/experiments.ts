@@ -657,7 +657,7 @@ const multiDevice: Experiment = {
     for (const { label, dims, boards } of TP_MODELS(scale)) {
       const get = (n: number) => need(m, `tp h${dims.heads} N${n}`);
       const pre = new Compared(), dec = new Compared();
-      const arPts: [number, number][] = [], computePts: [number, number][] = [];
+      const arPts: [number, number][] = [], computePts: [number, number][] = [], layer = new Compared();
       for (const n of boards) {
         const r = get(n), tp = r.tp!, [mp, md] = r.measured, [pp, pd] = r.predicted;
         correct &&= r.tokensCorrect === true;
@@ -673,6 +673,7 @@ const multiDevice: Experiment = {
         const arTok = tp.allReducePredicted[1] / job.decodeSteps / dims.layers, layerTok = pd.runClocks! / job.decodeSteps / dims.layers;
         arPts.push([n, arTok]);
         computePts.push([n, layerTok - arTok]);
+        layer.add(n, layerTok, md.cycles / job.decodeSteps / dims.layers);
         const speedPre = get(boards[0]).measured[0].cycles / mp.cycles, speedDec = get(boards[0]).measured[1].cycles / md.cycles;
         rows.push([label, String(n), f0(mp.cycles), runCell(pp, mp.cycles), `${f2(speedPre)}x`, f0(md.cycles / job.decodeSteps), runCell({ ...pd, runClocks: pd.runClocks! / job.decodeSteps }, md.cycles / job.decodeSteps), `${f2(speedDec)}x`,
           `${f0(tp.linkBusy[0])} / ${f0(linkPred)}`, `${f0(tp.messages[0] + tp.messages[1])}`]);
@@ -680,7 +681,8 @@ const multiDevice: Experiment = {
         arRows.push([label, String(n), f0(preAr), f0((pp.runClocks! - tp.allReducePredicted[0]) / dims.layers), f0(arTok), f0(layerTok - arTok), `${f1((100 * arTok) / layerTok)}%`]);
       }
       series.push(...pre.series(`${label} prefill`, 'predicted'), ...dec.series(`${label} decode/token`, 'predicted'));
-      arSeries.push({ name: `${label}: AllReduce per layer`, kind: 'line', points: arPts }, { name: `${label}: rest of the layer`, kind: 'line', dashed: true, points: computePts });
+      arSeries.push(...layer.series(`${label}: a layer`), { name: `${label}: its AllReduces, predicted`, kind: 'line', points: arPts },
+        { name: `${label}: the rest, predicted`, kind: 'line', dashed: true, points: computePts });
       const last = boards.at(-1)!, r1 = get(boards[0]), rN = get(last);
       readings.push(`${label}: ${last} boards run prefill ${f2(r1.measured[0].cycles / rN.measured[0].cycles)}x and decode ${f2(r1.measured[1].cycles / rN.measured[1].cycles)}x faster than one`);
     }
@@ -697,7 +699,7 @@ const multiDevice: Experiment = {
     };
     const fig2: Figure = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
-      svg: plotSvg({ title: 'Decode, per layer and token: AllReduce vs the rest (predicted)', xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series: arSeries }),
+      svg: plotSvg({ title: 'Decode, per layer and token: AllReduce vs the rest', xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series: arSeries }),
     };
     // Decode's ring steps: the AllReduce clocks a step adds over one board's (its requant + residual alone), against the textbook bandwidth term.
     const big = TP_MODELS(scale).at(-1)!, nMax = big.boards.at(-1)!, rBig = need(m, `tp h${big.dims.heads} N${nMax}`), r1 = need(m, `tp h${big.dims.heads} N1`);
