@@ -133,17 +133,7 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   }
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
-    const { file, offset } = parseSramSpec(spec);
-    // Nothing beyond the SRAM's end is read: a bigger image is refused after SRAM_SIZE - offset + 1 bytes.
-    const room = Number.isSafeInteger(offset) && offset >= 0 && offset <= SRAM_SIZE ? SRAM_SIZE - offset : 0;
-    let image: Uint8Array;
-    try {
-      image = readBounded(file, room);
-    } catch (e) {
-      if (!(e instanceof BoundedReadError)) throw e;
-      if (e.code === 'too-big') throw new ElfError(`SRAM image ${file} at offset 0x${offset.toString(16)} does not fit the 512 KiB SRAM (${e.message})`);
-      throw new ElfError(`cannot read SRAM image ${file}: ${e.message}`);
-    }
+    const { image, offset } = readSramImage(spec);
     machine.loadSram(image, offset);
   }
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
@@ -152,6 +142,20 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   // isatty, not process.stdin.isTTY: creating process.stdin would make a pipe non-blocking under us.
   else if (stdinInput && !isatty(0) && board.stop === 'console-exit') machine.bus.console.setInputStream(new FdInput(0, 'standard input'));
   return machine;
+}
+
+/** An --sram FILE@OFFSET image, read (ElfError, 164, when it cannot be or does not fit). */
+export function readSramImage(spec: string): { image: Uint8Array; offset: number } {
+  const { file, offset } = parseSramSpec(spec);
+  // Nothing beyond the SRAM's end is read: a bigger image is refused after SRAM_SIZE - offset + 1 bytes.
+  const room = Number.isSafeInteger(offset) && offset >= 0 && offset <= SRAM_SIZE ? SRAM_SIZE - offset : 0;
+  try {
+    return { image: readBounded(file, room), offset };
+  } catch (e) {
+    if (!(e instanceof BoundedReadError)) throw e;
+    if (e.code === 'too-big') throw new ElfError(`SRAM image ${file} at offset 0x${offset.toString(16)} does not fit the 512 KiB SRAM (${e.message})`);
+    throw new ElfError(`cannot read SRAM image ${file}: ${e.message}`);
+  }
 }
 
 /** The --board the options name (exit 165 for an unknown one). */

@@ -15,12 +15,15 @@ import { TimelineWriter } from '../emu/observe/timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from '../emu/observe/vcd.ts';
 import { formatSeedReport, seedReportFields } from '../emu/seed-status.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
-import { maxCyclesOption, RUN_EXITS } from './options.ts';
+import { boardsOption, maxCyclesOption, RUN_EXITS } from './options.ts';
 import { RunControl, runSliced } from './run-control.ts';
 import { say, type AddCommand } from './common.ts';
+import { runBoardsCommand } from './run-boards.ts';
 
 export interface RunOptions extends BoardArgs {
   maxCycles: number;
+  /** N boards joined by the link (cli/run-boards.ts); one board without the link when not given. */
+  boards?: number;
   reportJson?: string;
   stats: boolean;
   traceLimit?: number;
@@ -47,6 +50,7 @@ export const addRun: AddCommand = (y, done) => y.command(
     .option('profile-json', { type: 'string', describe: 'write that profile as JSON to this file' })
     .option('stats', { type: 'boolean', default: false, describe: 'print clocks, instructions and emulation speed to standard error' })
     .option('sram-out', { type: 'string', describe: 'write the 512 KiB SRAM as it is at the stop to this file (whole, or not at all)' })
+    .option('boards', { type: 'string', coerce: boardsOption, describe: `run the ELF on N boards (1..8) joined by the link in a ring (docs/hardware.md §5.12); console lines prefixed [K] when N > 1` })
     .option('trace', { type: 'string', describe: 'write an instruction trace to FILE, one line per instruction: "CLOCK 0xPC (0xWORD) DISASSEMBLY  REG <- 0xVALUE" (format: emu/observe/trace.ts)' })
     .epilogue(`${exitStatusText()} ${RUN_EXITS} Output files are checked before the run and put in place when it ends: complete, or untouched.`),
   async (args) => {
@@ -55,6 +59,12 @@ export const addRun: AddCommand = (y, done) => y.command(
 );
 
 export async function runCommand(o: RunOptions): Promise<number> {
+  if (o.boards !== undefined) {
+    const unsupported = ([['--trace', o.trace], ['--vcd', o.vcd], ['--timeline', o.timeline], ['--profile', o.profile || undefined],
+      ['--profile-json', o.profileJson], ['--sram-out', o.sramOut], ['--stats', o.stats || undefined]] as const)
+      .filter(([, v]) => v !== undefined).map(([name]) => name);
+    return runBoardsCommand({ ...o, boards: o.boards, unsupported });
+  }
   const traceLimit = o.traceLimit ?? DEFAULT_TRACE_LIMIT;
   if (!Number.isSafeInteger(traceLimit) || traceLimit < 1) throw new UsageError(`--trace-limit must be a positive integer, got ${traceLimit}`);
   checkDistinctOutputs([

@@ -199,7 +199,38 @@ export class Machine {
    * clocks of one run. Returns StopReason.LIMIT when the limit was reached.
    */
   advance(limit: number): StopReason {
-    return this.strict ? this.runStrict(limit) : this.cpu.run(limit);
+    for (;;) {
+      const reason = this.strict ? this.runStrict(limit) : this.cpu.run(limit);
+      if (reason !== StopReason.BLOCKED || !this.unblock) return reason;
+      this.unblockAccess();
+    }
+  }
+
+  /**
+   * A board of a ring with a debugger attached (emu/multi.ts Boards.attach):
+   * runs the other boards until this one's TPU may process every clock before
+   * `clock`. Null otherwise: a blocked access returns StopReason.BLOCKED to the caller.
+   */
+  unblock: ((clock: number) => void) | null = null;
+
+  /** The CPU's run, with a blocked access resolved underneath when a debugger is attached (the Stepper's one instruction). */
+  runCpu(limit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
+    for (;;) {
+      const reason = this.cpu.run(limit, instrLimit);
+      if (reason !== StopReason.BLOCKED || !this.unblock) return reason;
+      this.unblockAccess();
+    }
+  }
+
+  /** Brings the TPU's horizon past `clock`, so a tool may look at the TPU as it is then (no-op without a ring). */
+  syncTo(clock: number): void {
+    const rx = this.picoTpu?.linkRx;
+    if (this.unblock && rx && rx.horizon <= clock) this.unblock(clock);
+  }
+
+  /** The restarted access's clock, plus the clocks an SRAM access brings the TPU ahead. */
+  private unblockAccess(): void {
+    this.unblock!((this.bus as LinkBus).blockedAt + this.config.bus.sramBridgeWait + 1);
   }
 
   /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
@@ -211,6 +242,7 @@ export class Machine {
       this.seed.write(0x70, 0, 0xf, this.cpu.stopClock);
     }
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
+    this.syncTo(this.result(reason).clocks);
     this.activity.advanceTo(this.result(reason).clocks);
     const r = this.result(reason);
     return this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error'

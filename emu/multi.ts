@@ -56,6 +56,12 @@ export interface Schedule {
   /** Board order within a round: 0..N−1, reversed, or shuffled each round by a seeded generator. */
   order?: 'forward' | 'reverse' | 'shuffle';
   seed?: number;
+  /**
+   * Tests only: no horizon, each board runs as if no message could come. Then
+   * results do depend on the host's order (test/multi.test.ts shows the
+   * determinism test would catch a broken synchronisation).
+   */
+  unsynchronised?: boolean;
 }
 
 export interface BoardsOptions extends MachineOptions {
@@ -113,57 +119,115 @@ export class Boards {
     return Math.max(tpu.clock, m.cpu.cycle + 1) + minSend + t.linkLatency;
   }
 
+  // The scheduler's state: which boards have stopped (their CPU), which are accounted (finishRun done).
+  private stopped: boolean[] = [];
+  private finished: boolean[] = [];
+  private reasons: StopReason[] = [];
+  private order: number[] = [];
+  private rand = 1;
+  /** The board a debugger or GDB drives (attach), or -1. */
+  private attached = -1;
+
+  private resetSchedule(): void {
+    const n = this.machines.length;
+    this.stopped = new Array<boolean>(n).fill(false);
+    this.finished = new Array<boolean>(n).fill(false);
+    this.reasons = new Array<StopReason>(n).fill(StopReason.LIMIT);
+    this.results = new Array(n);
+    this.order = Array.from({ length: n }, (_, k) => k);
+    if (this.options.schedule?.order === 'reverse') this.order.reverse();
+    this.rand = (this.options.schedule?.seed ?? 1) >>> 0;
+  }
+
   /** Runs every board to its stop (EXIT, trap, TPU stop) or to maxCycles. */
   run(maxCycles: number): BoardsResult {
-    const n = this.machines.length;
-    const quantum = Math.max(1, this.options.schedule?.quantum ?? 1 << 16);
-    const stopped = new Array<boolean>(n).fill(false), finished = new Array<boolean>(n).fill(false);
-    const reasons = new Array<StopReason>(n).fill(StopReason.LIMIT);
-    const results: RunResult[] = new Array(n);
-    const order = Array.from({ length: n }, (_, k) => k);
-    if (this.options.schedule?.order === 'reverse') order.reverse();
-    let rand = (this.options.schedule?.seed ?? 1) >>> 0;
+    this.resetSchedule();
     for (let round = 0; ; round++) {
-      if (this.options.schedule?.order === 'shuffle') {
-        for (let i = n - 1; i > 0; i--) {
-          rand = (Math.imul(rand, 1664525) + 1013904223) >>> 0;
-          const j = rand % (i + 1);
-          [order[i], order[j]] = [order[j], order[i]];
-        }
-      }
-      let progress = false, left = 0;
-      for (const k of order) {
-        if (finished[k]) continue;
-        left++;
-        const m = this.machines[k], tpu = m.tpu, bus = m.bus as LinkBus;
-        const prev = (k + n - 1) % n;
-        const horizon = n === 1 ? Number.POSITIVE_INFINITY : this.bound(prev, stopped[prev], finished[prev]);
-        tpu.linkRx!.horizon = horizon;
-        const before = m.cpu.cycle + m.cpu.instret * 1e-9, tpuBefore = tpu.clock;
-        let blocked = false;
-        if (!stopped[k]) {
-          const reason = m.cpu.cycle >= maxCycles ? StopReason.LIMIT : m.advance(Math.min(maxCycles, m.cpu.cycle + quantum));
-          blocked = reason === StopReason.BLOCKED;
-          if (reason === StopReason.EXIT || reason === StopReason.TRAP || reason === StopReason.BUS_ERROR || m.cpu.cycle >= maxCycles) {
-            stopped[k] = true;
-            reasons[k] = reason === StopReason.BLOCKED ? StopReason.LIMIT : reason;
-          }
-        }
-        // The TPU may be brought up to the CPU (or the restarted access) as far as the horizon allows.
-        const stop = stopped[k] ? this.stopClock(m, reasons[k]) : Math.max(m.cpu.cycle, blocked ? bus.blockedAt : 0);
-        const target = Math.min(stop, horizon);
-        if (tpu.clock < target) tpu.advanceTo(target);
-        if (stopped[k] && horizon >= stop) {
-          results[k] = m.finishRun(reasons[k]);
-          finished[k] = true;
-        }
-        if (finished[k] || m.cpu.cycle + m.cpu.instret * 1e-9 !== before || tpu.clock !== tpuBefore) progress = true;
-      }
-      this.flushConsole(finished);
+      const { progress, left } = this.round(maxCycles, -1);
       if (left === 0) break;
       if (!progress) throw new Error(`internal: the boards' scheduler made no progress in round ${round}: ${this.states().join('; ')}`);
     }
-    return this.combine(results);
+    return this.combine(this.results as RunResult[]);
+  }
+
+  /** One turn of every board not yet accounted, except `skip`: did any move, and how many are left. */
+  private round(maxCycles: number, skip: number): { progress: boolean; left: number } {
+    const n = this.machines.length, order = this.order;
+    if (this.options.schedule?.order === 'shuffle') {
+      for (let i = n - 1; i > 0; i--) {
+        this.rand = (Math.imul(this.rand, 1664525) + 1013904223) >>> 0;
+        const j = this.rand % (i + 1);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+    }
+    let progress = false, left = 0;
+    for (const k of order) {
+      if (this.finished[k] || k === skip) continue;
+      left++;
+      if (this.turn(k, maxCycles)) progress = true;
+    }
+    this.flushConsole();
+    return { progress, left };
+  }
+
+  /** Board k's horizon: the clock before which every landing from its predecessor is known. */
+  private horizonOf(k: number): number {
+    const n = this.machines.length, prev = (k + n - 1) % n;
+    if (n === 1 || this.options.schedule?.unsynchronised) return Number.POSITIVE_INFINITY;
+    return this.bound(prev, this.stopped[prev], this.finished[prev]);
+  }
+
+  /** Board k runs one slice, as far as its horizon lets it; true when anything moved. */
+  private turn(k: number, maxCycles: number): boolean {
+    const m = this.machines[k], tpu = m.tpu, bus = m.bus as LinkBus;
+    const quantum = Math.max(1, this.options.schedule?.quantum ?? 1 << 16);
+    const horizon = this.horizonOf(k);
+    tpu.linkRx!.horizon = horizon;
+    const cycle = m.cpu.cycle, instret = m.cpu.instret, tpuBefore = tpu.clock;
+    let blocked = false;
+    if (!this.stopped[k]) {
+      const reason = m.cpu.cycle >= maxCycles ? StopReason.LIMIT : m.advance(Math.min(maxCycles, m.cpu.cycle + quantum));
+      blocked = reason === StopReason.BLOCKED;
+      if (reason === StopReason.EXIT || reason === StopReason.TRAP || reason === StopReason.BUS_ERROR || m.cpu.cycle >= maxCycles) {
+        this.stopped[k] = true;
+        this.reasons[k] = reason === StopReason.BLOCKED ? StopReason.LIMIT : reason;
+      }
+    }
+    // The TPU may be brought up to the CPU (or the restarted access) as far as the horizon allows.
+    const stop = this.stopped[k] ? this.stopClock(m, this.reasons[k]) : Math.max(m.cpu.cycle, blocked ? bus.blockedAt : 0);
+    const target = Math.min(stop, horizon);
+    if (tpu.clock < target) tpu.advanceTo(target);
+    if (this.stopped[k] && horizon >= stop) {
+      this.results[k] = m.finishRun(this.reasons[k]);
+      this.finished[k] = true;
+    }
+    return this.finished[k] || m.cpu.cycle !== cycle || m.cpu.instret !== instret || tpu.clock !== tpuBefore;
+  }
+
+  /**
+   * Attaches a debugger or GDB to board k (`--board K`): board k is driven by
+   * its own Machine (stepped, continued); whenever it would need clocks past
+   * its horizon, the other boards run underneath until the horizon is past them.
+   */
+  attach(k: number, maxCycles: number): Machine {
+    this.resetSchedule();
+    this.attached = k;
+    const m = this.machines[k];
+    m.tpu.linkRx!.horizon = this.horizonOf(k);
+    m.unblock = (clock) => {
+      for (let round = 0; ; round++) {
+        const horizon = this.horizonOf(k);
+        m.tpu.linkRx!.horizon = horizon;
+        if (horizon > clock) return;
+        // This board's TPU up to its CPU, as far as it may: what the others wait on (its bound) grows.
+        const tpuBefore = m.tpu.clock;
+        if (m.tpu.clock < Math.min(m.cpu.cycle, horizon)) m.tpu.advanceTo(Math.min(m.cpu.cycle, horizon));
+        if (!this.round(maxCycles, k).progress && m.tpu.clock === tpuBefore) {
+          throw new Error(`internal: the boards under board ${k} made no progress in round ${round}: ${this.states().join('; ')}`);
+        }
+      }
+    };
+    return m;
   }
 
   /** The clock a stopped board's run ends at (Machine.result's clocks). */
@@ -172,11 +236,12 @@ export class Boards {
   }
 
   /** Console chunks in clock order (then board order), up to the slowest board still running. */
-  private flushConsole(finished: boolean[]): void {
+  private flushConsole(): void {
     const sink = this.options.console;
     if (!sink || this.pending.length === 0) return;
     let upTo = Number.POSITIVE_INFINITY;
-    this.machines.forEach((m, k) => { if (!finished[k]) upTo = Math.min(upTo, m.cpu.cycle); });
+    // The board a debugger drives does not hold the others' lines back (it may stay paused for long).
+    this.machines.forEach((m, k) => { if (!this.finished[k] && k !== this.attached) upTo = Math.min(upTo, m.cpu.cycle); });
     this.pending.sort((a, b) => a.clock - b.clock || a.board - b.board);
     let i = 0;
     for (; i < this.pending.length && this.pending[i].clock < upTo; i++) sink(this.pending[i].board, this.pending[i].bytes);
@@ -192,12 +257,17 @@ export class Boards {
     return { boards: results, link, clocks: Math.max(...results.map((r) => r.clocks)), exit };
   }
 
-  /** One line per board: where it is and what its link is doing (the --max-cycles report). */
+  /** Each board's result once it has stopped and been accounted (during and after run()). */
+  private results: (RunResult | undefined)[] = [];
+
+  /** One line per board: where it is (or how it stopped) and what its link is doing (the --max-cycles report). */
   states(): string[] {
     return this.machines.map((m, k) => {
       const tpu = m.tpu, link = tpu.link!, rx = tpu.linkRx!;
       const where = m.symbols.describe(m.cpu.pc);
-      return `board ${k}: pc 0x${(m.cpu.pc >>> 0).toString(16).padStart(8, '0')}${where ? ` <${where}>` : ''}, clock ${m.cpu.cycle}, `
+      const r = this.results[k];
+      const how = r ? (r.reason === 'exit' ? `exited ${r.exit} at clock ${r.clocks}` : `stopped (${r.reason}) at clock ${r.clocks}`) : `running, clock ${m.cpu.cycle}`;
+      return `board ${k}: ${how}, pc 0x${(m.cpu.pc >>> 0).toString(16).padStart(8, '0')}${where ? ` <${where}>` : ''}, `
         + `LINK ISSUED ${link.issued} DONE ${link.done} STATUS 0x${unitStatus(link).toString(16)}, RX_COUNT ${rx.rxCount}, RX_FULL 0x${rx.rxFull.toString(16).padStart(8, '0')}`;
     });
   }

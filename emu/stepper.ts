@@ -47,7 +47,7 @@ export class Stepper {
     i.clockBefore = cpu.cycle;
     this.before.set(cpu.regs);
     const retired = cpu.instret;
-    const reason = cpu.run(maxCycles, 1);
+    const reason = this.machine.runCpu(maxCycles, 1);
     i.clockAfter = cpu.cycle;
     // A trapping instruction executed (and does not retire); a fetch from outside the BRAM did not.
     this.executed = cpu.instret > retired || reason === StopReason.TRAP
@@ -63,6 +63,7 @@ export class Stepper {
     // Keep the TPU current, so a debugger shows its state at this clock (and
     // a --strict error stops the stepping at once).
     const tpu = this.machine.activity;
+    this.machine.syncTo(cpu.cycle); // on a ring: the other boards first (emu/multi.ts)
     tpu.advanceTo(cpu.cycle);
     if (tpu.fatal) {
       this.stopped = StopReason.EXIT;

@@ -944,6 +944,8 @@ function clearFootprint(fp: Footprint): void {
 }
 
 export function describeError(e: TpuError): string {
+  // An OVERRUN is the receiver's: no command of its own is dropped, the message lands anyway.
+  if (e.code === ERR.OVERRUN) return `TPU error at clock ${e.clock}: LINK: OVERRUN: ${e.detail}`;
   // A bad list entry stops its RUN there; every other error drops the command.
   return `TPU error at clock ${e.clock}: ${e.unit} command #${e.serial} (${e.command}) ${e.code === ERR.BAD_ENTRY ? 'stopped' : 'dropped'}: `
     + `${e.codeName}: ${e.detail}`;

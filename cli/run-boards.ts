@@ -1,0 +1,124 @@
+// `picotpu run --boards N <elf>`: the same firmware on N boards joined by the
+// link (docs/hardware.md §5.12, emu/multi.ts). Console lines go to standard
+// output in clock order, prefixed `[K] ` when N > 1; standard error gets each
+// board's stop and TPU errors (prefixed the same way), each board's report
+// with its link figures, and the combined line. The exit status is the first
+// non-zero board's (board order), else 0 (docs/hardware.md §7).
+
+import { buildConfig, boardOf, readFile, readSramImage, UsageError, type BoardArgs } from './board-options.ts';
+import { say } from './common.ts';
+import { checkDistinctOutputs, OutputFile, writeFully } from '../emu/observe/output-file.ts';
+import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
+import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
+import { formatReport } from '../periph/counters.ts';
+
+export interface BoardsRunOptions extends BoardArgs {
+  boards: number;
+  maxCycles: number;
+  reportJson?: string;
+  report: boolean;
+  /** Options a multi-board run does not take (observers, --sram-out): named in the usage error. */
+  unsupported: string[];
+}
+
+/** Largest --input-file read for a multi-board run (every board gets the same bytes). */
+const MAX_BOARDS_INPUT = 16 * 1024 * 1024;
+
+export function runBoardsCommand(o: BoardsRunOptions): number {
+  if (!Number.isInteger(o.boards) || o.boards < 1 || o.boards > MAX_BOARDS) throw new UsageError(`--boards must be 1..${MAX_BOARDS}, got ${o.boards}`);
+  if (o.unsupported.length > 0) throw new UsageError(`${o.unsupported.join(', ')}: not available with --boards (run one board for them)`);
+  checkDistinctOutputs([{ option: '--report-json', path: o.reportJson }]);
+  const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
+  const n = o.boards;
+  const boards = buildBoards(o, n);
+  const r = boards.run(o.maxCycles);
+  if (report) {
+    report.write(JSON.stringify(reportJson(r), null, 2) + '\n');
+    report.commit();
+  }
+  const tag = (k: number) => (n > 1 ? `[${k}] ` : '');
+  r.boards.forEach((b, k) => {
+    if (b.reason !== 'exit') say(tag(k) + describeStop(b));
+    if (!o.strict) for (const e of b.tpuErrors) say(tag(k) + describeError(e));
+  });
+  // A collective that never completes: every board's state, to see who waits on whom.
+  if (r.boards.some((b) => b.reason === 'cycle-limit')) for (const line of boards.states()) say(line);
+  if (o.report) {
+    r.boards.forEach((b, k) => {
+      process.stderr.write(`board ${k}:\n${formatReport(b.counters, boards.config.clockHz)}`);
+      process.stderr.write(linkLine(r, k) + '\n');
+    });
+    say(combinedLine(r, boards.config.clockHz));
+  }
+  return r.exit;
+}
+
+/**
+ * `debug --boards N --board K`, `gdb --boards N --board K`: board K's Machine,
+ * the other boards running underneath it (emu/multi.ts Boards.attach); their
+ * console lines go to standard output prefixed `[J] `.
+ */
+export function attachedMachine(o: BoardArgs & { boards: number }, maxCycles: number): Machine {
+  const text = o.board ?? '0';
+  const k = text === 'picotpu' ? 0 : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --board names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
+  return buildBoards({ ...o, board: 'picotpu' }, o.boards).attach(k, maxCycles);
+}
+
+/** N boards with the program, SRAM images and console input of the options loaded. */
+function buildBoards(o: BoardArgs, n: number): Boards {
+  if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
+  const atLineStart = new Array<boolean>(n).fill(true);
+  let boards: Boards;
+  try {
+    boards = new Boards(buildConfig(o), n, {
+      reference: o.reference ?? false, strict: o.strict ?? false,
+      console: (k, bytes) => writeFully(1, n > 1 ? prefixLines(bytes, `[${k}] `, atLineStart, k) : bytes),
+    });
+  } catch (e) {
+    throw e instanceof BoardsError ? new UsageError(e.message) : e;
+  }
+  boards.loadElf(readFile(o.elf, 'program'));
+  for (const spec of o.sram) {
+    const { image, offset } = readSramImage(spec);
+    boards.loadSram(image, offset);
+  }
+  if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
+  const input = o.input !== undefined ? Buffer.from(o.input, 'utf8') : o.inputFile !== undefined ? readFile(o.inputFile, 'input file', MAX_BOARDS_INPUT) : null;
+  if (input) for (const m of boards.machines) m.bus.console.setInput(input);
+  return boards;
+}
+
+/** Prefixes every line start of `bytes` (a board's console output) with `tag`. */
+function prefixLines(bytes: Uint8Array, tag: string, atLineStart: boolean[], k: number): Uint8Array {
+  const out: number[] = [];
+  const prefix = Buffer.from(tag, 'latin1');
+  for (const b of bytes) {
+    if (atLineStart[k]) out.push(...prefix);
+    out.push(b);
+    atLineStart[k] = b === 10;
+  }
+  return Uint8Array.from(out);
+}
+
+function linkLine(r: BoardsResult, k: number): string {
+  const l = r.link[k];
+  return `  LINK busy ${l.busy} clocks, sent ${l.messages} messages (${l.bytes} bytes), RX_COUNT ${l.received}, RX_FULL 0x${l.rxFull.toString(16).padStart(8, '0')}`;
+}
+
+function combinedLine(r: BoardsResult, clockHz: number): string {
+  const sum = (f: (k: number) => number) => r.link.reduce((s, _, k) => s + f(k), 0);
+  return `${r.boards.length} boards: run clocks ${r.clocks} (${(r.clocks / clockHz * 1000).toFixed(3)} ms, the last board's stop), `
+    + `LINK busy ${sum((k) => r.link[k].busy)} clocks, ${sum((k) => r.link[k].messages)} messages, ${sum((k) => r.link[k].bytes)} bytes; exit ${r.exit}`;
+}
+
+function boardJson(b: RunResult) {
+  return {
+    clocks: b.clocks, instret: b.instret, exit: b.exit, guestExit: b.guestExit, reason: b.reason, pc: b.pc, where: b.where, trap: b.trap,
+    counters: b.counters, countersWindow: b.perfWindow ? 'PERF_CTRL' : 'whole run', tpuErrors: b.tpuErrors, tpuFatal: b.tpuFatal,
+  };
+}
+
+function reportJson(r: BoardsResult) {
+  return { boards: r.boards.map((b, k) => ({ board: k, ...boardJson(b), link: r.link[k] })), clocks: r.clocks, exit: r.exit };
+}
