@@ -22,7 +22,7 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { classClocks, shiftSteps } from '../emu/timing.ts';
 import { VARIANT } from './format.ts';
-import { DMA, MXU, Schedule, SEQ, VPU, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
+import { DMA, MXU, Schedule, SEQ, VPU, type AnyUnit, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { ISSUE_TERMS } from './issue-terms.ts';
 import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
@@ -154,12 +154,12 @@ export class KernelCpu {
   private readonly polls: boolean;
   /** No DOUBLE_BUFFER or TOKENS: k_issued waits for every command as soon as it is pushed. */
   readonly serial: boolean;
-  private readonly next: (Ticket | null)[] = [null, null, null];
+  private readonly next: (Ticket | null)[] = [null, null, null, null, null];
   private site = 'start';
   /** Each PUSH's path, in order (the calibration aligns them with the trace). */
   readonly paths: string[] = [];
   /** Each PUSH's unit, in order (the calibration checks them against the trace). */
-  readonly units: Unit[] = [];
+  readonly units: AnyUnit[] = [];
   constructor(variant: number, private readonly terms: TermSource, readonly cls = codeClass(variant), cfg: PlatformConfig = defaultConfig()) {
     this.s = new Schedule(cfg.tpu.queueDepth, cfg.bus.tpuWait);
     this.tokens = (variant & VARIANT.TOKENS) !== 0;
@@ -169,7 +169,7 @@ export class KernelCpu {
   /** k_need_slow calls since the last PUSH: each is a call the inline k_need does not skip. */
   private slowNeeds = 0;
   /** The token each unit's ARG5 holds (tpu_staged_token): tpu_push writes ARG5 only when it changes. */
-  private readonly staged: (string | null)[] = [null, null, null];
+  private readonly staged: (string | null)[] = [null, null, null, null, null];
   /** kernels.h k_need: unit's next command must follow `ticket` of `on`. */
   need(unit: Unit, on: Unit, ticket: number): void {
     if (this.serial || unit === on || ticket === 0) return;
@@ -232,7 +232,7 @@ export class KernelCpu {
    * `burst`: a command of a run pushed back to back after its first (long.c BURST_PUSH): no k_need, no token check;
    * ARG5 keeps the run's token, which the unit's earlier command already met.
    */
-  push(unit: Unit, busy: number, site: string, extra = 0, burst = false): number {
+  push(unit: AnyUnit, busy: number, site: string, extra = 0, burst = false): number {
     const token = burst ? undefined : this.next[unit] ?? undefined;
     if (!burst) this.next[unit] = null;
     // A list's entry: the command its recording captured, with its token; the CPU's ARG5 stays as it was.
@@ -249,7 +249,7 @@ export class KernelCpu {
     if (this.serial) this.s.wait(t);
     return t.ticket;
   }
-  pushed(unit: Unit): number { return this.s.pushed(unit); }
+  pushed(unit: AnyUnit): number { return this.s.pushed(unit); }
   /** tpu_drain_all (or the drains given), then PERF_CTRL = 0. */
   finish(units: Unit[] = [DMA, MXU, VPU]): ScheduleResult {
     for (const u of units) this.s.drain(u);

@@ -16,9 +16,17 @@ export const DMA = 0, MXU = 1, VPU = 2;
 /** The command sequencer of the sequencer what-if (hardware.md §5.11): its RUN commands, which the CPU polls for. */
 export const SEQ = 3;
 export type Unit = typeof DMA | typeof MXU | typeof VPU | typeof SEQ;
+/**
+ * The multi-board what-if's queues (model/tp-program.ts): the LINK unit's
+ * SENDs, and RX, the messages landing in this board's mailbox — not a unit
+ * but a list of clocks the CPU can poll for (link_wait_rx), each "ending" the
+ * clock before it lands, so that a read at the landing clock sees it.
+ */
+export const LINK = 4, RX = 5;
+export type AnyUnit = Unit | typeof LINK | typeof RX;
 
 /** A command's ticket: the unit's DONE count once it has finished (1-based, as tpu_push returns). */
-export interface Ticket { unit: Unit; ticket: number }
+export interface Ticket { unit: AnyUnit; ticket: number }
 
 /**
  * The CPU-side cost of reaching one PUSH. `issue`: clocks after the previous
@@ -54,8 +62,8 @@ export class Schedule {
   private cpu = 0;
   /** The latest end clock the CPU has polled for since its last PUSH (−1: none). */
   private polledEnd = -1;
-  private readonly ends: number[][] = [[], [], [], []];
-  private readonly starts: number[][] = [[], [], [], []];
+  private readonly ends: number[][] = [[], [], [], [], [], []];
+  private readonly starts: number[][] = [[], [], [], [], [], []];
   /** While a RUN feeds its list: the clock the sequencer fetches its next entry (−1: no list running). */
   private fetchAt = -1;
   private stall = 0;
@@ -66,7 +74,25 @@ export class Schedule {
   constructor(private readonly queueDepth = 8, tpuWait = 2) { this.pollLoop = POLL_LOOP_BASE_CLOCKS + tpuWait; }
   private readonly pollLoop: number;
 
-  pushed(unit: Unit): number { return this.ends[unit].length; }
+  pushed(unit: AnyUnit): number { return this.ends[unit].length; }
+
+  /** Busy clocks of a unit's commands so far (RX: none). */
+  busyOf(unit: AnyUnit): number {
+    if (unit === RX) return 0;
+    let b = 0;
+    for (let i = 0; i < this.ends[unit].length; i++) b += this.ends[unit][i] - this.starts[unit][i] + 1;
+    return b;
+  }
+
+  /** The end clock of a unit's command (1-based ticket). */
+  endOf(t: Ticket): number { return this.ends[t.unit][t.ticket - 1]; }
+
+  /** A message lands in the mailbox at `clock` (seen by reads from that clock on); its RX ticket. */
+  arrive(clock: number): Ticket {
+    this.starts[RX].push(clock);
+    this.ends[RX].push(clock - 1);
+    return { unit: RX, ticket: this.ends[RX].length };
+  }
 
   /** The CPU polls until `t` is done (nothing when ticket 0 or already issued long ago: the release clock is what matters). */
   wait(t: Ticket): void {
@@ -76,7 +102,7 @@ export class Schedule {
   }
 
   /** Waits for everything pushed to `unit` so far. */
-  drain(unit: Unit): void { this.wait({ unit, ticket: this.pushed(unit) }); }
+  drain(unit: AnyUnit): void { this.wait({ unit, ticket: this.pushed(unit) }); }
 
   /** One PUSH: returns its ticket. `token`: the wait token in ARG5 (the unit, not the CPU, waits). */
   /** The clock the CPU reaches the end of a path from its last PUSH. */
@@ -87,7 +113,7 @@ export class Schedule {
     return read + polls * this.pollLoop + term.afterRead;
   }
 
-  push(unit: Unit, busy: number, term: IssueTerm, token?: Ticket): Ticket {
+  push(unit: AnyUnit, busy: number, term: IssueTerm, token?: Ticket): Ticket {
     let at = this.reach(term);
     this.polledEnd = -1;
     if (this.pollLog) { this.pollLog.push(this.polled); this.polled = []; }

@@ -255,4 +255,18 @@ void seq_patch(const struct seq_list *l, uint32_t entry, uint32_t word, uint32_t
  * the CPU's next commands queue behind it); tpu_pushed[] counts its commands. */
 void seq_replay(struct seq_book *b, const struct seq_list *l);
 
+/* ---- ring collectives over the LINK (collective.c; tensor-parallel model_tp.c) ---- */
+/* Reads the board's place on the ring (LINK.BOARD) and sets up the chunks of
+ * width d/N and the mailbox buffers; returns the rows per AllReduce block
+ * (a multiple of TILE: one int32 chunk of the block fits a mailbox buffer). */
+uint32_t ring_begin(uint32_t d);
+uint32_t ring_board(void);
+uint32_t ring_boards(void);
+/* The int32 partial P[rows, d] = A[rows, k] · W[k, d] (A and W in SRAM, W's
+ * rows w_stride apart) into the scratchpad, for allreduce_residual; rows ≤ the block. */
+void partial_matmul(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t w_stride);
+/* x[rows, d] (SRAM) = hardtanh(sat4(x + R(Σ_boards P, shift)), bound): ring
+ * reduce-scatter of P, requant + residual of this board's chunk, all-gather int4. */
+void allreduce_residual(uint32_t x, uint32_t rows, uint32_t shift, uint32_t bound);
+
 #endif /* KERNELS_H */

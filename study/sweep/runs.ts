@@ -10,6 +10,8 @@ import { randomModel, randomPrompt } from '../../model/random.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
+import { predictTpRun } from '../../model/tp-program.ts';
+import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
 export interface ConfigOverride {
@@ -41,7 +43,7 @@ export const MXU16_ELFS = build('-mxu16');
 /** The firmware built with -march=rv32im for a core with a multiplier (firmware-c/Makefile RV32IM). */
 export const RV32IM_ELFS = build('-rv32im');
 /** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
-export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench];
+export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench, MODEL_TP_ELF];
 
 /** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
@@ -65,7 +67,19 @@ export interface ModelPoint {
   /** Also run the golden model and record whether the TPU's tokens are its tokens (picotpu explore). */
   check?: boolean;
 }
-export type RunPoint = MatmulPoint | ModelPoint;
+/** The tensor-parallel model (build/fw/model_tp.elf) on `boards` boards of the multi-board machine (as-built platform). */
+export interface TpPoint {
+  kind: 'tp'; dims: ModelDims; promptLength: number; decodeSteps: number; variant: number; boards: number;
+  /** The multi-board points run the as-built platform (with the link): no override, one sequence. */
+  config?: undefined; batch?: 1;
+}
+export type RunPoint = MatmulPoint | ModelPoint | TpPoint;
+
+/**
+ * A tp point's link and AllReduce figures: each board's measured link busy over the run (model_tp sends only
+ * inside its windows), and per window the predicted link busy, messages, bytes and AllReduce clocks (one board).
+ */
+export interface TpFigures { linkBusy: number[]; linkPredicted: number[]; allReducePredicted: number[]; allReduces: number[]; messages: number[]; bytes: number[] }
 
 /** What the emulator measured in one window (a phase). */
 export interface MeasuredPhase { name: string; cycles: number; mxu: number; vpu: number; dma: number; idle: number; overlap: number }
@@ -78,8 +92,9 @@ export interface RunRecord {
   /** Clocks from reset to EXIT, and the host time the emulation took. */
   emulatedClocks: number;
   wallMs: number;
-  /** Every sequence's tokens equal the golden model's (only for a point with `check`). */
+  /** Every sequence's tokens equal the golden model's (only for a point with `check`, and every tp point). */
   tokensCorrect?: boolean;
+  tp?: TpFigures;
 }
 
 /** Weights and prompts are random with this seed: they do not change clocks, only bytes. */
@@ -125,6 +140,7 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
       emulatedClocks: r.result.clocks, wallMs: r.wallMs,
     };
   }
+  if (p.kind === 'tp') return runTpPoint(key, p);
   const job = jobFor(p), model = randomModel(p.dims, SEED);
   const r = runOnEmulator(model, job, { config, elfPath: firmwareFor(config).model });
   const names = ['prefill', 'decode'];
@@ -137,6 +153,29 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
     record.tokensCorrect = golden.every((g, s) => JSON.stringify(g.tokens) === JSON.stringify(r.sequences[s]?.tokens));
   }
   return record;
+}
+
+/** A tp point: every board's windows, the slowest board's clocks as the window's measurement, the prediction per window (one board). */
+function runTpPoint(key: string, p: TpPoint): RunRecord {
+  const job: Job = { prompt: randomPrompt(p.dims, p.promptLength, SEED), decodeSteps: p.decodeSteps, variant: p.variant, stopToken: 255 };
+  const model = randomModel(p.dims, SEED), t0 = performance.now();
+  const r = runTpBoards(model, job, p.boards);
+  const wallMs = performance.now() - t0;
+  const names = ['prefill', 'decode'], pred = predictTpRun(p.dims, job, p.boards) ?? [];
+  const golden = runGoldenBatch(model, job)[0];
+  const slowest = (w: number) => r.boards.reduce((a, b) => (b.windows[w].cycles > a.windows[w].cycles ? b : a)).windows[w];
+  const measured = r.boards[0].windows.map((_, w) => measuredOf(names[w], { ...slowest(w) }));
+  const predicted: PhasePrediction[] = pred.map((w, i) => ({
+    name: names[i], mxu: w.mxu, vpu: w.vpu, dma: w.dma, lowerBound: Math.max(w.mxu, w.vpu, w.dma, w.link.busy), bytesIn: 0, bytesOut: 0, runClocks: w.runClocks,
+  }));
+  return {
+    key, point: p, measured, predicted, emulatedClocks: r.clocks, wallMs,
+    tokensCorrect: r.boards.every((b) => JSON.stringify(b.tokens) === JSON.stringify(golden.tokens)),
+    tp: {
+      linkBusy: r.boards.map((b) => b.link.busy), linkPredicted: pred.map((w) => w.link.busy), allReducePredicted: pred.map((w) => w.allReduceClocks),
+      allReduces: pred.map((w) => w.allReduces), messages: pred.map((w) => w.link.messages), bytes: pred.map((w) => w.link.bytes),
+    },
+  };
 }
 
 /** Signed relative error of a prediction, in percent. */

@@ -73,7 +73,7 @@ export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'sca
   const fp = fingerprint();
   const figures = join(o.docs, 'figures');
   mkdirSync(figures, { recursive: true });
-  const parts = [`${INTRO}\nThese results: firmware fingerprint \`${fp}\` (build/fw/model.elf and mmbench.elf, and their -spad32, -mxu16 and -rv32im builds; \`picotpu sweep\` reruns what another build made).\n`];
+  const parts = [`${INTRO}\nThese results: firmware fingerprint \`${fp}\` (build/fw/model.elf and mmbench.elf, and their -spad32, -mxu16 and -rv32im builds, and model_tp.elf; \`picotpu sweep\` reruns what another build made).\n`];
   for (const e of EXPERIMENTS) {
     const plan = e.plan(scale);
     const have = readRecords(resultsFile({ ...o, scale } as SweepCommandOptions, e), fp);
