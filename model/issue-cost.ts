@@ -205,7 +205,7 @@ export class KernelCpu {
     this.s.wait(this.s.endRun());
   }
   /** The path to a PUSH at `site` (its name, logged for the calibration) and its term. */
-  private pathTerm(unit: Unit, site: string, writesArg5: boolean, extra = 0): IssueTerm {
+  private pathTerm(unit: AnyUnit, site: string, writesArg5: boolean, extra = 0): IssueTerm {
     const path = `${this.site}>${site}${this.slowNeeds ? `/${this.slowNeeds}` : ''}${writesArg5 ? '+arg5' : ''}`;
     this.slowNeeds = 0;
     this.paths.push(path);

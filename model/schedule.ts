@@ -125,13 +125,13 @@ export class Schedule {
   }
 
   /** The first clock at whose start `unit`'s queue holds fewer than queueDepth waiting commands (a command waits until its start clock has begun). */
-  private roomAt(unit: Unit): number {
+  private roomAt(unit: AnyUnit): number {
     const n = this.ends[unit].length;
     return n >= this.queueDepth ? this.starts[unit][n - this.queueDepth] + 1 : 0;
   }
 
   /** A command pushed at `at` (by the CPU or the sequencer): it starts at the earliest of at + 1, its unit's previous end + 1 and its token's end + 1. */
-  private enqueue(unit: Unit, busy: number, at: number, token?: Ticket): Ticket {
+  private enqueue(unit: AnyUnit, busy: number, at: number, token?: Ticket): Ticket {
     const starts = this.starts[unit], ends = this.ends[unit], n = ends.length;
     let start = at + 1;
     if (n) start = Math.max(start, ends[n - 1] + 1);
@@ -161,7 +161,7 @@ export class Schedule {
    * at q, the first clock ≥ f at whose start its unit's queue has room, as a CPU PUSH at q would be. Tokens are the
    * recorded ones, made absolute (the CPU pushes nothing while the list runs).
    */
-  feed(unit: Unit, busy: number, token?: Ticket): Ticket {
+  feed(unit: AnyUnit, busy: number, token?: Ticket): Ticket {
     if (this.fetchAt < 0) throw new Error('schedule: a list entry outside a RUN');
     const q = Math.max(this.fetchAt, this.roomAt(unit));
     this.fetchAt = q + 1;

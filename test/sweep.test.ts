@@ -175,6 +175,19 @@ describe.sequential('engine', () => {
     expect(strip(two)).toEqual(strip(one));
   });
 
+  it('multi-board runs give the same records on one host thread and on two (issue #20)', async () => {
+    // The pool's thread count is the host's: each board of a point is interleaved by emu/multi.ts's
+    // scheduler on its thread, and neither the pool nor the interleaving may change a clock or a byte.
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
+    const plan = findExperiment('multi-device')!.plan('small');
+    expect(plan.length).toBeGreaterThanOrEqual(2);
+    const one = await sweep(plan, { file: join(dir, 'a.jsonl'), jobs: 1 });
+    const two = await sweep(plan, { file: join(dir, 'b.jsonl'), jobs: 2 });
+    const strip = (rs: RunRecord[]) => rs.map(({ wallMs: _w, ...r }) => r);
+    expect(strip(two)).toEqual(strip(one));
+    expect(one.every((r) => r.tokensCorrect === true)).toBe(true);
+  });
+
   it('rebuilds scaling.md from complete results and names the experiments not yet run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
     const printed: string[] = [];
