@@ -10,9 +10,9 @@
 // bullmq and ioredis load only when a queue is used.
 
 import { hostname } from 'node:os';
-import type { Job, Queue, QueueEvents, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { appendRecord, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
+import { appendRecords, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
 import type { RunRecord } from '../sweep/runs.ts';
 
 /** The queue every coordinator and worker of this format uses. */
@@ -79,6 +79,14 @@ export interface CoordinatorOptions {
  * each is recorded. Returns the records in plan order, or null when stopped
  * through the signal. A point that fails on its last attempt is an error
  * naming it, a refused job a QueueRefused.
+ *
+ * Results are collected a batch at a time, every COLLECT_EVERY_MS: one read of
+ * the finished job ids, the new ones' return values read together, one append
+ * to the results file, then their jobs removed from Redis. (Listening to the
+ * queue's event stream instead costs the coordinator a read and five parsed
+ * events for every job.) A job leaves Redis only after its record is in the
+ * file, so a coordinator stopped at any moment loses nothing: the next start
+ * collects the job again, or only removes it if its record is in.
  */
 export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Promise<RunRecord[] | null> {
   const fp = o.fingerprint ?? fingerprint();
@@ -90,63 +98,83 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   progress('');
   if (!pending.size) return plan.map((p) => have.get(p.key)!);
   const connection = await connect(o.url);
-  const { Queue, QueueEvents } = await import('bullmq');
+  const { Queue } = await import('bullmq');
   const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
-  const eventsConnection = connection.duplicate();
-  eventsConnection.on('error', () => {});
-  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsConnection });
   const byKey = new Map(plan.map((p) => [p.key, p]));
-  try {
-    return await new Promise<RunRecord[] | null>((resolve, reject) => {
-      const finish = () => { if (!pending.size) resolve(plan.map((p) => have.get(p.key)!)); };
+  const ours = (ids: string[]) => ids.filter((id) => byKey.has(id));
+  const jobsOf = async (ids: string[]) => (await Promise.all(ids.map((id) => queue.getJob(id)))).filter((j) => j !== undefined);
+  const requeue = async (id: string) => {
+    await queue.remove(id).catch(() => 0);
+    await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
+  };
+
+  /** What a coordinator stopped before finished left: retry the failed, replace jobs made for other firmware, add the missing (adding a job that exists, such as a running one, is a no-op); the finished are collected next. */
+  const enqueue = async () => {
+    const [finished, failedIds, waiting] = await Promise.all([
+      queue.getRanges(['completed'], 0, -1), queue.getRanges(['failed'], 0, -1), queue.getRanges(['waiting', 'delayed', 'prioritized', 'waiting-children'], 0, -1),
+    ]);
+    const isFailed = new Set(failedIds);
+    for (const job of await jobsOf(ours([...failedIds, ...waiting]).filter((id) => pending.has(id)))) {
+      if (job.data.fingerprint !== fp) await requeue(job.id!);
+      else if (isFailed.has(job.id!)) await job.retry('failed');
+    }
+    const there = new Set([...finished, ...failedIds, ...waiting]);
+    const add = [...pending].filter((key) => !there.has(key)).map((key) => byKey.get(key)!);
+    await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
+  };
+
+  /** One batch: the jobs finished since the last, recorded and removed; a point failed on its last attempt (or refused) is thrown. */
+  const collect = async () => {
+    const [finished, failedIds] = await Promise.all([queue.getRanges(['completed'], 0, -1), queue.getRanges(['failed'], 0, -1)]);
+    const records: RunRecord[] = [], recorded: string[] = [];
+    for (const job of await jobsOf(ours(finished))) {
+      const id = job.id!;
+      if (!pending.has(id)) { if (have.has(id)) recorded.push(id); continue; } // recorded before the last coordinator could remove it
       // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
-      const collect = async (id: string, result: JobResult | undefined) => {
-        if (!pending.has(id)) return;
-        if (!result || result.fingerprint !== fp) { await requeue(id); return; }
-        appendRecord(o.file, fp, result.record);
-        have.set(id, result.record);
-        pending.delete(id);
-        workers.add(result.worker);
-        progress(id);
-        await queue.remove(id).catch(() => 0); // recorded: Redis need not keep it
-        finish();
-      };
-      const onFailed = async (job: Job<JobData, JobResult>) => {
-        if (!pending.has(job.id!) || (await job.getState()) !== 'failed') return;
-        const reason = job.failedReason ?? 'no reason given';
-        if (/^refused by worker /.test(reason)) { reject(new QueueRefused(`point ${job.id}: ${reason}`)); return; }
-        failed++;
-        progress(job.id!);
-        reject(new Error(`sweep point ${job.id}: ${reason}`));
-      };
-      const requeue = async (id: string) => {
-        await queue.remove(id).catch(() => 0);
-        await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
-      };
-      o.signal?.addEventListener('abort', () => resolve(null), { once: true });
-      events.on('completed', ({ jobId, returnvalue }) => { void collect(jobId, parsed(returnvalue)).catch(reject); });
-      events.on('failed', ({ jobId }) => { void queue.getJob(jobId).then((j) => j && onFailed(j)).catch(reject); });
-      void (async () => {
-        await events.waitUntilReady();
-        // What a coordinator stopped before finished left: collect the finished, retry the failed, add the missing.
-        const add: PlannedRun[] = [];
-        for (const key of [...pending]) {
-          const job = await queue.getJob(key);
-          if (!job) { add.push(byKey.get(key)!); continue; }
-          const state = await job.getState();
-          if (state === 'completed') await collect(key, job.returnvalue);
-          else if (job.data.fingerprint !== fp && state !== 'active') await requeue(key);
-          else if (state === 'failed') await job.retry('failed');
-        }
-        await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
-        finish();
-      })().catch(reject);
-    });
+      const result = parsed(job.returnvalue);
+      if (!result || result.fingerprint !== fp) { await requeue(id); continue; }
+      records.push(result.record);
+      recorded.push(id);
+      have.set(id, result.record);
+      pending.delete(id);
+      workers.add(result.worker);
+      progress(id);
+    }
+    if (records.length) appendRecords(o.file, fp, records);
+    await Promise.all(recorded.map((id) => queue.remove(id).catch(() => 0)));
+    for (const job of await jobsOf(ours(failedIds).filter((id) => pending.has(id)))) {
+      const reason = job.failedReason ?? 'no reason given';
+      if (/^refused by worker /.test(reason)) throw new QueueRefused(`point ${job.id}: ${reason}`);
+      failed++;
+      progress(job.id!);
+      throw new Error(`sweep point ${job.id}: ${reason}`);
+    }
+  };
+
+  try {
+    await enqueue();
+    for (;;) {
+      if (o.signal?.aborted) return null;
+      await collect();
+      if (!pending.size) return plan.map((p) => have.get(p.key)!);
+      await pause(COLLECT_EVERY_MS, o.signal);
+    }
   } finally {
-    await closeWithin(() => Promise.all([events.close(), queue.close()]));
-    eventsConnection.disconnect();
+    await closeWithin(() => queue.close());
     connection.disconnect();
   }
+}
+
+/** How often the coordinator collects finished jobs: a few ms of latency per batch, against a read per job. */
+const COLLECT_EVERY_MS = 25;
+
+/** Waits ms, or less if the signal aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** How long a close may wait for Redis (gone, when a cluster stops it first) before the connection is simply dropped. */

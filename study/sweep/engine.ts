@@ -57,7 +57,12 @@ export function readRecords(file: string, fp: string): Map<string, RunRecord> {
 
 /** Appends one finished run to a results file (the one line format every engine, local or queued, writes). */
 export function appendRecord(file: string, fp: string, record: RunRecord): void {
-  appendFileSync(file, `${JSON.stringify({ fingerprint: fp, record } satisfies Line)}\n`);
+  appendRecords(file, fp, [record]);
+}
+
+/** Appends finished runs in one write (the queue's coordinator writes a batch at a time). */
+export function appendRecords(file: string, fp: string, records: RunRecord[]): void {
+  appendFileSync(file, records.map((record) => `${JSON.stringify({ fingerprint: fp, record } satisfies Line)}\n`).join(''));
 }
 
 /** Runs every planned point not yet in the file; returns all records in plan order. */
