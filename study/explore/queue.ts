@@ -41,8 +41,15 @@ export function checkQueueUrl(url: string): void {
   if (u.pathname && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) throw new QueueUrlError(`--queue's path is a database number (/0), got ${JSON.stringify(u.pathname)}`);
 }
 
-/** One connection for BullMQ; first a probe that fails in seconds, not a client that retries forever. */
-async function connect(url: string): Promise<Redis> {
+/**
+ * One connection for BullMQ; first a probe that fails in seconds, not a client
+ * that retries forever. `pipelined`: the commands issued in one turn of the
+ * event loop go to Redis in one write (ioredis's auto-pipelining), so the
+ * coordinator's batch of result reads, or of removals, is one round trip. The
+ * worker's connection does without: it sends one command at a time anyway,
+ * and BullMQ's workers are not tested with it.
+ */
+async function connect(url: string, pipelined = false): Promise<Redis> {
   checkQueueUrl(url);
   const { Redis } = await import('ioredis');
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
@@ -56,7 +63,7 @@ async function connect(url: string): Promise<Redis> {
   } finally {
     probe.disconnect();
   }
-  const client = new Redis(url, { maxRetriesPerRequest: null });
+  const client = new Redis(url, { maxRetriesPerRequest: null, enableAutoPipelining: pipelined });
   client.on('error', () => {}); // ioredis reconnects; BullMQ's calls wait for it
   return client;
 }
@@ -97,7 +104,7 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   const progress = (key: string) => o.onProgress?.({ done: plan.length - pending.size, total: plan.length, failed, workers: workers.size, key });
   progress('');
   if (!pending.size) return plan.map((p) => have.get(p.key)!);
-  const connection = await connect(o.url);
+  const connection = await connect(o.url, true);
   const { Queue } = await import('bullmq');
   const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
   const byKey = new Map(plan.map((p) => [p.key, p]));
