@@ -179,6 +179,15 @@ describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () 
     }
   }, 60_000);
 
+  it('two coordinators of the same points at once both finish, each with every record', async () => {
+    const { points } = loadGrid(gridFile);
+    const plan = planOf(points).slice(0, 4).map((p) => ({ ...p, key: `${p.key} twice` }));
+    // Each collects and removes the jobs it sees finish; the other adds the ones it missed again.
+    const [a, b] = await Promise.all(['a', 'b'].map((n) => runOnQueue(plan, { url: redis.url, file: join(dir, `twice-${n}.jsonl`) })));
+    expect(a!.map((r) => r.key)).toEqual(plan.map((p) => p.key));
+    expect(b!.map(sansWall)).toEqual(a!.map(sansWall));
+  }, 60_000);
+
   it('a worker of other firmware refuses the job, and the coordinator stops with its message', async () => {
     const alive = workers.find((w) => w.child.exitCode === null && w.child.signalCode === null)!;
     const { points } = loadGrid(gridFile);

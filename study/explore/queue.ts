@@ -115,28 +115,30 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
     await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
   };
 
-  /** What a coordinator stopped before finished left: retry the failed, replace jobs made for other firmware, add the missing (adding a job that exists, such as a running one, is a no-op); the finished are collected next. */
+  /** What a coordinator stopped before finished left: retry the failed, replace jobs made for other firmware, add the missing; the finished are collected next. */
   const enqueue = async () => {
-    const [finished, failedIds, waiting] = await Promise.all([
-      queue.getRanges(['completed'], 0, -1), queue.getRanges(['failed'], 0, -1), queue.getRanges(['waiting', 'delayed', 'prioritized', 'waiting-children'], 0, -1),
-    ]);
+    const [failedIds, waiting] = await Promise.all([queue.getRanges(['failed'], 0, -1), queue.getRanges(['waiting', 'delayed', 'prioritized', 'waiting-children'], 0, -1)]);
     const isFailed = new Set(failedIds);
     for (const job of await jobsOf(ours([...failedIds, ...waiting]).filter((id) => pending.has(id)))) {
       if (job.data.fingerprint !== fp) await requeue(job.id!);
       else if (isFailed.has(job.id!)) await job.retry('failed');
     }
-    const there = new Set([...finished, ...failedIds, ...waiting]);
-    const add = [...pending].filter((key) => !there.has(key)).map((key) => byKey.get(key)!);
-    await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
+    await addMissing();
   };
 
-  /** One batch: the jobs finished since the last, recorded and removed; a point failed on its last attempt (or refused) is thrown. */
-  const collect = async () => {
+  /**
+   * One batch: the jobs finished since the last, recorded and removed; a point
+   * failed on its last attempt (or refused) is thrown. `leftovers`: also
+   * remove finished jobs whose records are already in the file (a stopped
+   * coordinator's), which only the first batch does, so that a coordinator
+   * never takes a result another one, running at the same time, still needs.
+   */
+  const collect = async (leftovers: boolean) => {
     const [finished, failedIds] = await Promise.all([queue.getRanges(['completed'], 0, -1), queue.getRanges(['failed'], 0, -1)]);
     const records: RunRecord[] = [], recorded: string[] = [];
-    for (const job of await jobsOf(ours(finished))) {
+    for (const job of await jobsOf(ours(finished).filter((id) => pending.has(id) || leftovers))) {
       const id = job.id!;
-      if (!pending.has(id)) { if (have.has(id)) recorded.push(id); continue; } // recorded before the last coordinator could remove it
+      if (!pending.has(id)) { recorded.push(id); continue; }
       // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
       const result = parsed(job.returnvalue);
       if (!result || result.fingerprint !== fp) { await requeue(id); continue; }
@@ -158,14 +160,33 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
     }
   };
 
-  try {
+  /** Adds the points that have no job in Redis: not yet enqueued, or gone (another coordinator of the same points collected them, or someone removed them). Adding a job that exists is a no-op. */
+  const addMissing = async () => {
+    const there = new Set(await queue.getRanges(['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting', 'waiting-children'], 0, -1));
+    const missing = [...pending].filter((key) => !there.has(key)).map((key) => byKey.get(key)!);
+    if (missing.length) await queue.addBulk(missing.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
+  };
+
+  const collectAll = async (): Promise<RunRecord[] | null> => {
     await enqueue();
-    for (;;) {
-      if (o.signal?.aborted) return null;
-      await collect();
+    for (let batch = 0; ; batch++) {
+      await collect(batch === 0);
       if (!pending.size) return plan.map((p) => have.get(p.key)!);
+      if (o.signal?.aborted) return null;
+      if (batch % MISSING_CHECK_EVERY === MISSING_CHECK_EVERY - 1) await addMissing();
       await pause(COLLECT_EVERY_MS, o.signal);
     }
+  };
+
+  // Stopping does not wait for Redis (it may be gone already); a batch cut short is collected again by the next start.
+  const stopped = new Promise<null>((resolve) => {
+    if (o.signal?.aborted) resolve(null);
+    o.signal?.addEventListener('abort', () => resolve(null), { once: true });
+  });
+  const collecting = collectAll();
+  collecting.catch(() => {}); // after a stop, its end (an error from the closed connection, at worst) is of no interest
+  try {
+    return await Promise.race([collecting, stopped]);
   } finally {
     await closeWithin(() => queue.close());
     connection.disconnect();
@@ -174,6 +195,8 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
 
 /** How often the coordinator collects finished jobs: a few ms of latency per batch, against a read per job. */
 const COLLECT_EVERY_MS = 25;
+/** Every this many batches (about 2 s), it looks for points whose jobs have gone missing. */
+const MISSING_CHECK_EVERY = 80;
 
 /** Waits ms, or less if the signal aborts. */
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
