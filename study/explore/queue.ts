@@ -237,13 +237,16 @@ export interface WorkerOptions {
   signal?: AbortSignal;
 }
 
+/** Points a worker's thread holds beyond the one it runs (PointPool's `ahead`). */
+const POINTS_AHEAD = 1;
+
 /** Runs jobs until the signal aborts; throws QueueRefused after refusing a job made for other firmware. */
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const fp = fingerprint();
   const name = `${hostname()}:${process.pid}`;
   const connection = await connect(o.url);
   const { Worker, UnrecoverableError } = await import('bullmq');
-  const pool = new PointPool(o.concurrency);
+  const pool = new PointPool(o.concurrency, POINTS_AHEAD);
   let refusal: QueueRefused | null = null;
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => { stop = resolve; });
@@ -259,10 +262,12 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     o.log(`done ${job.id} (${record.wallMs.toFixed(0)} ms)`);
     return { fingerprint: fp, worker: name, record };
   }, {
-    // One job more than threads: the next job is fetched from Redis while the
-    // threads run, so a thread never waits for the queue's round trip (a
-    // dead worker's prefetched job returns to the queue like its running ones).
-    connection, concurrency: o.concurrency + 1, maxStalledCount: 2,
+    // Jobs enough for every thread's running and next point, and one more: the
+    // next job is fetched from Redis while the threads run, and a thread
+    // starts its next point without waiting for this event loop, so no thread
+    // waits for the queue's round trip or for Redis traffic on the event loop
+    // (a dead worker's waiting jobs return to the queue like its running ones).
+    connection, concurrency: o.concurrency * (1 + POINTS_AHEAD) + 1, maxStalledCount: 2,
     ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}), ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
   });
   worker.on('error', () => {}); // connection trouble: BullMQ retries
