@@ -5,6 +5,11 @@
 // out), five rounds interleaved after a warm-up; the median difference per
 // point.
 //   npx tsx scripts/bench-explore-queue.ts [POINTS]
+// With `local` or `queue` after POINTS it runs only that side's rounds, for
+// counting what a job costs in CPU time and context switches, which a loaded
+// machine disturbs less than wall time: the difference between two counts,
+//   perf stat -e task-clock,context-switches npx tsx scripts/bench-explore-queue.ts 480 queue
+// and the same with 40 points, over 5 × 440 jobs.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +20,7 @@ import { startRedis } from '../study/explore/local-redis.ts';
 import { runOnQueue } from '../study/explore/queue.ts';
 
 const n = Number(process.argv[2] ?? 240);
+const only = process.argv[3] as 'local' | 'queue' | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'picotpu-bench-queue-'));
 const redis = await startRedis();
 const worker = spawn(process.execPath, ['bin/picotpu.mjs', 'worker', '--queue', redis.url, '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -31,18 +37,21 @@ const pool = new PointPool(1);
 for (const p of plan(-1, 'warm').slice(0, 20)) await pool.run(p);
 await runOnQueue(plan(-1, 'warm').slice(0, 20), { url: redis.url, file: join(dir, 'warm.jsonl') });
 const ROUNDS = 5;
+const runLocal = async (round: number) => { for (const p of plan(round, 'local')) await pool.run(p); };
+const runQueued = (round: number) => runOnQueue(plan(round, 'queue'), { url: redis.url, file: join(dir, `queue-${round}.jsonl`) });
 for (let round = 0; round < ROUNDS; round++) {
   let t0 = performance.now();
-  for (const p of plan(round, 'local')) await pool.run(p);
+  if (only !== 'queue') await runLocal(round);
   const local = performance.now() - t0;
   t0 = performance.now();
-  await runOnQueue(plan(round, 'queue'), { url: redis.url, file: join(dir, `queue-${round}.jsonl`) });
+  if (only !== 'local') await runQueued(round);
   const queued = performance.now() - t0;
+  if (only) continue;
   perPoint.push((queued - local) / n);
   console.log(`round ${round + 1}: ${n} points, local thread ${(local / 1000).toFixed(2)} s, one queue worker ${(queued / 1000).toFixed(2)} s: ${((queued - local) / n).toFixed(2)} ms per job`);
 }
 perPoint.sort((a, b) => a - b);
-console.log(`queue overhead per job (median of ${ROUNDS} rounds): ${perPoint[ROUNDS >> 1].toFixed(2)} ms`);
+if (!only) console.log(`queue overhead per job (median of ${ROUNDS} rounds): ${perPoint[ROUNDS >> 1].toFixed(2)} ms`);
 await pool.close();
 worker.kill('SIGTERM');
 redis.stop();

@@ -15,9 +15,9 @@ import { EXIT } from '../emu/exit-status.ts';
 import { fpgaCost } from '../study/explore/cost.ts';
 import { loadGrid, planOf } from '../study/explore/explore.ts';
 import { expandGrid, parseGrid, type Knobs } from '../study/explore/grid.ts';
-import { QueueRefused, runOnQueue } from '../study/explore/queue.ts';
+import { QUEUE_NAME, QueueRefused, runOnQueue } from '../study/explore/queue.ts';
 import { paretoFront } from '../study/explore/report.ts';
-import { fingerprint, readRecords, sweep } from '../study/sweep/engine.ts';
+import { appendRecord, fingerprint, readRecords, sweep } from '../study/sweep/engine.ts';
 import type { RunRecord } from '../study/sweep/runs.ts';
 import { CLI, root, runCli } from './helpers/cli-process.ts';
 import { freePort, hasRedisServer, startRedis, type RedisServer } from '../study/explore/local-redis.ts';
@@ -87,9 +87,9 @@ function start(args: string[], onOut?: (p: Proc) => void): Proc {
 }
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { fingerprint: string; record: RunRecord });
 const sansWall = (r: RunRecord) => ({ ...r, wallMs: 0 });
-const until = async (cond: () => boolean, ms: number, what: string) => {
+const until = async (cond: () => boolean | Promise<boolean>, ms: number, what: string) => {
   const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error(`timed out waiting for ${what}`); await new Promise((r) => setTimeout(r, 25)); }
+  while (!(await cond())) { if (Date.now() > end) throw new Error(`timed out waiting for ${what}`); await new Promise((r) => setTimeout(r, 25)); }
 };
 
 describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () => {
@@ -150,6 +150,43 @@ describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () 
     expect(XMLValidator.validate(svg)).toBe(true);
     expect([...svg.matchAll(/data-series="([^"]*)"/g)].map((m) => m[1])).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2, every point', 'model d32 ff64 h2 L1 V16 S32 P8 D2, Pareto front']);
   });
+
+  it('a restarted coordinator removes a job whose record the stopped one wrote but did not remove, without running it again', async () => {
+    const alive = workers.find((w) => w.child.exitCode === null && w.child.signalCode === null)!;
+    const { points } = loadGrid(gridFile);
+    const [left, next] = planOf(points).slice(0, 2).map((p) => ({ ...p, key: `${p.key} leftover` }));
+    const file = join(dir, 'leftover.jsonl');
+    // What a coordinator stopped between writing a batch and removing its jobs leaves: the job finished in Redis, its record in the file.
+    const { Queue } = await import('bullmq');
+    const { Redis } = await import('ioredis');
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(QUEUE_NAME, { connection });
+    try {
+      await queue.add(left.key, { fingerprint: fingerprint(), run: left }, { jobId: left.key });
+      await until(async () => (await queue.getJobState(left.key)) === 'completed', 30_000, 'the leftover job');
+      const job = await queue.getJob(left.key);
+      appendRecord(file, fingerprint(), job!.returnvalue.record);
+
+      const records = await runOnQueue([left, next], { url: redis.url, file });
+      expect(records!.map((r) => r.key)).toEqual([left.key, next.key]);
+      expect(await queue.getJob(left.key)).toBeUndefined();
+      expect(await queue.getJob(next.key)).toBeUndefined();
+      expect(alive.out.split(`done ${left.key} `).length - 1).toBe(1);
+      expect(lines(file).map((l) => l.record.key)).toEqual([left.key, next.key]);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  }, 60_000);
+
+  it('two coordinators of the same points at once both finish, each with every record', async () => {
+    const { points } = loadGrid(gridFile);
+    const plan = planOf(points).slice(0, 4).map((p) => ({ ...p, key: `${p.key} twice` }));
+    // Each collects and removes the jobs it sees finish; the other adds the ones it missed again.
+    const [a, b] = await Promise.all(['a', 'b'].map((n) => runOnQueue(plan, { url: redis.url, file: join(dir, `twice-${n}.jsonl`) })));
+    expect(a!.map((r) => r.key)).toEqual(plan.map((p) => p.key));
+    expect(b!.map(sansWall)).toEqual(a!.map(sansWall));
+  }, 60_000);
 
   it('a worker of other firmware refuses the job, and the coordinator stops with its message', async () => {
     const alive = workers.find((w) => w.child.exitCode === null && w.child.signalCode === null)!;

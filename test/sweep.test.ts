@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
+import { PointPool, readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../study/sweep/experiments.ts';
 import { plotSvg } from '../study/sweep/plot.ts';
 import { runSweep } from '../study/sweep/sweep.ts';
@@ -186,6 +186,22 @@ describe.sequential('engine', () => {
     const strip = (rs: RunRecord[]) => rs.map(({ wallMs: _w, ...r }) => r);
     expect(strip(two)).toEqual(strip(one));
     expect(one.every((r) => r.tokensCorrect === true)).toBe(true);
+  });
+
+  it('a pool that posts points ahead to its thread gives each point its own record, in the order asked', async () => {
+    const plan = Array.from({ length: 5 }, (_, i) => ({ key: `ahead ${i}`, point: { kind: 'matmul' as const, m: 8, k: 64, n: 64, variant: 1, config: { tpuWait: i } } }));
+    const strip = ({ wallMs: _w, ...r }: RunRecord) => r;
+    const one = new PointPool(1), ahead = new PointPool(1, 2);
+    try {
+      const want: RunRecord[] = [];
+      for (const p of plan) want.push(await one.run(p));
+      const got = await Promise.all(plan.map((p) => ahead.run(p)));
+      expect(got.map((r) => r.key)).toEqual(plan.map((p) => p.key));
+      expect(got.map(strip)).toEqual(want.map(strip));
+      expect(new Set(want.map((r) => r.measured[0].cycles)).size).toBeGreaterThan(1); // the points differ, so a mix-up shows
+    } finally {
+      await Promise.all([one.close(), ahead.close()]);
+    }
   });
 
   it('rebuilds scaling.md from complete results and names the experiments not yet run', async () => {

@@ -10,9 +10,9 @@
 // bullmq and ioredis load only when a queue is used.
 
 import { hostname } from 'node:os';
-import type { Job, Queue, QueueEvents, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { appendRecord, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
+import { appendRecords, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
 import type { RunRecord } from '../sweep/runs.ts';
 
 /** The queue every coordinator and worker of this format uses. */
@@ -41,8 +41,15 @@ export function checkQueueUrl(url: string): void {
   if (u.pathname && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) throw new QueueUrlError(`--queue's path is a database number (/0), got ${JSON.stringify(u.pathname)}`);
 }
 
-/** One connection for BullMQ; first a probe that fails in seconds, not a client that retries forever. */
-async function connect(url: string): Promise<Redis> {
+/**
+ * One connection for BullMQ; first a probe that fails in seconds, not a client
+ * that retries forever. `pipelined`: the commands issued in one turn of the
+ * event loop go to Redis in one write (ioredis's auto-pipelining), so the
+ * coordinator's batch of result reads, or of removals, is one round trip. The
+ * worker's connection does without: it sends one command at a time anyway,
+ * and BullMQ's workers are not tested with it.
+ */
+async function connect(url: string, pipelined = false): Promise<Redis> {
   checkQueueUrl(url);
   const { Redis } = await import('ioredis');
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 5000, enableOfflineQueue: false });
@@ -56,7 +63,7 @@ async function connect(url: string): Promise<Redis> {
   } finally {
     probe.disconnect();
   }
-  const client = new Redis(url, { maxRetriesPerRequest: null });
+  const client = new Redis(url, { maxRetriesPerRequest: null, enableAutoPipelining: pipelined });
   client.on('error', () => {}); // ioredis reconnects; BullMQ's calls wait for it
   return client;
 }
@@ -79,6 +86,14 @@ export interface CoordinatorOptions {
  * each is recorded. Returns the records in plan order, or null when stopped
  * through the signal. A point that fails on its last attempt is an error
  * naming it, a refused job a QueueRefused.
+ *
+ * Results are collected a batch at a time, every COLLECT_EVERY_MS: one read of
+ * the finished job ids, the new ones' return values read together, one append
+ * to the results file, then their jobs removed from Redis. (Listening to the
+ * queue's event stream instead costs the coordinator a read and five parsed
+ * events for every job.) A job leaves Redis only after its record is in the
+ * file, so a coordinator stopped at any moment loses nothing: the next start
+ * collects the job again, or only removes it if its record is in.
  */
 export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Promise<RunRecord[] | null> {
   const fp = o.fingerprint ?? fingerprint();
@@ -89,64 +104,107 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
   const progress = (key: string) => o.onProgress?.({ done: plan.length - pending.size, total: plan.length, failed, workers: workers.size, key });
   progress('');
   if (!pending.size) return plan.map((p) => have.get(p.key)!);
-  const connection = await connect(o.url);
-  const { Queue, QueueEvents } = await import('bullmq');
+  const connection = await connect(o.url, true);
+  const { Queue } = await import('bullmq');
   const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
-  const eventsConnection = connection.duplicate();
-  eventsConnection.on('error', () => {});
-  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsConnection });
   const byKey = new Map(plan.map((p) => [p.key, p]));
-  try {
-    return await new Promise<RunRecord[] | null>((resolve, reject) => {
-      const finish = () => { if (!pending.size) resolve(plan.map((p) => have.get(p.key)!)); };
+  const ours = (ids: string[]) => ids.filter((id) => byKey.has(id));
+  const jobsOf = async (ids: string[]) => (await Promise.all(ids.map((id) => queue.getJob(id)))).filter((j) => j !== undefined);
+  const requeue = async (id: string) => {
+    await queue.remove(id).catch(() => 0);
+    await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
+  };
+
+  /** What a coordinator stopped before finished left: retry the failed, replace jobs made for other firmware, add the missing; the finished are collected next. */
+  const enqueue = async () => {
+    const [failedIds, waiting] = await Promise.all([queue.getRanges(['failed'], 0, -1), queue.getRanges(['waiting', 'delayed', 'prioritized', 'waiting-children'], 0, -1)]);
+    const isFailed = new Set(failedIds);
+    for (const job of await jobsOf(ours([...failedIds, ...waiting]).filter((id) => pending.has(id)))) {
+      if (job.data.fingerprint !== fp) await requeue(job.id!);
+      else if (isFailed.has(job.id!)) await job.retry('failed');
+    }
+    await addMissing();
+  };
+
+  /**
+   * One batch: the jobs finished since the last, recorded and removed; a point
+   * failed on its last attempt (or refused) is thrown. `leftovers`: also
+   * remove finished jobs whose records are already in the file (a stopped
+   * coordinator's), which only the first batch does, so that a coordinator
+   * never takes a result another one, running at the same time, still needs.
+   */
+  const collect = async (leftovers: boolean) => {
+    const [finished, failedIds] = await Promise.all([queue.getRanges(['completed'], 0, -1), queue.getRanges(['failed'], 0, -1)]);
+    const records: RunRecord[] = [], recorded: string[] = [];
+    for (const job of await jobsOf(ours(finished).filter((id) => pending.has(id) || leftovers))) {
+      const id = job.id!;
+      if (!pending.has(id)) { recorded.push(id); continue; }
       // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
-      const collect = async (id: string, result: JobResult | undefined) => {
-        if (!pending.has(id)) return;
-        if (!result || result.fingerprint !== fp) { await requeue(id); return; }
-        appendRecord(o.file, fp, result.record);
-        have.set(id, result.record);
-        pending.delete(id);
-        workers.add(result.worker);
-        progress(id);
-        await queue.remove(id).catch(() => 0); // recorded: Redis need not keep it
-        finish();
-      };
-      const onFailed = async (job: Job<JobData, JobResult>) => {
-        if (!pending.has(job.id!) || (await job.getState()) !== 'failed') return;
-        const reason = job.failedReason ?? 'no reason given';
-        if (/^refused by worker /.test(reason)) { reject(new QueueRefused(`point ${job.id}: ${reason}`)); return; }
-        failed++;
-        progress(job.id!);
-        reject(new Error(`sweep point ${job.id}: ${reason}`));
-      };
-      const requeue = async (id: string) => {
-        await queue.remove(id).catch(() => 0);
-        await queue.add(id, { fingerprint: fp, run: byKey.get(id)! }, jobOptions(id));
-      };
-      o.signal?.addEventListener('abort', () => resolve(null), { once: true });
-      events.on('completed', ({ jobId, returnvalue }) => { void collect(jobId, parsed(returnvalue)).catch(reject); });
-      events.on('failed', ({ jobId }) => { void queue.getJob(jobId).then((j) => j && onFailed(j)).catch(reject); });
-      void (async () => {
-        await events.waitUntilReady();
-        // What a coordinator stopped before finished left: collect the finished, retry the failed, add the missing.
-        const add: PlannedRun[] = [];
-        for (const key of [...pending]) {
-          const job = await queue.getJob(key);
-          if (!job) { add.push(byKey.get(key)!); continue; }
-          const state = await job.getState();
-          if (state === 'completed') await collect(key, job.returnvalue);
-          else if (job.data.fingerprint !== fp && state !== 'active') await requeue(key);
-          else if (state === 'failed') await job.retry('failed');
-        }
-        await queue.addBulk(add.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
-        finish();
-      })().catch(reject);
-    });
+      const result = parsed(job.returnvalue);
+      if (!result || result.fingerprint !== fp) { await requeue(id); continue; }
+      records.push(result.record);
+      recorded.push(id);
+      have.set(id, result.record);
+      pending.delete(id);
+      workers.add(result.worker);
+      progress(id);
+    }
+    if (records.length) appendRecords(o.file, fp, records);
+    await Promise.all(recorded.map((id) => queue.remove(id).catch(() => 0)));
+    for (const job of await jobsOf(ours(failedIds).filter((id) => pending.has(id)))) {
+      const reason = job.failedReason ?? 'no reason given';
+      if (/^refused by worker /.test(reason)) throw new QueueRefused(`point ${job.id}: ${reason}`);
+      failed++;
+      progress(job.id!);
+      throw new Error(`sweep point ${job.id}: ${reason}`);
+    }
+  };
+
+  /** Adds the points that have no job in Redis: not yet enqueued, or gone (another coordinator of the same points collected them, or someone removed them). Adding a job that exists is a no-op. */
+  const addMissing = async () => {
+    const there = new Set(await queue.getRanges(['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting', 'waiting-children'], 0, -1));
+    const missing = [...pending].filter((key) => !there.has(key)).map((key) => byKey.get(key)!);
+    if (missing.length) await queue.addBulk(missing.map((p) => ({ name: p.key, data: { fingerprint: fp, run: p }, opts: jobOptions(p.key) })));
+  };
+
+  const collectAll = async (): Promise<RunRecord[] | null> => {
+    await enqueue();
+    for (let batch = 0; ; batch++) {
+      await collect(batch === 0);
+      if (!pending.size) return plan.map((p) => have.get(p.key)!);
+      if (o.signal?.aborted) return null;
+      if (batch % MISSING_CHECK_EVERY === MISSING_CHECK_EVERY - 1) await addMissing();
+      await pause(COLLECT_EVERY_MS, o.signal);
+    }
+  };
+
+  // Stopping does not wait for Redis (it may be gone already); a batch cut short is collected again by the next start.
+  const stopped = new Promise<null>((resolve) => {
+    if (o.signal?.aborted) resolve(null);
+    o.signal?.addEventListener('abort', () => resolve(null), { once: true });
+  });
+  const collecting = collectAll();
+  collecting.catch(() => {}); // after a stop, its end (an error from the closed connection, at worst) is of no interest
+  try {
+    return await Promise.race([collecting, stopped]);
   } finally {
-    await closeWithin(() => Promise.all([events.close(), queue.close()]));
-    eventsConnection.disconnect();
+    await closeWithin(() => queue.close());
     connection.disconnect();
   }
+}
+
+/** How often the coordinator collects finished jobs: a few ms of latency per batch, against a read per job. */
+const COLLECT_EVERY_MS = 25;
+/** Every this many batches (about 2 s), it looks for points whose jobs have gone missing. */
+const MISSING_CHECK_EVERY = 80;
+
+/** Waits ms, or less if the signal aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** How long a close may wait for Redis (gone, when a cluster stops it first) before the connection is simply dropped. */
@@ -179,13 +237,16 @@ export interface WorkerOptions {
   signal?: AbortSignal;
 }
 
+/** Points a worker's thread holds beyond the one it runs (PointPool's `ahead`). */
+const POINTS_AHEAD = 1;
+
 /** Runs jobs until the signal aborts; throws QueueRefused after refusing a job made for other firmware. */
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const fp = fingerprint();
   const name = `${hostname()}:${process.pid}`;
   const connection = await connect(o.url);
   const { Worker, UnrecoverableError } = await import('bullmq');
-  const pool = new PointPool(o.concurrency);
+  const pool = new PointPool(o.concurrency, POINTS_AHEAD);
   let refusal: QueueRefused | null = null;
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => { stop = resolve; });
@@ -201,10 +262,12 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     o.log(`done ${job.id} (${record.wallMs.toFixed(0)} ms)`);
     return { fingerprint: fp, worker: name, record };
   }, {
-    // One job more than threads: the next job is fetched from Redis while the
-    // threads run, so a thread never waits for the queue's round trip (a
-    // dead worker's prefetched job returns to the queue like its running ones).
-    connection, concurrency: o.concurrency + 1, maxStalledCount: 2,
+    // Jobs enough for every thread's running and next point, and one more: the
+    // next job is fetched from Redis while the threads run, and a thread
+    // starts its next point without waiting for this event loop, so no thread
+    // waits for the queue's round trip or for Redis traffic on the event loop
+    // (a dead worker's waiting jobs return to the queue like its running ones).
+    connection, concurrency: o.concurrency * (1 + POINTS_AHEAD) + 1, maxStalledCount: 2,
     ...(o.lockDuration ? { lockDuration: o.lockDuration } : {}), ...(o.stalledInterval ? { stalledInterval: o.stalledInterval } : {}),
   });
   worker.on('error', () => {}); // connection trouble: BullMQ retries

@@ -57,7 +57,12 @@ export function readRecords(file: string, fp: string): Map<string, RunRecord> {
 
 /** Appends one finished run to a results file (the one line format every engine, local or queued, writes). */
 export function appendRecord(file: string, fp: string, record: RunRecord): void {
-  appendFileSync(file, `${JSON.stringify({ fingerprint: fp, record } satisfies Line)}\n`);
+  appendRecords(file, fp, [record]);
+}
+
+/** Appends finished runs in one write (the queue's coordinator writes a batch at a time). */
+export function appendRecords(file: string, fp: string, records: RunRecord[]): void {
+  appendFileSync(file, records.map((record) => `${JSON.stringify({ fingerprint: fp, record } satisfies Line)}\n`).join(''));
 }
 
 /** Runs every planned point not yet in the file; returns all records in plan order. */
@@ -111,16 +116,25 @@ interface Waiting { resolve: (r: RunRecord) => void; reject: (e: Error) => void 
  * Worker threads that each run one point at a time: run() hands a point to an
  * idle thread (or waits for one) and resolves with its record. The sweep
  * engine and a queue worker (study/explore/queue.ts) both run points on it,
- * so the event loop stays free while the emulator works.
+ * so the event loop stays free while the emulator works. `ahead`: points
+ * posted to a thread beyond the one it runs; a thread then starts its next
+ * point the moment it finishes one, without waiting for this event loop to
+ * take the result and post the next (which a queue worker's event loop, busy
+ * with Redis, may not do at once).
  */
 export class PointPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Waiting>();
+  private readonly threads: Worker[] = [];
+  /** Per thread, the points posted to it, oldest (the running one) first: its replies come in that order. */
+  private readonly posted = new Map<Worker, Waiting[]>();
   private readonly queued: { p: PlannedRun; w: Waiting }[] = [];
   private failure: Error | null = null;
 
-  constructor(readonly threads: number) {
-    for (let i = 0; i < threads; i++) this.idle.push(this.start());
+  constructor(readonly threadCount: number, private readonly ahead = 0) {
+    for (let i = 0; i < threadCount; i++) {
+      const w = this.start();
+      this.threads.push(w);
+      this.posted.set(w, []);
+    }
   }
 
   run(p: PlannedRun): Promise<RunRecord> {
@@ -132,32 +146,32 @@ export class PointPool {
   }
 
   async close(): Promise<void> {
-    const all = [...this.idle, ...this.busy.keys()];
-    this.idle.length = 0;
+    const all = this.threads.splice(0);
     await Promise.all(all.map((w) => w.terminate()));
   }
 
+  /** Posts queued points to the least loaded threads, up to 1 + ahead each. */
   private dispatch(): void {
-    while (this.idle.length && this.queued.length) {
-      const w = this.idle.pop()!, { p, w: waiting } = this.queued.shift()!;
-      this.busy.set(w, waiting);
-      w.postMessage(p);
+    while (this.queued.length) {
+      let best: Worker | null = null;
+      for (const w of this.threads) if (this.posted.get(w)!.length <= this.ahead && (!best || this.posted.get(w)!.length < this.posted.get(best)!.length)) best = w;
+      if (!best) return;
+      const { p, w: waiting } = this.queued.shift()!;
+      this.posted.get(best)!.push(waiting);
+      best.postMessage(p);
     }
   }
 
   private start(): Worker {
     const w = startWorker();
     w.on('message', (m: Reply) => {
-      const waiting = this.busy.get(w)!;
-      this.busy.delete(w);
-      this.idle.push(w);
+      const waiting = this.posted.get(w)!.shift()!;
       if (m.ok) waiting.resolve(m.record); else waiting.reject(new Error(`sweep point ${m.key}: ${m.error}`));
       this.dispatch();
     });
     const fail = (e: Error) => {
       this.failure = e;
-      this.busy.get(w)?.reject(e);
-      this.busy.delete(w);
+      for (const waiting of this.posted.get(w)?.splice(0) ?? []) waiting.reject(e);
       for (const q of this.queued.splice(0)) q.w.reject(e);
     };
     w.on('error', fail);
