@@ -21,9 +21,8 @@ const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number): void;
-  transpose8(src: number, stride: number, k: number, dst: number, pitch: number): void;
-  mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
+  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: number, k0: number, k1: number,
+    au: number, bu: number, pitch: number, acc: number, segK: number): void;
 }
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
@@ -86,18 +85,8 @@ export class MxuKernel {
    * B's row k at b + k·bStride, or, transposed, Bt's row j at b + j·bStride.
    */
   matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number): void {
-    const k = this.k;
-    for (let s = k0; s < k1; s += SEGMENT_K) {
-      const len = Math.min(SEGMENT_K, k1 - s);
-      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH);
-      if (transposeB) {
-        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH);
-      } else {
-        // Eight columns (four bytes of each B row) per pass.
-        for (let h = 0; h < dim; h += 8) k.transpose8(b + s * bStride + (h >> 1), bStride, len, this.bAddr + h * PITCH, PITCH);
-      }
-      k.mac(this.aAddr, this.bAddr, PITCH, len, dim, this.accAddr);
-    }
+    // One call: the kernel walks the segments itself (one JS-to-WebAssembly crossing per command).
+    this.k.matmul(dim, a, aStride, b, bStride, transposeB ? 1 : 0, k0, k1, this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K);
   }
 }
 

@@ -1,8 +1,10 @@
 ;; The MXU fast model's multiply-accumulate kernel (periph/mxu-kernel.ts drives
 ;; it), in WebAssembly SIMD. The memory is the TPU's: the scratchpad at
-;; address 0, this kernel's scratch after it. One call does
-;;   acc[i][j] += Σ_k A[i][k]·B[k][j]   for k in one segment of ≤ 2048
-;; of a D×D MATMUL (D = 8 or 16) in three steps:
+;; address 0, this kernel's scratch after it. One call of the one export,
+;; matmul, does
+;;   acc[i][j] += Σ_k A[i][k]·B[k][j]   for k0 ≤ k < k1
+;; of a D×D MATMUL (D = 8 or 16), in segments of ≤ segK (2048) k, each in
+;; three steps:
 ;;   1. unpack: A's rows (and Bt's, under TRANSPOSE_B) from packed int4 into
 ;;      int16, one row per `pitch` bytes, k in natural order;
 ;;   2. transpose8: without TRANSPOSE_B, B's rows (D/2 bytes each, any stride)
@@ -21,7 +23,7 @@
   ;; at src + r·stride become 2·bytes int16 at dst + r·pitch (element 2q from
   ;; byte q's low nibble). Reads up to 15 bytes past a row and writes up to
   ;; roundup(4·bytes, 64) bytes: the caller leaves room.
-  (func (export "unpack") (param $src i32) (param $stride i32) (param $rows i32) (param $bytes i32)
+  (func $unpack (param $src i32) (param $stride i32) (param $rows i32) (param $bytes i32)
         (param $dst i32) (param $pitch i32)
     (local $r i32) (local $off i32) (local $s i32) (local $d i32)
     (local $x v128) (local $lo v128) (local $hi v128) (local $e v128)
@@ -57,7 +59,7 @@
   ;; transpose8(src, stride, k, dst, pitch): rows 0..k−1 of an 8-column int4
   ;; block (4 bytes at src + row·stride) become columns: element j of row kk
   ;; goes to dst + j·pitch + 2·kk as an int16. k is a multiple of 8.
-  (func (export "transpose8") (param $src i32) (param $stride i32) (param $k i32) (param $dst i32) (param $pitch i32)
+  (func $transpose8 (param $src i32) (param $stride i32) (param $k i32) (param $dst i32) (param $pitch i32)
     (local $kk i32) (local $p i32) (local $d i32)
     (local $v0 v128) (local $v1 v128) (local $s01 v128) (local $s23 v128) (local $t v128)
     (block $done
@@ -118,7 +120,7 @@
 
   ;; mac(au, bu, pitch, len, dim, acc): acc[i·dim + j] += Σ_{k<len} au[i·pitch + 2k]·bu[j·pitch + 2k]
   ;; (int16 elements) for i, j < dim, two rows i by four columns j at a time (14 vectors live).
-  (func (export "mac") (param $au i32) (param $bu i32) (param $pitch i32) (param $len i32) (param $dim i32) (param $acc i32)
+  (func $mac (param $au i32) (param $bu i32) (param $pitch i32) (param $len i32) (param $dim i32) (param $acc i32)
     (local $i i32) (local $j i32) (local $c i32) (local $end i32) (local $at i32)
     (local $pa0 i32) (local $pa1 i32) (local $pb0 i32) (local $pb1 i32) (local $pb2 i32) (local $pb3 i32)
     (local $a0 v128) (local $a1 v128) (local $b v128)
@@ -174,5 +176,43 @@
             (br $jLoop)))
         (local.set $i (i32.add (local.get $i) (i32.const 2)))
         (br $iLoop)))
+  )
+  ;; matmul(dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK):
+  ;; acc[i·dim + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j], A's row i at a + i·aStride,
+  ;; B's row k at b + k·bStride (transposeB = 0) or Bt's row j at b + j·bStride;
+  ;; segment by segment of ≤ segK k: unpack, transpose8 (or unpack Bt), mac.
+  ;; One call per command (periph/mxu-kernel.ts), so the JS-to-WebAssembly
+  ;; crossing is paid once, not three times per segment.
+  (func (export "matmul") (param $dim i32) (param $a i32) (param $aStride i32) (param $b i32) (param $bStride i32)
+        (param $transposeB i32) (param $k0 i32) (param $k1 i32) (param $au i32) (param $bu i32) (param $pitch i32)
+        (param $acc i32) (param $segK i32)
+    (local $s i32) (local $len i32) (local $h i32)
+    (local.set $s (local.get $k0))
+    (block $done
+      (loop $segment
+        (br_if $done (i32.ge_u (local.get $s) (local.get $k1)))
+        (local.set $len (i32.sub (local.get $k1) (local.get $s)))
+        (if (i32.gt_u (local.get $len) (local.get $segK)) (then (local.set $len (local.get $segK))))
+        (call $unpack (i32.add (local.get $a) (i32.shr_u (local.get $s) (i32.const 1))) (local.get $aStride) (local.get $dim)
+          (i32.shr_u (local.get $len) (i32.const 1)) (local.get $au) (local.get $pitch))
+        (if (local.get $transposeB)
+          (then
+            (call $unpack (i32.add (local.get $b) (i32.shr_u (local.get $s) (i32.const 1))) (local.get $bStride) (local.get $dim)
+              (i32.shr_u (local.get $len) (i32.const 1)) (local.get $bu) (local.get $pitch)))
+          (else
+            ;; eight columns (four bytes of each B row) per pass
+            (local.set $h (i32.const 0))
+            (block $colsDone
+              (loop $cols
+                (br_if $colsDone (i32.ge_u (local.get $h) (local.get $dim)))
+                (call $transpose8
+                  (i32.add (i32.add (local.get $b) (i32.mul (local.get $s) (local.get $bStride))) (i32.shr_u (local.get $h) (i32.const 1)))
+                  (local.get $bStride) (local.get $len)
+                  (i32.add (local.get $bu) (i32.mul (local.get $h) (local.get $pitch))) (local.get $pitch))
+                (local.set $h (i32.add (local.get $h) (i32.const 8)))
+                (br $cols)))))
+        (call $mac (local.get $au) (local.get $bu) (local.get $pitch) (local.get $len) (local.get $dim) (local.get $acc))
+        (local.set $s (i32.add (local.get $s) (local.get $len)))
+        (br $segment)))
   )
 )
