@@ -21,9 +21,13 @@ const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: number, k0: number, k1: number,
-    au: number, bu: number, pitch: number, acc: number, segK: number): void;
+  /** The parameters at `params`, int32 each: dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK. */
+  matmul(params: number): void;
 }
+
+/** Int32 parameters of a matmul call (mxu-kernel.wat), the first PER_CALL of which change per call. */
+const PARAM_COUNT = 13;
+const PER_CALL = 8;
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
 interface WasmMemory { readonly buffer: ArrayBuffer }
@@ -65,6 +69,9 @@ export class MxuKernel {
   private readonly accAddr: number;
   private readonly aAddr: number;
   private readonly bAddr: number;
+  /** The matmul call's parameter block (mxu-kernel.wat), and its address. */
+  private readonly params: Int32Array;
+  private readonly paramsAddr: number;
 
   constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number, spadBytes: number) {
     this.spadWords = new Int32Array(memory.buffer, 0, spadBytes >> 2);
@@ -72,11 +79,15 @@ export class MxuKernel {
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
     this.acc = new Int32Array(memory.buffer, this.accAddr, MAX_DIM * MAX_DIM);
+    this.paramsAddr = this.bAddr + MAX_DIM * PITCH;
+    this.params = new Int32Array(memory.buffer, this.paramsAddr, PARAM_COUNT);
+    // The parameters that never change: where the unpacked operands and the sums go.
+    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K], PER_CALL);
   }
 
   /** Bytes of scratch after the scratchpad. */
   static scratchBytes(): number {
-    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH;
+    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * PARAM_COUNT;
   }
 
   /**
@@ -85,8 +96,10 @@ export class MxuKernel {
    * B's row k at b + k·bStride, or, transposed, Bt's row j at b + j·bStride.
    */
   matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number): void {
-    // One call: the kernel walks the segments itself (one JS-to-WebAssembly crossing per command).
-    this.k.matmul(dim, a, aStride, b, bStride, transposeB ? 1 : 0, k0, k1, this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K);
+    // One call with one argument: the kernel walks the segments itself.
+    const p = this.params;
+    p[0] = dim; p[1] = a; p[2] = aStride; p[3] = b; p[4] = bStride; p[5] = transposeB ? 1 : 0; p[6] = k0; p[7] = k1;
+    this.k.matmul(this.paramsAddr);
   }
 }
 

@@ -1,7 +1,7 @@
 ;; The MXU fast model's multiply-accumulate kernel (periph/mxu-kernel.ts drives
 ;; it), in WebAssembly SIMD. The memory is the TPU's: the scratchpad at
 ;; address 0, this kernel's scratch after it. One call of the one export,
-;; matmul, does
+;; matmul (its parameters in memory), does
 ;;   acc[i][j] += Σ_k A[i][k]·B[k][j]   for k0 ≤ k < k1
 ;; of a D×D MATMUL (D = 8 or 16), in segments of ≤ segK (2048) k, each in
 ;; three steps:
@@ -177,16 +177,33 @@
         (local.set $i (i32.add (local.get $i) (i32.const 2)))
         (br $iLoop)))
   )
-  ;; matmul(dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK):
-  ;; acc[i·dim + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j], A's row i at a + i·aStride,
-  ;; B's row k at b + k·bStride (transposeB = 0) or Bt's row j at b + j·bStride;
-  ;; segment by segment of ≤ segK k: unpack, transpose8 (or unpack Bt), mac.
-  ;; One call per command (periph/mxu-kernel.ts), so the JS-to-WebAssembly
-  ;; crossing is paid once, not three times per segment.
-  (func (export "matmul") (param $dim i32) (param $a i32) (param $aStride i32) (param $b i32) (param $bStride i32)
-        (param $transposeB i32) (param $k0 i32) (param $k1 i32) (param $au i32) (param $bu i32) (param $pitch i32)
-        (param $acc i32) (param $segK i32)
+  ;; matmul(p): reads its 13 int32 parameters at address p (periph/mxu-kernel.ts
+  ;; writes them there: a call with one argument crosses from JavaScript faster
+  ;; than one with thirteen):
+  ;;   dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK
+  ;; and does acc[i·dim + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j], A's row i at
+  ;; a + i·aStride, B's row k at b + k·bStride (transposeB = 0) or Bt's row j
+  ;; at b + j·bStride; segment by segment of ≤ segK k: unpack, transpose8 (or
+  ;; unpack Bt), mac. One call per command, so the JS-to-WebAssembly crossing
+  ;; is paid once, not three times per segment.
+  (func (export "matmul") (param $p i32)
+    (local $dim i32) (local $a i32) (local $aStride i32) (local $b i32) (local $bStride i32)
+    (local $transposeB i32) (local $k0 i32) (local $k1 i32) (local $au i32) (local $bu i32) (local $pitch i32)
+    (local $acc i32) (local $segK i32)
     (local $s i32) (local $len i32) (local $h i32)
+    (local.set $dim (i32.load offset=0 (local.get $p)))
+    (local.set $a (i32.load offset=4 (local.get $p)))
+    (local.set $aStride (i32.load offset=8 (local.get $p)))
+    (local.set $b (i32.load offset=12 (local.get $p)))
+    (local.set $bStride (i32.load offset=16 (local.get $p)))
+    (local.set $transposeB (i32.load offset=20 (local.get $p)))
+    (local.set $k0 (i32.load offset=24 (local.get $p)))
+    (local.set $k1 (i32.load offset=28 (local.get $p)))
+    (local.set $au (i32.load offset=32 (local.get $p)))
+    (local.set $bu (i32.load offset=36 (local.get $p)))
+    (local.set $pitch (i32.load offset=40 (local.get $p)))
+    (local.set $acc (i32.load offset=44 (local.get $p)))
+    (local.set $segK (i32.load offset=48 (local.get $p)))
     (local.set $s (local.get $k0))
     (block $done
       (loop $segment
