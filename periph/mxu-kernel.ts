@@ -21,13 +21,16 @@ const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  /** The parameters at `params`, int32 each: dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK. */
+  /**
+   * The parameters at `params`, int32 each: dim, a, aStride, b, bStride,
+   * transposeB, k0, k1, shift, au, bu, pitch, acc, segK, out.
+   */
   matmul(params: number): void;
 }
 
 /** Int32 parameters of a matmul call (mxu-kernel.wat), the first PER_CALL of which change per call. */
-const PARAM_COUNT = 13;
-const PER_CALL = 8;
+const PARAM_COUNT = 15;
+const PER_CALL = 9;
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
 interface WasmMemory { readonly buffer: ArrayBuffer }
@@ -64,6 +67,8 @@ function kernelModule(): object | null {
 export class MxuKernel {
   /** The D×D int32 accumulators, row-major (i·D + j), shared with MxuFast. */
   readonly acc: Int32Array;
+  /** The int4 C rows of the last matmul with a shift: row i's eight elements from column 8q in word i·D/8 + q. */
+  readonly packed: Int32Array;
   /** The scratchpad as little-endian int32 words (MxuFast's Cin and int32 C rows). */
   readonly spadWords: Int32Array;
   private readonly accAddr: number;
@@ -79,26 +84,31 @@ export class MxuKernel {
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
     this.acc = new Int32Array(memory.buffer, this.accAddr, MAX_DIM * MAX_DIM);
-    this.paramsAddr = this.bAddr + MAX_DIM * PITCH;
+    const packedAddr = this.bAddr + MAX_DIM * PITCH;
+    this.packed = new Int32Array(memory.buffer, packedAddr, MAX_DIM * MAX_DIM / 8);
+    this.paramsAddr = packedAddr + 4 * this.packed.length;
     this.params = new Int32Array(memory.buffer, this.paramsAddr, PARAM_COUNT);
-    // The parameters that never change: where the unpacked operands and the sums go.
-    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K], PER_CALL);
+    // The parameters that never change: where the unpacked operands, the sums and the int4 rows go.
+    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K, packedAddr], PER_CALL);
   }
 
   /** Bytes of scratch after the scratchpad. */
   static scratchBytes(): number {
-    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * PARAM_COUNT;
+    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * (MAX_DIM * MAX_DIM / 8) + 4 * PARAM_COUNT;
   }
 
   /**
    * acc[i·D + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j] of a D×D MATMUL (D = 8 or 16,
    * k0 and k1 multiples of D), with A's row i at a + i·aStride (k/2 bytes on) and
    * B's row k at b + k·bStride, or, transposed, Bt's row j at b + j·bStride.
+   * With shift ≥ 0 (the command's last reads, int4 output), then `packed`: the
+   * finished sums as int4 C rows, sat4(rshift(acc, shift)), D/8 words a row.
    */
-  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number): void {
+  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number,
+    shift = -1): void {
     // One call with one argument: the kernel walks the segments itself.
     const p = this.params;
-    p[0] = dim; p[1] = a; p[2] = aStride; p[3] = b; p[4] = bStride; p[5] = transposeB ? 1 : 0; p[6] = k0; p[7] = k1;
+    p[0] = dim; p[1] = a; p[2] = aStride; p[3] = b; p[4] = bStride; p[5] = transposeB ? 1 : 0; p[6] = k0; p[7] = k1; p[8] = shift;
     this.k.matmul(this.paramsAddr);
   }
 }

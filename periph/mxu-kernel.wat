@@ -11,7 +11,9 @@
 ;;      into the same column-major int16 layout, 8 rows × 8 columns at a time;
 ;;   3. mac: the D×D dot products of length len, 8 k per step with
 ;;      i32x4.dot_i16x8_s (one pmaddwd on x64: 8 products summed in pairs into
-;;      int32 lanes), reduced and added into acc once per call.
+;;      int32 lanes), reduced and added into acc once per call;
+;; and after the last segment of a command with int4 output, 4. requant: the
+;; finished sums saturated and packed, a word per eight elements of a C row.
 ;; The int4 products are exact in int16 operands, and a lane's int32 sum of a
 ;; 2048-k segment (at most 512 products of |p| ≤ 64) cannot overflow. Sums
 ;; wrap mod 2^32 in acc (i32x4.add), exactly as the reference's |0.
@@ -177,19 +179,56 @@
         (local.set $i (i32.add (local.get $i) (i32.const 2)))
         (br $iLoop)))
   )
-  ;; matmul(p): reads its 13 int32 parameters at address p (periph/mxu-kernel.ts
+  ;; requant(acc, dim, shift, out): every C row as int4, sat4(rshift(x, shift))
+  ;; of PLATFORM.md §6.2 (shift 0..31): the eight elements from acc + 4·(i·dim + j)
+  ;; become one little-endian word at out + 4·(i·dim/8 + j/8), element e in
+  ;; bits 4e..4e+3 (two nibbles per byte, the even element low).
+  (func $requant (param $acc i32) (param $dim i32) (param $shift i32) (param $out i32)
+    (local $at i32) (local $end i32) (local $lo v128) (local $hi v128) (local $v v128)
+    (local.set $at (local.get $acc))
+    (local.set $end (i32.add (local.get $acc) (i32.shl (i32.mul (local.get $dim) (local.get $dim)) (i32.const 2))))
+    (block $done
+      (loop $eight
+        (br_if $done (i32.ge_u (local.get $at) (local.get $end)))
+        (local.set $lo (v128.load align=4 (local.get $at)))
+        (local.set $hi (v128.load offset=16 align=4 (local.get $at)))
+        (if (local.get $shift)
+          (then
+            ;; (x >> s) + ((x >> (s − 1)) & 1): x / 2^s rounded, without overflow
+            (local.set $lo (i32x4.add (i32x4.shr_s (local.get $lo) (local.get $shift))
+              (v128.and (i32x4.shr_s (local.get $lo) (i32.sub (local.get $shift) (i32.const 1))) (v128.const i32x4 1 1 1 1))))
+            (local.set $hi (i32x4.add (i32x4.shr_s (local.get $hi) (local.get $shift))
+              (v128.and (i32x4.shr_s (local.get $hi) (i32.sub (local.get $shift) (i32.const 1))) (v128.const i32x4 1 1 1 1))))))
+        ;; saturate to −8..7, keep the nibble, and move element e to bits 4e (the products wrap: only the bits count)
+        (local.set $lo (i32x4.mul
+          (v128.and (i32x4.min_s (i32x4.max_s (local.get $lo) (v128.const i32x4 -8 -8 -8 -8)) (v128.const i32x4 7 7 7 7)) (v128.const i32x4 15 15 15 15))
+          (v128.const i32x4 1 16 256 4096)))
+        (local.set $hi (i32x4.mul
+          (v128.and (i32x4.min_s (i32x4.max_s (local.get $hi) (v128.const i32x4 -8 -8 -8 -8)) (v128.const i32x4 7 7 7 7)) (v128.const i32x4 15 15 15 15))
+          (v128.const i32x4 65536 1048576 16777216 268435456)))
+        (local.set $v (v128.or (local.get $lo) (local.get $hi)))
+        (local.set $v (v128.or (local.get $v) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $v) (local.get $v))))
+        (local.set $v (v128.or (local.get $v) (i8x16.shuffle 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 (local.get $v) (local.get $v))))
+        (i32.store (local.get $out) (i32x4.extract_lane 0 (local.get $v)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $at (i32.add (local.get $at) (i32.const 32)))
+        (br $eight)))
+  )
+
+  ;; matmul(p): reads its 15 int32 parameters at address p (periph/mxu-kernel.ts
   ;; writes them there: a call with one argument crosses from JavaScript faster
-  ;; than one with thirteen):
-  ;;   dim, a, aStride, b, bStride, transposeB, k0, k1, au, bu, pitch, acc, segK
+  ;; than one with fifteen):
+  ;;   dim, a, aStride, b, bStride, transposeB, k0, k1, shift, au, bu, pitch, acc, segK, out
   ;; and does acc[i·dim + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j], A's row i at
   ;; a + i·aStride, B's row k at b + k·bStride (transposeB = 0) or Bt's row j
   ;; at b + j·bStride; segment by segment of ≤ segK k: unpack, transpose8 (or
-  ;; unpack Bt), mac. One call per command, so the JS-to-WebAssembly crossing
-  ;; is paid once, not three times per segment.
+  ;; unpack Bt), mac. Then, when shift ≥ 0 (the command's last reads, int4
+  ;; output), requant of the finished sums into out. One call per command, so
+  ;; the JS-to-WebAssembly crossing is paid once, not three times per segment.
   (func (export "matmul") (param $p i32)
     (local $dim i32) (local $a i32) (local $aStride i32) (local $b i32) (local $bStride i32)
     (local $transposeB i32) (local $k0 i32) (local $k1 i32) (local $au i32) (local $bu i32) (local $pitch i32)
-    (local $acc i32) (local $segK i32)
+    (local $acc i32) (local $segK i32) (local $shift i32) (local $out i32)
     (local $s i32) (local $len i32) (local $h i32)
     (local.set $dim (i32.load offset=0 (local.get $p)))
     (local.set $a (i32.load offset=4 (local.get $p)))
@@ -199,11 +238,13 @@
     (local.set $transposeB (i32.load offset=20 (local.get $p)))
     (local.set $k0 (i32.load offset=24 (local.get $p)))
     (local.set $k1 (i32.load offset=28 (local.get $p)))
-    (local.set $au (i32.load offset=32 (local.get $p)))
-    (local.set $bu (i32.load offset=36 (local.get $p)))
-    (local.set $pitch (i32.load offset=40 (local.get $p)))
-    (local.set $acc (i32.load offset=44 (local.get $p)))
-    (local.set $segK (i32.load offset=48 (local.get $p)))
+    (local.set $shift (i32.load offset=32 (local.get $p)))
+    (local.set $au (i32.load offset=36 (local.get $p)))
+    (local.set $bu (i32.load offset=40 (local.get $p)))
+    (local.set $pitch (i32.load offset=44 (local.get $p)))
+    (local.set $acc (i32.load offset=48 (local.get $p)))
+    (local.set $segK (i32.load offset=52 (local.get $p)))
+    (local.set $out (i32.load offset=56 (local.get $p)))
     (local.set $s (local.get $k0))
     (block $done
       (loop $segment
@@ -231,5 +272,7 @@
         (call $mac (local.get $au) (local.get $bu) (local.get $pitch) (local.get $len) (local.get $dim) (local.get $acc))
         (local.set $s (i32.add (local.get $s) (local.get $len)))
         (br $segment)))
+    (if (i32.ge_s (local.get $shift) (i32.const 0))
+      (then (call $requant (local.get $acc) (local.get $dim) (local.get $shift) (local.get $out))))
   )
 )

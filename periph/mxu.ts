@@ -526,6 +526,8 @@ export class MxuFast extends MxuBase implements UnitModel {
   private readonly b: Int32Array;
   /** The first stream clock whose reads have not been done yet (0..K). */
   private streamRead = 0;
+  /** The kernel's `packed` holds this command's int4 C rows (it did the last stream reads). */
+  private packedRows = false;
   /** The scratchpad as int32 words (the kernel's; null without one): Cin and int32 C rows are whole aligned words. */
   private readonly spad32: Int32Array | null;
 
@@ -548,6 +550,7 @@ export class MxuFast extends MxuBase implements UnitModel {
     this.beginCommon(cmd, clock);
     this.acc.fill(0);
     this.streamRead = 0;
+    this.packedRows = false;
   }
 
   /** A clock stepped on its own, maybe coupled: every read up to and including this clock's, now. */
@@ -635,7 +638,10 @@ export class MxuFast extends MxuBase implements UnitModel {
     while (t < end && (t & mask) !== 0) this.readRow(t++);
     const whole = end & ~mask;
     if (this.kernel && whole > t) {
-      this.kernel.matmul(this.n, d.aAddr, d.aStride, d.bAddr, d.bStride, d.transposeB, t, whole);
+      // The command's last reads with int4 output: the kernel packs the C rows too (packedRows).
+      const last = whole === d.k && !d.outInt32;
+      this.kernel.matmul(this.n, d.aAddr, d.aStride, d.bAddr, d.bStride, d.transposeB, t, whole, last ? d.shift : -1);
+      this.packedRows = last;
       t = whole;
     }
     while (t < end) this.readRow(t++);
@@ -734,12 +740,10 @@ export class MxuFast extends MxuBase implements UnitModel {
         spad[at + 2] = v >> 16;
         spad[at + 3] = v >> 24;
       }
-    } else if (n === 8 && spad32 && (base & 3) === 0) {
-      // The as-built row: eight nibbles, element e at bits 4e..4e+3 of one little-endian word.
-      const s = d.shift, row = w * 8;
-      let word = 0;
-      for (let e = 0; e < 8; e++) word |= (sat4(rshift(acc[row + e], s)) & 15) << (4 * e);
-      spad32[base >> 2] = word;
+    } else if (this.packedRows && (base & 3) === 0) {
+      // Requantized by the kernel: D/8 words a row (C rows are D/2-byte aligned).
+      const packed = this.kernel!.packed, words = n >> 3;
+      for (let q = 0, at = base >> 2; q < words; q++) spad32![at + q] = packed[w * words + q];
     } else {
       const s = d.shift;
       for (let q = 0; q < n >> 1; q++) {
