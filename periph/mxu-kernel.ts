@@ -16,6 +16,8 @@ export const SEGMENT_K = 2048;
 const PITCH = 2 * SEGMENT_K + 64;
 /** Largest array dimension the scratch is laid out for. */
 const MAX_DIM = 16;
+/** The packed B operand the unpacked one was made from (a segment of D/2·2048 bytes), and the copy's overrun (≤ 12 bytes). */
+const RAW_BYTES = (MAX_DIM / 2) * SEGMENT_K + 16;
 /** Room after the scratchpad for the unpack's reads past a row (≤ 15 bytes). */
 const SPAD_SLACK = 64;
 const PAGE = 65536;
@@ -23,13 +25,13 @@ const PAGE = 65536;
 interface KernelExports {
   /**
    * The parameters at `params`, int32 each: dim, a, aStride, b, bStride,
-   * transposeB, k0, k1, shift, au, bu, pitch, acc, segK, out.
+   * transposeB, k0, k1, shift, au, bu, pitch, acc, segK, out, raw.
    */
   matmul(params: number): void;
 }
 
 /** Int32 parameters of a matmul call (mxu-kernel.wat), the first PER_CALL of which change per call. */
-const PARAM_COUNT = 15;
+const PARAM_COUNT = 16;
 const PER_CALL = 9;
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
@@ -89,12 +91,12 @@ export class MxuKernel {
     this.paramsAddr = packedAddr + 4 * this.packed.length;
     this.params = new Int32Array(memory.buffer, this.paramsAddr, PARAM_COUNT);
     // The parameters that never change: where the unpacked operands, the sums and the int4 rows go.
-    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K, packedAddr], PER_CALL);
+    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K, packedAddr, this.paramsAddr + 4 * PARAM_COUNT], PER_CALL);
   }
 
   /** Bytes of scratch after the scratchpad. */
   static scratchBytes(): number {
-    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * (MAX_DIM * MAX_DIM / 8) + 4 * PARAM_COUNT;
+    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * (MAX_DIM * MAX_DIM / 8) + 4 * PARAM_COUNT + RAW_BYTES;
   }
 
   /**
