@@ -141,13 +141,16 @@ describe('MXU WebAssembly kernel', () => {
     });
   }
 
+  /** Signed nibble i of the packed int4 row at addr (element 2q in byte q's low nibble). */
+  const signedNibble = (spad: Uint8Array, addr: number, i: number): number => {
+    const b = spad[addr + (i >> 1)];
+    return (((i & 1 ? b >> 4 : b) & 15) ^ 8) - 8;
+  };
+
   it('sums = plain loops over long K (several 2048-k segments), any k-range, both layouts of B', () => {
     const rng = mulberry32(77);
     const { spad, kernel } = createScratchpad(SPAD);
-    const nib = (addr: number, i: number) => {
-      const b = spad[addr + (i >> 1)];
-      return (((i & 1 ? b >> 4 : b) & 15) ^ 8) - 8;
-    };
+    const nib = (addr: number, i: number) => signedNibble(spad, addr, i);
     for (let n = 0; n < 24; n++) {
       const dim = n % 2 ? 16 : 8, half = dim / 2;
       for (let i = 0; i < SPAD; i++) spad[i] = randInt(rng, 256);
@@ -173,10 +176,7 @@ describe('MXU WebAssembly kernel', () => {
   it('reuses an unpacked B only while its bytes are unchanged: one nibble changed anywhere in B is seen', () => {
     const rng = mulberry32(78);
     const { spad, kernel } = createScratchpad(SPAD);
-    const nib = (addr: number, i: number) => {
-      const b = spad[addr + (i >> 1)];
-      return (((i & 1 ? b >> 4 : b) & 15) ^ 8) - 8;
-    };
+    const nib = (addr: number, i: number) => signedNibble(spad, addr, i);
     let checked = 0;
     for (let n = 0; n < 64; n++) {
       const dim = n % 2 ? 16 : 8, half = dim / 2, tr = n % 4 < 2;
