@@ -112,10 +112,14 @@ function branchTaken(op: Op, a: number, b: number): boolean {
 }
 
 /** Whether two register files hold the same values (x1..x31). */
-/** A slot's `fields` word: register numbers (5 bits each), clocks and dataAt (8 bits each, as their Uint8Arrays hold them). */
-function slotFields(rd: number, rs1: number, rs2: number, clocks: number, dataAt: number): number {
-  return rd | (rs1 << 5) | (rs2 << 10) | ((clocks & 255) << 15) | ((dataAt & 255) << 23);
+/**
+ * A slot's `fields` word: the op (6 bits; 0 is Op.UNDECODED), the register
+ * numbers (5 bits each) and the clocks (8 bits, as their Uint8Array holds them).
+ */
+function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number): number {
+  return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21);
 }
+if (Op.REMU > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
 
 function sameRegisters(a: Int32Array, b: Int32Array): boolean {
   for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
@@ -186,9 +190,10 @@ export class Cpu {
   /** Clocks from launch to a device data access (only read on the device path). */
   private readonly dataAt: Uint8Array;
   /**
-   * rd, rs1, rs2, clocks and dataAt of a slot in one word (runWords reads one
-   * array where it read five): bits 4:0 rd, 9:5 rs1, 14:10 rs2, 22:15
-   * clocks, 30:23 dataAt (slotFields). Valid where `ops` is decoded.
+   * op, rd, rs1, rs2 and clocks of a slot in one word (runWords reads it and
+   * `imms` where it read seven arrays): bits 5:0 op, 10:6 rd, 15:11 rs1,
+   * 20:16 rs2, 28:21 clocks (slotFields). 0 where `ops` is Op.UNDECODED:
+   * every place that marks a slot undecoded clears both (forget).
    */
   private readonly fields: Int32Array;
   /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
@@ -244,6 +249,7 @@ export class Cpu {
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
   invalidateAll(): void {
     this.ops.fill(Op.UNDECODED);
+    this.fields.fill(0);
     this.staleWord = -1;
   }
 
@@ -266,11 +272,17 @@ export class Cpu {
 
   /** Drops the decoded slots a BRAM store into word `w` may have changed. */
   private invalidateWord(w: number): void {
-    if (this.slotShift === 2) { this.ops[w] = Op.UNDECODED; return; }
+    if (this.slotShift === 2) { this.forget(w); return; }
     // The word's two halfwords, and the two before: an instruction starting
     // there may extend into this word, or have its straddle bit depend on it.
     const h = w << 1;
-    for (let k = Math.max(0, h - 2); k <= h + 1; k++) this.ops[k] = Op.UNDECODED;
+    for (let k = Math.max(0, h - 2); k <= h + 1; k++) this.forget(k);
+  }
+
+  /** Marks slot k undecoded, in `ops` and in `fields`. */
+  private forget(k: number): void {
+    this.ops[k] = Op.UNDECODED;
+    this.fields[k] = 0;
   }
 
   private decode(k: number): Op {
@@ -333,7 +345,7 @@ export class Cpu {
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
     this.dataAt[k] = dataAt;
     this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
-    this.fields[k] = slotFields(rd, rs1Of(w), rs2Of(w), this.clocks[k], this.dataAt[k]);
+    this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k]);
     this.ops[k] = op;
     return op;
   }
@@ -474,7 +486,7 @@ export class Cpu {
             const prefetched = w === k + 1;
             if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
-            if (prefetched) stale = w; else ops[w] = Op.UNDECODED; // the word may be code
+            if (prefetched) stale = w; else this.forget(w); // the word may be code
           } else {
             // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             const sh = addr & 3;
@@ -535,7 +547,7 @@ export class Cpu {
 
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
-      if (k === stale) { ops[k] = Op.UNDECODED; stale = -1; } // the prefetched old word has run
+      if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
       pc = next;
       cycle += clocks;
       instret++;
@@ -557,10 +569,12 @@ export class Cpu {
    * cpu-seed-axi the other).
    */
   private runWords(cycleLimit: number, instrLimit: number): StopReason {
-    const r = this.regs, ops = this.ops, fields = this.fields;
+    const r = this.regs, fields = this.fields;
     const imms = this.imms;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
+    // Clocks from launch to a device data access: fixed on this board (no straddles, no AXI).
+    const loadAt = DATA_ACCESS_OFFSET, storeAt = this.storeOffset;
     const barrel = this.features.BARREL_SHIFTER;
     // A fetch is legal only from an aligned address inside the BRAM (a halfword with RV32C).
     const ramSize = this.ramSize;
@@ -580,12 +594,12 @@ export class Cpu {
         break;
       }
       const k = pc >>> 2;
-      let op = ops[k];
-      if (op === Op.UNDECODED) op = this.decode(k);
-      const f = fields[k], imm = imms[k];
-      const rd = f & 31;
-      const a = r[(f >>> 5) & 31];
-      let clocks = (f >>> 15) & 255;
+      let f = fields[k];
+      if (f === 0) { this.decode(k); f = fields[k]; }
+      const op: Op = f & 63, imm = imms[k];
+      const rd = (f >>> 6) & 31;
+      const a = r[(f >>> 11) & 31];
+      let clocks = f >>> 21;
       let next = pc + 4;
 
       switch (op) {
@@ -606,7 +620,7 @@ export class Cpu {
           }
           break;
         case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
-          if (!branchTaken(op, a, r[(f >>> 10) & 31])) break;
+          if (!branchTaken(op, a, r[(f >>> 16) & 31])) break;
           next = (pc + imm) >>> 0;
           clocks += TAKEN_BRANCH_EXTRA;
           if (next & 2) {
@@ -632,7 +646,7 @@ export class Cpu {
             v = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
           } else {
-            const at = f >>> 23;
+            const at = loadAt;
             const word = bus.read(addr, cycle + at);
             if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
@@ -657,7 +671,7 @@ export class Cpu {
         case Op.SB: case Op.SH: case Op.SW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
-          const v = r[(f >>> 10) & 31];
+          const v = r[(f >>> 16) & 31];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
           if (addr < ramSize) {
             const w = addr >>> 2;
@@ -665,15 +679,15 @@ export class Cpu {
             // executes: a store into that word is seen only from its next fetch on.
             this.lastEffect = instret;
             const prefetched = w === k + 1;
-            if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
+            if (prefetched && fields[w] === 0) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
-            if (prefetched) stale = w; else ops[w] = Op.UNDECODED; // the word may be code
+            if (prefetched) stale = w; else this.forget(w); // the word may be code
           } else {
             // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             const sh = addr & 3;
             const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
             const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
-            const at = f >>> 23;
+            const at = storeAt;
             this.lastEffect = instret;
             bus.write(addr, wdata | 0, wstrb, cycle + at);
             if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
@@ -693,15 +707,15 @@ export class Cpu {
         case Op.SRLI: r[rd] = a >>> imm; break;
         case Op.SRAI: r[rd] = a >> imm; break;
 
-        case Op.ADD: r[rd] = a + r[(f >>> 10) & 31]; break;
-        case Op.SUB: r[rd] = a - r[(f >>> 10) & 31]; break;
-        case Op.SLT: r[rd] = a < r[(f >>> 10) & 31] ? 1 : 0; break;
-        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 10) & 31] >>> 0 ? 1 : 0; break;
-        case Op.XOR: r[rd] = a ^ r[(f >>> 10) & 31]; break;
-        case Op.OR: r[rd] = a | r[(f >>> 10) & 31]; break;
-        case Op.AND: r[rd] = a & r[(f >>> 10) & 31]; break;
+        case Op.ADD: r[rd] = a + r[(f >>> 16) & 31]; break;
+        case Op.SUB: r[rd] = a - r[(f >>> 16) & 31]; break;
+        case Op.SLT: r[rd] = a < r[(f >>> 16) & 31] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 16) & 31] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[(f >>> 16) & 31]; break;
+        case Op.OR: r[rd] = a | r[(f >>> 16) & 31]; break;
+        case Op.AND: r[rd] = a & r[(f >>> 16) & 31]; break;
         case Op.SLL: case Op.SRL: case Op.SRA: {
-          const n = r[(f >>> 10) & 31] & 31;
+          const n = r[(f >>> 16) & 31] & 31;
           if (!barrel) clocks += (n >>> 2) + (n & 3);
           r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
           r[0] = 0;
@@ -717,18 +731,18 @@ export class Cpu {
         case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
         case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
 
-        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 10) & 31]); r[0] = 0; break;
-        case Op.MULH: r[rd] = mulh(a, r[(f >>> 10) & 31]); r[0] = 0; break;
-        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 10) & 31]); r[0] = 0; break;
-        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 10) & 31]); r[0] = 0; break;
-        case Op.DIV: { const b = r[(f >>> 10) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
-        case Op.DIVU: { const b = r[(f >>> 10) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
-        case Op.REM: { const b = r[(f >>> 10) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
-        case Op.REMU: { const b = r[(f >>> 10) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.DIV: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
-      if (k === stale) { ops[k] = Op.UNDECODED; stale = -1; } // the prefetched old word has run
+      if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
       pc = next;
       cycle += clocks;
       instret++;
@@ -808,7 +822,7 @@ export class Cpu {
   private lookUp(next: number, cycle: number, clocks: number, instret: number, accessOffset: number, k: number, stale: number): StopReason {
     this.pc = next; this.cycle = cycle + clocks; this.instret = instret + 1;
     // Only device accesses come here: this instruction stored into no BRAM word.
-    if (k === stale) { this.ops[k] = Op.UNDECODED; stale = -1; }
+    if (k === stale) { this.forget(k); stale = -1; }
     this.staleWord = stale;
     if (!this.bus.halted) {
       this.stopReason = StopReason.LIMIT;

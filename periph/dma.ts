@@ -239,15 +239,17 @@ export class DmaFast extends DmaBase {
     }
     const spad32 = this.spad32, sram32 = this.sram32;
     if (left >= rb && rb < 64 && spad32 !== null && sram32 !== null && ((p | q | rb | d.spadStride | d.sramStride) & 3) === 0) {
-      const words = rb >> 2, pStep = d.spadStride >> 2, qStep = d.sramStride >> 2;
-      let p4 = p >> 2, q4 = q >> 2;
-      if (d.store) {
-        for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) for (let w = 0; w < words; w++) sram32[q4 + w] = spad32[p4 + w];
-      } else {
-        for (; left >= rb; left -= rb, p4 += pStep, q4 += qStep) for (let w = 0; w < words; w++) spad32[p4 + w] = sram32[q4 + w];
-      }
-      p = p4 << 2;
-      q = q4 << 2;
+      const words = rb >> 2, rows = (left - left % rb) / rb;
+      // The direction's arrays, word indices and row steps: into the scratchpad on a load, out of it on a store.
+      const to = d.store ? sram32 : spad32, from = d.store ? spad32 : sram32;
+      const toStep = (d.store ? d.sramStride : d.spadStride) >> 2, fromStep = (d.store ? d.spadStride : d.sramStride) >> 2;
+      let t = (d.store ? q : p) >> 2, f = (d.store ? p : q) >> 2;
+      // Rows of one word (4-byte rows: weight tiles, int4 vectors) without the inner loop.
+      if (words === 1) for (let r = 0; r < rows; r++, t += toStep, f += fromStep) to[t] = from[f];
+      else for (let r = 0; r < rows; r++, t += toStep, f += fromStep) for (let w = 0; w < words; w++) to[t + w] = from[f + w];
+      left -= rows * rb;
+      p += rows * d.spadStride;
+      q += rows * d.sramStride;
     }
     for (; left >= rb; left -= rb, p += d.spadStride, q += d.sramStride) this.piece(p, q, rb);
     if (left > 0) this.piece(p, q, left); // the start of the row the window ends in

@@ -16,15 +16,23 @@ export const SEGMENT_K = 2048;
 const PITCH = 2 * SEGMENT_K + 64;
 /** Largest array dimension the scratch is laid out for. */
 const MAX_DIM = 16;
+/** The packed B operand the unpacked one was made from (a segment of D/2·2048 bytes), and the copy's overrun (≤ 12 bytes). */
+const RAW_BYTES = (MAX_DIM / 2) * SEGMENT_K + 16;
 /** Room after the scratchpad for the unpack's reads past a row (≤ 15 bytes). */
 const SPAD_SLACK = 64;
 const PAGE = 65536;
 
 interface KernelExports {
-  unpack(src: number, stride: number, rows: number, bytes: number, dst: number, pitch: number): void;
-  transpose8(src: number, stride: number, k: number, dst: number, pitch: number): void;
-  mac(au: number, bu: number, pitch: number, len: number, dim: number, acc: number): void;
+  /**
+   * The parameters at `params`, int32 each: dim, a, aStride, b, bStride,
+   * transposeB, k0, k1, shift, au, bu, pitch, acc, segK, out, raw.
+   */
+  matmul(params: number): void;
 }
+
+/** Int32 parameters of a matmul call (mxu-kernel.wat), the first PER_CALL of which change per call. */
+const PARAM_COUNT = 16;
+const PER_CALL = 9;
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
 interface WasmMemory { readonly buffer: ArrayBuffer }
@@ -61,11 +69,16 @@ function kernelModule(): object | null {
 export class MxuKernel {
   /** The D×D int32 accumulators, row-major (i·D + j), shared with MxuFast. */
   readonly acc: Int32Array;
+  /** The int4 C rows of the last matmul with a shift: row i's eight elements from column 8q in word i·D/8 + q. */
+  readonly packed: Int32Array;
   /** The scratchpad as little-endian int32 words (MxuFast's Cin and int32 C rows). */
   readonly spadWords: Int32Array;
   private readonly accAddr: number;
   private readonly aAddr: number;
   private readonly bAddr: number;
+  /** The matmul call's parameter block (mxu-kernel.wat), and its address. */
+  private readonly params: Int32Array;
+  private readonly paramsAddr: number;
 
   constructor(private readonly k: KernelExports, memory: WasmMemory, scratch: number, spadBytes: number) {
     this.spadWords = new Int32Array(memory.buffer, 0, spadBytes >> 2);
@@ -73,31 +86,32 @@ export class MxuKernel {
     this.aAddr = scratch + 4 * MAX_DIM * MAX_DIM;
     this.bAddr = this.aAddr + MAX_DIM * PITCH;
     this.acc = new Int32Array(memory.buffer, this.accAddr, MAX_DIM * MAX_DIM);
+    const packedAddr = this.bAddr + MAX_DIM * PITCH;
+    this.packed = new Int32Array(memory.buffer, packedAddr, MAX_DIM * MAX_DIM / 8);
+    this.paramsAddr = packedAddr + 4 * this.packed.length;
+    this.params = new Int32Array(memory.buffer, this.paramsAddr, PARAM_COUNT);
+    // The parameters that never change: where the unpacked operands, the sums and the int4 rows go.
+    this.params.set([this.aAddr, this.bAddr, PITCH, this.accAddr, SEGMENT_K, packedAddr, this.paramsAddr + 4 * PARAM_COUNT], PER_CALL);
   }
 
   /** Bytes of scratch after the scratchpad. */
   static scratchBytes(): number {
-    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH;
+    return 4 * MAX_DIM * MAX_DIM + 2 * MAX_DIM * PITCH + 4 * (MAX_DIM * MAX_DIM / 8) + 4 * PARAM_COUNT + RAW_BYTES;
   }
 
   /**
    * acc[i·D + j] += Σ_{k0 ≤ k < k1} A[i][k]·B[k][j] of a D×D MATMUL (D = 8 or 16,
    * k0 and k1 multiples of D), with A's row i at a + i·aStride (k/2 bytes on) and
    * B's row k at b + k·bStride, or, transposed, Bt's row j at b + j·bStride.
+   * With shift ≥ 0 (the command's last reads, int4 output), then `packed`: the
+   * finished sums as int4 C rows, sat4(rshift(acc, shift)), D/8 words a row.
    */
-  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number): void {
-    const k = this.k;
-    for (let s = k0; s < k1; s += SEGMENT_K) {
-      const len = Math.min(SEGMENT_K, k1 - s);
-      k.unpack(a + (s >> 1), aStride, dim, len >> 1, this.aAddr, PITCH);
-      if (transposeB) {
-        k.unpack(b + (s >> 1), bStride, dim, len >> 1, this.bAddr, PITCH);
-      } else {
-        // Eight columns (four bytes of each B row) per pass.
-        for (let h = 0; h < dim; h += 8) k.transpose8(b + s * bStride + (h >> 1), bStride, len, this.bAddr + h * PITCH, PITCH);
-      }
-      k.mac(this.aAddr, this.bAddr, PITCH, len, dim, this.accAddr);
-    }
+  matmul(dim: number, a: number, aStride: number, b: number, bStride: number, transposeB: boolean, k0: number, k1: number,
+    shift = -1): void {
+    // One call with one argument: the kernel walks the segments itself.
+    const p = this.params;
+    p[0] = dim; p[1] = a; p[2] = aStride; p[3] = b; p[4] = bStride; p[5] = transposeB ? 1 : 0; p[6] = k0; p[7] = k1; p[8] = shift;
+    this.k.matmul(this.paramsAddr);
   }
 }
 

@@ -141,13 +141,16 @@ describe('MXU WebAssembly kernel', () => {
     });
   }
 
+  /** Signed nibble i of the packed int4 row at addr (element 2q in byte q's low nibble). */
+  const signedNibble = (spad: Uint8Array, addr: number, i: number): number => {
+    const b = spad[addr + (i >> 1)];
+    return (((i & 1 ? b >> 4 : b) & 15) ^ 8) - 8;
+  };
+
   it('sums = plain loops over long K (several 2048-k segments), any k-range, both layouts of B', () => {
     const rng = mulberry32(77);
     const { spad, kernel } = createScratchpad(SPAD);
-    const nib = (addr: number, i: number) => {
-      const b = spad[addr + (i >> 1)];
-      return (((i & 1 ? b >> 4 : b) & 15) ^ 8) - 8;
-    };
+    const nib = (addr: number, i: number) => signedNibble(spad, addr, i);
     for (let n = 0; n < 24; n++) {
       const dim = n % 2 ? 16 : 8, half = dim / 2;
       for (let i = 0; i < SPAD; i++) spad[i] = randInt(rng, 256);
@@ -168,5 +171,43 @@ describe('MXU WebAssembly kernel', () => {
         }
       }
     }
+  });
+
+  it('reuses an unpacked B only while its bytes are unchanged: one nibble changed anywhere in B is seen', () => {
+    const rng = mulberry32(78);
+    const { spad, kernel } = createScratchpad(SPAD);
+    const nib = (addr: number, i: number) => signedNibble(spad, addr, i);
+    let checked = 0;
+    for (let n = 0; n < 64; n++) {
+      const dim = n % 2 ? 16 : 8, half = dim / 2, tr = n % 4 < 2;
+      for (let i = 0; i < SPAD; i++) spad[i] = randInt(rng, 256);
+      const k = dim * (1 + randInt(rng, 600 / dim));
+      // Back-to-back rows (one 16-byte load per four rows) and strided ones.
+      const as = half * (k / dim + randInt(rng, 3)), bs = tr ? half * (k / dim + randInt(rng, 3)) : half * (1 + randInt(rng, 3));
+      const a = 0, b = 32768;
+      const run = (): void => {
+        kernel!.acc.fill(0);
+        kernel!.matmul(dim, a, as, b, bs, tr, 0, k);
+        for (let i = 0; i < dim; i++) {
+          for (let j = 0; j < dim; j++) {
+            let want = 0;
+            for (let kk = 0; kk < k; kk++) want = (want + nib(a + i * as, kk) * (tr ? nib(b + j * bs, kk) : nib(b + kk * bs, j))) | 0;
+            expect(kernel!.acc[i * dim + j], `${JSON.stringify({ n, dim, k, tr, as, bs })} C[${i}][${j}]`).toBe(want);
+          }
+        }
+        checked++;
+      };
+      run();
+      run(); // the same B, reused
+      // One nibble of B, the last byte of a random row (row r's D/2 or K/2 bytes), changes.
+      const rows = tr ? dim : k, rowBytes = tr ? k / 2 : half;
+      const at = b + randInt(rng, rows) * bs + (n % 3 === 0 ? rowBytes - 1 : randInt(rng, rowBytes));
+      spad[at] ^= 1 << (4 * randInt(rng, 2));
+      run();
+      // A new A with the same B is multiplied by the changed B.
+      for (let i = 0; i < dim * as; i++) spad[a + i] = randInt(rng, 256);
+      run();
+    }
+    expect(checked).toBe(256);
   });
 });
