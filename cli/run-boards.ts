@@ -3,11 +3,15 @@
 // output in clock order, prefixed `[K] ` when N > 1; standard error gets each
 // board's stop and TPU errors (prefixed the same way), each board's report
 // with its link figures, and the combined line. The exit status is the first
-// non-zero board's (board order), else 0 (docs/hardware.md §7).
+// non-zero board's (board order), else 0 (docs/hardware.md §7). The boards
+// run in pieces of scheduler rounds with the event loop in between, so SIGINT
+// and SIGTERM stop them as they stop one board (cli/run-control.ts): one line,
+// 130 or 143; a reader of standard output that has gone stops them with 141.
 
 import { buildConfig, boardOf, readFile, readSramImage, UsageError, type BoardArgs } from './board-options.ts';
 import { say } from './common.ts';
-import { checkDistinctOutputs, OutputFile, writeFully } from '../emu/observe/output-file.ts';
+import { RunControl, SIGNAL_STATUS } from './run-control.ts';
+import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
 import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
 import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
 import { formatReport } from '../periph/counters.ts';
@@ -24,14 +28,37 @@ export interface BoardsRunOptions extends BoardArgs {
 /** Largest --input-file read for a multi-board run (every board gets the same bytes). */
 const MAX_BOARDS_INPUT = 16 * 1024 * 1024;
 
-export function runBoardsCommand(o: BoardsRunOptions): number {
+/** Scheduler rounds between two looks at the event loop (a round is at most one slice of each board). */
+const ROUNDS_PER_PIECE = 64;
+
+export async function runBoardsCommand(o: BoardsRunOptions): Promise<number> {
   if (!Number.isInteger(o.boards) || o.boards < 1 || o.boards > MAX_BOARDS) throw new UsageError(`--boards must be 1..${MAX_BOARDS}, got ${o.boards}`);
   if (o.unsupported.length > 0) throw new UsageError(`${o.unsupported.join(', ')}: not available with --boards (run one board for them)`);
   checkDistinctOutputs([{ option: '--report-json', path: o.reportJson }]);
-  const report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
   const n = o.boards;
-  const boards = buildBoards(o, n);
-  const r = boards.run(o.maxCycles);
+  const control = new RunControl();
+  const boards = buildBoards(o, n, control);
+  // Caught before the report's temporary file exists, so a signal never leaves one behind.
+  control.install();
+  let report: OutputFile | null = null;
+  let r: BoardsResult | null = null;
+  try {
+    report = o.reportJson !== undefined ? new OutputFile(o.reportJson, '--report-json') : null;
+    boards.begin();
+    while (!(r = boards.runRounds(o.maxCycles, ROUNDS_PER_PIECE))) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (control.signal) break;
+    }
+  } finally {
+    control.uninstall();
+  }
+  if (control.signal) {
+    // Stopped before every board did: the report stays as it was (no result to write).
+    report?.discard();
+    if (control.signal !== 'SIGPIPE') say(`interrupted at clock ${boards.slowestClock()} (${control.signal})`);
+    return SIGNAL_STATUS[control.signal];
+  }
+  if (!r) throw new Error('internal: the boards stopped without a result');
   if (report) {
     report.write(JSON.stringify(reportJson(r), null, 2) + '\n');
     report.commit();
@@ -66,14 +93,14 @@ export function attachedMachine(o: BoardArgs & { boards: number }, maxCycles: nu
 }
 
 /** N boards with the program, SRAM images and console input of the options loaded. */
-function buildBoards(o: BoardArgs, n: number): Boards {
+function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null): Boards {
   if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
   const atLineStart = new Array<boolean>(n).fill(true);
   let boards: Boards;
   try {
     boards = new Boards(buildConfig(o), n, {
       reference: o.reference ?? false, strict: o.strict ?? false,
-      console: (k, bytes) => writeFully(1, n > 1 ? prefixLines(bytes, `[${k}] `, atLineStart, k) : bytes),
+      console: (k, bytes) => writeConsole(n > 1 ? prefixLines(bytes, `[${k}] `, atLineStart, k) : bytes, control),
     });
   } catch (e) {
     throw e instanceof BoardsError ? new UsageError(e.message) : e;
@@ -87,6 +114,17 @@ function buildBoards(o: BoardArgs, n: number): Boards {
   const input = o.input !== undefined ? Buffer.from(o.input, 'utf8') : o.inputFile !== undefined ? readFile(o.inputFile, 'input file', MAX_BOARDS_INPUT) : null;
   if (input) for (const m of boards.machines) m.bus.console.setInput(input);
   return boards;
+}
+
+/** Console bytes to standard output; a reader that has gone stops the run (SIGPIPE, 141) when a RunControl watches it. */
+function writeConsole(bytes: Uint8Array, control: RunControl | null): void {
+  if (control?.signal === 'SIGPIPE') return;
+  try {
+    writeFully(1, bytes);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPIPE' || !control) throw new OutputError(`cannot write standard output: ${errnoText(e)}`);
+    control.stop('SIGPIPE');
+  }
 }
 
 /** Prefixes every line start of `bytes` (a board's console output) with `tag`. */

@@ -141,13 +141,40 @@ export class Boards {
 
   /** Runs every board to its stop (EXIT, trap, TPU stop) or to maxCycles. */
   run(maxCycles: number): BoardsResult {
-    this.resetSchedule();
-    for (let round = 0; ; round++) {
-      const { progress, left } = this.round(maxCycles, -1);
-      if (left === 0) break;
-      if (!progress) throw new Error(`internal: the boards' scheduler made no progress in round ${round}: ${this.states().join('; ')}`);
+    this.begin();
+    for (;;) {
+      const r = this.runRounds(maxCycles, Number.POSITIVE_INFINITY);
+      if (r) return r;
     }
-    return this.combine(this.results as RunResult[]);
+  }
+
+  /** Scheduler rounds run since begin(). */
+  private rounds = 0;
+
+  /** Starts a run that goes in pieces (runRounds): the command line's, which a signal may stop between them. */
+  begin(): void {
+    this.resetSchedule();
+    this.rounds = 0;
+  }
+
+  /**
+   * Up to `rounds` more scheduler rounds of the run begin() started: the
+   * result once every board has stopped, else null (call again to go on).
+   * A run in pieces has the clocks of one run (the rounds are the same).
+   */
+  runRounds(maxCycles: number, rounds: number): BoardsResult | null {
+    for (let i = 0; i < rounds; i++, this.rounds++) {
+      const { progress, left } = this.round(maxCycles, -1);
+      if (left === 0) return this.combine(this.results as RunResult[]);
+      if (!progress) throw new Error(`internal: the boards' scheduler made no progress in round ${this.rounds}: ${this.states().join('; ')}`);
+    }
+    return null;
+  }
+
+  /** Where a run stopped in its pieces is: the clock of the running board furthest behind (the last stop if none runs). */
+  slowestClock(): number {
+    const running = this.machines.filter((_, k) => !this.results[k]).map((m) => m.cpu.cycle);
+    return running.length > 0 ? Math.min(...running) : Math.max(...this.results.map((r) => r?.clocks ?? 0));
   }
 
   /** One turn of every board not yet accounted, except `skip`: did any move, and how many are left. */

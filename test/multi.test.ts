@@ -5,12 +5,14 @@
 // bad input: a SEND to a missing board, overlapping transfers (OVERRUN), a
 // board that never joins (--max-cycles with every board's state).
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { Boards, runBoards, type BoardsResult, type Schedule } from '../emu/multi.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { elfPath, runCli, stderrLines } from './helpers/cli-process.ts';
+import { elfPath, runCli, runShellArgs, stderrLines } from './helpers/cli-process.ts';
 import { connect } from 'node:net';
 import { GDB_HOST, serveGdb } from '../emu/debug/gdb-server.ts';
 
@@ -135,6 +137,31 @@ describe('picotpu run --boards N (bad input: one clear line each, documented sta
       expect.stringMatching(/^picotpu: board 1: stopped \(cycle-limit\) at clock 10000\d, pc 0x[0-9a-f]+ <main\+0x[0-9a-f]+>, LINK ISSUED 1 DONE 1 STATUS 0x0, RX_COUNT 0, RX_FULL 0x00000000$/),
       expect.stringMatching(/^picotpu: board 2: exited 0 at clock \d+, .* RX_COUNT 1, RX_FULL 0x00000001$/),
     ]);
+  });
+
+  for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} mid-run: one line, ${status}, and --report-json left as it was`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'picotpu-boards-'));
+      const report = join(dir, 'r.json');
+      writeFileSync(report, 'old\n');
+      // Board 1 waits for a message that never comes: the run goes on until the signal.
+      const r = await runCli(['run', '--boards', '3', '--no-report', '--input', 'h', '--max-cycles', '1000000000000', '--report-json', report, elfPath('link_errors')], {
+        onSpawn: (child) => { setTimeout(() => child.kill(signal), 1500); },
+      });
+      expect(r.status).toBe(status);
+      expect(stderrLines(r)).toEqual([expect.stringMatching(new RegExp(`^picotpu: interrupted at clock \\d+ \\(${signal}\\)$`))]);
+      expect(readFileSync(report, 'utf8')).toBe('old\n');
+      expect(readdirSync(dir), 'no temporary file left').toEqual(['r.json']);
+    });
+  }
+
+  it('standard output\'s reader gone (| head -c 10): 141, not a word on standard error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-boards-'));
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, 'echo me back\n'.repeat(100_000));
+    const r = await runShellArgs('bash', ['-c', `node bin/picotpu.mjs run --boards 2 --no-report --input-file ${input} ${elfPath('echo')} | head -c 10 > /dev/null; exit \${PIPESTATUS[0]}`]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(EXIT.STDOUT_CLOSED);
   });
 
   it('bad --boards values and options a multi-board run does not take are usage errors (165)', async () => {
