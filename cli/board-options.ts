@@ -81,7 +81,8 @@ export function parseSramSpec(spec: string): { file: string; offset: number } {
 type ConfigArgs = Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>;
 
 export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()): PlatformConfig {
-  if (o.config) {
+  if (o.config === '') throw new ConfigError('--config wants a file name, got ""');
+  if (o.config !== undefined) {
     let text: string;
     try {
       text = Buffer.from(readBounded(o.config, MAX_CONFIG_BYTES)).toString('utf8');
@@ -99,7 +100,8 @@ export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()
     }
     applyOverrides(cfg, json as Record<string, unknown>);
   }
-  const flags: Record<string, unknown> = {};
+  // No prototype: a --set __proto__=1 is an own key (an unknown option), not the object's prototype.
+  const flags: Record<string, unknown> = Object.create(null);
   if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
   if (o.enableMul !== undefined) flags.ENABLE_MUL = o.enableMul;
   if (o.enableFastMul !== undefined) flags.ENABLE_FAST_MUL = o.enableFastMul;

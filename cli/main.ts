@@ -5,7 +5,7 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import yargs from 'yargs';
+import yargs, { type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ConfigError } from '../emu/config.ts';
 import { ElfError } from '../emu/elf.ts';
@@ -14,6 +14,7 @@ import { InputReadError } from '../emu/console-input.ts';
 import { discardAllOutputs, OutputError } from '../emu/observe/output-file.ts';
 import { UsageError } from './board-options.ts';
 import { SIGNAL_STATUS } from './run-control.ts';
+import { checkBooleanValues } from './options.ts';
 import { say, StdoutClosed, type AddCommand } from './common.ts';
 import { addRun } from './run.ts';
 import { addGdb } from './gdb.ts';
@@ -41,6 +42,16 @@ function quietOnClosedPipes(): void {
   }
 }
 
+/**
+ * A yargs middleware refusing a boolean option given a value it does not
+ * understand. yargs passes the command's own parser as a second argument,
+ * which its types leave out; its options name the command's booleans.
+ */
+function booleanValuesChecked(argv: string[]): MiddlewareFunction {
+  const check = (_args: unknown, y: { getOptions(): { boolean: string[] } }) => checkBooleanValues(argv, y.getOptions().boolean);
+  return check as unknown as MiddlewareFunction;
+}
+
 export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipes();
   let status = 0;
@@ -50,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
     .usage('$0 <command> [options]');
   for (const add of COMMANDS) parser = add(parser, done);
   parser = parser
+    // Before any handler: the command's own boolean options are known here.
+    .middleware(booleanValuesChecked(argv), true)
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
     .epilogue(exitStatusText())
