@@ -15,7 +15,7 @@ import { discardAllOutputs, OutputError } from '../emu/observe/output-file.ts';
 import { UsageError } from './board-options.ts';
 import { SIGNAL_STATUS } from './run-control.ts';
 import { checkBooleanValues } from './options.ts';
-import { say, StdoutClosed, type AddCommand } from './common.ts';
+import { guardStandardStreams, say, StdoutClosed, type AddCommand } from './common.ts';
 import { addRun } from './run.ts';
 import { addGdb } from './gdb.ts';
 import { addDebug } from './debug.ts';
@@ -30,19 +30,6 @@ import { addWorker } from './worker.ts';
 const COMMANDS: AddCommand[] = [addRun, addGdb, addDebug, addBench, addSweep, addExplore, addWorker, addEval, addDemo];
 
 /**
- * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
- * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, cli/run-control.ts).
- */
-function quietOnClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(141);
-      throw e;
-    });
-  }
-}
-
-/**
  * A yargs middleware refusing a boolean option given a value it does not
  * understand. yargs passes the command's own parser as a second argument,
  * which its types leave out; its options name the command's booleans.
@@ -53,7 +40,7 @@ function booleanValuesChecked(argv: string[]): MiddlewareFunction {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  quietOnClosedPipes();
+  guardStandardStreams();
   let status = 0;
   const done = (s: number) => { status = s; };
   let parser = yargs(argv)

@@ -3,11 +3,12 @@
 // standard streams on every command, temporary files a killed run left behind.
 // Each case ends with one line and the status docs/hardware.md §7 documents.
 
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { elfPath, runCli, stderrLines, type CliResult } from './helpers/cli-process.ts';
+import { CLI, elfPath, root, runCli, runShell, stderrLines, type CliResult } from './helpers/cli-process.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-robust-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -60,4 +61,60 @@ describe('model blobs without end are refused after 512 KiB + 1 bytes (164)', ()
       expectOneLine(r, 164, /^picotpu: cannot read \/dev\/zero: more than the 524288 bytes allowed \(a model blob must fit the 512 KiB SRAM\)$/);
     });
   }
+});
+
+/** `picotpu ARGS` with standard output or standard error on /dev/full (through sh), the other one collected. */
+const toFull = (stream: 1 | 2, args: string[], stdin = '/dev/null') =>
+  runShell(`node bin/picotpu.mjs ${args.map((a) => `'${a}'`).join(' ')} ${stream}>/dev/full <${stdin}`);
+
+/** `picotpu ARGS` with standard error's reader gone from the start (its writes fail with EPIPE). */
+function stderrClosed(args: string[]): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.destroy();
+    let stdout = '';
+    child.stdout!.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout }));
+  });
+}
+
+describe('a full standard output: one line, 165, on every command', () => {
+  const commands: [string, string[]][] = [
+    ['run', ['run', HELLO]],
+    ['debug', ['debug', HELLO]],
+    ['eval', ['eval', '--n', '5', '--tpu', '1']],
+    ['demo', ['demo', '1+2']],
+    ['bench', ['bench', '--matmul', '8x8x8']],
+    ['--help', ['bench', '--help']],
+  ];
+  for (const [name, args] of commands) {
+    it.concurrent(`${name} >/dev/full`, async () => {
+      const r = await toFull(1, args);
+      expectOneLine(r, 165, /^picotpu: cannot write standard output: no space left on device \(ENOSPC\)$/);
+    });
+  }
+});
+
+describe('a full or closed standard error changes no status', () => {
+  const outcomes: [string, string[], number][] = [
+    ['exit 0', ['run', HELLO], 0],
+    ['cycle limit 162', ['run', HELLO, '--max-cycles', '100'], 162],
+    ['bad program 164', ['run', '/dev/null'], 164],
+    ['usage 165', ['run', HELLO, '--max-cycles', 'x'], 165],
+    ['--boards 2, exit 0', ['run', '--boards', '2', elfPath('link_ring')], 0],
+    ['debug, exit 0', ['debug', HELLO], 0],
+  ];
+  for (const [name, args, status] of outcomes) {
+    it.concurrent(`2>/dev/full: ${name}`, async () => {
+      const r = await toFull(2, args);
+      expect(r.status, r.stderr).toBe(status);
+    });
+  }
+  it.concurrent('standard error\'s reader gone: the cycle limit is still 162, the console still written', async () => {
+    const r = await stderrClosed(['run', HELLO, '--max-cycles', '100']);
+    expect(r.status).toBe(162);
+    const ok = await stderrClosed(['run', HELLO]);
+    expect([ok.status, ok.stdout]).toEqual([0, 'hello from picotpu\n']);
+  });
 });
