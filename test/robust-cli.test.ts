@@ -4,7 +4,7 @@
 // Each case ends with one line and the status docs/hardware.md §7 documents.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -116,5 +116,31 @@ describe('a full or closed standard error changes no status', () => {
     expect(r.status).toBe(162);
     const ok = await stderrClosed(['run', HELLO]);
     expect([ok.status, ok.stdout]).toEqual([0, 'hello from picotpu\n']);
+  });
+});
+
+describe('temporary files of a killed run', () => {
+  it('a run killed by SIGKILL leaves .NAME.picotpu-PID.tmp; the next run into that directory removes it, and only the dead ones', async () => {
+    const dir = mkdtempSync(join(tmp, 'kill-'));
+    // echo.elf waits for console input that never comes: killed while its --trace is open.
+    let killedPid = 0;
+    await runCli(['run', elfPath('echo'), '--trace', join(dir, 't.log')], {
+      stdin: 'pipe',
+      onSpawn: (child) => {
+        killedPid = child.pid!;
+        const poll = setInterval(() => {
+          if (readdirSync(dir).length > 0) { clearInterval(poll); child.kill('SIGKILL'); }
+        }, 20);
+      },
+    });
+    const left = `.t.log.picotpu-${killedPid}.tmp`;
+    expect(readdirSync(dir)).toEqual([left]);
+    // A live process's temporary file (this one's) and files of other programs stay.
+    const live = `.other.picotpu-${process.pid}.tmp`;
+    writeFileSync(join(dir, live), '');
+    writeFileSync(join(dir, '.notes.123.tmp'), '');
+    const r = await runCli(['run', HELLO, '--no-report', '--report-json', join(dir, 'r.json')]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([live, '.notes.123.tmp', 'r.json'].sort());
   });
 });
