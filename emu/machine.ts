@@ -248,9 +248,11 @@ export class Machine {
     this.syncTo(this.result(reason).clocks);
     this.activity.advanceTo(this.result(reason).clocks);
     const r = this.result(reason);
-    return this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error'
-      ? { ...r, reason: 'tpu-error', exit: EXIT.TPU_ERROR, clocks: this.cpu.cycle }
-      : r;
+    if (!(this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error')) return r;
+    // A TPU stop ends the run at the CPU's clock: the counters count the same clocks as the run.
+    this.syncTo(this.cpu.cycle);
+    this.activity.advanceTo(this.cpu.cycle);
+    return { ...this.result(reason), reason: 'tpu-error', exit: EXIT.TPU_ERROR, clocks: this.cpu.cycle };
   }
 
   /**
