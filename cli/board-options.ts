@@ -189,7 +189,7 @@ function checkFixedCpu(board: Board, o: ConfigArgs): void {
 }
 
 /** --input-file, streamed (its size does not matter: /dev/zero is an endless input, read as the guest consumes it). */
-function openInput(path: string): FdInput {
+export function openInput(path: string): FdInput {
   if (path === '') throw new UsageError('--input-file wants a file name, got ""');
   try {
     return FdInput.open(path, 'input file');

@@ -8,6 +8,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { InputReadError, SharedInput } from '../emu/console-input.ts';
+import { mulberry32 } from './helpers/rng.ts';
 import { CLI, elfPath, root, runCli, runShell, stderrLines, type CliResult } from './helpers/cli-process.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-robust-cli-'));
@@ -142,5 +144,62 @@ describe('temporary files of a killed run', () => {
     const r = await runCli(['run', HELLO, '--no-report', '--report-json', join(dir, 'r.json')]);
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(dir).sort()).toEqual([live, '.notes.123.tmp', 'r.json'].sort());
+  });
+});
+
+describe('run --boards N: console input streamed as on one board', () => {
+  const ECHO = elfPath('echo');
+  it.concurrent('standard input reaches every board (echo upper-cases it)', async () => {
+    const r = await runShell(`printf 'hi\\nyo\\n' | node bin/picotpu.mjs run --boards 3 --no-report ${ECHO}`);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.toString().split('\n').filter((l) => l !== '');
+    for (const k of [0, 1, 2]) expect(lines.filter((l) => l.startsWith(`[${k}] `))).toEqual([`[${k}] HI`, `[${k}] YO`]);
+  });
+
+  it.concurrent('--input-file /dev/zero is streamed to every board without end, until the cycle limit (162)', async () => {
+    const r = await runCli(['run', '--boards', '2', '--no-report', '--input-file', '/dev/zero', '--max-cycles', '3000000', ECHO], { keepStdout: 1 << 16 });
+    expect(r.status, r.stderr).toBe(162);
+    // echo.elf copies one byte in 63-64 clocks, on each board.
+    expect(r.stdoutBytes).toBeGreaterThan(2 * 40_000);
+  });
+
+  it.concurrent('--input-file naming a directory or no file is a usage error (165)', async () => {
+    expectOneLine(await runCli(['run', '--boards', '2', '--input-file', tmp, ECHO]), 165, /^picotpu: cannot read input file .*: is a directory$/);
+    expectOneLine(await runCli(['run', '--boards', '2', '--input-file', join(tmp, 'none'), ECHO]), 165, /^picotpu: cannot read input file .*: no such file$/);
+  });
+});
+
+describe('SharedInput: one read, every reader the same bytes', () => {
+  /** An input of `total` bytes (i mod 251), read in pieces of at most `piece`. */
+  const source = (total: number, piece: number) => {
+    let at = 0;
+    return { read: (into: Uint8Array) => { const n = Math.min(piece, into.length, total - at); for (let i = 0; i < n; i++) into[i] = (at + i) % 251; at += n; return n; } };
+  };
+
+  it('gives each reader the whole input, whatever the order they read in', () => {
+    const rand = mulberry32(7);
+    const shared = new SharedInput(source(300_000, 5000), 3, 1 << 20, 'test input');
+    const got = [[], [], []] as number[][];
+    const buf = new Uint8Array(777);
+    for (let done = 0; done < 3;) {
+      const k = Math.floor(rand() * 3);
+      if (got[k].length === 300_000 && got[k].push(-1)) { done++; continue; }
+      if (got[k].includes(-1)) continue;
+      const n = shared.reader(k).read(buf);
+      for (let i = 0; i < n; i++) got[k].push(buf[i]);
+    }
+    for (const g of got) {
+      g.pop();
+      expect(g.length).toBe(300_000);
+      expect(g.every((b, i) => b === i % 251)).toBe(true);
+    }
+  });
+
+  it('refuses a reader that lags more than the limit (one line), and keeps no more', () => {
+    const shared = new SharedInput(source(Number.MAX_SAFE_INTEGER, 65536), 2, 1 << 20, 'standard input');
+    const buf = new Uint8Array(65536);
+    expect(() => { for (;;) shared.reader(0).read(buf); }).toThrow(InputReadError);
+    expect(() => shared.reader(0).read(buf)).toThrow(/^cannot read standard input: one board is more than 1048576 bytes behind another/);
+    expect(shared.reader(1).read(buf)).toBe(65536);
   });
 });
