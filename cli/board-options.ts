@@ -7,12 +7,10 @@ import type { Argv } from 'yargs';
 import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { FdInput, InputReadError } from '../emu/console-input.ts';
-import { ElfError } from '../emu/elf.ts';
+import { ElfError, MAX_PROGRAM_BYTES } from '../emu/elf.ts';
 import { Machine } from '../emu/machine.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 
-/** Largest program file read (an ELF's symbols and debug sections may far exceed the 64 KiB BRAM it loads). */
-export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 import { BoardError, BOARD_NAMES, boardNamed, type Board } from '../emu/boards.ts';
