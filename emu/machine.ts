@@ -268,7 +268,11 @@ export class Machine {
       bus.yieldCpu = false;
       const reason = cpu.run(limit);
       if (reason !== StopReason.LIMIT) return reason;
-      tpu.advanceTo(Math.min(cpu.cycle, tpu.linkRx?.horizon ?? Number.POSITIVE_INFINITY));
+      // Up to the CPU's clock, its last clock only when a command may start in it: a fetch fault
+      // found at the next instruction ends the run at cycle − 1 (Cpu.stopClock), uncounted.
+      const upTo = Math.min(cpu.cycle, tpu.linkRx?.horizon ?? Number.POSITIVE_INFINITY);
+      tpu.advanceTo(upTo - 1);
+      if (tpu.nextStartClock() <= upTo - 1) tpu.advanceTo(upTo);
       if (tpu.fatal || cpu.cycle >= maxCycles) return reason;
     }
   }

@@ -463,7 +463,8 @@ export class SeedTpu implements MmioDevice {
     if (dmaRun) this.dma.bulk(n);
     if (this.mxu.starvedBank >= 0 && !this.starveReported) {
       this.starveReported = true;
-      this.hazard(this.clk, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+      // At the clock the reference model sees it: the starving clock within the stretch.
+      this.hazard(this.clk + Math.max(0, this.mxu.starvedAfter), 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
     }
     this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
     this.clk += n;
