@@ -60,7 +60,7 @@ export function loadAdder(path = ADDER_MODEL, read: (path: string) => Uint8Array
         `${shownPath(path)} is missing: train the model with \`npm run train\` (scripts/train.ts, see docs/addition.md), or give a blob with --model`,
       );
     }
-    throw new AdderModelError(`cannot read ${shownPath(path)}: ${code ?? (e as Error).message}`);
+    throw new AdderModelError(`cannot read ${shownPath(path)}: ${code === 'EISDIR' ? 'is a directory' : code ?? (e as Error).message}`);
   }
   return readAdder(bytes, shownPath(path));
 }

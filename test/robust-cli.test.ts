@@ -61,6 +61,7 @@ describe('model blobs without end are refused after 512 KiB + 1 bytes (164)', ()
     it.concurrent(`${cmd} --model /dev/zero`, async () => {
       const r = await runCli([cmd, '--model', '/dev/zero'], { timeoutMs: 20_000 });
       expectOneLine(r, 164, /^picotpu: cannot read \/dev\/zero: more than the 524288 bytes allowed \(a model blob must fit the 512 KiB SRAM\)$/);
+      expectOneLine(await runCli([cmd, '--model', tmp]), 164, /^picotpu: cannot read .*: is a directory$/);
     });
   }
 });
