@@ -12,6 +12,8 @@ import { exploreReport, type ExploreReport } from './report.ts';
 
 export interface ExploreOptions {
   gridFile: string;
+  /** The grid file's text, when the caller has read it (the command line reads it with a bound on its size). */
+  gridText?: string;
   /** Directory of the JSON-lines results (the file is <name>.jsonl). */
   results: string;
   /** Where explore-<name>.md and figures/explore-<name>-pareto.svg go. */
@@ -26,12 +28,15 @@ export interface ExploreOptions {
 
 export interface ExploreResult { grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string }
 
-/** Reads and expands a grid file (GridError on a bad one). */
-export function loadGrid(file: string): { grid: Grid; points: GridPoint[]; excluded: number } {
-  let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new GridError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
-  const grid = parseGrid(text, basename(file).replace(/\.json$/, ''));
-  try { return { grid, ...expandGrid(grid) }; } catch (e) { throw e instanceof GridError ? new GridError(`${file}: ${e.message}`) : e; }
+/** Reads and expands a grid file, or its text when the caller has read it (GridError on a bad one, naming the file). */
+export function loadGrid(file: string, text?: string): { grid: Grid; points: GridPoint[]; excluded: number } {
+  if (text === undefined) {
+    try { text = readFileSync(file, 'utf8'); } catch (e) { throw new GridError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  }
+  try {
+    const grid = parseGrid(text, basename(file).replace(/\.json$/, ''));
+    return { grid, ...expandGrid(grid) };
+  } catch (e) { throw e instanceof GridError ? new GridError(`${file}: ${e.message}`) : e; }
 }
 
 /** The runnable points as the engine's plan. */
@@ -39,7 +44,7 @@ export const planOf = (points: readonly GridPoint[]): PlannedRun[] => points.fil
 
 /** Runs the grid (or, stopped through the signal, returns report null) and writes the report. */
 export async function explore(o: ExploreOptions): Promise<ExploreResult> {
-  const { grid, points, excluded } = loadGrid(o.gridFile);
+  const { grid, points, excluded } = loadGrid(o.gridFile, o.gridText);
   const plan = planOf(points);
   const resultsFile = join(o.results, `${grid.name}.jsonl`);
   mkdirSync(o.results, { recursive: true });
