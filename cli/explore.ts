@@ -7,7 +7,7 @@ import { EXIT } from '../emu/exit-status.ts';
 import { checkOutputDirectory, outputErrorOf } from '../emu/observe/output-file.ts';
 import { explore } from '../study/explore/explore.ts';
 import { GridError } from '../study/explore/grid.ts';
-import { checkQueueUrl, QueueRefused, QueueUnreachable, QueueUrlError } from '../study/explore/queue.ts';
+import { checkQueueUrl, printable, QueueRefused, QueueUnreachable, QueueUrlError } from '../study/explore/queue.ts';
 import { SWEEP_ELFS } from '../study/sweep/runs.ts';
 import { UsageError } from './board-options.ts';
 import { ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
@@ -77,6 +77,8 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
         const payload = { key: p.key, failed: 'failed' in p ? p.failed : 0, workers: 'workers' in p ? p.workers : 0 };
         if (!started) { bar.start(p.total, p.done, payload); started = true; } else bar.update(p.done, payload);
       },
+      onFailure: (key, reason) => say(`point ${printable(key)} failed: ${reason}`),
+      onConnection: say,
     });
   } catch (e) {
     if (e instanceof GridError) throw new UsageError(`grid ${e.message}`);
@@ -96,5 +98,9 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
   }
   writeAllSync(1, Buffer.from(`${result.report.text}\n`));
   say(`explore ${result.grid.name}: ${result.points.length} points, ${seconds} s; ${o.docs}/explore-${result.grid.name}.md and figures/explore-${result.grid.name}-pareto.svg written`);
+  if (result.failed.length) {
+    say(`explore ${result.grid.name}: ${result.failed.length} points failed (above) and are not in the report: run the same command again to retry them`);
+    return EXIT.POINTS_FAILED;
+  }
   return 0;
 }

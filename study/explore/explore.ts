@@ -23,10 +23,18 @@ export interface ExploreOptions {
   /** A redis:// URL: run through the queue instead of local threads. */
   queue?: string;
   onProgress?: (p: SweepProgress | QueueProgress) => void;
+  /** Through the queue: a point failed (the report goes on without it). */
+  onFailure?: (key: string, reason: string) => void;
+  /** Through the queue: the connection to Redis lost or back, one line each. */
+  onConnection?: (line: string) => void;
   signal?: AbortSignal;
 }
 
-export interface ExploreResult { grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string }
+export interface ExploreResult {
+  grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string;
+  /** The keys of the points that failed on the queue. */
+  failed: string[];
+}
 
 /** Reads and expands a grid file, or its text when the caller has read it (GridError on a bad one, naming the file). */
 export function loadGrid(file: string, text?: string): { grid: Grid; points: GridPoint[]; excluded: number } {
@@ -48,10 +56,12 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const plan = planOf(points);
   const resultsFile = join(o.results, `${grid.name}.jsonl`);
   mkdirSync(o.results, { recursive: true });
+  const failed: string[] = [];
   if (o.queue) {
     if (o.fresh) writeFileSync(resultsFile, '');
-    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, signal: o.signal });
-    if (!done) return { grid, points, report: null, resultsFile };
+    const onFailure = (key: string, reason: string) => { failed.push(key); o.onFailure?.(key, reason); };
+    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, signal: o.signal });
+    if (!done) return { grid, points, report: null, resultsFile, failed };
   } else {
     await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress });
   }
@@ -60,5 +70,5 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   mkdirSync(join(o.docs, 'figures'), { recursive: true });
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
   writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
-  return { grid, points, report, resultsFile };
+  return { grid, points, report, resultsFile, failed };
 }

@@ -127,25 +127,22 @@ export class PointPool {
   /** Per thread, the points posted to it, oldest (the running one) first: its replies come in that order. */
   private readonly posted = new Map<Worker, Waiting[]>();
   private readonly queued: { p: PlannedRun; w: Waiting }[] = [];
-  private failure: Error | null = null;
+  private closing = false;
 
   constructor(readonly threadCount: number, private readonly ahead = 0) {
-    for (let i = 0; i < threadCount; i++) {
-      const w = this.start();
-      this.threads.push(w);
-      this.posted.set(w, []);
-    }
+    for (let i = 0; i < threadCount; i++) this.add();
   }
 
   run(p: PlannedRun): Promise<RunRecord> {
     return new Promise((resolve, reject) => {
-      if (this.failure) { reject(this.failure); return; }
+      if (this.closing) { reject(new Error('sweep worker pool closed')); return; }
       this.queued.push({ p, w: { resolve, reject } });
       this.dispatch();
     });
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     const all = this.threads.splice(0);
     await Promise.all(all.map((w) => w.terminate()));
   }
@@ -162,20 +159,28 @@ export class PointPool {
     }
   }
 
-  private start(): Worker {
+  private add(): void {
     const w = startWorker();
+    this.threads.push(w);
+    this.posted.set(w, []);
+    let error: Error | null = null;
     w.on('message', (m: Reply) => {
       const waiting = this.posted.get(w)!.shift()!;
       if (m.ok) waiting.resolve(m.record); else waiting.reject(new Error(`sweep point ${m.key}: ${m.error}`));
       this.dispatch();
     });
-    const fail = (e: Error) => {
-      this.failure = e;
-      for (const waiting of this.posted.get(w)?.splice(0) ?? []) waiting.reject(e);
-      for (const q of this.queued.splice(0)) q.w.reject(e);
-    };
-    w.on('error', fail);
-    w.on('exit', (code) => { if (code !== 0) fail(new Error(`sweep worker exited with ${code}`)); });
-    return w;
+    w.on('error', (e: Error) => { error = e; });
+    // A thread that dies (out of memory, an exception that escaped) fails only the points it held: another takes its place.
+    w.on('exit', (code) => {
+      const held = this.posted.get(w) ?? [];
+      this.posted.delete(w);
+      const at = this.threads.indexOf(w);
+      if (at >= 0) this.threads.splice(at, 1);
+      const why = error ?? new Error(`sweep worker exited with ${code}`);
+      for (const waiting of held) waiting.reject(why);
+      if (this.closing) return;
+      this.add();
+      this.dispatch();
+    });
   }
 }
