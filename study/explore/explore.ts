@@ -3,9 +3,10 @@
 // through a Redis queue (queue.ts), and writes the report: a table per point,
 // the Pareto front and its SVG, and which knob pays most.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
+import { makeDirectories } from '../../emu/observe/output-file.ts';
+import { checkResultsFile, fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
 import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
 import { runOnQueue, type QueueProgress } from './queue.ts';
 import { exploreReport, type ExploreReport } from './report.ts';
@@ -27,6 +28,8 @@ export interface ExploreOptions {
   onFailure?: (key: string, reason: string) => void;
   /** Through the queue: the connection to Redis lost or back, one line each. */
   onConnection?: (line: string) => void;
+  /** Damaged lines of the results file, in one line. */
+  warn?: (line: string) => void;
   signal?: AbortSignal;
 }
 
@@ -55,19 +58,19 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const { grid, points, excluded } = loadGrid(o.gridFile, o.gridText);
   const plan = planOf(points);
   const resultsFile = join(o.results, `${grid.name}.jsonl`);
-  mkdirSync(o.results, { recursive: true });
+  makeDirectories(o.results);
   const failed: string[] = [];
   if (o.queue) {
     if (o.fresh) writeFileSync(resultsFile, '');
     const onFailure = (key: string, reason: string) => { failed.push(key); o.onFailure?.(key, reason); };
-    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, signal: o.signal });
+    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, warn: o.warn, signal: o.signal });
     if (!done) return { grid, points, report: null, resultsFile, failed };
   } else {
-    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress });
+    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress, warn: o.warn });
   }
   const fp = fingerprint();
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
-  mkdirSync(join(o.docs, 'figures'), { recursive: true });
+  makeDirectories(join(o.docs, 'figures'));
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
   writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
   return { grid, points, report, resultsFile, failed };

@@ -12,6 +12,9 @@ import { checkMatmulShape, checkModelDims, checkOverride, checkRunPoint, pointSt
 /** A bad grid file: one line, exit 165. */
 export class GridError extends Error {}
 
+/** The largest grid file read (bytes): a grid's lists multiply, so even the largest grid is a small file. */
+export const MAX_GRID_BYTES = 1024 * 1024;
+
 /** The most points a grid may have (every combination, before its exclusions): counted before the grid is expanded. */
 export const MAX_GRID_POINTS = 100_000;
 

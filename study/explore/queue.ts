@@ -135,6 +135,8 @@ export interface CoordinatorOptions {
   onFailure?: (key: string, reason: string) => void;
   /** One line when the connection to Redis is lost, one when it is back. */
   onConnection?: (line: string) => void;
+  /** Damaged lines of the results file, in one line (engine.ts readRecords). */
+  warn?: (line: string) => void;
 }
 
 /**
@@ -154,7 +156,7 @@ export interface CoordinatorOptions {
  */
 export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Promise<RunRecord[] | null> {
   const fp = o.fingerprint ?? fingerprint();
-  const have = readRecords(o.file, fp);
+  const have = readRecords(o.file, fp, o.warn);
   const pending = new Set(plan.filter((p) => !have.has(p.key)).map((p) => p.key));
   const workers = new Set<string>();
   let failed = 0;

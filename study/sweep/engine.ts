@@ -7,11 +7,12 @@
 // order they finish in does not matter because reports read them by key.
 
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
+import { errnoText, makeDirectories, OutputError } from '../../emu/observe/output-file.ts';
+import { recordShapeError, runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
 /** Bump when RunRecord's meaning changes. */
 const RECORD_FORMAT = 2;
@@ -28,6 +29,8 @@ export interface SweepOptions {
   /** Discard earlier results. */
   fresh?: boolean;
   onProgress?: (p: SweepProgress) => void;
+  /** Lines of the results file that are not records, said in one line (readRecords). */
+  warn?: (line: string) => void;
 }
 
 /** Identifies the firmware and record format the results were made with. */
@@ -42,16 +45,54 @@ export function fingerprint(): string {
 
 interface Line { fingerprint: string; record: RunRecord }
 
-/** The records already in `file` made by this firmware, by key. */
-export function readRecords(file: string, fp: string): Map<string, RunRecord> {
-  const out = new Map<string, RunRecord>();
-  if (!existsSync(file)) return out;
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
-    if (!text.trim()) continue;
-    let line: Line;
-    try { line = JSON.parse(text) as Line; } catch { continue; } // a line cut short by an interruption
-    if (line.fingerprint === fp && line.record?.key) out.set(line.record.key, line.record);
+/**
+ * The largest results file read back (bytes): far above what the largest grid
+ * (100,000 points of about 1 KB each) writes, and below the longest string the
+ * JavaScript engine holds.
+ */
+export const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
+
+/** A results file is absent or a regular file; else OutputError (one line, 165). Returns whether it exists. */
+export function checkResultsFile(file: string): boolean {
+  let st;
+  try { st = statSync(file); } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new OutputError(`cannot read the results file ${file}: ${errnoText(e)}`);
   }
+  if (st.isDirectory()) throw new OutputError(`the results file ${file} is a directory`);
+  if (!st.isFile()) throw new OutputError(`the results file ${file} is not a regular file`);
+  return true;
+}
+
+/**
+ * The records already in `file` made by this firmware, by key. A line cut
+ * short by an interruption is skipped; so is a line that is not a record
+ * (damaged by hand, another tool's), which `warn` hears of in one line: its
+ * point simply runs again.
+ */
+export function readRecords(file: string, fp: string, warn?: (line: string) => void): Map<string, RunRecord> {
+  const out = new Map<string, RunRecord>();
+  if (!checkResultsFile(file)) return out;
+  const size = statSync(file).size;
+  if (size > MAX_RESULTS_BYTES) throw new OutputError(`the results file ${file} has ${size} bytes, more than the ${MAX_RESULTS_BYTES} read back: start afresh with --fresh or another --results`);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  let bad = 0, first = '';
+  for (const [i, text] of lines.entries()) {
+    if (!text.trim()) continue;
+    let line: unknown;
+    try { line = JSON.parse(text); } catch { continue; } // a line cut short by an interruption
+    const l = line as Partial<Line> | null;
+    if (typeof l !== 'object' || l === null || Array.isArray(l) || typeof l.fingerprint !== 'string') {
+      bad++;
+      first ||= `line ${i + 1}: not an object {fingerprint, record}`;
+      continue;
+    }
+    if (l.fingerprint !== fp) continue; // another build's
+    const why = recordShapeError(l.record);
+    if (why) { bad++; first ||= `line ${i + 1}: ${why}`; continue; }
+    out.set(l.record!.key, l.record!);
+  }
+  if (bad) warn?.(`${bad} line${bad > 1 ? 's' : ''} of ${file} ${bad > 1 ? 'are not records' : 'is not a record'} (${first}): ignored, ${bad > 1 ? 'their points run' : 'its point runs'} again`);
   return out;
 }
 
@@ -70,9 +111,10 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
   const keys = new Set<string>();
   for (const p of plan) { if (keys.has(p.key)) throw new Error(`duplicate sweep key ${p.key}`); keys.add(p.key); }
   const fp = fingerprint();
-  mkdirSync(dirname(o.file), { recursive: true });
+  makeDirectories(dirname(o.file));
+  checkResultsFile(o.file);
   if (o.fresh) rmSync(o.file, { force: true });
-  const have = readRecords(o.file, fp);
+  const have = readRecords(o.file, fp, o.warn);
   const todo = plan.filter((p) => !have.has(p.key));
   let done = plan.length - todo.length;
   o.onProgress?.({ done, total: plan.length, key: '' });
