@@ -94,7 +94,8 @@ function readWorkload(where: string, w: unknown): Workload {
     const m = values(`${where}.m`, w.m, integer('m', 1)), k = values(`${where}.k`, w.k, integer('k', 1)), n = values(`${where}.n`, w.n, integer('n', 1));
     // The operands grow with each of m, k and n: the largest of each is the largest matmul.
     for (const [f, vs] of [['m', m], ['k', k], ['n', n]] as const) {
-      for (const v of vs) within(`${where}.${f}`, () => checkMatmulShape(f === 'm' ? v : 8, f === 'k' ? v : 8, f === 'n' ? v : 8));
+      const at = (i: number) => (Array.isArray(w[f]) ? `${where}.${f}[${i}]` : `${where}.${f}`);
+      vs.forEach((v, i) => within(at(i), () => checkMatmulShape(f === 'm' ? v : 8, f === 'k' ? v : 8, f === 'n' ? v : 8)));
     }
     within(where, () => checkMatmulShape(Math.max(...m), Math.max(...k), Math.max(...n)));
     return { kind: 'matmul', m, k, n };
@@ -136,14 +137,14 @@ export function parseGrid(text: string, fallbackName: string): Grid {
   if (!OBJECTIVES.includes(objective)) throw new GridError(`objective must be one of ${OBJECTIVES.join(', ')}, got ${shown(raw.objective)}`);
   if (!Array.isArray(raw.workloads) || !raw.workloads.length) throw new GridError('workloads must be a non-empty list');
   const workloads = raw.workloads.map((w, i) => readWorkload(`workloads[${i}]`, w));
-  const axes = raw.axes ?? {};
+  const axes = 'axes' in raw ? raw.axes : {};
   if (!isObject(axes)) throw new GridError(`axes must be an object {knob: [values]}, got ${shown(axes)}`);
   for (const [k, v] of Object.entries(axes)) {
     if (!(KNOBS as readonly string[]).includes(k)) throw new GridError(`unknown axis "${k}": one of ${KNOBS.join(', ')}`);
     if (!Array.isArray(v) || !v.length) throw new GridError(`axis ${k} must be a non-empty list of values`);
     v.forEach((x, i) => within(`axes.${k}[${i}]`, () => checkKnob(k as Knob, x)));
   }
-  const exclude = raw.exclude ?? [];
+  const exclude = 'exclude' in raw ? raw.exclude : [];
   if (!Array.isArray(exclude)) throw new GridError('exclude must be a list of objects');
   exclude.forEach((rule, i) => {
     if (!isObject(rule) || !Object.keys(rule).length) throw new GridError(`exclude[${i}] must be an object naming at least one field, got ${shown(rule)}`);
