@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../emu/exit-status.ts';
+import { MATMUL_MAX_K } from '../model/run.ts';
 import { OutputError } from '../emu/observe/output-file.ts';
 import { expandGrid, parseGrid } from '../study/explore/grid.ts';
 import { freePort, hasRedisServer } from '../study/explore/local-redis.ts';
@@ -85,6 +86,10 @@ describe('grids: malformed entries are refused naming the entry', () => {
     expect(status(/^mm .* mxu16 spad64/)).toEqual([{ kind: 'does not fit', why: 'the 16x16 MXU\'s build takes k and n in multiples of 16' }]);
     expect(status(/B100000000 .* mxu8 spad64/)).toEqual([{ kind: 'does not fit', why: 'a batch holds 1 to 64 sequences, not 100000000' }]);
     expect(status(/^model .* D1 v15 mxu8 spad64/)).toEqual([{ kind: 'run' }]);
+  });
+
+  it('the largest k is mmbench.c\'s (its header check)', () => {
+    expect(readFileSync(join(root, 'firmware-c/model/mmbench.c'), 'utf8')).toContain(`k > ${MATMUL_MAX_K} ||`);
   });
 
   it('a bad grid on the command line: one line, 165; explore /dev/zero is refused after a bounded read', async () => {
