@@ -108,16 +108,16 @@ describe('results files', () => {
   const fp = '0123456789abcdef';
   const record = runPoint('mm', { kind: 'matmul', m: 8, k: 8, n: 8, variant: 15 });
 
-  it('a null line, a record lacking predicted and one whose measured is not a list are ignored with one warning; a truncated last line silently', () => {
+  it('a null line, a record lacking predicted, one whose measured is not a list and a line that is not JSON are ignored with one warning; a truncated last line silently', () => {
     const file = join(dir, 'damaged.jsonl');
     const { predicted: _p, ...noPredicted } = { ...record, key: 'no predicted' };
     const lines = ['null', JSON.stringify({ fingerprint: fp, record: noPredicted }), JSON.stringify({ fingerprint: fp, record: { ...record, key: 'bad measured', measured: 5 } }),
-      JSON.stringify({ fingerprint: fp, record }), '{"fingerprint": "01'];
+      'not JSON {', JSON.stringify({ fingerprint: fp, record }), '{"fingerprint": "01'];
     writeFileSync(file, lines.join('\n'));
     const warnings: string[] = [];
     const got = readRecords(file, fp, (w) => warnings.push(w));
     expect([...got.keys()]).toEqual(['mm']);
-    expect(warnings).toEqual([`3 lines of ${file} are not records (line 1: not an object {fingerprint, record}): ignored, their points run again`]);
+    expect(warnings).toEqual([`4 lines of ${file} are not records (line 1: not an object {fingerprint, record}): ignored, their points run again`]);
   });
 
   it('a results path that is a directory or a device is one line', () => {
@@ -197,6 +197,11 @@ describe('the thread pool', () => {
     try {
       await expect(pool.run(null as unknown as PlannedRun)).rejects.toThrow();
       await expect(pool.run({ key: 'no point', point: null as unknown as MatmulPoint })).rejects.toThrow(/^sweep point no point: /);
+      expect((await pool.run(good)).key).toBe('good');
+      // A thread that dies under its point (here: terminated) fails that point only; a new thread takes the next.
+      const running = pool.run({ key: 'dies', point: { kind: 'matmul', m: 64, k: 512, n: 128, variant: 15 } });
+      await (pool as unknown as { threads: { terminate(): Promise<number> }[] }).threads[0].terminate();
+      await expect(running).rejects.toThrow('sweep worker exited with 1');
       expect((await pool.run(good)).key).toBe('good');
     } finally {
       await pool.close();

@@ -105,7 +105,9 @@ export function checkRunPoint(x: unknown): RunPoint {
 /** A job's planned run: a key (a non-empty string) and a well-formed point. */
 export function checkPlannedRun(x: unknown): PlannedRun {
   if (!isObject(x)) throw new PointError(`a job's run must be an object {key, point}, got ${show(x)}`);
-  if (typeof x.key !== 'string' || !x.key || x.key.length > MAX_KEY_LENGTH) throw new PointError(`a job's key must be a string of 1 to ${MAX_KEY_LENGTH} characters, got ${show(x.key)}`);
+  if (typeof x.key !== 'string' || !x.key || x.key.length > MAX_KEY_LENGTH || /[\x00-\x1f\x7f-\x9f]/.test(x.key)) {
+    throw new PointError(`a job's key must be a string of 1 to ${MAX_KEY_LENGTH} printable characters, got ${show(x.key)}`);
+  }
   return { key: x.key, point: checkRunPoint(x.point) };
 }
 

@@ -65,8 +65,8 @@ export function checkResultsFile(file: string): boolean {
 }
 
 /**
- * The records already in `file` made by this firmware, by key. A line cut
- * short by an interruption is skipped; so is a line that is not a record
+ * The records already in `file` made by this firmware, by key. The last line
+ * cut short by an interruption is skipped; so is a line that is not a record
  * (damaged by hand, another tool's), which `warn` hears of in one line: its
  * point simply runs again.
  */
@@ -76,11 +76,17 @@ export function readRecords(file: string, fp: string, warn?: (line: string) => v
   const size = statSync(file).size;
   if (size > MAX_RESULTS_BYTES) throw new OutputError(`the results file ${file} has ${size} bytes, more than the ${MAX_RESULTS_BYTES} read back: start afresh with --fresh or another --results`);
   const lines = readFileSync(file, 'utf8').split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && !lines[last].trim()) last--;
   let bad = 0, first = '';
   for (const [i, text] of lines.entries()) {
     if (!text.trim()) continue;
     let line: unknown;
-    try { line = JSON.parse(text); } catch { continue; } // a line cut short by an interruption
+    try { line = JSON.parse(text); } catch {
+      // The last line cut short by an interruption says nothing; a line that is not JSON before it is damage.
+      if (i !== last) { bad++; first ||= `line ${i + 1}: not JSON`; }
+      continue;
+    }
     const l = line as Partial<Line> | null;
     if (typeof l !== 'object' || l === null || Array.isArray(l) || typeof l.fingerprint !== 'string') {
       bad++;
@@ -170,6 +176,9 @@ export class PointPool {
   private readonly posted = new Map<Worker, Waiting[]>();
   private readonly queued: { p: PlannedRun; w: Waiting }[] = [];
   private closing = false;
+  /** Threads that died since the last reply: past a few, every new thread dies too (it cannot start), and the pool gives up. */
+  private deaths = 0;
+  private failure: Error | null = null;
 
   constructor(readonly threadCount: number, private readonly ahead = 0) {
     for (let i = 0; i < threadCount; i++) this.add();
@@ -178,6 +187,7 @@ export class PointPool {
   run(p: PlannedRun): Promise<RunRecord> {
     return new Promise((resolve, reject) => {
       if (this.closing) { reject(new Error('sweep worker pool closed')); return; }
+      if (this.failure) { reject(this.failure); return; }
       this.queued.push({ p, w: { resolve, reject } });
       this.dispatch();
     });
@@ -207,6 +217,7 @@ export class PointPool {
     this.posted.set(w, []);
     let error: Error | null = null;
     w.on('message', (m: Reply) => {
+      this.deaths = 0;
       const waiting = this.posted.get(w)!.shift()!;
       if (m.ok) waiting.resolve(m.record); else waiting.reject(new Error(`sweep point ${m.key}: ${m.error}`));
       this.dispatch();
@@ -221,6 +232,11 @@ export class PointPool {
       const why = error ?? new Error(`sweep worker exited with ${code}`);
       for (const waiting of held) waiting.reject(why);
       if (this.closing) return;
+      if (++this.deaths > this.threadCount + 2) {
+        this.failure = why;
+        for (const q of this.queued.splice(0)) q.w.reject(why);
+        return;
+      }
       this.add();
       this.dispatch();
     });
