@@ -130,9 +130,18 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
     o.onProgress?.({ done: ++done, total: plan.length, key: r.key });
   };
   const jobs = Math.min(o.jobs ?? availableParallelism(), todo.length);
-  if (jobs <= 1) for (const p of todo) finish(runPoint(p.key, p.point));
+  if (jobs <= 1) for (const p of todo) finish(runHere(p));
   else await runOnWorkers(todo, jobs, finish);
   return plan.map((p) => have.get(p.key)!);
+}
+
+/** Runs a point in this thread; its failure names it as a worker thread's does. */
+function runHere(p: PlannedRun): RunRecord {
+  try {
+    return runPoint(p.key, p.point);
+  } catch (e) {
+    throw new Error(`sweep point ${p.key}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /**
