@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { writeFully } from '../emu/observe/output-file.ts';
+import { errnoText, OutputError, writeFully } from '../emu/observe/output-file.ts';
 import { VARIANT_ALL } from '../model/format.ts';
 import { MODEL_ELF } from '../model/run.ts';
 import { shownPath } from '../study/addition-run.ts';
@@ -23,13 +23,17 @@ export function say(msg: string): void {
 /** Standard output's reader has gone (EPIPE): the command ends quietly with 141 (as if killed by SIGPIPE). */
 export class StdoutClosed extends Error {}
 
-/** Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends the command (StdoutClosed). */
+/**
+ * Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends
+ * the command (StdoutClosed), any other failure (a full disk) is one line, 165,
+ * as `run` says it.
+ */
 export function writeAllSync(fd: number, bytes: Uint8Array): void {
   try {
     writeFully(fd, bytes);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new StdoutClosed();
-    throw e;
+    throw new OutputError(`cannot write ${fd === 2 ? 'standard error' : 'standard output'}: ${errnoText(e)}`);
   }
 }
 
