@@ -28,14 +28,15 @@ export const stdoutFailed = (e: unknown): OutputError => new OutputError(`cannot
 
 /**
  * Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends
- * the command (StdoutClosed, 141), any other failure is one line (OutputError, 165).
+ * the command (StdoutClosed, 141), any other failure (a full disk) is one line
+ * (OutputError, 165), as `run` says it.
  */
 export function writeAllSync(fd: number, bytes: Uint8Array): void {
   try {
     writeFully(fd, bytes);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new StdoutClosed();
-    throw stdoutFailed(e);
+    throw fd === 2 ? new OutputError(`cannot write standard error: ${errnoText(e)}`) : stdoutFailed(e);
   }
 }
 

@@ -206,11 +206,26 @@ export function checkDistinctOutputs(outputs: { option: string; path: string | u
   }
 }
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir retries for ever
+ * where a directory cannot be made on a pseudo file system (procfs answers
+ * ENOENT for the very directory it was asked to make); here that is an error
+ * at once. Throws the errno exception of the level that failed.
+ */
+export function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try { mkdirSync(d); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; }
+  }
+  if (!statSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
+}
+
 /** A directory a command writes into (sweep's --results, --docs): made if missing, and writable; else OutputError. */
 export function checkOutputDirectory(dir: string, option: string): void {
   if (dir === '') throw new OutputError(`${option} wants a directory name, got ""`);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new OutputError(`cannot write ${option} ${dir}: ${errnoText(e)}`);
