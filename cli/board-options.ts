@@ -15,7 +15,7 @@ import { SRAM_SIZE } from '../periph/sram.ts';
 export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-import { BoardError, BOARD_NAMES, boardNamed, type Board } from '../emu/boards.ts';
+import { BoardError, BOARD_NAMES, boardNamed, type Board } from '../boards/registry.ts';
 import type { CpuFeatures } from '../emu/config.ts';
 
 export class UsageError extends Error {}

@@ -13,7 +13,7 @@ import { TraceWriter } from '../emu/observe/trace.ts';
 import { Profiler } from '../emu/observe/profiler.ts';
 import { TimelineWriter } from '../emu/observe/timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from '../emu/observe/vcd.ts';
-import { formatSeedReport, seedReportFields } from '../emu/seed-status.ts';
+import { formatSeedReport, seedReportFields } from '../boards/transformer-tpu-int4/report.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { boardsOption, maxCyclesOption, RUN_EXITS } from './options.ts';
 import { RunControl, runSliced } from './run-control.ts';

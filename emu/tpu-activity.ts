@@ -7,7 +7,7 @@
 
 import { UNIT_NAMES } from '../periph/counters.ts';
 import type { CommandRecord, TpuError } from '../periph/tpu.ts';
-import type { SeedTpu } from '../periph/seed/tpu.ts';
+import type { SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
 
 export type UnitName = (typeof UNIT_NAMES)[number];
 

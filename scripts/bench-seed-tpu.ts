@@ -6,7 +6,7 @@
 // (steadier than wall time on a shared machine) and per wall second, fast and
 // reference (median of several runs).
 
-import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../periph/seed/regs.ts';
+import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../boards/transformer-tpu-int4/regs.ts';
 import { drive, type SeedOp } from '../test/helpers/seed-driver.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

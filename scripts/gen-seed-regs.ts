@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import {
   SEED_BANK_BYTES, SEED_BANKS, SEED_COMMANDS, SEED_COUNTER_DOCS, SEED_COUNTER_NAMES, SEED_DONE_OFFSET, SEED_QUEUE_DEPTH, SEED_REGS,
   SEED_SPAD_BASE, SEED_SPAD_BYTES, SEED_STATUS_BASE, SEED_TPU_BASE, SEED_UNIT_NAMES, SEED_VPU_OPS, type SeedCommand,
-} from '../periph/seed/regs.ts';
+} from '../boards/transformer-tpu-int4/regs.ts';
 
 export const SEED_HEADER_PATH = fileURLToPath(new URL('../firmware-c/include/seed/tpu_seed.h', import.meta.url));
 

@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
 import { Machine } from '../emu/machine.ts';
-import { BOARDS } from '../emu/boards.ts';
+import { BOARDS } from '../boards/registry.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { SeedBus } from '../emu/seed-bus.ts';
+import { SeedBus } from '../boards/transformer-tpu-int4/bus.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seedElf = (name: string) => join(root, 'build', 'fw', 'seed', `${name}.elf`);

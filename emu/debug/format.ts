@@ -7,7 +7,7 @@ import { ABI_NAMES } from '../isa.ts';
 import { describeError, describeStop, hex8, type Machine, type RunResult } from '../machine.ts';
 import type { ElfSymbol } from '../elf.ts';
 import { regionOf } from '../bus.ts';
-import { seedStatusLines } from '../seed-status.ts';
+import { seedStatusLines } from '../../boards/transformer-tpu-int4/report.ts';
 import { formatReport, type Counters } from '../../periph/counters.ts';
 import { GLOBAL } from '../../periph/regs.ts';
 import type { Breakpoint, PendingStore, Watchpoint } from './control.ts';

@@ -48,7 +48,7 @@ import { seqLines, unitView, waitToken } from './tpu-view.ts';
 import { formatReport } from '../../periph/counters.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 import { describeError } from '../../periph/tpu.ts';
-import { seedStatusLines } from '../seed-status.ts';
+import { seedStatusLines } from '../../boards/transformer-tpu-int4/report.ts';
 import { expandCompressed } from '../isa.ts';
 
 /** The only address the server listens on. */

@@ -4,7 +4,7 @@
 // and profiler are shared by every board; only the bus (emu/bus.ts,
 // emu/seed-bus.ts) and the TPU differ.
 
-import type { CpuFeatures, MemInterface } from './config.ts';
+import type { CpuFeatures, MemInterface } from '../emu/config.ts';
 
 export type BoardName = 'picotpu' | 'seed';
 

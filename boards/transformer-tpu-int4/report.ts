@@ -2,9 +2,9 @@
 // show on the seed board: each unit's queue and commands (as the run
 // observers see them), the ten counters so far and the aliased accesses.
 
-import { formatReport } from '../periph/counters.ts';
-import { reportOfSeedCounters, type Machine, type RunResult } from './machine.ts';
-import type { SeedBus } from './seed-bus.ts';
+import { formatReport } from '../../periph/counters.ts';
+import { reportOfSeedCounters, type Machine, type RunResult } from '../../emu/machine.ts';
+import type { SeedBus } from './bus.ts';
 
 export function seedStatusLines(machine: Machine, now: number): string[] {
   const seed = machine.seed!;

@@ -10,8 +10,8 @@
 // inherits from picotpu's Bus are never mapped: the seed's SRAM is the DMA's alone
 // (Machine.sramBytes).
 
-import { Bus, type MmioDevice } from './bus.ts';
-import type { BusTiming } from './config.ts';
+import { Bus, type MmioDevice } from '../../emu/bus.ts';
+import type { BusTiming } from '../../emu/config.ts';
 
 /** What the seed's TPU must give the bus: its MMIO block, its scratchpad window and the DONE flag. */
 export interface SeedBusDevice extends MmioDevice {
