@@ -5,7 +5,7 @@ import { SIGNAL_STATUS } from './run-control.ts';
 import { boardOptions, buildMachine, UsageError } from './board-options.ts';
 import { boardsOption, maxCyclesOption } from './options.ts';
 import { attachedMachine } from './run-boards.ts';
-import { DEFAULT_BOARDS_MAX_CYCLES } from '../emu/multi.ts';
+import { DEFAULT_BOARDS_MAX_CYCLES } from '../boards/picotpu/ring.ts';
 import { say, StdoutClosed, writeAllSync, type AddCommand } from './common.ts';
 
 export const addGdb: AddCommand = (y, done) => y.command(

@@ -13,7 +13,7 @@ import { say } from './common.ts';
 import { RunControl, SIGNAL_STATUS } from './run-control.ts';
 import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
 import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
-import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
+import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../boards/picotpu/ring.ts';
 import { formatReport } from '../periph/counters.ts';
 
 export interface BoardsRunOptions extends BoardArgs {

@@ -17,7 +17,7 @@ import { SeedTpu, type SeedCounters, type SeedHazard } from '../boards/transform
 import { BoardError, BOARDS, boardNamed, type Board, type BoardName } from '../boards/registry.ts';
 import { SeedBus, type AliasCounts } from '../boards/transformer-tpu-int4/bus.ts';
 import { SeedActivity, type TpuActivity } from './tpu-activity.ts';
-import { LinkBus } from './link-bus.ts';
+import { LinkBus } from '../boards/picotpu/link-bus.ts';
 import type { RingPosition } from '../periph/link.ts';
 
 export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error' | 'interrupted';

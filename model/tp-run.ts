@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { DEFAULT_MAX_CYCLES, type Machine } from '../emu/machine.ts';
-import { Boards, type Schedule as BoardsSchedule } from '../emu/multi.ts';
+import { Boards, type Schedule as BoardsSchedule } from '../boards/picotpu/ring.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { runOnEmulator, type EmulatorRun } from './run.ts';
 import { finishJob, windowsOf } from './emulator-job.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
-import { Boards, runBoards, type BoardsResult, type Schedule } from '../emu/multi.ts';
+import { Boards, runBoards, type BoardsResult, type Schedule } from '../boards/picotpu/ring.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { elfPath, runCli, runShellArgs, stderrLines } from './helpers/cli-process.ts';
 import { connect } from 'node:net';

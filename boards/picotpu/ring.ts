@@ -21,11 +21,11 @@
 // round of the ring, so some board always moves. A round in which none moves
 // is an internal error, reported with every board's state.
 
-import { applyOverrides, type PlatformConfig } from './config.ts';
-import { StopReason } from './cpu.ts';
-import { Machine, type MachineOptions, type RunResult } from './machine.ts';
+import { applyOverrides, type PlatformConfig } from '../../emu/config.ts';
+import { StopReason } from '../../emu/cpu.ts';
+import { Machine, type MachineOptions, type RunResult } from '../../emu/machine.ts';
 import type { LinkBus } from './link-bus.ts';
-import { unitStatus } from '../periph/tpu.ts';
+import { unitStatus } from '../../periph/tpu.ts';
 
 /** The link's figures of one board. */
 export interface LinkFigures {

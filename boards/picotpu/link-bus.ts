@@ -8,10 +8,10 @@
 // enough. A board alone (one board, its TX wired to its own RX) never
 // restarts: its horizon is unbounded.
 
-import { Bus, TPU_BASE, TPU_SIZE } from './bus.ts';
-import { CONSOLE_BASE, CONSOLE_REG } from './console.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
-import type { Tpu } from '../periph/tpu.ts';
+import { Bus, TPU_BASE, TPU_SIZE } from '../../emu/bus.ts';
+import { CONSOLE_BASE, CONSOLE_REG } from '../../emu/console.ts';
+import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
+import type { Tpu } from '../../periph/tpu.ts';
 
 export class LinkBus extends Bus {
   private linkTpu: Tpu | null = null;
