@@ -4,7 +4,7 @@
 // UsageError, exit 165, with one line), and the run command's status note.
 
 import { UsageError } from './board-options.ts';
-import { MAX_BOARDS } from '../boards/picotpu/ring.ts';
+import { MAX_BOARDS } from '../boards/registry.ts';
 
 /** Decimal digits, `_` between digit groups (10_000_000), an optional decimal exponent (1e9). */
 const COUNT_SYNTAX = /^(\d+(?:_\d+)*)(?:[eE](\d+))?$/;

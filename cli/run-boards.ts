@@ -13,7 +13,7 @@ import { say } from './common.ts';
 import { RunControl, SIGNAL_STATUS } from './run-control.ts';
 import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
 import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
-import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../boards/picotpu/ring.ts';
+import { Boards, BoardsError, MAX_BOARDS, RING_BOARD, type BoardsResult } from '../boards/registry.ts';
 import { formatReport } from '../periph/counters.ts';
 
 export interface BoardsRunOptions extends BoardArgs {
@@ -81,20 +81,26 @@ export async function runBoardsCommand(o: BoardsRunOptions): Promise<number> {
 }
 
 /**
- * `debug --boards N --board K`, `gdb --boards N --board K`: board K's Machine,
- * the other boards running underneath it (emu/multi.ts Boards.attach); their
- * console lines go to standard output prefixed `[J] `.
+ * `debug --boards N --attach K`, `gdb --boards N --attach K`: board K's Machine,
+ * the other boards running underneath it (boards/picotpu/ring.ts Boards.attach); their
+ * console lines go to standard output prefixed `[J] `. `--board` stays the board's name.
  */
-export function attachedMachine(o: BoardArgs & { boards: number }, maxCycles: number): Machine {
-  const text = o.board ?? '0';
-  const k = text === 'picotpu' ? 0 : /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --board names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
-  return buildBoards({ ...o, board: 'picotpu' }, o.boards).attach(k, maxCycles);
+export function attachedMachine(o: BoardArgs & { boards: number; attach?: string }, maxCycles: number): Machine {
+  const text = o.attach ?? '0';
+  const k = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --attach names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
+  return buildBoards(o, o.boards).attach(k, maxCycles);
+}
+
+/** `--attach K` picks one of the --boards N: alone it has nothing to pick from. */
+export function checkAttach(o: { attach?: string; boards?: number }): void {
+  if (o.attach !== undefined && o.boards === undefined) throw new UsageError('--attach K picks one of --boards N: give --boards');
 }
 
 /** N boards with the program, SRAM images and console input of the options loaded. */
 function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null): Boards {
-  if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
+  const board = boardOf(o);
+  if (board !== RING_BOARD) throw new UsageError(`--boards needs the ${RING_BOARD.name} board (the ${board.aliases[0] ?? board.name} has no link)`);
   const atLineStart = new Array<boolean>(n).fill(true);
   let boards: Boards;
   try {

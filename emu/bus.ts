@@ -29,6 +29,13 @@ export class Bus {
 
   /** Wait clocks of the last read()/write(). */
   wait = 0;
+  /**
+   * Clocks a read adds after its wait that a halt does not wait for (the CPU
+   * adds them to the instruction, not to a stop's clock): set by a board whose
+   * slave answers some reads a clock late (transformer-tpu-int4's scratchpad
+   * window), else always 0.
+   */
+  readExtra = 0;
   /** Set when the last read()/write() hit no device. */
   fault = false;
   /**

@@ -24,11 +24,11 @@ export interface CpuFeatures {
 
 /**
  * How the CPU reaches memory: 'native' is PicoRV32's own look-ahead interface
- * on a zero-wait BRAM (picotpu); 'seed-axi' is picorv32_axi behind the seed's
+ * on a zero-wait BRAM (picotpu); 'axi-lite' is picorv32_axi behind the seed's
  * cpu_subsys AXI4-Lite slave, every fetch and access one transaction
  * (timing.ts, AXI_*).
  */
-export type MemInterface = 'native' | 'seed-axi';
+export type MemInterface = 'native' | 'axi-lite';
 
 /** What the CPU needs besides its PicoRV32 parameters: its bus, and STACKADDR. */
 export interface CpuBusOptions {

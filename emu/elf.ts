@@ -33,6 +33,8 @@ export interface Segment {
 
 export interface LoadedElf {
   entry: number;
+  /** e_flags: for RISC-V, bit 0 (EF_RISCV_RVC) says the code uses 16-bit instructions. */
+  flags: number;
   segments: Segment[];
   symbols: SymbolTable;
 }
@@ -72,7 +74,7 @@ export function parseElf(bytes: Uint8Array): LoadedElf {
   checkIdent(bytes, view);
   const segments = readSegments(bytes, view);
   const sections = readSectionTable(bytes, view);
-  return { entry: view.getUint32(24, true), segments, symbols: new SymbolTable(readSymbols(bytes, view, sections)) };
+  return { entry: view.getUint32(24, true), flags: view.getUint32(36, true), segments, symbols: new SymbolTable(readSymbols(bytes, view, sections)) };
 }
 
 /** e_ident, e_type and e_machine. */

@@ -6,7 +6,8 @@
 // both give the same clocks, counters and tokens.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
+import { describeStop, type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import type { RunObserver } from '../emu/observe/observer.ts';
 import { buildBlob, headerOffset, jobPrompts, type Job, type Layout, type Model } from './format.ts';

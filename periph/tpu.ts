@@ -71,7 +71,7 @@ export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: rea
   return statusWord(u.running !== null, u.fifo.length, u.errorFlag);
 }
 
-class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
+export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
   /**

@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { Machine, type RunResult } from '../emu/machine.ts';
+import { type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);

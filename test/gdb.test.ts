@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/debug/gdb-server.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 import { skipWhenMissing } from './helpers/require.ts';

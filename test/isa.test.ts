@@ -8,7 +8,8 @@
 // and an expected value may be a function of the symbol table (link values).
 
 import { describe, expect, it } from 'vitest';
-import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
+import { describeStop, type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { defaultConfig, type CpuFeatures } from '../emu/config.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { predict, predictMatmul } from '../model/analytic.ts';
 import { BEST_VARIANT, buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { argmax, requant, runGolden } from '../model/golden.ts';

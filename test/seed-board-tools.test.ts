@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { serveGdb } from '../emu/debug/gdb-server.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

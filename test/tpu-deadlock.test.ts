@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { DEADLOCK_POLL_CLOCKS, Tpu } from '../periph/tpu.ts';

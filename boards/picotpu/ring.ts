@@ -23,7 +23,9 @@
 
 import { applyOverrides, type PlatformConfig } from '../../emu/config.ts';
 import { StopReason } from '../../emu/cpu.ts';
-import { Machine, type MachineOptions, type RunResult } from '../../emu/machine.ts';
+import type { MachineOptions, RunResult } from '../../emu/machine.ts';
+import { Machine } from '../machine.ts';
+import { PICOTPU } from './board.ts';
 import type { LinkBus } from './link-bus.ts';
 import { unitStatus } from '../../periph/tpu.ts';
 
@@ -83,7 +85,7 @@ export class Boards {
     if (!Number.isInteger(count) || count < 1 || count > MAX_BOARDS) throw new BoardsError(`--boards must be 1..${MAX_BOARDS}, got ${count}`);
     // Every board has the link; the configuration is checked with it on.
     this.config = applyOverrides(structuredClone(config), { link: 1 });
-    this.machines = Array.from({ length: count }, (_, index) => new Machine(this.config, { ...options, ring: { index, count } }));
+    this.machines = Array.from({ length: count }, (_, index) => new Machine(this.config, { ...options, board: PICOTPU, ring: { index, count } }));
     for (let k = 0; k < count; k++) {
       const from = this.machines[k].tpu, to = this.machines[(k + 1) % count].tpu;
       from.linkOut = (m) => to.linkRx!.deliver(m);

@@ -266,7 +266,7 @@ export class Profiler implements RunObserver {
   constructor(private readonly machine: Machine, options: ProfilerOptions = {}) {
     if (options.jsonPath !== undefined) this.json = new OutputFile(options.jsonPath, '--profile-json');
     this.functions = new FunctionMap(machine.symbols);
-    if (!machine.seed && machine.tpu.seq) machine.tpu.seqRecords ??= [];
+    if (machine.activity.seq) machine.activity.seqRecords ??= [];
     const n = this.functions.count;
     this.clocks = new Float64Array(n);
     this.idle = new Float64Array(n);
@@ -369,8 +369,8 @@ export class Profiler implements RunObserver {
 
   /** The sequencer's RUNs in [lo, tEnd): feeding clocks within the scope [S, E), and the RUNs that start there. */
   private resolveSeq(lo: number, tEnd: number, S: number, E: number): void {
-    const unit = this.machine.seed ? null : this.machine.tpu.seq;
-    const runs = unit ? this.machine.tpu.seqRecords : null;
+    const unit = this.machine.activity.seq ?? null;
+    const runs = unit ? this.machine.activity.seqRecords ?? null : null;
     if (!unit || !runs) return;
     const q = this.seq;
     for (; q.cursor < runs.length; q.cursor++) q.active.push({ u: 3, s: runs[q.cursor].startClock, e: runs[q.cursor].endClock + 1, push: 0 });
@@ -484,7 +484,7 @@ export class Profiler implements RunObserver {
         busy: { DMA: this.busy[0], MXU: this.busy[1], VPU: this.busy[2] },
       },
       functions, units, report: result.counters,
-      ...(!machine.seed && machine.tpu.seq ? { sequencer: { runs: this.seq.runs, feeding: this.seq.feeding, dropped: this.seq.dropped } } : {}),
+      ...(machine.activity.seq ? { sequencer: { runs: this.seq.runs, feeding: this.seq.feeding, dropped: this.seq.dropped } } : {}),
     };
   }
 }
