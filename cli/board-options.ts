@@ -45,7 +45,7 @@ export function boardOptions<T>(y: Argv<T>) {
     .option('board', { type: 'string', default: 'picotpu', describe: `the board: ${boardNames().join(' | ')} (transformer-tpu-int4, alias seed: the write-up's own RTL board, docs/seed-board.md)` })
     .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
     .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
-    .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
+    .option('sram', { type: 'string', default: [] as string[], coerce: oneValueEach, describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, one per --sram, repeatable)' })
     .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
     .option('set', { type: 'string', default: [] as string[], coerce: oneValueEach, describe: 'set a platform option NAME=VALUE (one per --set, repeatable; see docs/hardware.md)' })
     .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
@@ -136,6 +136,7 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   } catch (e) {
     throw e instanceof BoardError ? new UsageError(e.message) : e;
   }
+  if (o.sram.length > 0 && !machine.devices.sram) throw new UsageError(`the ${board.name} board has no SRAM: --sram does not apply`);
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { image, offset } = readSramImage(spec);

@@ -71,6 +71,7 @@ export async function runCommand(o: RunOptions): Promise<number> {
     { option: '--sram-out', path: o.sramOut },
   ]);
   const machine = buildMachine(o, true);
+  if (o.sramOut !== undefined && !machine.devices.sram) throw new UsageError(`the ${machine.board.name} board has no SRAM: --sram-out does not apply`);
   const control = new RunControl();
   // Caught from before the first output file exists, so a signal never leaves a temporary file behind.
   control.install();

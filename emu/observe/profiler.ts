@@ -472,7 +472,7 @@ export class Profiler implements RunObserver {
     functions.sort((a, b) => b.clocks - a.clocks || a.name.localeCompare(b.name));
     const running = machine.activity.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
     const units: UnitProfile[] = UNIT_NAMES.map((unit, i) => ({
-      unit, commands: this.commands[i], inFlight: running[i], dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
+      unit, commands: this.commands[i], inFlight: running[i] ?? 0, dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
       meanQueueWait: this.commands[i] ? this.waitSum[i] / this.commands[i] : null,
     }));
     const sum = (a: Float64Array) => a.reduce((s, x) => s + x, 0);

@@ -227,7 +227,8 @@ export class VcdWriter implements RunObserver {
    */
   private pushes(info: StepInfo | null, stallTo: number, stallUnit: string): void {
     const units = this.machine.activity.units;
-    for (let u = 0; u < 3; u++) {
+    // A board without a TPU has no units.
+    for (let u = 0; u < units.length; u++) {
       const issued = units[u].issued;
       for (let serial = this.issuedSeen[u]; serial < issued; serial++) {
         this.tpuEvent(this.pushClock(u, serial, info, stallUnit === UNIT_NAMES[u] ? stallTo : -1), DEPTH + u, 1);
