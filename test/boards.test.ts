@@ -149,7 +149,7 @@ describe('the GDB stub reaches only the memories the board has', () => {
 describe('the wrong board gets one line and 164/165, never a silent run', () => {
   it.concurrent('a setting the write-up\'s board does not read is refused (165), not ignored', async () => {
     for (const set of ['queueDepth=1', 'tpuWait=10', 'mxuDim=16']) {
-      const r = await runCli(['run', '--board', 'seed', '--set', set, SEED_DONE]);
+      const r = await runCli(['run', '--board', 'seed', SEED_DONE, '--set', set]);
       expect(r.status, set).toBe(EXIT.USAGE);
       expect(lines(r), set).toEqual([expect.stringMatching(new RegExp(`^picotpu: the transformer-tpu-int4 board does not use ${set.split('=')[0]} \\(its settings: `))]);
     }
