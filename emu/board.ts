@@ -74,6 +74,8 @@ export interface BoardDevices {
   readonly sram: Uint8Array | null;
   /** The TPU's scratchpad (the debugger's spad:ADDR), or null. */
   readonly spad: Uint8Array | null;
+  /** The CPU address whose stores open (bit 0 set) and close a PERF_CTRL counter window, or null (the observers' window marks). */
+  readonly perfCtrlAddr: number | null;
   /** The CPU is built: the board may hook it (a store that aliases into code). */
   attachCpu(cpu: Cpu): void;
   /** The run stopped (before its figures are read), at `clock`. */

@@ -9,6 +9,7 @@ import { BUS_TIMING_NAMES, CPU_FEATURE_NAMES, TPU_CONFIG_NAMES, type PlatformCon
 import { CONSOLE_BASE, CONSOLE_SIZE } from '../../emu/console.ts';
 import type { Board, BoardBuildOptions, BoardDevices, BoardFigures } from '../../emu/board.ts';
 import { formatReport, type CounterSnapshot } from '../../periph/counters.ts';
+import { GLOBAL } from '../../periph/regs.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 import { Tpu } from '../../periph/tpu.ts';
 import type { RingPosition } from '../../periph/link.ts';
@@ -56,6 +57,7 @@ export class PicotpuDevices implements BoardDevices {
   readonly registers;
   readonly sram: Uint8Array;
   readonly spad: Uint8Array;
+  readonly perfCtrlAddr = TPU_BASE + GLOBAL.PERF_CTRL;
 
   constructor(private readonly config: PlatformConfig, readonly bus: Bus, readonly tpu: Tpu, private readonly linkBus: LinkBus | null) {
     this.memories = [{ name: 'SRAM', base: SRAM_BASE, bytes: bus.sram.bytes }];

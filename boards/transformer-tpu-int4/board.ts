@@ -58,6 +58,7 @@ function buildTransformerTpuInt4(config: PlatformConfig, options: BoardBuildOpti
 export class TransformerTpuInt4Devices implements BoardDevices {
   readonly memories = [];
   readonly registers = null;
+  readonly perfCtrlAddr = null;
   readonly spad: Uint8Array;
 
   constructor(private readonly config: PlatformConfig, readonly bus: SeedBus, readonly tpu: SeedTpu, readonly activity: SeedActivity, readonly sram: Uint8Array) {

@@ -64,7 +64,7 @@ export class TimelineWriter implements RunObserver {
   private perfFrom = -1;
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
-    this.functions = new FunctionMap(machine.symbols);
+    this.functions = new FunctionMap(machine.symbols, machine.cpu.ramSize);
     this.perUs = machine.config.clockHz / 1e6;
     machine.activity.stallRecords ??= [];
     this.sink = new TextSink(options.path, '--timeline');

@@ -99,7 +99,7 @@ export class VcdWriter implements RunObserver {
   private readonly issuedSeen = [0, 0, 0];
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
-    this.functions = new FunctionMap(machine.symbols);
+    this.functions = new FunctionMap(machine.symbols, machine.cpu.ramSize);
     this.funcWidth = Math.max(1, Math.ceil(Math.log2(this.functions.count)));
     machine.activity.stallRecords ??= [];
     this.seqRuns = machine.activity.seq ? (machine.activity.seqRecords ??= []) : null;
