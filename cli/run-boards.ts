@@ -1,5 +1,5 @@
 // `picotpu run --boards N <elf>`: the same firmware on N boards joined by the
-// link (docs/hardware.md §5.12, emu/multi.ts). Console lines go to standard
+// link (docs/hardware.md §5.12, boards/picotpu/ring.ts). Console lines go to standard
 // output in clock order, prefixed `[K] ` when N > 1; standard error gets each
 // board's stop and TPU errors (prefixed the same way), each board's report
 // with its link figures, and the combined line. The exit status is the first

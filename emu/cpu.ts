@@ -51,7 +51,7 @@ export enum StopReason {
   BUS_ERROR,
   /**
    * Still runnable: a device access needs what another board has not yet
-   * computed (emu/multi.ts, the link's horizon). The instruction did not run:
+   * computed (boards/picotpu/ring.ts, the link's horizon). The instruction did not run:
    * pc, clock and instret are as before it, nothing changed; run again later.
    */
   BLOCKED,

@@ -108,7 +108,7 @@ export function checkRun(what: string, result: RunResult, status: number, printe
  */
 export function finishJob(started: StartedJob, result: RunResult, wallMs: number, cpuMs: number): EmulatorRun {
   const { m, model, job, layout } = started;
-  const sram = m.bus.sram.bytes;
+  const sram = m.sramBytes;
   const dv = sramView(sram);
   const status = dv.getUint32(headerOffset('STATUS'), true);
   checkRun('model run', result, status, m.bus.console.capturedText());

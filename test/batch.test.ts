@@ -172,7 +172,7 @@ describe('batched decode', () => {
       mach.bus.console.captureOutput(true);
       expect(mach.run(10_000_000).exit).toBe(2);
       expect(mach.bus.console.capturedText()).toBe('model: bad batch\n');
-      expect(new DataView(mach.bus.sram.bytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+      expect(new DataView(mach.sramBytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
     }
   });
 });

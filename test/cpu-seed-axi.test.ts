@@ -79,7 +79,7 @@ class TestSeedBus extends Bus {
 
 function emulate(p: SeedMeasured) {
   const cfg = applyOverrides(defaultConfig(), p.config);
-  const bus = new TestSeedBus(cfg.bus);
+  const bus = new TestSeedBus(cfg.bus, 64 * 1024);
   const elf = parseElf(assemble(readFileSync(`test/rtl/seed/${p.source}`, 'utf8'), { march: `${p.march}_zicsr` }));
   for (const seg of elf.segments) bus.bram.set(seg.data, seg.vaddr);
   const cpu = new Cpu(bus, cfg.cpu, { memInterface: 'axi-lite', stackAddr: SEED_STACKADDR });

@@ -8,7 +8,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BRAM_SIZE } from '../emu/bus.ts';
+import { BRAM_SIZE } from '../boards/picotpu/bus.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { Machine } from '../boards/machine.ts';

@@ -166,7 +166,7 @@ function runPicotpu(harness: Uint8Array, code: Uint8Array, s: Sequence, cpu: Par
   bram.set(code, LAYOUT.SEQ);
   new DataView(bram.buffer).setUint32(LAYOUT.SEQ + code.length, TAIL_WORD, true);
   const inSram = s.dataBase >= SRAM_BASE;
-  const mem = inSram ? m.bus.sram.bytes : bram;
+  const mem = inSram ? m.sramBytes : bram;
   const off = inSram ? s.dataBase - SRAM_BASE : s.dataBase;
   mem.set(dataFill(s.dataSeed), off);
   m.cpu.invalidateAll();

@@ -85,7 +85,7 @@ function runMachine(name: string, opts: { reference?: boolean; strict?: boolean;
   m.bus.console.captureOutput();
   if (opts.input) m.bus.console.setInput(Uint8Array.from(opts.input));
   const r = m.run(MAX_CYCLES);
-  return { r, out: m.bus.console.capturedText(), spad: digest(m.tpu.spad), sram: digest(m.bus.sram.bytes) };
+  return { r, out: m.bus.console.capturedText(), spad: digest(m.tpu.spad), sram: digest(m.sramBytes) };
 }
 
 /** The comparable part of a run: everything observable except wall time. */

@@ -156,7 +156,7 @@ describe('model blob and program', () => {
     const r = m.run(10_000_000);
     expect(r.exit).toBe(2);
     expect(m.bus.console.capturedText()).toBe('model: bad head count\n');
-    expect(new DataView(m.bus.sram.bytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+    expect(new DataView(m.sramBytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
   });
 
   it('mmbench computes R(A·B) and its clocks match the analytic model', () => {

@@ -1,4 +1,4 @@
-// N boards on the link's ring (emu/multi.ts, docs/hardware.md §5.12): the
+// N boards on the link's ring (boards/picotpu/ring.ts, docs/hardware.md §5.12): the
 // link_ring firmware on 1, 2, 4 and 8 boards; the same clocks, bytes and
 // console output whatever slice size and board order the host uses (and the
 // test would see a broken synchronisation); the CLI's multi-board run and its

@@ -198,7 +198,7 @@ describe('picotpu run --board seed', () => {
     m.loadElf(readFileSync(join(root, 'build', 'fw', 'sramdata.elf')));
     m.bus.console.captureOutput();
     m.run();
-    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.bus.sram.bytes))).toBe(0);
+    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.sramBytes))).toBe(0);
   });
 
   it('--sram-out to an unwritable path: status 165 and no file', () => {

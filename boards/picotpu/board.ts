@@ -4,7 +4,7 @@
 // (ring.ts, link-bus.ts). Its description and what it builds for the machine
 // and the tools (emu/board.ts).
 
-import { BRAM_SIZE, Bus, TPU_BASE, TPU_SIZE } from '../../emu/bus.ts';
+import { BRAM_SIZE, PicotpuBus, TPU_BASE, TPU_SIZE } from './bus.ts';
 import { BUS_TIMING_NAMES, CPU_FEATURE_NAMES, TPU_CONFIG_NAMES, type PlatformConfig } from '../../emu/config.ts';
 import { CONSOLE_BASE, CONSOLE_SIZE } from '../../emu/console.ts';
 import type { Board, BoardBuildOptions, BoardDevices, BoardFigures } from '../../emu/board.ts';
@@ -38,7 +38,7 @@ export const PICOTPU: Board = {
 function buildPicotpu(config: PlatformConfig, options: BoardBuildOptions): BoardDevices {
   // With the link, the bus restarts accesses past what the other boards have computed (link-bus.ts).
   const linkBus = config.tpu.link ? new LinkBus(config.bus, BRAM_SIZE) : null;
-  const bus = linkBus ?? new Bus(config.bus, BRAM_SIZE);
+  const bus = linkBus ?? new PicotpuBus(config.bus, BRAM_SIZE);
   const tpu = new Tpu(config, bus.sram, options.reference, options.strict, options.ring as RingPosition | undefined);
   linkBus?.attach(tpu);
   tpu.onFatal = () => {
@@ -59,7 +59,7 @@ export class PicotpuDevices implements BoardDevices {
   readonly spad: Uint8Array;
   readonly perfCtrlAddr = TPU_BASE + GLOBAL.PERF_CTRL;
 
-  constructor(private readonly config: PlatformConfig, readonly bus: Bus, readonly tpu: Tpu, private readonly linkBus: LinkBus | null) {
+  constructor(private readonly config: PlatformConfig, readonly bus: PicotpuBus, readonly tpu: Tpu, private readonly linkBus: LinkBus | null) {
     this.memories = [{ name: 'SRAM', base: SRAM_BASE, bytes: bus.sram.bytes }];
     this.registers = {
       name: 'TPU registers', base: TPU_BASE, size: TPU_SIZE,

@@ -9,13 +9,13 @@
 // not yet delivered can land (bound() below), board k's TPU may process every
 // clock before D(k−1): its horizon. The boards run in slices
 // (Machine.advance); a TPU or SRAM access at a clock the TPU may not process
-// yet does not happen: the CPU restarts that instruction later (emu/link-bus.ts,
+// yet does not happen: the CPU restarts that instruction later (boards/picotpu/link-bus.ts,
 // StopReason.BLOCKED) with nothing changed. No board ever sees a state that
 // depends on how the host interleaves them, so every clock and byte is the
 // same for any slice size and any order (test/multi.test.ts).
 //
 // No deadlock: a board blocked at an access clock t ≥ its horizon H gets its
-// TPU processed up to H − sramBridgeWait at least (emu/link-bus.ts), so its own bound
+// TPU processed up to H − sramBridgeWait at least (boards/picotpu/link-bus.ts), so its own bound
 // is at least H − sramBridgeWait + linkLatency > H (config: linkLatency >
 // sramBridgeWait): every board's horizon grows by at least one clock per
 // round of the ring, so some board always moves. A round in which none moves
