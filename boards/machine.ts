@@ -6,7 +6,7 @@
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { ElfError, parseElf, type LoadedElf } from '../emu/elf.ts';
 import { Machine as BoardMachine, type MachineOptions as CoreMachineOptions, type RunResult } from '../emu/machine.ts';
-import type { Board } from '../emu/board.ts';
+import { BoardError, type Board } from '../emu/board.ts';
 import type { Tpu } from '../periph/tpu.ts';
 import { PicotpuDevices } from './picotpu/board.ts';
 import { allBoards, boardNamed, DEFAULT_BOARD } from './registry.ts';
@@ -19,7 +19,11 @@ export interface MachineOptions extends CoreMachineOptions {
   board?: Board | string;
 }
 
-/** A run's result with the transformer-tpu-int4 board's figures spread at its top (null on other boards). */
+/**
+ * A run's result with the transformer-tpu-int4 board's own figures at its top (null on
+ * other boards), as the tests and scripts of that board read them; tools read
+ * RunResult.boardFigures through the board's interface instead.
+ */
 export type BoardRunResult = RunResult & { [K in keyof SeedFigures]: SeedFigures[K] | null };
 
 export class Machine extends BoardMachine {
@@ -30,7 +34,7 @@ export class Machine extends BoardMachine {
 
   /** picotpu's TPU (periph/tpu.ts); a usage error on another board. */
   get tpu(): Tpu {
-    if (!(this.devices instanceof PicotpuDevices)) throw new ElfError(`the ${this.board.name} board has no picotpu TPU`);
+    if (!(this.devices instanceof PicotpuDevices)) throw new BoardError(`the ${this.board.name} board has no picotpu TPU`);
     return this.devices.tpu;
   }
 
