@@ -15,7 +15,7 @@ import { SRAM_SIZE } from '../periph/sram.ts';
 export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-import { BoardError, boardNames, boardNamed, type Board } from '../boards/registry.ts';
+import { BoardError, boardNames, boardNamed, DEFAULT_BOARD, type Board } from '../boards/registry.ts';
 import { refusedSettings } from '../emu/board.ts';
 import type { CpuFeatures } from '../emu/config.ts';
 
@@ -42,7 +42,7 @@ export interface BoardArgs {
 export function boardOptions<T>(y: Argv<T>) {
   return y
     .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
-    .option('board', { type: 'string', default: 'picotpu', describe: `the board: ${boardNames().join(' | ')} (transformer-tpu-int4, alias seed: the write-up's own RTL board, docs/seed-board.md)` })
+    .option('board', { type: 'string', default: DEFAULT_BOARD.name, describe: `the board: ${boardNames().join(' | ')} (transformer-tpu-int4, alias seed: the write-up's own RTL board, docs/seed-board.md)` })
     .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
     .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
     .option('sram', { type: 'string', default: [] as string[], coerce: oneValueEach, describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, one per --sram, repeatable)' })
@@ -167,7 +167,7 @@ export function readSramImage(spec: string): { image: Uint8Array; offset: number
 /** The --board the options name (exit 165 for an unknown one). */
 export function boardOf(o: Pick<BoardArgs, 'board'>): Board {
   try {
-    return boardNamed(o.board ?? 'picotpu');
+    return boardNamed(o.board ?? DEFAULT_BOARD.name);
   } catch (e) {
     throw e instanceof BoardError ? new UsageError(e.message) : e;
   }
