@@ -3,9 +3,13 @@
 
 import { EXIT } from '../emu/exit-status.ts';
 import { ModelRunError } from '../model/run.ts';
-import { AdderModelError, DemoInputError, EvalUsageError } from '../study/addition-run.ts';
+import { AdderModelError, DemoInputError, EvalUsageError, MAX_MODEL_BYTES } from '../study/addition-run.ts';
+import { readBounded } from './bounded-read.ts';
 import { UsageError } from './board-options.ts';
 import { say } from './common.ts';
+
+/** A --model file, read with a bound (never an endless read of a device such as /dev/zero). */
+export const readModelFile = (path: string): Uint8Array => readBounded(path, MAX_MODEL_BYTES);
 
 /** Runs an addition command's work, mapping its failures to one line and an exit status. */
 export function addition(work: () => number): number {

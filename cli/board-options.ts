@@ -7,12 +7,10 @@ import type { Argv } from 'yargs';
 import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { FdInput, InputReadError } from '../emu/console-input.ts';
-import { ElfError } from '../emu/elf.ts';
+import { ElfError, MAX_PROGRAM_BYTES } from '../emu/elf.ts';
 import { Machine } from '../boards/machine.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 
-/** Largest program file read (an ELF's symbols and debug sections may far exceed the 64 KiB BRAM it loads). */
-export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 import { BoardError, boardNames, boardNamed, DEFAULT_BOARD, type Board } from '../boards/registry.ts';
@@ -102,8 +100,10 @@ function readConfigFile(path: string): Record<string, unknown> {
 type ConfigArgs = Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>;
 
 export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()): PlatformConfig {
-  if (o.config) applyOverrides(cfg, readConfigFile(o.config));
-  const flags: Record<string, unknown> = {};
+  if (o.config === '') throw new ConfigError('--config wants a file name, got ""');
+  if (o.config !== undefined) applyOverrides(cfg, readConfigFile(o.config));
+  // No prototype: a --set __proto__=1 is an own key (an unknown option), not the object's prototype.
+  const flags: Record<string, unknown> = Object.create(null);
   if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
   if (o.enableMul !== undefined) flags.ENABLE_MUL = o.enableMul;
   if (o.enableFastMul !== undefined) flags.ENABLE_FAST_MUL = o.enableFastMul;
@@ -218,7 +218,7 @@ function checkFixedCpu(board: Board, o: ConfigArgs): void {
 }
 
 /** --input-file, streamed (its size does not matter: /dev/zero is an endless input, read as the guest consumes it). */
-function openInput(path: string): FdInput {
+export function openInput(path: string): FdInput {
   if (path === '') throw new UsageError('--input-file wants a file name, got ""');
   try {
     return FdInput.open(path, 'input file');

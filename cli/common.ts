@@ -1,11 +1,11 @@
 // What the commands share besides their options (cli/board-options.ts,
-// cli/options.ts): the one-line message on standard error, writes to standard
-// output that end quietly when its reader has gone, the progress bar, and the
-// firmware build a command needs before it runs.
+// cli/options.ts): the one-line message on standard error, standard output and
+// standard error that fail (a reader gone, a full disk) handled alike by every
+// command, the progress bar, and the firmware build a command needs before it runs.
 
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { writeFully } from '../emu/observe/output-file.ts';
+import { errnoText, OutputError, writeFully } from '../emu/observe/output-file.ts';
 import { VARIANT_ALL } from '../model/format.ts';
 import { MODEL_ELF } from '../model/run.ts';
 import { shownPath } from '../study/addition-run.ts';
@@ -23,14 +23,38 @@ export function say(msg: string): void {
 /** Standard output's reader has gone (EPIPE): the command ends quietly with 141 (as if killed by SIGPIPE). */
 export class StdoutClosed extends Error {}
 
-/** Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends the command (StdoutClosed). */
+/** The one line for standard output that cannot take what is written (a full disk: ENOSPC), exit 165. */
+export const stdoutFailed = (e: unknown): OutputError => new OutputError(`cannot write standard output: ${errnoText(e)}`);
+
+/**
+ * Synchronous write that survives a pipe's partial writes (EAGAIN); EPIPE ends
+ * the command (StdoutClosed, 141), any other failure (a full disk) is one line
+ * (OutputError, 165), as `run` says it.
+ */
 export function writeAllSync(fd: number, bytes: Uint8Array): void {
   try {
     writeFully(fd, bytes);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EPIPE') throw new StdoutClosed();
-    throw e;
+    throw fd === 2 ? new OutputError(`cannot write standard error: ${errnoText(e)}`) : stdoutFailed(e);
   }
+}
+
+/**
+ * What every command does when a standard stream fails under a write through
+ * process.stdout / process.stderr (the debugger, yargs' help, the reports):
+ * standard output's reader gone ends the command quietly with 141, any other
+ * failure of standard output (a full disk) with one line and 165. Standard
+ * error failing (full, or its reader gone) changes nothing: the messages are
+ * lost, and the status stays the one of the command's outcome.
+ */
+export function guardStandardStreams(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(141);
+    say(stdoutFailed(e).message);
+    process.exit(165);
+  });
+  process.stderr.on('error', () => { /* nothing can be said where nothing can be written */ });
 }
 
 export interface ProgressBar { start(total: number, v: number, p?: object): void; update(v: number, p?: object): void; stop(): void }

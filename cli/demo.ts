@@ -4,7 +4,7 @@
 import { EXIT } from '../emu/exit-status.ts';
 import { ADDER_MODEL, ADDER_VARIANT, demoProblem, formatDemo, freshSeed, loadAdder, randomProblem, runDemo, shownPath } from '../study/addition-run.ts';
 import { UsageError } from './board-options.ts';
-import { addition, ADDITION_EXITS } from './addition.ts';
+import { addition, ADDITION_EXITS, readModelFile } from './addition.ts';
 import { checkVariant, ensureModelElf, writeAllSync, type AddCommand } from './common.ts';
 
 export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean }
@@ -37,7 +37,7 @@ export function demoCommand(o: DemoCliOptions): number {
     const seed = o.problem === undefined ? (o.seed ?? freshSeed()) : null;
     const problem = o.problem === undefined ? randomProblem(seed!) : demoProblem(o.problem);
     const path = o.model ?? ADDER_MODEL;
-    const model = loadAdder(path);
+    const model = loadAdder(path, readModelFile);
     if (!ensureModelElf()) return EXIT.BAD_PROGRAM;
     const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference });
     writeAllSync(1, Buffer.from(formatDemo(r)));

@@ -5,7 +5,7 @@ import { EXIT } from '../emu/exit-status.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, MAX_EVAL_PROBLEMS, evalAgrees, evalJson, formatEval, loadAdder, runEval, shownPath,
 } from '../study/addition-run.ts';
-import { addition, ADDITION_EXITS } from './addition.ts';
+import { addition, ADDITION_EXITS, readModelFile } from './addition.ts';
 import { checkVariant, ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
 
 export interface EvalCliOptions { n: number; tpu: number; model?: string; variant: number; json: boolean; reference: boolean }
@@ -37,7 +37,7 @@ export async function evalCommand(o: EvalCliOptions): Promise<number> {
   const bar = await progressBar(Boolean(process.stderr.isTTY) && !o.json, 'eval [{bar}] {value}/{total} {phase} {eta_formatted}');
   let phase = '';
   return addition(() => {
-    const model = loadAdder(path);
+    const model = loadAdder(path, readModelFile);
     if (o.tpu > 0 && !ensureModelElf()) return EXIT.BAD_PROGRAM;
     let r;
     try {

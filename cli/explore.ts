@@ -6,10 +6,11 @@
 import { EXIT } from '../emu/exit-status.ts';
 import { checkOutputDirectory, outputErrorOf } from '../emu/observe/output-file.ts';
 import { explore } from '../study/explore/explore.ts';
-import { GridError } from '../study/explore/grid.ts';
-import { checkQueueUrl, QueueRefused, QueueUnreachable, QueueUrlError } from '../study/explore/queue.ts';
+import { GridError, MAX_GRID_BYTES } from '../study/explore/grid.ts';
+import { checkQueueUrl, printable, QueueRefused, QueueUnreachable, QueueUrlError } from '../study/explore/queue.ts';
 import { SWEEP_ELFS } from '../study/sweep/runs.ts';
 import { UsageError } from './board-options.ts';
+import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
 
 export interface ExploreCliOptions { grid: string; jobs?: number; fresh: boolean; results: string; docs: string; queue?: string }
@@ -56,9 +57,20 @@ export function abortOnSignals(): { signal: AbortSignal; status: () => number | 
   return { signal: ac.signal, status: () => status, release: () => { process.off('SIGINT', int); process.off('SIGTERM', term); } };
 }
 
+/** The grid file's text, read with a bound on its size (a device without end, /dev/zero, is refused at once). */
+function readGrid(file: string): string {
+  try {
+    return Buffer.from(readBounded(file, MAX_GRID_BYTES)).toString('utf8');
+  } catch (e) {
+    if (e instanceof BoundedReadError) throw new UsageError(`grid ${file}: cannot read it: ${e.message}`);
+    throw e;
+  }
+}
+
 export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
   if (o.jobs !== undefined && !(Number.isInteger(o.jobs) && o.jobs >= 1)) throw new UsageError(`--jobs must be a positive integer, got ${o.jobs}`);
   if (o.queue !== undefined) { try { checkQueueUrl(o.queue); } catch (e) { queueErrorStatus(e); } }
+  const gridText = readGrid(o.grid);
   checkOutputDirectory(o.results, '--results');
   checkOutputDirectory(o.docs, '--docs');
   if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
@@ -71,12 +83,14 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
   let result;
   try {
     result = await explore({
-      gridFile: o.grid, results: o.results, docs: o.docs, jobs: o.jobs, fresh: o.fresh, queue: o.queue, signal: signals?.signal,
+      gridFile: o.grid, gridText, results: o.results, docs: o.docs, jobs: o.jobs, fresh: o.fresh, queue: o.queue, signal: signals?.signal,
       onProgress: (p) => {
         if (!bar) return;
         const payload = { key: p.key, failed: 'failed' in p ? p.failed : 0, workers: 'workers' in p ? p.workers : 0 };
         if (!started) { bar.start(p.total, p.done, payload); started = true; } else bar.update(p.done, payload);
       },
+      onFailure: (key, reason) => say(`point ${printable(key)} failed: ${reason}`),
+      onConnection: say, warn: say,
     });
   } catch (e) {
     if (e instanceof GridError) throw new UsageError(`grid ${e.message}`);
@@ -96,5 +110,9 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
   }
   writeAllSync(1, Buffer.from(`${result.report.text}\n`));
   say(`explore ${result.grid.name}: ${result.points.length} points, ${seconds} s; ${o.docs}/explore-${result.grid.name}.md and figures/explore-${result.grid.name}-pareto.svg written`);
+  if (result.failed.length) {
+    say(`explore ${result.grid.name}: ${result.failed.length} points failed (above) and are not in the report: run the same command again to retry them`);
+    return EXIT.POINTS_FAILED;
+  }
   return 0;
 }

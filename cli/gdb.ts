@@ -6,6 +6,7 @@ import { boardOptions, buildMachine, UsageError } from './board-options.ts';
 import { boardsOption, maxCyclesOption } from './options.ts';
 import { attachedMachine, checkAttach } from './run-boards.ts';
 import { DEFAULT_BOARDS_MAX_CYCLES } from '../boards/registry.ts';
+import { EXIT } from '../emu/exit-status.ts';
 import { say, StdoutClosed, writeAllSync, type AddCommand } from './common.ts';
 
 export const addGdb: AddCommand = (y, done) => y.command(
@@ -24,9 +25,13 @@ export const addGdb: AddCommand = (y, done) => y.command(
     const machine = args.boards !== undefined
       ? attachedMachine({ ...o, boards: args.boards as number }, (args.maxCycles as number | undefined) ?? DEFAULT_BOARDS_MAX_CYCLES)
       : buildMachine(o);
-    // The guest's console reader gone: end the session quietly, as the other commands do (141).
+    // The guest's console reader gone: end the session quietly, as the other commands do (141); a full disk: one line, 165.
     machine.bus.console.setSink((bytes) => {
-      try { writeAllSync(1, bytes); } catch (e) { if (e instanceof StdoutClosed) process.exit(SIGNAL_STATUS.SIGPIPE); throw e; }
+      try { writeAllSync(1, bytes); } catch (e) {
+        if (e instanceof StdoutClosed) process.exit(SIGNAL_STATUS.SIGPIPE);
+        say((e as Error).message);
+        process.exit(EXIT.USAGE);
+      }
     });
     done(await serveGdb(machine, { port: args.port, maxCycles: args.maxCycles, log: say }).catch((e: unknown) => {
       throw e instanceof GdbServerError ? new UsageError(e.message) : e;

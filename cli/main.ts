@@ -5,7 +5,7 @@
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
-import yargs from 'yargs';
+import yargs, { type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { BoardError } from '../emu/board.ts';
 import { ConfigError } from '../emu/config.ts';
@@ -15,7 +15,8 @@ import { InputReadError } from '../emu/console-input.ts';
 import { discardAllOutputs, OutputError } from '../emu/observe/output-file.ts';
 import { UsageError } from './board-options.ts';
 import { SIGNAL_STATUS } from './run-control.ts';
-import { say, StdoutClosed, type AddCommand } from './common.ts';
+import { checkBooleanValues } from './options.ts';
+import { guardStandardStreams, say, StdoutClosed, type AddCommand } from './common.ts';
 import { addRun } from './run.ts';
 import { addGdb } from './gdb.ts';
 import { addDebug } from './debug.ts';
@@ -30,20 +31,17 @@ import { addWorker } from './worker.ts';
 const COMMANDS: AddCommand[] = [addRun, addGdb, addDebug, addBench, addSweep, addExplore, addWorker, addEval, addDemo];
 
 /**
- * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
- * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, cli/run-control.ts).
+ * A yargs middleware refusing a boolean option given a value it does not
+ * understand. yargs passes the command's own parser as a second argument,
+ * which its types leave out; its options name the command's booleans.
  */
-function quietOnClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(141);
-      throw e;
-    });
-  }
+function booleanValuesChecked(argv: string[]): MiddlewareFunction {
+  const check = (_args: unknown, y: { getOptions(): { boolean: string[] } }) => checkBooleanValues(argv, y.getOptions().boolean);
+  return check as unknown as MiddlewareFunction;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  quietOnClosedPipes();
+  guardStandardStreams();
   let status = 0;
   const done = (s: number) => { status = s; };
   let parser = yargs(argv)
@@ -51,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
     .usage('$0 <command> [options]');
   for (const add of COMMANDS) parser = add(parser, done);
   parser = parser
+    // Before any handler: the command's own boolean options are known here.
+    .middleware(booleanValuesChecked(argv), true)
     .demandCommand(1, 'give a command: picotpu run <elf>')
     .strict()
     .epilogue(exitStatusText())

@@ -36,6 +36,25 @@ export const boardsOption = (value: unknown): number => {
   return n;
 };
 
+/** What a boolean option may be given as a value: `--strict=true`, `--strict=false` (yargs would read anything else as false). */
+const BOOLEAN_VALUES = new Set(['true', 'false']);
+
+/**
+ * Refuses `--NAME=VALUE` (and `--no-NAME=VALUE`) for a boolean option `booleans`
+ * names when VALUE is not true or false: `--strict=1`, `=yes`, `=on` must not
+ * run non-strict without a word. `args` are the raw arguments; after `--` nothing is an option.
+ */
+export function checkBooleanValues(args: readonly string[], booleans: readonly string[]): void {
+  const names = new Set(booleans);
+  for (const arg of args) {
+    if (arg === '--') return;
+    const m = /^--(?:no-)?([^=]+)=(.*)$/s.exec(arg);
+    if (m && names.has(m[1]) && !BOOLEAN_VALUES.has(m[2])) {
+      throw new UsageError(`--${m[1]} is a switch: give it alone, or as --${m[1]}=true / --${m[1]}=false, got "${arg}"`);
+    }
+  }
+}
+
 /** A yargs `coerce` for --max-cycles. */
 export const maxCyclesOption = (value: unknown): number => parsePositiveCount('max-cycles', value);
 

@@ -8,7 +8,10 @@
 // and SIGTERM stop them as they stop one board (cli/run-control.ts): one line,
 // 130 or 143; a reader of standard output that has gone stops them with 141.
 
-import { buildConfig, boardOf, readFile, readSramImage, UsageError, type BoardArgs } from './board-options.ts';
+import { statSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { buildConfig, boardOf, openInput, readFile, readSramImage, UsageError, type BoardArgs } from './board-options.ts';
+import { FdInput, SharedInput, type InputSource } from '../emu/console-input.ts';
 import { say } from './common.ts';
 import { RunControl, SIGNAL_STATUS } from './run-control.ts';
 import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
@@ -25,8 +28,8 @@ export interface BoardsRunOptions extends BoardArgs {
   unsupported: string[];
 }
 
-/** Largest --input-file read for a multi-board run (every board gets the same bytes). */
-const MAX_BOARDS_INPUT = 16 * 1024 * 1024;
+/** Most console input from a pipe kept for a board that reads it later than another (every board gets the same bytes). */
+const MAX_INPUT_LAG = 16 * 1024 * 1024;
 
 /** Scheduler rounds between two looks at the event loop (a round is at most one slice of each board). */
 const ROUNDS_PER_PIECE = 64;
@@ -37,7 +40,7 @@ export async function runBoardsCommand(o: BoardsRunOptions): Promise<number> {
   checkDistinctOutputs([{ option: '--report-json', path: o.reportJson }]);
   const n = o.boards;
   const control = new RunControl();
-  const boards = buildBoards(o, n, control);
+  const boards = buildBoards(o, n, control, true);
   // Caught before the report's temporary file exists, so a signal never leaves one behind.
   control.install();
   let report: OutputFile | null = null;
@@ -97,8 +100,8 @@ export function checkAttach(o: { attach?: string; boards?: number }): void {
   if (o.attach !== undefined && o.boards === undefined) throw new UsageError('--attach K picks one of --boards N: give --boards');
 }
 
-/** N boards with the program, SRAM images and console input of the options loaded. */
-function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null): Boards {
+/** N boards with the program, SRAM images and console input of the options loaded (`stdinInput`: standard input too, for `run`). */
+function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null, stdinInput = false): Boards {
   const board = boardOf(o);
   if (board !== RING_BOARD) throw new UsageError(`--boards needs the ${RING_BOARD.name} board (the ${board.aliases[0] ?? board.name} has no link)`);
   const atLineStart = new Array<boolean>(n).fill(true);
@@ -117,9 +120,36 @@ function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null)
     boards.loadSram(image, offset);
   }
   if (o.input !== undefined && o.inputFile !== undefined) throw new UsageError('give --input or --input-file, not both');
-  const input = o.input !== undefined ? Buffer.from(o.input, 'utf8') : o.inputFile !== undefined ? readFile(o.inputFile, 'input file', MAX_BOARDS_INPUT) : null;
-  if (input) for (const m of boards.machines) m.bus.console.setInput(input);
+  if (o.input !== undefined) {
+    const input = Buffer.from(o.input, 'utf8');
+    for (const m of boards.machines) m.bus.console.setInput(input);
+  } else {
+    const inputs = consoleInputs(o.inputFile, n, stdinInput);
+    if (inputs) boards.machines.forEach((m, k) => m.bus.console.setInputStream(inputs[k]));
+  }
   return boards;
+}
+
+/**
+ * Each board's console input, streamed as one board's is (cli/board-options.ts):
+ * --input-file, or standard input when it is not a terminal (`run` only). A file
+ * or device is opened once per board (each reads it from its start, /dev/zero
+ * without end); a pipe, FIFO or socket can be read only once, so its bytes are
+ * read once and given to every board (SharedInput, at most MAX_INPUT_LAG kept
+ * for a board that lags). Null: no console input.
+ */
+function consoleInputs(inputFile: string | undefined, n: number, stdinInput: boolean): InputSource[] | null {
+  if (inputFile !== undefined) {
+    const first = openInput(inputFile);
+    const st = statSync(inputFile);
+    if (!st.isFIFO() && !st.isSocket()) return [first, ...Array.from({ length: n - 1 }, () => openInput(inputFile))];
+    const shared = new SharedInput(first, n, MAX_INPUT_LAG, `input file ${inputFile}`);
+    return Array.from({ length: n }, (_, k) => shared.reader(k));
+  }
+  // isatty, not process.stdin.isTTY: creating process.stdin would make a pipe non-blocking under us.
+  if (!stdinInput || isatty(0)) return null;
+  const shared = new SharedInput(new FdInput(0, 'standard input'), n, MAX_INPUT_LAG, 'standard input');
+  return Array.from({ length: n }, (_, k) => shared.reader(k));
 }
 
 /** Console bytes to standard output; a reader that has gone stops the run (SIGPIPE, 141) when a RunControl watches it. */

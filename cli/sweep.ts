@@ -41,6 +41,7 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
     await runSweep({
       experiment: o.experiment, jobs: o.jobs, fresh: o.fresh, scale: o.small ? 'small' : 'full', results: o.results, docs: o.docs,
       print: (text) => { bar?.stop(); current = ''; writeAllSync(1, Buffer.from(`${text}\n`)); },
+      warn: (line) => { bar?.stop(); current = ''; say(line); },
       onProgress: (experiment, p) => {
         if (!bar) return;
         if (current !== experiment) { bar.start(p.total, p.done, { experiment, key: p.key }); current = experiment; } else bar.update(p.done, { experiment, key: p.key });

@@ -6,7 +6,7 @@ import { EXIT } from '../emu/exit-status.ts';
 import { runWorker } from '../study/explore/queue.ts';
 import { SWEEP_ELFS } from '../study/sweep/runs.ts';
 import { UsageError } from './board-options.ts';
-import { ensureModelElf, writeAllSync, type AddCommand } from './common.ts';
+import { ensureModelElf, say, writeAllSync, type AddCommand } from './common.ts';
 import { abortOnSignals, queueErrorStatus } from './explore.ts';
 import { availableParallelism } from 'node:os';
 
@@ -38,7 +38,7 @@ export async function workerCommand(o: WorkerCliOptions): Promise<number> {
   try {
     await runWorker({
       url: o.queue, concurrency: o.concurrency ?? availableParallelism(), lockDuration: o.lockDuration, stalledInterval: o.stalledInterval,
-      log: (line) => writeAllSync(1, Buffer.from(`${line}\n`)), signal: signals.signal,
+      log: (line) => writeAllSync(1, Buffer.from(`${line}\n`)), onConnection: say, signal: signals.signal,
     });
   } catch (e) {
     const status = queueErrorStatus(e);

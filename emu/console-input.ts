@@ -76,3 +76,63 @@ export class FdInput implements InputSource {
     }
   }
 }
+
+/**
+ * One input given whole to each of several readers (the boards of a ring:
+ * every board's RX gets the same bytes), read once from `source` in chunks as
+ * the readers consume it. The bytes between the reader furthest behind and
+ * the one furthest ahead are kept, at most `limit` of them: a reader more
+ * than `limit` bytes behind the others is an InputReadError (one line), so
+ * memory stays bounded whatever the input's size. Which reader reads first
+ * does not change what any reader gets.
+ */
+export class SharedInput {
+  /** Bytes from offset `base` of the input on, in the order read. */
+  private chunks: Uint8Array[] = [];
+  private base = 0;
+  private buffered = 0;
+  private ended = false;
+  private readonly cursors: number[];
+
+  constructor(private readonly source: InputSource, readers: number, private readonly limit: number, private readonly what: string) {
+    this.cursors = new Array<number>(readers).fill(0);
+  }
+
+  /** Reader k's view of the input. */
+  reader(k: number): InputSource {
+    return { read: (into) => this.readFor(k, into) };
+  }
+
+  private readFor(k: number, into: Uint8Array): number {
+    const pos = this.cursors[k];
+    while (pos >= this.base + this.buffered) {
+      if (this.ended) return 0;
+      if (this.buffered >= this.limit) {
+        throw new InputReadError(`cannot read ${this.what}: one board is more than ${this.limit} bytes behind another `
+          + '(every board reads the same bytes; that many are kept for the one behind)');
+      }
+      const chunk = new Uint8Array(CHUNK);
+      const n = this.source.read(chunk);
+      if (n === 0) { this.ended = true; return 0; }
+      this.chunks.push(chunk.subarray(0, n));
+      this.buffered += n;
+    }
+    let off = pos - this.base, i = 0;
+    while (off >= this.chunks[i].length) off -= this.chunks[i++].length;
+    const n = Math.min(into.length, this.chunks[i].length - off);
+    into.set(this.chunks[i].subarray(off, off + n));
+    this.cursors[k] = pos + n;
+    this.dropRead();
+    return n;
+  }
+
+  /** Drops the chunks every reader has gone past. */
+  private dropRead(): void {
+    const slowest = Math.min(...this.cursors);
+    while (this.chunks.length > 0 && this.base + this.chunks[0].length <= slowest) {
+      const c = this.chunks.shift()!;
+      this.base += c.length;
+      this.buffered -= c.length;
+    }
+  }
+}

@@ -11,6 +11,17 @@ import { latin1Text } from './latin1.ts';
 
 export class ElfError extends Error {}
 
+/**
+ * Largest program file read, by the command line and the playground alike (an
+ * ELF's symbols and debug sections may far exceed the 64 KiB BRAM it loads).
+ */
+export const MAX_PROGRAM_BYTES = 16 * 1024 * 1024;
+
+/** The playground's line for a program file past MAX_PROGRAM_BYTES (the command line's words for it). */
+export function programTooBig(name: string, size: number): string {
+  return `cannot read program ${name}: ${size} bytes, more than the ${MAX_PROGRAM_BYTES} allowed`;
+}
+
 export interface ElfSymbol {
   name: string;
   addr: number;

@@ -33,6 +33,10 @@ export const EXIT_STATUSES = [
     name: 'QUEUE_REFUSED', value: 169, brief: 'a queue worker refused a job made for other firmware (explore, worker)',
     doc: '`picotpu explore --queue`, `picotpu worker`: a worker\'s firmware fingerprint differs from the coordinator\'s, so it refused the job.',
   },
+  {
+    name: 'POINTS_FAILED', value: 170, brief: 'points of the grid failed on the queue (explore)',
+    doc: '`picotpu explore --queue`: points failed on a worker, or a worker returned something that is not their record; the report has the others.',
+  },
 ] as const;
 
 export type ExitName = (typeof EXIT_STATUSES)[number]['name'];
@@ -40,7 +44,7 @@ export type ExitName = (typeof EXIT_STATUSES)[number]['name'];
 export const EXIT = Object.fromEntries(EXIT_STATUSES.map((s) => [s.name, s.value])) as { readonly [K in ExitName]: number };
 
 /** The statuses only other commands end with (eval, explore, worker). */
-export const OTHER_COMMAND_STATUSES: readonly ExitName[] = ['MISMATCH', 'QUEUE_UNREACHABLE', 'QUEUE_REFUSED'];
+export const OTHER_COMMAND_STATUSES: readonly ExitName[] = ['MISMATCH', 'QUEUE_UNREACHABLE', 'QUEUE_REFUSED', 'POINTS_FAILED'];
 
 /** The statuses `picotpu run` can end with besides the guest's own. */
 const RUN_STATUSES = EXIT_STATUSES.filter((s) => !OTHER_COMMAND_STATUSES.includes(s.name));

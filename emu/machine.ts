@@ -21,7 +21,10 @@ export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-err
 export interface TrapReport {
   kind: string;
   pc: number;
+  /** The instruction at pc: 16 bits for a compressed one (RV32C), else 32; 0 when pc cannot be fetched. */
   word: number;
+  /** Its bytes: 2 (compressed) or 4. */
+  length: number;
   disasm: string;
   symbol: string;
   /** Data address of a faulting load/store; the jump's own pc for a misaligned fetch after a jump (Cpu.faultAddr). */
@@ -235,9 +238,11 @@ export class Machine {
     this.syncTo(this.result(reason).clocks);
     this.activity.advanceTo(this.result(reason).clocks);
     const r = this.result(reason);
-    return this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error'
-      ? { ...r, reason: 'tpu-error', exit: EXIT.TPU_ERROR, clocks: this.cpu.cycle }
-      : r;
+    if (!(this.activity.fatal && this.bus.console.exitCode === null && r.reason !== 'trap' && r.reason !== 'bus-error')) return r;
+    // A TPU stop ends the run at the CPU's clock: the counters count the same clocks as the run.
+    this.syncTo(this.cpu.cycle);
+    this.activity.advanceTo(this.cpu.cycle);
+    return { ...this.result(reason), reason: 'tpu-error', exit: EXIT.TPU_ERROR, clocks: this.cpu.cycle };
   }
 
   /**
@@ -252,7 +257,11 @@ export class Machine {
       bus.yieldCpu = false;
       const reason = cpu.run(limit);
       if (reason !== StopReason.LIMIT) return reason;
-      activity.advanceTo(Math.min(cpu.cycle, devices.horizon ? devices.horizon() : Number.POSITIVE_INFINITY));
+      // Up to the CPU's clock, its last clock only when a command may start in it: a fetch fault
+      // found at the next instruction ends the run at cycle − 1 (Cpu.stopClock), uncounted.
+      const upTo = Math.min(cpu.cycle, devices.horizon ? devices.horizon() : Number.POSITIVE_INFINITY);
+      activity.advanceTo(upTo - 1);
+      if (devices.nextCheckClock!() <= upTo - 1) activity.advanceTo(upTo);
       if (activity.fatal || cpu.cycle >= maxCycles) return reason;
     }
   }
@@ -290,13 +299,16 @@ export class Machine {
   private trapReport(): TrapReport {
     const cpu = this.cpu;
     const pc = cpu.pc;
-    const fetchable = (pc & 3) === 0 && pc < cpu.ramSize;
-    const word = fetchable ? cpu.wordAt(pc) >>> 0 : 0;
+    // With RV32C an instruction may sit at a halfword address, and be one halfword long.
+    const fetchable = (pc & (cpu.compressed ? 1 : 3)) === 0 && pc < cpu.ramSize;
+    const length = fetchable ? cpu.lengthAt(pc) : 4;
+    const word = fetchable ? (length === 2 ? cpu.wordAt(pc) & 0xffff : cpu.wordAt(pc) >>> 0) : 0;
     return {
       kind: TRAP_TEXT[cpu.trapKind],
       pc,
       word,
-      disasm: fetchable ? disassemble(word, pc, (a) => this.symbols.describe(a)) : '',
+      length,
+      disasm: fetchable ? disassemble(word, pc, (a) => this.symbols.describe(a), cpu.compressed) : '',
       symbol: this.symbols.describe(pc),
       addr: cpu.faultAddr,
       ...(cpu.trapKind === TrapKind.MISALIGNED_FETCH && cpu.faultAddr !== pc
@@ -322,7 +334,8 @@ export function describeStop(r: RunResult): string {
   }
   const t = r.trap;
   if (!t) return `exit ${r.exit} after ${r.clocks} clocks`;
-  const insn = t.disasm ? `: 0x${hex8(t.word)}  ${t.disasm.replace('\t', ' ')}` : '';
+  const bits = t.length === 2 ? t.word.toString(16).padStart(4, '0') : hex8(t.word);
+  const insn = t.disasm ? `: 0x${bits}  ${t.disasm.replace('\t', ' ')}` : '';
   const addr = /load|store/.test(t.kind) ? ` (address 0x${hex8(t.addr)})` : '';
   // PicoRV32 traps at the target; the jump that went there is what to look at.
   const jump = t.jumpFrom !== undefined ? ` (jump at ${at(t.jumpFrom, t.jumpSymbol ?? '')})` : '';

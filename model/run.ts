@@ -58,11 +58,20 @@ export interface MatmulRun { result: RunResult; windows: CounterSnapshot[]; c: U
 /** One C = R(A·B) through build/fw/mmbench.elf (A, B deterministic, shift 4). */
 const matmulFieldOffset = (name: string) => MATMUL_FIELDS.find((f) => f.name === name)!.offset;
 
+/** mmbench.c's largest k (its header check). */
+export const MATMUL_MAX_K = 1024;
+
+/** Where mmbench's A, B and C go in the SRAM, and the end of C (bytes): sizes only, nothing allocated. */
+export function matmulLayout(shape: { m: number; k: number; n: number }): { a: number; b: number; c: number; end: number } {
+  const { m, k, n } = shape;
+  const header = 64, a = header, b = a + Math.ceil((m * k) / 2 / 64) * 64, c = b + Math.ceil((k * n) / 2 / 64) * 64;
+  return { a, b, c, end: c + (m * n) / 2 };
+}
+
 /** mmbench's job: its header and pseudo-random A and B at SRAM offset 0; C (the result) is bytes c..end. */
 export function matmulJob(shape: { m: number; k: number; n: number }, variant: number): { blob: Uint8Array; c: number; end: number } {
   const { m, k, n } = shape;
-  const header = 64, a = header, b = a + Math.ceil((m * k) / 2 / 64) * 64, c = b + Math.ceil((k * n) / 2 / 64) * 64;
-  const end = c + (m * n) / 2;
+  const { a, b, c, end } = matmulLayout(shape);
   const blob = new Uint8Array(end);
   const dv = new DataView(blob.buffer);
   const put = (name: string, v: number) => dv.setUint32(matmulFieldOffset(name), v, true);

@@ -458,8 +458,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
           if (!this.stallWithinHorizon(this.linkRx.horizon)) return;
         } else if (!this.step(Number.POSITIVE_INFINITY)) {
           this.pushWaitUnit = -1;
-          this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${u.name} queue can never be accepted: `
-            + this.blockedText());
+          this.stopMachine(this.fullQueueDeadlock(u.name));
           return;
         }
       }
@@ -485,17 +484,31 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    * CPU only waits), or the queue can never drain (a deadlock, the machine stops).
    */
   private stallWithinHorizon(horizon: number): boolean {
+    // Seen before any clock is processed, as one board sees it (step() finds nothing to do):
+    // the TPU's clock, and so its counters, stop where they stop on one board.
+    if (this.deadlockFrom() >= 0) {
+      const unit = this.blocks[this.pushWaitUnit]!.name;
+      this.pushWaitUnit = -1;
+      this.stopMachine(this.fullQueueDeadlock(unit));
+      return false;
+    }
     if (this.clock >= horizon) {
       this.pushWaitUnit = -1;
       this.pushBlocked = true;
       return false;
     }
     this.step(horizon);
-    if (this.deadlockFrom() < 0) return true;
-    const unit = this.blocks[this.pushWaitUnit]!.name;
-    this.pushWaitUnit = -1;
-    this.stopMachine(`TPU deadlock at clock ${this.clock}: a PUSH to the full ${unit} queue can never be accepted: ${this.blockedText()}`);
-    return false;
+    return true;
+  }
+
+  /**
+   * The line of a PUSH to a full queue that can never drain. Its clock is the
+   * deadlock's first (deadlockFrom, §5.3), as for a poll of a deadlocked TPU:
+   * not the clock it was found at, which depends on when the PUSH came and, on a
+   * ring of boards, on the host's interleaving.
+   */
+  private fullQueueDeadlock(unit: TpuUnitName): string {
+    return `TPU deadlock at clock ${this.deadlockFrom()}: a PUSH to the full ${unit} queue can never be accepted: ${this.blockedText()}`;
   }
 
   /** Called after every accepted PUSH (the strict machine re-plans the CPU's run). */

@@ -17,6 +17,7 @@ import {
 } from './addition.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { sumCounters } from '../periph/counters.ts';
+import { SRAM_SIZE } from '../periph/sram.ts';
 import {
   DIGITS, encodeAnswer, HELD_OUT_SEED, heldOutStream, problemKey, SUM_DIGITS, type Problem,
 } from '../model/addition.ts';
@@ -39,19 +40,27 @@ export function shownPath(path: string): string {
   return r && r.length < path.length ? r : path;
 }
 
-/** Reads and checks the addition model blob (default models/adder.ptm). */
-export function loadAdder(path = ADDER_MODEL): Model {
+/** Largest model blob read: the SRAM it is loaded into holds no more (a device without end is refused, not read whole). */
+export const MAX_MODEL_BYTES = SRAM_SIZE;
+
+/**
+ * Reads and checks the addition model blob (default models/adder.ptm). `read`
+ * reads the file; the command line passes its bounded read (cli/addition.ts),
+ * whose error code 'too-big' says the file holds more than MAX_MODEL_BYTES.
+ */
+export function loadAdder(path = ADDER_MODEL, read: (path: string) => Uint8Array = (p) => readFileSync(p)): Model {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = read(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'too-big') throw new AdderModelError(`cannot read ${shownPath(path)}: ${(e as Error).message} (a model blob must fit the 512 KiB SRAM)`);
     if (code === 'ENOENT') {
       throw new AdderModelError(
         `${shownPath(path)} is missing: train the model with \`npm run train\` (scripts/train.ts, see docs/addition.md), or give a blob with --model`,
       );
     }
-    throw new AdderModelError(`cannot read ${shownPath(path)}: ${code ?? (e as Error).message}`);
+    throw new AdderModelError(`cannot read ${shownPath(path)}: ${code === 'EISDIR' ? 'is a directory' : code ?? (e as Error).message}`);
   }
   return readAdder(bytes, shownPath(path));
 }

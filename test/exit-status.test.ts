@@ -13,7 +13,7 @@ describe('exit statuses', () => {
       + '164 bad program or SRAM file, 165 bad command line, config, input or output file, 166 internal error, '
       + '130 interrupted (SIGINT), 141 standard output closed, 143 terminated (SIGTERM).',
     );
-    expect(EXIT).toEqual({ TRAP: 160, BUS_ERROR: 161, CYCLE_LIMIT: 162, TPU_ERROR: 163, BAD_PROGRAM: 164, USAGE: 165, INTERNAL: 166, INTERRUPTED: 130, STDOUT_CLOSED: 141, TERMINATED: 143, MISMATCH: 167, QUEUE_UNREACHABLE: 168, QUEUE_REFUSED: 169 });
+    expect(EXIT).toEqual({ TRAP: 160, BUS_ERROR: 161, CYCLE_LIMIT: 162, TPU_ERROR: 163, BAD_PROGRAM: 164, USAGE: 165, INTERNAL: 166, INTERRUPTED: 130, STDOUT_CLOSED: 141, TERMINATED: 143, MISMATCH: 167, QUEUE_UNREACHABLE: 168, QUEUE_REFUSED: 169, POINTS_FAILED: 170 });
   });
 
   it('docs/hardware.md §7 has a row for each emulator status of `picotpu run`, and no other', () => {

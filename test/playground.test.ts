@@ -20,6 +20,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { Machine } from '../boards/machine.ts';
+import { MAX_PROGRAM_BYTES } from '../emu/elf.ts';
 import { ExecutionControl } from '../emu/debug/control.ts';
 import { ProgramView } from '../emu/debug/program.ts';
 import { demoProblem, formatDemo, loadAdder, runDemo } from '../study/addition-run.ts';
@@ -161,6 +162,25 @@ describe.skipIf(!hasChromium && !process.env.CI)('browser playground (web/)', ()
     await stateIs(page, 'ended');
     expect(await text(page, 'console')).toBe(execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', join(root, 'build', 'fw', 'hello.elf')], { encoding: 'utf8' }));
     expect(await text(page, 'note')).toContain('exit 0');
+  });
+
+  it('refuses an ELF past the command line\'s 16 MiB limit with one message, before reading it', async () => {
+    await page.locator('#program').selectOption('fib');
+    await stateIs(page, 'fib: loaded');
+    const big = Buffer.alloc(MAX_PROGRAM_BYTES + 1);
+    readFileSync(join(root, 'build', 'fw', 'hello.elf')).copy(big);
+    await page.locator('#elf-file').setInputFiles({ name: 'big.elf', mimeType: 'application/octet-stream', buffer: big });
+    await page.waitForFunction(`document.getElementById('error').textContent !== ''`, undefined, { timeout: 10_000 });
+    expect(await text(page, 'error')).toBe(`cannot read program big.elf: ${MAX_PROGRAM_BYTES + 1} bytes, more than the ${MAX_PROGRAM_BYTES} allowed`);
+    expect(await text(page, 'state')).toBe('fib: loaded');
+  });
+
+  it('#problem= that is not valid percent-encoding: one message, and fib.elf loads', async () => {
+    await page.goto('about:blank');
+    await page.goto(`${url}#problem=%E0%A4%A`);
+    await stateIs(page, 'fib: loaded');
+    await page.waitForFunction(`document.getElementById('error').textContent !== ''`, undefined, { timeout: 10_000 });
+    expect(await text(page, 'error')).toBe('#problem=%E0%A4%A is not valid percent-encoding (e.g. #problem=123%2B456 or #problem=123+456)');
   });
 
   it('steps fib through a breakpoint clicked in the disassembly, with the debugger\'s registers and clock', async () => {

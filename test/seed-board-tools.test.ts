@@ -73,6 +73,27 @@ describe('run observers on --board seed', () => {
   });
 });
 
+describe('--vcd on --board seed: commands that outlast the writer\'s batches', () => {
+  // long_dma.c: three 32,767-byte DMA fills queued, polled for ~98,000 clocks (over 12,000 instructions,
+  // more than one batch of the VCD writer), then a 32-byte fill. A fill is busy one clock a byte and its
+  // DONE clock (the busy signal falls the clock after), with two idle clocks between commands (seed-tpu.test.ts).
+  it('writes the DMA busy from each start, in time order, with the intervals the DMA rules give', () => {
+    const path = join(tmp, 'long.vcd');
+    const res = cli(['run', '--board', 'seed', join(root, 'build', 'fw', 'seed', 'long_dma.elf'), '--no-report', '--vcd', path]);
+    expect(res.status, res.stderr).toBe(0);
+    const text = readFileSync(path, 'utf8');
+    const id = /\$scope module dma \$end\n\$var wire 1 (\S+) busy \$end/.exec(text)![1];
+    let t = 0;
+    const edges: [number, string][] = [];
+    for (const line of text.split('\n')) {
+      if (line.startsWith('#')) { const next = Number(line.slice(1)); expect(next).toBeGreaterThanOrEqual(t); t = next; }
+      else if (line === `1${id}` || line === `0${id}`) edges.push([t, line[0]]);
+    }
+    const busy = edges.slice(1).filter((e) => e[1] === '1').map((rise, k) => edges[edges.indexOf(rise) + 1][0] - rise[0]);
+    expect(busy).toEqual([32767 + 1, 32767 + 1, 32767 + 1, 32 + 1]);
+  });
+});
+
 describe('picotpu debug --board seed', () => {
   it('breaks, shows the seed TPU and the firmware RAM, continues to DONE', () => {
     const t = cli(['debug', '--board', 'seed', ELF],

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
+import { describeStop } from '../emu/machine.ts';
 import { Machine } from '../boards/machine.ts';
 import { boardNamed } from '../boards/registry.ts';
 import { EXIT } from '../emu/exit-status.ts';
@@ -34,6 +35,20 @@ function cli(args: string[]) {
 }
 
 const TEN = ['run', 'mxu', 'mload', 'vpu', 'dma', 'swait', 'vmm', 'idlec', 'qfull', 'ovlap'];
+
+/** `name`.elf with the halfwords at BRAM address `at` replaced (through the first PT_LOAD segment, which holds .text). */
+function patchedElf(name: string, at: number, halves: number[]): Buffer {
+  const e = Buffer.from(readFileSync(seedElf(name)));
+  const phoff = e.readUInt32LE(28), phnum = e.readUInt16LE(44);
+  for (let i = 0; i < phnum; i++) {
+    const ph = phoff + 32 * i;
+    if (e.readUInt32LE(ph) !== 1) continue; // PT_LOAD
+    const off = e.readUInt32LE(ph + 4), vaddr = e.readUInt32LE(ph + 8);
+    halves.forEach((h, k) => e.writeUInt16LE(h, off + at - vaddr + 2 * k));
+    return e;
+  }
+  throw new Error(`${name}.elf has no PT_LOAD segment`);
+}
 
 describe('the seed board as data', () => {
   it('fixes the RTL\'s memory and CPU parameters (cpu_subsys.sv)', () => {
@@ -77,6 +92,20 @@ describe('run semantics on the seed board', () => {
     expect(Object.keys(r.seedCounters!).slice(0, 10)).toEqual(TEN);
     expect(r.seedCounters!.trueQfullStall).toBe(0);
     expect(r.counters.cycles).toBe(r.seedCounters!.run);
+  });
+
+  it('the trap report shows a compressed instruction as its one halfword, at a pc of 0 or 2 mod 4', () => {
+    // ebreak.elf's main opens with c.ebreak (0x9002) followed by c.li a0, 0 (0x4501).
+    const r = seedMachine('ebreak').run(1_000_000);
+    expect(r.trap).toMatchObject({ kind: 'ebreak', word: 0x9002, length: 2, disasm: 'ebreak' });
+    expect(describeStop(r)).toMatch(/^ebreak at pc 0x0000002c <main>: 0x9002  ebreak, clock \d+$/);
+    // A c.nop before it puts the c.ebreak at 0x2e, a pc of 2 mod 4.
+    const m = new Machine(undefined, { board: 'seed' });
+    m.loadElf(patchedElf('ebreak', r.pc, [0x0001, 0x9002]));
+    const r2 = m.run(1_000_000);
+    expect(r2.pc).toBe(r.pc + 2);
+    expect(r2.trap).toMatchObject({ kind: 'ebreak', word: 0x9002, length: 2, disasm: 'ebreak' });
+    expect(describeStop(r2)).toMatch(/^ebreak at pc 0x0000002e <main\+0x2>: 0x9002  ebreak, clock \d+$/);
   });
 
   it('a trap before DONE: status 160, the counters so far', () => {

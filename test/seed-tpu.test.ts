@@ -153,6 +153,15 @@ describe('seed TPU: worked examples (clocks from the RTL FSMs)', () => {
     }
   });
 
+  it('odd-vlen is a hazard of element-wise ops only: DOT and ARGMAX reduce to a word and write no nibbles', () => {
+    const ops: SeedOp[] = [
+      cmd(SEED_VPU, 'OP', { OP: 18, DST: 0x100, SRC0: 0x200, VLEN: 15 }), { kind: 'waitAll' },
+      cmd(SEED_VPU, 'OP', { OP: 0, DST: 0x100, SRC0: 0x200, SRC1: 0x300, VLEN: 15 }), { kind: 'waitAll' },
+      cmd(SEED_VPU, 'OP', { OP: 1, DST: 0x100, SRC0: 0x200, SRC1: 0x300, VLEN: 15 }), { kind: 'waitAll' },
+    ];
+    for (const r of both(ops)) expect(r.tpu.hazards.map((h) => [h.kind, h.text])).toEqual([['odd-vlen', 'VPU vlen 15 is odd: the last byte\'s high nibble is written 0']]);
+  });
+
   it('status registers: issued, retired, level (the running command included), idle bits; byte stores fill the word', () => {
     const t = new SeedTpu({ reference: false }, patterned());
     t.runPulse(0);

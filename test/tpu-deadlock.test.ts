@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { Machine } from '../boards/machine.ts';
+import { runBoards } from '../boards/registry.ts';
 import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { DEADLOCK_POLL_CLOCKS, Tpu } from '../periph/tpu.ts';
@@ -98,7 +99,24 @@ describe('a PUSH to a full queue that can never drain', () => {
       // staging (five stores of at least 7 clocks, §2, and the call) after the eighth.
       expect(r.clocks - mxu.fifo.at(-1)!.pushClock).toBeGreaterThan(5 * 7);
       expect(r.clocks - mxu.fifo.at(-1)!.pushClock).toBeLessThan(4 * ONE_POLL);
-      expect(r.tpuFatal).toMatch(/^TPU deadlock at clock \d+: a PUSH to the full MXU queue can never be accepted: MXU command #0 \(MATMUL [^)]*\) waits for DMA DONE 1: DMA has DONE 0 of 0 issued, idle, queue empty$/);
+      // Deadlocked (§5.3) from the clock after the eighth PUSH, the last event: the line names that clock.
+      const deadlock = mxu.fifo.at(-1)!.pushClock + 1;
+      expect(r.tpuFatal).toMatch(new RegExp(`^TPU deadlock at clock ${deadlock}: a PUSH to the full MXU queue can never be accepted: `
+        + 'MXU command #0 \\(MATMUL [^)]*\\) waits for DMA DONE 1: DMA has DONE 0 of 0 issued, idle, queue empty$'));
+      // The counters count the run's clocks, as for any other stop.
+      expect(r.counters.cycles).toBe(r.clocks);
+    });
+  }
+
+  for (const reference of [false, true]) {
+    it(`says the same clock, and stops at the same clock with the same counters, on every board of a ring (${reference ? 'reference' : 'fast'})`, () => {
+      const one = run('f', { reference }).r;
+      for (const n of [1, 2, 3]) {
+        const b = runBoards(readFileSync(ELF), n, defaultConfig(), { reference, input: new TextEncoder().encode('f'), maxCycles: MAX_CYCLES });
+        for (const r of b.boards) {
+          expect([r.exit, r.clocks, r.counters.cycles, r.tpuFatal], `${n} boards`).toEqual([163, one.clocks, one.clocks, one.tpuFatal]);
+        }
+      }
     });
   }
 });

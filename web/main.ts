@@ -4,6 +4,7 @@
 // disassembly, console, memory, the TPU's units and report, and the timeline.
 // `#problem=1234+5678` in the URL opens the demo with that problem and runs it.
 
+import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
 import { BUNDLED, DEMO_ELF, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -200,6 +201,8 @@ function wire(): void {
   ($('elf-file') as HTMLInputElement).onchange = async (e) => {
     const file = (e.target as HTMLInputElement).files?.[0];
     if (!file) return;
+    // The command line's limit, checked before the file is read.
+    if (file.size > MAX_PROGRAM_BYTES) { showError(programTooBig(file.name, file.size)); return; }
     showError(null);
     const bytes = await file.arrayBuffer();
     send({ type: 'load', name: file.name, bytes }, [bytes]);
@@ -227,6 +230,19 @@ function wire(): void {
 }
 
 wire();
-const problem = /^#problem=(.+)$/.exec(location.hash);
-const start = problem ? runDemo(decodeURIComponent(problem[1])) : loadBundled('fib');
-start.catch((e) => showError((e as Error).message));
+start().catch((e) => showError((e as Error).message));
+
+/** The demo with the problem `#problem=` names, else fib.elf; a problem that is not valid percent-encoding is said so, and fib.elf loads. */
+async function start(): Promise<void> {
+  const problem = /^#problem=(.+)$/.exec(location.hash);
+  if (!problem) return loadBundled('fib');
+  let text: string;
+  try {
+    text = decodeURIComponent(problem[1]);
+  } catch {
+    await loadBundled('fib');
+    showError(`#problem=${problem[1]} is not valid percent-encoding (e.g. #problem=123%2B456 or #problem=123+456)`);
+    return;
+  }
+  return runDemo(text);
+}

@@ -222,8 +222,10 @@ export class Boards {
         this.reasons[k] = reason === StopReason.BLOCKED ? StopReason.LIMIT : reason;
       }
     }
-    // The TPU may be brought up to the CPU (or the restarted access) as far as the horizon allows.
-    const stop = this.stopped[k] ? this.stopClock(m, this.reasons[k]) : Math.max(m.cpu.cycle, blocked ? bus.blockedAt : 0);
+    // The TPU may be brought up to the CPU (or the restarted access) as far as the horizon allows;
+    // of a running CPU, to the clock before its own: a fetch fault found at the next
+    // instruction stops the run there (Cpu.stopClock = cycle − 1), and the TPU must not have counted past it.
+    const stop = this.stopped[k] ? this.stopClock(m, this.reasons[k]) : Math.max(m.cpu.cycle - 1, blocked ? bus.blockedAt : 0);
     const target = Math.min(stop, horizon);
     if (tpu.clock < target) tpu.advanceTo(target);
     if (this.stopped[k] && horizon >= stop) {

@@ -1,8 +1,7 @@
 // What the run observers see of the transformer-tpu-int4 board's TPU
 // (emu/tpu-activity.ts): it follows the TPU's commit stores on the bus and its
-// command callbacks (a command's start and end clocks, told when it ends), so
-// every tool runs unchanged on this board; a command still running when the
-// run stops is not shown.
+// command callbacks (a command's first busy clock when its unit takes it, its
+// start and end clocks when it ends), so every tool runs unchanged on this board.
 
 import { UNIT_NAMES } from '../../periph/counters.ts';
 import type { CommandRecord, TpuError } from '../../periph/tpu.ts';
@@ -24,8 +23,8 @@ interface SeedQueued extends QueuedView {
 class SeedUnitView implements UnitActivity {
   issued = 0;
   readonly fifo: SeedQueued[] = [];
-  /** The seed's TPU tells a command's start only with its end: none is seen running. */
-  readonly running: SeedQueued | null = null;
+  /** The command its unit has taken (told by the seed's onCommandStart), until it ends. */
+  running: SeedQueued | null = null;
   runningStart = 0;
   lastEnd = -1;
   readonly rules = { describe: (cmd: QueuedView) => this.describe(cmd) };
@@ -47,6 +46,9 @@ export class SeedActivity implements TpuActivity {
 
   constructor(private readonly seed: SeedTpu) {
     seed.onCommand = (unit, opcode, start, end) => this.ended(unit, opcode, start, end);
+    // A command's start is known when its unit takes it, not only when it ends: a waveform or
+    // profile written up to a clock then holds every start before it (emu/observe/vcd.ts).
+    seed.onCommandStart = (unit, clock) => this.started(unit, clock);
   }
 
   /** A commit store of seed unit `unit` reached the TPU at `clock` and was accepted `stall` clocks later. */
@@ -69,10 +71,19 @@ export class SeedActivity implements TpuActivity {
     if (clock > this.clock) this.clock = clock;
   }
 
+  private started(unit: number, clock: number): void {
+    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
+    if (!v) return;
+    v.running = v.fifo.shift() ?? null;
+    v.runningStart = clock;
+  }
+
+  /** GEOM and discarded opcodes end without a start (onCommandStart): they leave the FIFO here. */
   private ended(unit: number, opcode: number, start: number, end: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
     if (!v) return;
-    const cmd = v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
+    const cmd = v.running ?? v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
+    v.running = null;
     v.lastEnd = end;
     this.records?.push({
       unit: v.name, serial: cmd.serial, command: v.rules.describe(cmd), pushClock: cmd.pushClock, startClock: start, endClock: end,

@@ -80,6 +80,8 @@ export class SeedMxu implements SeedUnit {
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
+  /** Fast model: the clocks of the last bulk() before the one in which the MXU was starved (-1: it was not, then). */
+  starvedAfter = -1;
 
   private readonly own = new Ports();
 
@@ -104,6 +106,8 @@ export class SeedMxu implements SeedUnit {
   bulk(n: number): void {
     // Starved, the MXU re-presents the same A and B addresses every clock and nothing changes.
     if (this.starvedBank >= 0 && this.state === S_STREAM) n = Math.min(n, 1);
+    const total = n, wasStarved = this.starvedBank >= 0;
+    this.starvedAfter = -1;
     if (!this.reference) n -= this.streamBulk(n);
     // The drain alone: C is the top writer and the only reader left, every access is granted.
     while (n > 0 && (this.state === S_DRAIN_RD || this.state === S_DRAIN_WR)) {
@@ -123,6 +127,7 @@ export class SeedMxu implements SeedUnit {
       this.request(p);
       p.arbitrate();
       this.read(p);
+      if (!wasStarved && this.starvedAfter < 0 && this.starvedBank >= 0) this.starvedAfter = total - n + i;
       this.edge(p);
     }
   }

@@ -388,7 +388,7 @@ export class SeedTpu implements MmioDevice {
       if (op === 0x01) {
         const vop = (w0 >>> 8) & 31, vlen = w2 & 0x3ff;
         if (!this.vpu.isKnown(vop)) this.hazard(c, 'unknown-vpu-op', u, `VPU op ${vop} is not decoded: src0 is read and dst gets zeros (${(vlen + 7) >>> 3} words)`);
-        else if (vlen & 1) this.hazard(c, 'odd-vlen', u, `VPU vlen ${vlen} is odd: the last byte's high nibble is written 0`);
+        else if ((vlen & 1) && !this.vpu.isReduction(vop)) this.hazard(c, 'odd-vlen', u, `VPU vlen ${vlen} is odd: the last byte's high nibble is written 0`);
         this.vpu.start(w0, w1, w2);
         this.startUnit(u, op, c);
       } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
@@ -463,7 +463,8 @@ export class SeedTpu implements MmioDevice {
     if (dmaRun) this.dma.bulk(n);
     if (this.mxu.starvedBank >= 0 && !this.starveReported) {
       this.starveReported = true;
-      this.hazard(this.clk, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+      // At the clock the reference model sees it: the starving clock within the stretch.
+      this.hazard(this.clk + Math.max(0, this.mxu.starvedAfter), 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
     }
     this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
     this.clk += n;

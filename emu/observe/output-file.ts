@@ -2,11 +2,13 @@
 // --report-json): complete or untouched. A regular file is written to a
 // temporary file beside it and renamed over it only when the run has finished
 // (a stop, an interruption), so a failed or killed run leaves the old content;
+// the temporary files a killed run (SIGKILL) could not remove are removed by the
+// next run that writes into that directory, once their process has gone;
 // a device or FIFO (/dev/null, /dev/stdout) is written directly. The path is
 // checked when the file is opened, before the run, and a file that cannot be
 // written gives one line (OutputError, exit 165) naming the option and the path.
 
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { sleepMs } from '../console-input.ts';
 
@@ -56,6 +58,41 @@ process.on('exit', discardAllOutputs);
 
 const CHUNK = 64 * 1024;
 
+/** The temporary file of output NAME while process PID writes it: `.NAME.picotpu-PID.tmp`, hidden, and marked as ours. */
+const tempName = (name: string, pid: number): string => `.${name}.picotpu-${pid}.tmp`;
+const TEMP_NAME = /^\..+\.picotpu-(\d+)\.tmp$/;
+
+/** Whether process `pid` has gone (a signal 0 to it fails with ESRCH); another user's live process counts as alive. */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Removes from `dir` the temporary output files of picotpu runs whose process
+ * has gone: a run killed by SIGKILL cannot remove its own. A live run's files
+ * (its process still there) are left alone; nothing else is touched.
+ */
+export function removeDeadTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // unreadable: the open below says why, if it matters
+  }
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || !Number.isSafeInteger(pid) || pid < 1 || !processGone(pid)) continue;
+    try { unlinkSync(join(dir, name)); } catch { /* removed by another run, or not ours to remove */ }
+  }
+}
+
 export class OutputFile {
   private readonly fd: number;
   /** The temporary file renamed over `path` on commit; null when writing a device directly. */
@@ -78,7 +115,8 @@ export class OutputFile {
         throw new OutputError(`cannot write ${option} ${path}: ${errnoText(e)}`);
       }
     }
-    let temp: string | null = special ? null : join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    if (!special) removeDeadTemps(dirname(path));
+    let temp: string | null = special ? null : join(dirname(path), tempName(basename(path), process.pid));
     let fd: number;
     try {
       fd = openSync(temp ?? path, 'w');
@@ -168,11 +206,26 @@ export function checkDistinctOutputs(outputs: { option: string; path: string | u
   }
 }
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir retries for ever
+ * where a directory cannot be made on a pseudo file system (procfs answers
+ * ENOENT for the very directory it was asked to make); here that is an error
+ * at once. Throws the errno exception of the level that failed.
+ */
+export function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try { mkdirSync(d); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; }
+  }
+  if (!statSync(dir).isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
+}
+
 /** A directory a command writes into (sweep's --results, --docs): made if missing, and writable; else OutputError. */
 export function checkOutputDirectory(dir: string, option: string): void {
   if (dir === '') throw new OutputError(`${option} wants a directory name, got ""`);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
     accessSync(dir, constants.W_OK);
   } catch (e) {
     throw new OutputError(`cannot write ${option} ${dir}: ${errnoText(e)}`);

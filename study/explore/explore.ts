@@ -3,15 +3,18 @@
 // through a Redis queue (queue.ts), and writes the report: a table per point,
 // the Pareto front and its SVG, and which knob pays most.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
+import { makeDirectories } from '../../emu/observe/output-file.ts';
+import { checkResultsFile, fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
 import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
 import { runOnQueue, type QueueProgress } from './queue.ts';
 import { exploreReport, type ExploreReport } from './report.ts';
 
 export interface ExploreOptions {
   gridFile: string;
+  /** The grid file's text, when the caller has read it (the command line reads it with a bound on its size). */
+  gridText?: string;
   /** Directory of the JSON-lines results (the file is <name>.jsonl). */
   results: string;
   /** Where explore-<name>.md and figures/explore-<name>-pareto.svg go. */
@@ -21,17 +24,30 @@ export interface ExploreOptions {
   /** A redis:// URL: run through the queue instead of local threads. */
   queue?: string;
   onProgress?: (p: SweepProgress | QueueProgress) => void;
+  /** Through the queue: a point failed (the report goes on without it). */
+  onFailure?: (key: string, reason: string) => void;
+  /** Through the queue: the connection to Redis lost or back, one line each. */
+  onConnection?: (line: string) => void;
+  /** Damaged lines of the results file, in one line. */
+  warn?: (line: string) => void;
   signal?: AbortSignal;
 }
 
-export interface ExploreResult { grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string }
+export interface ExploreResult {
+  grid: Grid; points: GridPoint[]; report: ExploreReport | null; resultsFile: string;
+  /** The keys of the points that failed on the queue. */
+  failed: string[];
+}
 
-/** Reads and expands a grid file (GridError on a bad one). */
-export function loadGrid(file: string): { grid: Grid; points: GridPoint[]; excluded: number } {
-  let text: string;
-  try { text = readFileSync(file, 'utf8'); } catch (e) { throw new GridError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
-  const grid = parseGrid(text, basename(file).replace(/\.json$/, ''));
-  try { return { grid, ...expandGrid(grid) }; } catch (e) { throw e instanceof GridError ? new GridError(`${file}: ${e.message}`) : e; }
+/** Reads and expands a grid file, or its text when the caller has read it (GridError on a bad one, naming the file). */
+export function loadGrid(file: string, text?: string): { grid: Grid; points: GridPoint[]; excluded: number } {
+  if (text === undefined) {
+    try { text = readFileSync(file, 'utf8'); } catch (e) { throw new GridError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  }
+  try {
+    const grid = parseGrid(text, basename(file).replace(/\.json$/, ''));
+    return { grid, ...expandGrid(grid) };
+  } catch (e) { throw e instanceof GridError ? new GridError(`${file}: ${e.message}`) : e; }
 }
 
 /** The runnable points as the engine's plan. */
@@ -39,21 +55,23 @@ export const planOf = (points: readonly GridPoint[]): PlannedRun[] => points.fil
 
 /** Runs the grid (or, stopped through the signal, returns report null) and writes the report. */
 export async function explore(o: ExploreOptions): Promise<ExploreResult> {
-  const { grid, points, excluded } = loadGrid(o.gridFile);
+  const { grid, points, excluded } = loadGrid(o.gridFile, o.gridText);
   const plan = planOf(points);
   const resultsFile = join(o.results, `${grid.name}.jsonl`);
-  mkdirSync(o.results, { recursive: true });
+  makeDirectories(o.results);
+  const failed: string[] = [];
   if (o.queue) {
     if (o.fresh) writeFileSync(resultsFile, '');
-    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, signal: o.signal });
-    if (!done) return { grid, points, report: null, resultsFile };
+    const onFailure = (key: string, reason: string) => { failed.push(key); o.onFailure?.(key, reason); };
+    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, warn: o.warn, signal: o.signal });
+    if (!done) return { grid, points, report: null, resultsFile, failed };
   } else {
-    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress });
+    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress, warn: o.warn });
   }
   const fp = fingerprint();
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
-  mkdirSync(join(o.docs, 'figures'), { recursive: true });
+  makeDirectories(join(o.docs, 'figures'));
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
   writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
-  return { grid, points, report, resultsFile };
+  return { grid, points, report, resultsFile, failed };
 }

@@ -14,6 +14,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { appendRecords, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
 import type { RunRecord } from '../sweep/runs.ts';
+import { checkRecord, checkRunnable, PointError } from './point-check.ts';
 
 /** The queue every coordinator and worker of this format uses. */
 export const QUEUE_NAME = 'picotpu-explore';
@@ -27,6 +28,38 @@ export class QueueUrlError extends Error {}
 
 interface JobData { fingerprint: string; run: PlannedRun }
 interface JobResult { fingerprint: string; worker: string; record: RunRecord }
+
+/** A firmware fingerprint as engine.ts fingerprint() makes it. */
+const FINGERPRINT = /^[0-9a-f]{16}$/;
+
+/**
+ * Text from Redis (job ids, failure reasons, worker names) as one printable
+ * line: control characters, newlines and escape sequences shown as \n or
+ * \xNN, so nothing a worker or a crafted job says can move the cursor,
+ * colour the terminal or pass for a line of its own.
+ */
+export function printable(s: unknown): string {
+  return String(s).replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c > '\xff' ? `\\u${c.charCodeAt(0).toString(16)}` : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
+/** A job's data as a worker gets it: the fingerprint, or the one-line reason the job is not one of ours. */
+function jobFingerprint(data: unknown): string {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new PointError(`a job's data must be an object {fingerprint, run}, got ${data === null ? 'null' : Array.isArray(data) ? 'a list' : typeof data}`);
+  const fp = (data as { fingerprint?: unknown }).fingerprint;
+  if (typeof fp !== 'string' || !FINGERPRINT.test(fp)) throw new PointError(`a job's fingerprint must be 16 hexadecimal digits, got ${printable(JSON.stringify(fp) ?? 'nothing')}`);
+  return fp;
+}
+
+/** A finished job's return value as the coordinator reads it: a result of this build, or the one-line reason it is not a result. */
+function jobResult(v: unknown, key: string): JobResult {
+  let x = v;
+  if (typeof v === 'string') { try { x = JSON.parse(v); } catch { throw new PointError('its return value is not JSON'); } }
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new PointError('its return value is not an object {fingerprint, worker, record}');
+  const r = x as Record<string, unknown>;
+  if (typeof r.fingerprint !== 'string' || typeof r.worker !== 'string') throw new PointError('its return value has no fingerprint or worker');
+  checkRecord(r.record, key);
+  return r as unknown as JobResult;
+}
 
 /** The URL without its password, for messages. */
 export function shownUrl(url: string): string {
@@ -68,6 +101,25 @@ async function connect(url: string, pipelined = false): Promise<Redis> {
   return client;
 }
 
+/**
+ * Reports the connection's state changes, one line each: lost (with the
+ * socket's error) and back. ioredis reconnects on its own and BullMQ's calls
+ * wait for it; every failed attempt in between says nothing more.
+ */
+function watchConnection(client: Redis, url: string, say: ((line: string) => void) | undefined): void {
+  let down = false;
+  client.on('error', (e: Error) => {
+    if (down) return;
+    down = true;
+    say?.(`lost the queue at ${shownUrl(url)} (${printable(e.message)}): waiting for it to come back`);
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    say?.(`the queue at ${shownUrl(url)} is back`);
+  });
+}
+
 export interface QueueProgress { done: number; total: number; failed: number; workers: number; key: string }
 
 export interface CoordinatorOptions {
@@ -79,13 +131,20 @@ export interface CoordinatorOptions {
   signal?: AbortSignal;
   /** The firmware fingerprint the jobs carry (default: this build's). */
   fingerprint?: string;
+  /** A point failed (its worker failed it, or returned something that is not its record): collecting goes on without it. */
+  onFailure?: (key: string, reason: string) => void;
+  /** One line when the connection to Redis is lost, one when it is back. */
+  onConnection?: (line: string) => void;
+  /** Damaged lines of the results file, in one line (engine.ts readRecords). */
+  warn?: (line: string) => void;
 }
 
 /**
  * Enqueues every planned point not yet in the file and collects results until
- * each is recorded. Returns the records in plan order, or null when stopped
- * through the signal. A point that fails on its last attempt is an error
- * naming it, a refused job a QueueRefused.
+ * each is recorded or has failed. Returns the records in plan order (without
+ * the failed points'), or null when stopped through the signal. A point that
+ * fails on its last attempt, or whose result is not its record, is reported
+ * through onFailure and left out; a refused job is a QueueRefused.
  *
  * Results are collected a batch at a time, every COLLECT_EVERY_MS: one read of
  * the finished job ids, the new ones' return values read together, one append
@@ -97,16 +156,24 @@ export interface CoordinatorOptions {
  */
 export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Promise<RunRecord[] | null> {
   const fp = o.fingerprint ?? fingerprint();
-  const have = readRecords(o.file, fp);
+  const have = readRecords(o.file, fp, o.warn);
   const pending = new Set(plan.filter((p) => !have.has(p.key)).map((p) => p.key));
   const workers = new Set<string>();
   let failed = 0;
-  const progress = (key: string) => o.onProgress?.({ done: plan.length - pending.size, total: plan.length, failed, workers: workers.size, key });
+  const progress = (key: string) => o.onProgress?.({ done: plan.length - pending.size - failed, total: plan.length, failed, workers: workers.size, key });
+  const fail = (key: string, reason: string) => {
+    pending.delete(key);
+    failed++;
+    o.onFailure?.(key, reason);
+    progress(key);
+  };
   progress('');
   if (!pending.size) return plan.map((p) => have.get(p.key)!);
   const connection = await connect(o.url, true);
+  watchConnection(connection, o.url, o.onConnection);
   const { Queue } = await import('bullmq');
   const queue: Queue<JobData, JobResult> = new Queue(QUEUE_NAME, { connection });
+  queue.on('error', () => {}); // said once per state change by watchConnection (without a listener, BullMQ prints every attempt's stack)
   const byKey = new Map(plan.map((p) => [p.key, p]));
   const ours = (ids: string[]) => ids.filter((id) => byKey.has(id));
   const jobsOf = async (ids: string[]) => (await Promise.all(ids.map((id) => queue.getJob(id)))).filter((j) => j !== undefined);
@@ -140,8 +207,14 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
       const id = job.id!;
       if (!pending.has(id)) { recorded.push(id); continue; }
       // A job's result carries the fingerprint it was made with (a worker only runs jobs of its own build).
-      const result = parsed(job.returnvalue);
-      if (!result || result.fingerprint !== fp) { await requeue(id); continue; }
+      let result: JobResult;
+      try { result = jobResult(job.returnvalue, id); } catch (e) {
+        // Removed from Redis, so that the next start runs it again.
+        fail(id, `the result is not a record of the point: ${(e as Error).message}`);
+        recorded.push(id);
+        continue;
+      }
+      if (result.fingerprint !== fp) { await requeue(id); continue; }
       records.push(result.record);
       recorded.push(id);
       have.set(id, result.record);
@@ -152,11 +225,10 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
     if (records.length) appendRecords(o.file, fp, records);
     await Promise.all(recorded.map((id) => queue.remove(id).catch(() => 0)));
     for (const job of await jobsOf(ours(failedIds).filter((id) => pending.has(id)))) {
-      const reason = job.failedReason ?? 'no reason given';
-      if (/^refused by worker /.test(reason)) throw new QueueRefused(`point ${job.id}: ${reason}`);
-      failed++;
-      progress(job.id!);
-      throw new Error(`sweep point ${job.id}: ${reason}`);
+      const reason = printable(job.failedReason ?? 'no reason given');
+      if (/^refused by worker /.test(reason)) throw new QueueRefused(`point ${printable(job.id)}: ${reason}`);
+      // It stays failed in Redis: the next start retries it.
+      fail(job.id!, reason);
     }
   };
 
@@ -171,7 +243,7 @@ export async function runOnQueue(plan: PlannedRun[], o: CoordinatorOptions): Pro
     await enqueue();
     for (let batch = 0; ; batch++) {
       await collect(batch === 0);
-      if (!pending.size) return plan.map((p) => have.get(p.key)!);
+      if (!pending.size) return plan.filter((p) => have.has(p.key)).map((p) => have.get(p.key)!);
       if (o.signal?.aborted) return null;
       if (batch % MISSING_CHECK_EVERY === MISSING_CHECK_EVERY - 1) await addMissing();
       await pause(COLLECT_EVERY_MS, o.signal);
@@ -219,9 +291,6 @@ async function closeWithin(close: () => Promise<unknown>, force?: () => Promise<
   if (outcome === 'late' && force) void force().catch(() => {});
 }
 
-/** A completed event's return value: the object, or its JSON text (BullMQ versions differ). */
-const parsed = (v: unknown): JobResult | undefined => (typeof v === 'string' ? JSON.parse(v) as JobResult : v as JobResult | undefined);
-
 /** Job id = point key; a few attempts for a point whose worker died (stalled jobs come back on their own). */
 const jobOptions = (key: string) => ({ jobId: key, attempts: 3, backoff: { type: 'fixed', delay: 200 }, removeOnComplete: false, removeOnFail: false });
 
@@ -234,6 +303,8 @@ export interface WorkerOptions {
   stalledInterval?: number;
   /** One line per job started and finished. */
   log: (line: string) => void;
+  /** One line when the connection to Redis is lost, one when it is back. */
+  onConnection?: (line: string) => void;
   signal?: AbortSignal;
 }
 
@@ -245,21 +316,39 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   const fp = fingerprint();
   const name = `${hostname()}:${process.pid}`;
   const connection = await connect(o.url);
+  watchConnection(connection, o.url, o.onConnection);
   const { Worker, UnrecoverableError } = await import('bullmq');
   const pool = new PointPool(o.concurrency, POINTS_AHEAD);
   let refusal: QueueRefused | null = null;
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => { stop = resolve; });
+  // A log that cannot be written (standard output full or closed) stops the worker, which then ends with that error, instead of failing every job.
+  let logFailure: unknown = null;
+  const log = (line: string) => {
+    if (logFailure !== null) return;
+    try { o.log(line); } catch (e) { logFailure = e; stop(); }
+  };
   const worker: Worker<JobData, JobResult> = new Worker(QUEUE_NAME, async (job) => {
-    if (job.data.fingerprint !== fp) {
-      const why = `refused by worker ${name}: its firmware fingerprint ${fp} differs from the coordinator's ${job.data.fingerprint} (build the same firmware on both: make -C firmware-c)`;
-      refusal = new QueueRefused(`point ${job.id}: ${why}`);
-      stop();
-      throw new UnrecoverableError(why);
+    const id = printable(job.id);
+    // A job is input: checked with the grid's own schema before anything runs; a bad one fails with its reason, and the worker goes on.
+    let run: PlannedRun;
+    try {
+      const jobFp = jobFingerprint(job.data);
+      if (jobFp !== fp) {
+        const why = `refused by worker ${name}: its firmware fingerprint ${fp} differs from the coordinator's ${jobFp} (build the same firmware on both: make -C firmware-c)`;
+        refusal = new QueueRefused(`point ${id}: ${why}`);
+        stop();
+        throw new UnrecoverableError(why);
+      }
+      run = checkRunnable(job.data.run);
+    } catch (e) {
+      if (!(e instanceof PointError)) throw e;
+      log(`bad job ${id}: ${printable(e.message)}`);
+      throw new UnrecoverableError(`bad job: ${e.message}`);
     }
-    o.log(`start ${job.id}`);
-    const record = await pool.run(job.data.run);
-    o.log(`done ${job.id} (${record.wallMs.toFixed(0)} ms)`);
+    log(`start ${id}`);
+    const record = await pool.run(run);
+    log(`done ${id} (${record.wallMs.toFixed(0)} ms)`);
     return { fingerprint: fp, worker: name, record };
   }, {
     // Jobs enough for every thread's running and next point, and one more: the
@@ -272,7 +361,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
   });
   worker.on('error', () => {}); // connection trouble: BullMQ retries
   o.signal?.addEventListener('abort', stop, { once: true });
-  o.log(`worker ${name} on ${shownUrl(o.url)}, ${o.concurrency} at a time, firmware fingerprint ${fp}`);
+  log(`worker ${name} on ${shownUrl(o.url)}, ${o.concurrency} at a time, firmware fingerprint ${fp}`);
   try {
     await stopped;
   } finally {
@@ -280,5 +369,6 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     await pool.close();
     connection.disconnect();
   }
+  if (logFailure !== null) throw logFailure;
   if (refusal) throw refusal;
 }

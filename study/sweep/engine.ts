@@ -7,11 +7,12 @@
 // order they finish in does not matter because reports read them by key.
 
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
+import { errnoText, makeDirectories, OutputError } from '../../emu/observe/output-file.ts';
+import { recordShapeError, runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
 /** Bump when RunRecord's meaning changes. */
 const RECORD_FORMAT = 2;
@@ -28,6 +29,8 @@ export interface SweepOptions {
   /** Discard earlier results. */
   fresh?: boolean;
   onProgress?: (p: SweepProgress) => void;
+  /** Lines of the results file that are not records, said in one line (readRecords). */
+  warn?: (line: string) => void;
 }
 
 /** Identifies the firmware and record format the results were made with. */
@@ -42,16 +45,60 @@ export function fingerprint(): string {
 
 interface Line { fingerprint: string; record: RunRecord }
 
-/** The records already in `file` made by this firmware, by key. */
-export function readRecords(file: string, fp: string): Map<string, RunRecord> {
-  const out = new Map<string, RunRecord>();
-  if (!existsSync(file)) return out;
-  for (const text of readFileSync(file, 'utf8').split('\n')) {
-    if (!text.trim()) continue;
-    let line: Line;
-    try { line = JSON.parse(text) as Line; } catch { continue; } // a line cut short by an interruption
-    if (line.fingerprint === fp && line.record?.key) out.set(line.record.key, line.record);
+/**
+ * The largest results file read back (bytes): far above what the largest grid
+ * (100,000 points of about 1 KB each) writes, and below the longest string the
+ * JavaScript engine holds.
+ */
+export const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
+
+/** A results file is absent or a regular file; else OutputError (one line, 165). Returns whether it exists. */
+export function checkResultsFile(file: string): boolean {
+  let st;
+  try { st = statSync(file); } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new OutputError(`cannot read the results file ${file}: ${errnoText(e)}`);
   }
+  if (st.isDirectory()) throw new OutputError(`the results file ${file} is a directory`);
+  if (!st.isFile()) throw new OutputError(`the results file ${file} is not a regular file`);
+  return true;
+}
+
+/**
+ * The records already in `file` made by this firmware, by key. The last line
+ * cut short by an interruption is skipped; so is a line that is not a record
+ * (damaged by hand, another tool's), which `warn` hears of in one line: its
+ * point simply runs again.
+ */
+export function readRecords(file: string, fp: string, warn?: (line: string) => void): Map<string, RunRecord> {
+  const out = new Map<string, RunRecord>();
+  if (!checkResultsFile(file)) return out;
+  const size = statSync(file).size;
+  if (size > MAX_RESULTS_BYTES) throw new OutputError(`the results file ${file} has ${size} bytes, more than the ${MAX_RESULTS_BYTES} read back: start afresh with --fresh or another --results`);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && !lines[last].trim()) last--;
+  let bad = 0, first = '';
+  for (const [i, text] of lines.entries()) {
+    if (!text.trim()) continue;
+    let line: unknown;
+    try { line = JSON.parse(text); } catch {
+      // The last line cut short by an interruption says nothing; a line that is not JSON before it is damage.
+      if (i !== last) { bad++; first ||= `line ${i + 1}: not JSON`; }
+      continue;
+    }
+    const l = line as Partial<Line> | null;
+    if (typeof l !== 'object' || l === null || Array.isArray(l) || typeof l.fingerprint !== 'string') {
+      bad++;
+      first ||= `line ${i + 1}: not an object {fingerprint, record}`;
+      continue;
+    }
+    if (l.fingerprint !== fp) continue; // another build's
+    const why = recordShapeError(l.record);
+    if (why) { bad++; first ||= `line ${i + 1}: ${why}`; continue; }
+    out.set(l.record!.key, l.record!);
+  }
+  if (bad) warn?.(`${bad} line${bad > 1 ? 's' : ''} of ${file} ${bad > 1 ? 'are not records' : 'is not a record'} (${first}): ignored, ${bad > 1 ? 'their points run' : 'its point runs'} again`);
   return out;
 }
 
@@ -70,9 +117,10 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
   const keys = new Set<string>();
   for (const p of plan) { if (keys.has(p.key)) throw new Error(`duplicate sweep key ${p.key}`); keys.add(p.key); }
   const fp = fingerprint();
-  mkdirSync(dirname(o.file), { recursive: true });
+  makeDirectories(dirname(o.file));
+  checkResultsFile(o.file);
   if (o.fresh) rmSync(o.file, { force: true });
-  const have = readRecords(o.file, fp);
+  const have = readRecords(o.file, fp, o.warn);
   const todo = plan.filter((p) => !have.has(p.key));
   let done = plan.length - todo.length;
   o.onProgress?.({ done, total: plan.length, key: '' });
@@ -82,9 +130,18 @@ export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRec
     o.onProgress?.({ done: ++done, total: plan.length, key: r.key });
   };
   const jobs = Math.min(o.jobs ?? availableParallelism(), todo.length);
-  if (jobs <= 1) for (const p of todo) finish(runPoint(p.key, p.point));
+  if (jobs <= 1) for (const p of todo) finish(runHere(p));
   else await runOnWorkers(todo, jobs, finish);
   return plan.map((p) => have.get(p.key)!);
+}
+
+/** Runs a point in this thread; its failure names it as a worker thread's does. */
+function runHere(p: PlannedRun): RunRecord {
+  try {
+    return runPoint(p.key, p.point);
+  } catch (e) {
+    throw new Error(`sweep point ${p.key}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /**
@@ -127,18 +184,18 @@ export class PointPool {
   /** Per thread, the points posted to it, oldest (the running one) first: its replies come in that order. */
   private readonly posted = new Map<Worker, Waiting[]>();
   private readonly queued: { p: PlannedRun; w: Waiting }[] = [];
+  private closing = false;
+  /** Threads that died since the last reply: past a few, every new thread dies too (it cannot start), and the pool gives up. */
+  private deaths = 0;
   private failure: Error | null = null;
 
   constructor(readonly threadCount: number, private readonly ahead = 0) {
-    for (let i = 0; i < threadCount; i++) {
-      const w = this.start();
-      this.threads.push(w);
-      this.posted.set(w, []);
-    }
+    for (let i = 0; i < threadCount; i++) this.add();
   }
 
   run(p: PlannedRun): Promise<RunRecord> {
     return new Promise((resolve, reject) => {
+      if (this.closing) { reject(new Error('sweep worker pool closed')); return; }
       if (this.failure) { reject(this.failure); return; }
       this.queued.push({ p, w: { resolve, reject } });
       this.dispatch();
@@ -146,6 +203,7 @@ export class PointPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     const all = this.threads.splice(0);
     await Promise.all(all.map((w) => w.terminate()));
   }
@@ -162,20 +220,34 @@ export class PointPool {
     }
   }
 
-  private start(): Worker {
+  private add(): void {
     const w = startWorker();
+    this.threads.push(w);
+    this.posted.set(w, []);
+    let error: Error | null = null;
     w.on('message', (m: Reply) => {
+      this.deaths = 0;
       const waiting = this.posted.get(w)!.shift()!;
       if (m.ok) waiting.resolve(m.record); else waiting.reject(new Error(`sweep point ${m.key}: ${m.error}`));
       this.dispatch();
     });
-    const fail = (e: Error) => {
-      this.failure = e;
-      for (const waiting of this.posted.get(w)?.splice(0) ?? []) waiting.reject(e);
-      for (const q of this.queued.splice(0)) q.w.reject(e);
-    };
-    w.on('error', fail);
-    w.on('exit', (code) => { if (code !== 0) fail(new Error(`sweep worker exited with ${code}`)); });
-    return w;
+    w.on('error', (e: Error) => { error = e; });
+    // A thread that dies (out of memory, an exception that escaped) fails only the points it held: another takes its place.
+    w.on('exit', (code) => {
+      const held = this.posted.get(w) ?? [];
+      this.posted.delete(w);
+      const at = this.threads.indexOf(w);
+      if (at >= 0) this.threads.splice(at, 1);
+      const why = error ?? new Error(`sweep worker exited with ${code}`);
+      for (const waiting of held) waiting.reject(why);
+      if (this.closing) return;
+      if (++this.deaths > this.threadCount + 2) {
+        this.failure = why;
+        for (const q of this.queued.splice(0)) q.w.reject(why);
+        return;
+      }
+      this.add();
+      this.dispatch();
+    });
   }
 }

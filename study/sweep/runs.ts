@@ -47,6 +47,8 @@ export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELF
 
 /** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
+  if (c.tpu.spadKiB !== 64 && c.tpu.spadKiB !== 32) throw new Error(`no firmware build plans a ${c.tpu.spadKiB} KiB scratchpad (the builds plan 64 and 32)`);
+  if (c.tpu.mxuDim !== 8 && c.tpu.mxuDim !== 16) throw new Error(`no firmware build drives a ${c.tpu.mxuDim}x${c.tpu.mxuDim} MXU (the builds drive 8x8 and 16x16)`);
   const multiplier = c.cpu.ENABLE_MUL || c.cpu.ENABLE_FAST_MUL;
   if ([c.tpu.spadKiB !== 64, c.tpu.mxuDim !== 8, multiplier].filter(Boolean).length > 1) {
     throw new Error('no firmware build changes more than one of the scratchpad, the MXU and the multiplier');
@@ -176,6 +178,33 @@ function runTpPoint(key: string, p: TpPoint): RunRecord {
       allReduces: pred.map((w) => w.allReduces), messages: pred.map((w) => w.link.messages), bytes: pred.map((w) => w.link.bytes),
     },
   };
+}
+
+const PHASE_NUMBERS: Record<'measured' | 'predicted', readonly string[]> = {
+  measured: ['cycles', 'mxu', 'vpu', 'dma', 'idle', 'overlap'], predicted: ['mxu', 'vpu', 'dma', 'lowerBound'],
+};
+
+/**
+ * Why a value read back (a results-file line, a queue job's return value) is
+ * not a RunRecord as runPoint makes it, in one line; null when it is. The
+ * point itself is checked by whoever knows its kinds (study/explore/point-check.ts).
+ */
+export function recordShapeError(x: unknown): string | null {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `a record must be an object, got ${x === null ? 'null' : Array.isArray(x) ? 'a list' : typeof x}`;
+  const r = x as Record<string, unknown>;
+  if (typeof r.key !== 'string' || !r.key) return 'a record\'s key must be a non-empty string';
+  if (typeof r.point !== 'object' || r.point === null) return `record ${r.key}: point must be an object`;
+  for (const list of ['measured', 'predicted'] as const) {
+    const phases = r[list];
+    if (!Array.isArray(phases)) return `record ${r.key}: ${list} must be a list`;
+    for (const [i, p] of phases.entries()) {
+      if (typeof p !== 'object' || p === null || typeof (p as { name?: unknown }).name !== 'string') return `record ${r.key}: ${list}[${i}] must be an object with a name`;
+      for (const k of PHASE_NUMBERS[list]) if (!Number.isFinite((p as Record<string, unknown>)[k])) return `record ${r.key}: ${list}[${i}].${k} must be a number`;
+    }
+  }
+  for (const k of ['emulatedClocks', 'wallMs']) if (!Number.isFinite(r[k])) return `record ${r.key}: ${k} must be a number`;
+  if (r.tokensCorrect !== undefined && typeof r.tokensCorrect !== 'boolean') return `record ${r.key}: tokensCorrect must be true or false`;
+  return null;
 }
 
 /** Signed relative error of a prediction, in percent. */

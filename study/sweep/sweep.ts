@@ -3,8 +3,9 @@
 // docs/scaling.md from every experiment whose results are complete — so the
 // document's numbers are always the ones the sweep printed.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectories } from '../../emu/observe/output-file.ts';
 import { fingerprint, readRecords, sweep, type SweepProgress } from './engine.ts';
 import { EXPERIMENTS, findExperiment, type Experiment, type Report, type Scale } from './experiments.ts';
 
@@ -24,6 +25,8 @@ export interface SweepCommandOptions {
   onProgress?: (experiment: string, p: SweepProgress) => void;
   /** Printed output, one experiment at a time. */
   print: (text: string) => void;
+  /** Damaged lines of a results file, one line per file (engine.ts readRecords). */
+  warn?: (line: string) => void;
 }
 
 export const EXPERIMENT_NAMES = EXPERIMENTS.map((e) => e.name);
@@ -38,7 +41,7 @@ export async function runSweep(o: SweepCommandOptions): Promise<Report[]> {
   const reports: Report[] = [];
   for (const e of chosen) {
     const records = await sweep(e.plan(scale), {
-      file: resultsFile(o, e), jobs: o.jobs, fresh: o.fresh, onProgress: (p) => o.onProgress?.(e.name, p),
+      file: resultsFile(o, e), jobs: o.jobs, fresh: o.fresh, onProgress: (p) => o.onProgress?.(e.name, p), warn: o.warn,
     });
     const report = e.report(records, scale);
     o.print(`== ${e.name}: ${e.title} ==\n${report.text}\n`);
@@ -72,7 +75,7 @@ unless a section says otherwise. Clocks are at 12 MHz.
 export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): void {
   const fp = fingerprint();
   const figures = join(o.docs, 'figures');
-  mkdirSync(figures, { recursive: true });
+  makeDirectories(figures);
   const parts = [`${INTRO}\nThese results: firmware fingerprint \`${fp}\` (build/fw/model.elf and mmbench.elf, and their -spad32, -mxu16 and -rv32im builds, and model_tp.elf; \`picotpu sweep\` reruns what another build made).\n`];
   for (const e of EXPERIMENTS) {
     const plan = e.plan(scale);
