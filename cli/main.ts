@@ -7,6 +7,7 @@
 
 import yargs, { type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { BoardError } from '../emu/board.ts';
 import { ConfigError } from '../emu/config.ts';
 import { ElfError } from '../emu/elf.ts';
 import { EXIT, exitStatusText } from '../emu/exit-status.ts';
@@ -72,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof OutputError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof InputReadError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }
-    if (e instanceof ConfigError || e instanceof UsageError) { say(e.message); return EXIT.USAGE; }
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof BoardError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof Error && e.name === 'YError') { say(e.message); return EXIT.USAGE; }
     say(`internal error: ${(e as Error).stack ?? e}`);
     return EXIT.INTERNAL;

@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
 import { VARIANT, type Job } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';

@@ -13,10 +13,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
-import { describeStop, Machine } from '../emu/machine.ts';
-import { BOARDS } from '../emu/boards.ts';
+import { describeStop } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
+import { boardNamed } from '../boards/registry.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { SeedBus } from '../emu/seed-bus.ts';
+import { SeedBus } from '../boards/transformer-tpu-int4/bus.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seedElf = (name: string) => join(root, 'build', 'fw', 'seed', `${name}.elf`);
@@ -52,7 +53,7 @@ function patchedElf(name: string, at: number, halves: number[]): Buffer {
 describe('the seed board as data', () => {
   it('fixes the RTL\'s memory and CPU parameters (cpu_subsys.sv)', () => {
     const m = seedMachine('done');
-    expect(m.board).toBe(BOARDS.seed);
+    expect(m.board).toBe(boardNamed('seed'));
     expect(m.cpu.ramSize).toBe(16 * 1024);
     expect(m.bus).toBeInstanceOf(SeedBus);
     expect(m.config.cpu).toMatchObject({ BARREL_SHIFTER: true, ENABLE_FAST_MUL: true, ENABLE_MUL: false, ENABLE_DIV: false });
@@ -71,7 +72,7 @@ describe('the seed board as data', () => {
   it('refuses an ELF that does not fit the 16 KB firmware RAM (status 164 on the command line)', () => {
     // model.elf (picotpu) fills far more than 16 KB of the 64 KiB BRAM.
     const m = new Machine(undefined, { board: 'seed' });
-    expect(() => m.loadElf(readFileSync(join(root, 'build', 'fw', 'model.elf')))).toThrow(/outside the seed board's 16 KB firmware RAM/);
+    expect(() => m.loadElf(readFileSync(join(root, 'build', 'fw', 'model.elf')))).toThrow(/outside the transformer-tpu-int4 board's memories \(firmware RAM 0x00000000\.\.0x00004000\)/);
     expect(cli(['run', '--board', 'seed', join(root, 'build', 'fw', 'model.elf')]).status).toBe(EXIT.BAD_PROGRAM);
   });
 });
@@ -188,7 +189,7 @@ describe('picotpu run --board seed', () => {
     expect(lines[6]).toMatch(/^producer stalled on a full queue 0 0\.0% \(as the RTL counts it; really held \d+ /);
     expect(lines[7]).toMatch(/^two or more units busy /);
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report.board).toBe('seed');
+    expect(report.board).toBe('transformer-tpu-int4');
     expect(report.exit).toBe(0);
     expect(Object.keys(report.counters)).toEqual([...TEN, 'trueQfullStall']);
     expect(Number(/^run (\d+)/.exec(lines[0])![1])).toBe(report.counters.run);
@@ -226,7 +227,7 @@ describe('picotpu run --board seed', () => {
     m.loadElf(readFileSync(join(root, 'build', 'fw', 'sramdata.elf')));
     m.bus.console.captureOutput();
     m.run();
-    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.bus.sram.bytes))).toBe(0);
+    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.sramBytes))).toBe(0);
   });
 
   it('--sram-out to an unwritable path: status 165 and no file', () => {
@@ -272,7 +273,7 @@ describe('picotpu run --board seed', () => {
     }
     const res = cli(['run', '--board', 'cmod', seedElf('done')]);
     expect(res.status).toBe(EXIT.USAGE);
-    expect(res.stderr).toMatch(/^picotpu: unknown board "cmod" \(boards: picotpu, seed\)\n$/);
+    expect(res.stderr).toMatch(/^picotpu: unknown board "cmod" \(boards: picotpu, transformer-tpu-int4, seed\)\n$/);
   });
 
   it('picotpu stays the default: no --board and --board picotpu give the same run', () => {

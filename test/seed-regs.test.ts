@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSeedHeader, SEED_HEADER_PATH } from '../scripts/gen-seed-regs.ts';
-import { packSeedCommand, SEED_COMMANDS, SEED_DMA, SEED_REGS, SEED_UNIT_NAMES } from '../periph/seed/regs.ts';
+import { packSeedCommand, SEED_COMMANDS, SEED_DMA, SEED_REGS, SEED_UNIT_NAMES } from '../boards/transformer-tpu-int4/regs.ts';
 
 describe('seed register/command table', () => {
   it('firmware-c/include/seed/tpu_seed.h is generated from it (run npm run gen:regs when this fails)', () => {

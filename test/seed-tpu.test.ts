@@ -4,8 +4,8 @@
 // whose first store is at s commits at t = s + 27), and the reference and fast
 // models against each other and against plain functional models.
 import { describe, expect, it } from 'vitest';
-import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../periph/seed/regs.ts';
-import { SEED_STUCK_WAIT, SeedTpu } from '../periph/seed/tpu.ts';
+import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
+import { SEED_STUCK_WAIT, SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 

@@ -25,7 +25,7 @@
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
-import type { MmioDevice } from '../mmio.ts';
+import type { MmioDevice } from '../../periph/mmio.ts';
 import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu } from './mxu.ts';
