@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { variantName } from './bench.ts';
+import { variantName } from '../model/format.ts';
 import {
   ADDER_VARIANT, AdderModelError, adderJob, demoResultOf, readAdder, solution, type DemoResult, type Solution, type TpuSolution,
 } from './addition.ts';
