@@ -198,7 +198,10 @@ export class SeedDma implements SeedUnit {
       const inRow = Math.min(n, this.rowBytes - this.fCol);
       const s = (this.spadRowPtr + this.fCol) & 0xffff;
       const d = this.addrQ;
-      if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+      if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
+        if (inRow >= 64) spad.set(sram.subarray(d, d + inRow), s); // long runs: one memcpy
+        else for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+      }
       else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (this.fCol + inRow >= this.rowBytes) {

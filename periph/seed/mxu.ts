@@ -80,6 +80,8 @@ export class SeedMxu implements SeedUnit {
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
+  /** The running command's A and B regions touch a common bank (it may starve: see SeedTpu.skipBy()). */
+  abMayShareBank = false;
 
   private readonly own = new Ports();
 
@@ -168,6 +170,7 @@ export class SeedMxu implements SeedUnit {
     const bMask = transpose ? bankMask(this.bBase, N, chunks * 4, this.bStride) : bankMask(this.bBase, len, 4, this.bStride);
     const cMask = bankMask(this.cBase, N, 4, this.cStride);
     this.readMask = aMask | bMask | (this.accQ ? cMask : 0);
+    this.abMayShareBank = (aMask & bMask) !== 0;
     this.writeMask = cMask;
     this.state = len === 0 ? S_DONE : S_STREAM;
   }
@@ -234,6 +237,7 @@ export class SeedMxu implements SeedUnit {
     let done = 0;
     while (done < n && this.state === S_STREAM) {
       const aReq = this.iq < this.aReads, bReq = this.iq < this.bReads;
+      if ((aReq || bReq) && !this.abMayShareBank) { done += this.issueBulk(n - done); continue; }
       if (!aReq && !bReq && !this.arrive) {
         // Issues done: the array steps every clock up to sc_last.
         const k = Math.min(n - done, this.scLast - this.sc);
@@ -251,6 +255,40 @@ export class SeedMxu implements SeedUnit {
       if (bReq) this.bRdata = this.bLatch;
       done++;
     }
+    return done;
+  }
+
+  /**
+   * Fast model: up to n issue clocks of a stream whose A and B never share a bank, so every fetch is
+   * granted: streamEdge()'s issue path in one loop (no clock of it ends the stream: sc stays below
+   * sc_last while words are issued). Returns the clocks done.
+   */
+  private issueBulk(n: number): number {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const aReads = this.aReads, bReads = this.bReads, aBase = this.aBase, bBase = this.bBase;
+    const aStride = this.aStride, bStride = this.bStride, transpose = this.transposeQ;
+    let iq = this.iq, sc = this.sc, arrive = this.arrive;
+    let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, bOffRow = this.bOffRow, bOffChunk = this.bOffChunk;
+    let done = 0;
+    while (done < n && (iq < aReads || iq < bReads)) {
+      const rowWrap = (iq & 7) === 7;
+      if (iq < aReads) {
+        const w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
+        aWords[iq] = w; this.aLatch = w; this.aRdata = w;
+        if (rowWrap) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
+      }
+      if (iq < bReads) {
+        const w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
+        bWords[iq] = w; this.bLatch = w; this.bRdata = w;
+        if (transpose && rowWrap) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
+      }
+      if (arrive) sc++;
+      arrive = true;
+      iq++;
+      done++;
+    }
+    this.iq = iq; this.sc = sc; this.arrive = arrive;
+    this.aOffRow = aOffRow; this.aOffChunk = aOffChunk; this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
     return done;
   }
 
