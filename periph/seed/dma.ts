@@ -166,15 +166,7 @@ export class SeedDma implements SeedUnit {
   /** Fast model: n clocks (n <= horizon()) with nobody else in the DMA's banks. */
   bulk(n: number): void {
     if (this.state === S_FILL) { this.fillBulk(n); return; }
-    if (this.state === S_SPILL) {
-      // Alone in its banks, every fetch is granted: request, read and edge without the port arrays.
-      for (let i = 0; i < n; i++) {
-        const fetch = this.fRow < this.rows && !this.fetchInflight && (!this.pending || this.beatStart);
-        if (fetch) { const a = this.spadAddr; this.rdByte = (this.spad.word(a) >>> ((a & 3) * 8)) & 0xff; }
-        this.spillEdge(fetch);
-      }
-      return;
-    }
+    if (this.state === S_SPILL) { this.spillBulk(n); return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -183,6 +175,46 @@ export class SeedDma implements SeedUnit {
       this.read(p);
       this.edge(p);
     }
+  }
+
+  /**
+   * Fast model: n SPILL clocks alone in the DMA's banks, every fetch granted: request(), read() and
+   * spillEdge() of each clock in one loop over local copies of the registers.
+   */
+  private spillBulk(n: number): void {
+    const words = this.spad.words, sram = this.sram;
+    const rows = this.rows, rowBytes = this.rowBytes, spadStr = this.spadStr, dramStr = this.dramStr;
+    let state = this.state, fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr;
+    let wCol = this.wCol, wRow = this.wRow, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
+    let hold = this.hold, weWin = this.weWin, beat = this.beat, pending = this.pending;
+    let inflight = this.fetchInflight, wrActive = this.wrActive, rdByte = this.rdByte;
+    for (let i = 0; i < n; i++) {
+      const beatStart = state === S_SPILL && pending && (!wrActive || beat);
+      const fetch = fRow < rows && !inflight && (!pending || beatStart);
+      if (fetch) { const a = (spadRowPtr + fCol) & 0xffff; rdByte = (words[a >>> 2] >>> ((a & 3) * 8)) & 0xff; }
+      const oldInflight = inflight, oldHold = hold;
+      if (fetch) inflight = true;
+      if (oldInflight) {
+        inflight = false;
+        hold = rdByte;
+        pending = true;
+        if (fCol + 1 >= rowBytes) { fCol = 0; fRow++; spadRowPtr = (spadRowPtr + spadStr) & 0xffff; } else fCol++;
+      }
+      if (beatStart) {
+        addrQ = (dramRowPtr + wCol) & SRAM_MASK;
+        sram[addrQ] = oldHold;
+        weWin = true; wrActive = true; beat = false; pending = false;
+        if (wCol + 1 >= rowBytes) { wCol = 0; wRow++; dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK; } else wCol++;
+      } else if (wrActive) {
+        const beatWas = beat;
+        beat = true;
+        if (beatWas) { wrActive = false; if (!(wRow < rows)) state = S_DONE; } else weWin = false;
+      }
+    }
+    this.state = state; this.fCol = fCol; this.fRow = fRow; this.spadRowPtr = spadRowPtr;
+    this.wCol = wCol; this.wRow = wRow; this.dramRowPtr = dramRowPtr; this.addrQ = addrQ;
+    this.hold = hold; this.weWin = weWin; this.beat = beat; this.pending = pending;
+    this.fetchInflight = inflight; this.wrActive = wrActive; this.rdByte = rdByte;
   }
 
   /** Fast model: fill clocks left before S_DONE when every write is granted (the current clock included). */

@@ -73,10 +73,11 @@ export class SeedMxu implements SeedUnit {
   private readonly vEdge = new Uint8Array(N);
   /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
   readonly acc = new Int32Array(N * N);
-  // fast datapath: operand words in fetch order
-  private readonly aWords = new Uint32Array(65536 + 8);
-  private readonly bWords = new Uint32Array(65536 + 8);
-  private readonly bPacked = new Float64Array(3 * 65536);
+  // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
+  // is built per run, and most commands are short)
+  private aWords = new Uint32Array(0);
+  private bWords = new Uint32Array(0);
+  private bPacked = new Float64Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -159,6 +160,7 @@ export class SeedMxu implements SeedUnit {
     this.rqHalf = this.n === 0 ? 0 : 2 ** (this.n - 1);
     this.rqScale = 2 ** -this.n;
     const chunks = (len + N - 1) >>> 3;
+    if (!this.reference && this.aWords.length < (chunks << 3)) this.growOperands(chunks << 3);
     this.aReads = chunks << 3;
     this.bReads = transpose ? chunks << 3 : len;
     this.scLast = len + 2 * N - 2;
@@ -391,6 +393,15 @@ export class SeedMxu implements SeedUnit {
       }
       splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
     }
+  }
+
+  /** Room for `words` operand words per side (a power of two, at least 1024). */
+  private growOperands(words: number): void {
+    let size = 1024;
+    while (size < words) size *= 2;
+    this.aWords = new Uint32Array(size);
+    this.bWords = new Uint32Array(size);
+    this.bPacked = new Float64Array(3 * size);
   }
 
   /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
