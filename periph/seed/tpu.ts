@@ -105,6 +105,11 @@ export class SeedTpu implements MmioDevice {
   private quietUntil = -1;
   /** Fast model: clocks of the current quiet stretch the running units have not done yet (see catchUp()). */
   private lag = 0;
+  /** Fast model, the stretch up to quietUntil: the units busy in it (bits 1 MXU, 2 VPU, 4 DMA), constant over it. */
+  private stretchBusy = 0;
+  /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
+  private stretchParallel = false;
+  private stretchLazy = true;
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
@@ -475,6 +480,10 @@ export class SeedTpu implements MmioDevice {
       banks |= m;
     }
     this.quietUntil = this.clk + n; // Infinity with every unit idle: nothing happens until the CPU acts
+    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    this.stretchBusy = (this.mxu.busy ? 1 : 0) | (this.vpu.busy ? 2 : 0) | (this.dma.busy ? 4 : 0);
+    this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
+    this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
     return this.skipBy(Math.min(target - this.clk, n));
   }
 
@@ -484,13 +493,12 @@ export class SeedTpu implements MmioDevice {
    * share a bank, whose starvation must be seen at its clock.
    */
   private skipBy(n: number): boolean {
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
-    const mxuBusy = this.mxu.busy, vpuBusy = this.vpu.busy, dmaBusy = this.dma.busy;
-    if ((mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2) this.parallelSkips++;
+    if (this.stretchParallel) this.parallelSkips++;
     this.skippedClocks += n;
-    this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
+    const b = this.stretchBusy;
+    this.countRange(this.clk, n, (b & 1) !== 0, (b & 2) !== 0, (b & 4) !== 0);
     this.lag += n;
-    if (mxuRun && this.mxu.abMayShareBank) this.catchUp();
+    if (!this.stretchLazy) this.catchUp();
     this.clk += n;
     return true;
   }
