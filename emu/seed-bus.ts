@@ -61,13 +61,15 @@ export class SeedBus extends Bus {
 
   override read(addr: number, clock: number): number {
     this.fault = false;
-    this.repeatUntil = 0; // no poll loop is skipped on the seed board
+    this.repeatUntil = 0;
     const region = addr >>> 28;
     if (region === MMIO_REGION) {
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       const v = this.seed.read(addr & 0xffc, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       this.checkHang();
+      // A status poll the TPU promises to repeat (SeedTpu.repeatUntil): the CPU may skip its loop.
+      if (this.wait === 0 && !(addr & 0x0fff_f000) && this.seed.repeatUntil) this.repeatUntil = this.seed.repeatUntil(addr & 0xffc);
       return v;
     }
     if (region === SPAD_REGION) {

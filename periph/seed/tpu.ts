@@ -190,6 +190,22 @@ export class SeedTpu implements MmioDevice {
     return this.lastExtraWait;
   }
 
+  /**
+   * Right after a CPU read of `offset` (a status word, or the idle bits at 0x70): reads of it before
+   * the returned clock give the same value, so a poll loop may be skipped up to it (emu/cpu.ts
+   * pollRepeats; the TPU catches up at the next access that is not skipped). The end of the quiet
+   * stretch the TPU is in: no front end takes a head or pops before it, so issued, retired, the
+   * queue levels and the idle bits hold (issued moves only with the CPU's own stores). 0 (no
+   * promise) for the reference model, the command ports, a stuck board, outside a quiet stretch,
+   * and beside an MXU that may starve (its hazard's clock must not depend on how often it is polled).
+   */
+  repeatUntil(offset: number): number {
+    const o = offset & 0xffc;
+    if (this.reference || this.stuck || o < 0x40 || o > 0x70) return 0;
+    if (this.clk >= this.quietUntil && !this.findStretch()) return 0;
+    return this.stretchLazy ? this.quietUntil : 0;
+  }
+
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
   private commit(u: number, w3: number, clock: number): void {
     const start = this.clk;
@@ -462,7 +478,12 @@ export class SeedTpu implements MmioDevice {
    */
   private skip(target: number): boolean {
     // A stretch found by the last call stays valid until a clock is stepped or a command committed.
-    if (this.clk < this.quietUntil) return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+    if (this.clk >= this.quietUntil && !this.findStretch()) return false;
+    return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+  }
+
+  /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
+  private findStretch(): boolean {
     this.catchUp();
     let n = Infinity;
     let banks = 0;
@@ -484,7 +505,7 @@ export class SeedTpu implements MmioDevice {
     this.stretchBusy = (this.mxu.busy ? 1 : 0) | (this.vpu.busy ? 2 : 0) | (this.dma.busy ? 4 : 0);
     this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
     this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
-    return this.skipBy(Math.min(target - this.clk, n));
+    return true;
   }
 
   /**
