@@ -2,7 +2,9 @@
 // (model/golden-kernel.wat, compiled into golden-kernel.wasm.ts by
 // npm run gen:wasm): a model's weight matrices copied once, transposed and
 // widened to int16, into one kernel instance, then acc = x·W per call with
-// eight multiply-adds per instruction. The same int32 wrapping sums as
+// eight multiply-adds per instruction. Attention's two products run there too,
+// on int16 copies of the KV caches kept per head (keys by position, values
+// transposed). The same int32 wrapping sums as
 // golden.ts's plain loops (test/model-golden.test.ts holds them equal); where
 // WebAssembly SIMD is missing, forModel() returns null and golden.ts runs its loops.
 
@@ -11,7 +13,7 @@ import type { Model } from './format.ts';
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
 interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
-interface KernelExports { memory: WasmMemory; matvec(x: number, k: number, w: number, n: number, acc: number): void }
+interface KernelExports { memory: WasmMemory; matvec(x: number, k: number, w: number, n: number, acc: number, stride: number): void }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
@@ -43,7 +45,18 @@ const roundUp = (v: number, m: number) => Math.ceil(v / m) * m;
 export class GoldenKernel {
   /** The accumulators of the last matvec (n values). */
   readonly acc: Int32Array;
+  /** The input vector of weightedValues(): the caller writes the attention weights p[0..t] here. */
+  readonly input: Int16Array;
   private readonly x16: Int16Array;
+  private readonly heads: number;
+  private readonly dh: number;
+  /** Positions of a transposed value row, padded to a multiple of 8. */
+  private readonly seqPad: number;
+  /** Per layer and head (l·heads + h): the keys [max_seq][dh] and the values transposed [dh][seqPad], int16. */
+  private readonly keyPtr: Int32Array;
+  private readonly valuePtr: Int32Array;
+  private readonly keys16: Int16Array[];
+  private readonly valuesT16: Int16Array[];
   private readonly xPtr = 0;
   private readonly accPtr: number;
   /** Per matrix (GK order): its address, padded input length, columns. */
@@ -52,21 +65,31 @@ export class GoldenKernel {
   private readonly cols: Int32Array;
   private readonly matvecFn: KernelExports['matvec'];
 
-  private constructor(k: KernelExports, readonly matrices: readonly Int8Array[], rows: number[], cols: number[]) {
+  private constructor(k: KernelExports, readonly matrices: readonly Int8Array[], rows: number[], cols: number[], dims: Model['dims']) {
     const count = matrices.length;
     this.ptr = new Int32Array(count); this.kPad = new Int32Array(count); this.cols = new Int32Array(count);
-    const maxK = roundUp(Math.max(...rows), 8), maxN = Math.max(...cols);
+    this.heads = dims.heads; this.dh = dims.d / dims.heads; this.seqPad = roundUp(dims.maxSeq, 8);
+    const maxK = Math.max(roundUp(Math.max(...rows), 8), this.seqPad), maxN = Math.max(...cols, dims.maxSeq);
     this.accPtr = roundUp(2 * maxK, 16);
     let at = roundUp(this.accPtr + 4 * maxN, 16);
     for (let m = 0; m < count; m++) {
       this.kPad[m] = roundUp(rows[m], 8); this.cols[m] = cols[m]; this.ptr[m] = at;
       at += 2 * this.kPad[m] * cols[m];
     }
+    const perHead = dims.layers * dims.heads;
+    this.keyPtr = new Int32Array(perHead); this.valuePtr = new Int32Array(perHead);
+    for (let i = 0; i < perHead; i++) {
+      this.keyPtr[i] = at; at += 2 * dims.maxSeq * this.dh;
+      this.valuePtr[i] = at; at += 2 * this.dh * this.seqPad;
+    }
     const pages = Math.ceil(at / 65536), have = k.memory.buffer.byteLength / 65536;
     if (pages > have) k.memory.grow(pages - have);
     const buffer = k.memory.buffer;
     this.x16 = new Int16Array(buffer, this.xPtr, maxK);
+    this.input = this.x16;
     this.acc = new Int32Array(buffer, this.accPtr, maxN);
+    this.keys16 = Array.from(this.keyPtr, (p) => new Int16Array(buffer, p, dims.maxSeq * this.dh));
+    this.valuesT16 = Array.from(this.valuePtr, (p) => new Int16Array(buffer, p, this.dh * this.seqPad));
     for (let m = 0; m < count; m++) {
       const w = matrices[m], n = cols[m], kp = this.kPad[m], rowsM = rows[m];
       const wt = new Int16Array(buffer, this.ptr[m], kp * n); // zeroed: the padding stays 0
@@ -96,7 +119,7 @@ export class GoldenKernel {
     }
     rows.push(d); cols.push(vocab);
     const instance = new wasm!.Instance(mod, {});
-    const kernel = new GoldenKernel(instance.exports as KernelExports, matrices, rows, cols);
+    const kernel = new GoldenKernel(instance.exports as KernelExports, matrices, rows, cols, model.dims);
     GoldenKernel.cache.set(model, kernel);
     return kernel;
   }
@@ -106,7 +129,34 @@ export class GoldenKernel {
     const x16 = this.x16, k = x.length, kp = this.kPad[m];
     for (let i = 0; i < k; i++) x16[i] = x[i];
     for (let i = k; i < kp; i++) x16[i] = 0;
-    this.matvecFn(this.xPtr, kp, this.ptr[m], this.cols[m], this.accPtr);
+    this.matvecFn(this.xPtr, kp, this.ptr[m], this.cols[m], this.accPtr, 2 * kp);
+  }
+
+  /** Position t's key and value rows of layer l (d values each) into the kernel's per-head copies. */
+  storeKV(l: number, t: number, k: Int8Array, v: Int8Array): void {
+    const dh = this.dh, seqPad = this.seqPad;
+    for (let h = 0; h < this.heads; h++) {
+      const keys = this.keys16[l * this.heads + h], valuesT = this.valuesT16[l * this.heads + h];
+      const c0 = h * dh, row = t * dh;
+      for (let i = 0; i < dh; i++) {
+        keys[row + i] = k[c0 + i];
+        valuesT[i * seqPad + t] = v[c0 + i];
+      }
+    }
+  }
+
+  /** acc[u] = q_h · k_h(u) for u = 0..t: head h's query (q[c0..c0+dh)) against the keys of layer l. */
+  scores(l: number, h: number, q: Int8Array, c0: number, t: number): void {
+    const x16 = this.x16, dh = this.dh;
+    for (let i = 0; i < dh; i++) x16[i] = q[c0 + i];
+    this.matvecFn(this.xPtr, dh, this.keyPtr[l * this.heads + h], t + 1, this.accPtr, 2 * dh);
+  }
+
+  /** acc[i] = Σ_{u ≤ t} input[u] · v_h(u)[i] for i < dh: the weights the caller put in `input` times layer l's values. */
+  weightedValues(l: number, h: number, t: number): void {
+    const x16 = this.x16, kp = roundUp(t + 1, 8);
+    for (let u = t + 1; u < kp; u++) x16[u] = 0;
+    this.matvecFn(this.xPtr, kp, this.valuePtr[l * this.heads + h], this.dh, this.accPtr, 2 * this.seqPad);
   }
 }
 

@@ -1,5 +1,6 @@
 ;; The golden model's matrix-vector product (model/golden.ts), WebAssembly
-;; SIMD: acc[j] = sum_i x[i] * wt[j*k + i], int32 wrapping, for j < n.
+;; SIMD: acc[j] = sum_i x[i] * wt[j*stride/2 + i], int32 wrapping, for j < n
+;; (stride: bytes from one row of wt to the next, at least 2k).
 ;; x and the transposed weights wt are int16 (the int4 values widened), k a
 ;; multiple of 8 (rows padded with zeros); i32x4.dot_i16x8_s multiplies eight
 ;; pairs and adds them in pairs into four int32 lanes. Integer addition
@@ -7,7 +8,7 @@
 ;; Two columns per pass share each load of x.
 (module
   (memory (export "memory") 1)
-  (func (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32)
+  (func (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
     (local $kb i32) (local $i i32) (local $w2 i32) (local $end i32)
     (local $xv v128) (local $s0 v128) (local $s1 v128)
     (local.set $kb (i32.shl (local.get $k) (i32.const 1)))
@@ -16,7 +17,7 @@
     (block $pairs_done
       (loop $pairs
         (br_if $pairs_done (i32.gt_u (i32.add (local.get $acc) (i32.const 8)) (local.get $end)))
-        (local.set $w2 (i32.add (local.get $w) (local.get $kb)))
+        (local.set $w2 (i32.add (local.get $w) (local.get $stride)))
         (local.set $s0 (v128.const i32x4 0 0 0 0))
         (local.set $s1 (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
@@ -35,7 +36,7 @@
           (i32.add (i32.add (i32x4.extract_lane 0 (local.get $s1)) (i32x4.extract_lane 1 (local.get $s1)))
                    (i32.add (i32x4.extract_lane 2 (local.get $s1)) (i32x4.extract_lane 3 (local.get $s1)))))
         (local.set $acc (i32.add (local.get $acc) (i32.const 8)))
-        (local.set $w (i32.add (local.get $w2) (local.get $kb)))
+        (local.set $w (i32.add (local.get $w2) (local.get $stride)))
         (br $pairs)))
     ;; an odd last column
     (if (i32.lt_u (local.get $acc) (local.get $end))

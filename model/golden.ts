@@ -132,6 +132,7 @@ class Transformer {
 
   /** att = the heads' o_h side by side, for the query q at position t of layer l. */
   private attention(l: number, t: number, shiftS: number, shiftO: number): void {
+    if (this.kernel) { this.attentionOnKernel(this.kernel, l, t, shiftS, shiftO); return; }
     const { d, heads } = this.m.dims;
     const dh = d / heads;
     const { q, att, acc } = this;
@@ -147,6 +148,21 @@ class Transformer {
         if (p <= 0) continue;
         for (let i = 0; i < dh; i++) acc[i] = (acc[i] + p * V[row + i]) | 0;
       }
+      for (let i = 0; i < dh; i++) att[c0 + i] = requant(acc[i], shiftO);
+    }
+  }
+
+  /** attention() with both products on the kernel: p = max(R(q·k, s.s), 0) is max(p, 0) where the loops skip p ≤ 0. */
+  private attentionOnKernel(kernel: GoldenKernel, l: number, t: number, shiftS: number, shiftO: number): void {
+    const { d, heads } = this.m.dims;
+    const dh = d / heads;
+    const { q, att } = this;
+    const acc = kernel.acc, p = kernel.input;
+    for (let h = 0; h < heads; h++) {
+      const c0 = h * dh;
+      kernel.scores(l, h, q, c0, t);
+      for (let u = 0; u <= t; u++) { const v = requant(acc[u], shiftS); p[u] = v > 0 ? v : 0; }
+      kernel.weightedValues(l, h, t);
       for (let i = 0; i < dh; i++) att[c0 + i] = requant(acc[i], shiftO);
     }
   }
@@ -173,6 +189,7 @@ class Transformer {
       this.project(x, l, GK.WQ, w.wq, s.q, q);
       this.project(x, l, GK.WK, w.wk, s.k, k);
       this.project(x, l, GK.WV, w.wv, s.v, v);
+      this.kernel?.storeKV(l, t, k, v);
       if (probe) { probe('q', l, t, q); probe('k', l, t, k); probe('v', l, t, v); }
       this.attention(l, t, s.s, s.o);
       probe?.('att', l, t, att);
