@@ -40,7 +40,12 @@ async function commandsFor(argv: string[]): Promise<AddCommand[]> {
  * Standard output's or standard error's reader has gone (`picotpu debug ... | head`):
  * end quietly with 141, as a tool killed by SIGPIPE would (`run` stops its run the same way, cli/run-control.ts).
  */
+let pipesWatched = false;
+
 function quietOnClosedPipes(): void {
+  // Once per process: main() may run many times in one (the tests), and a listener per run is a leak.
+  if (pipesWatched) return;
+  pipesWatched = true;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(141);
