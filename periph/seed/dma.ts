@@ -223,37 +223,34 @@ export class SeedDma implements SeedUnit {
     return (this.rows - this.fRow - 1) * this.rowBytes + (this.rowBytes - this.fCol);
   }
 
-  /** Fast model: n granted FILL clocks at once (n <= fillClocksLeft()). */
+  /** Fast model: n granted FILL clocks at once (n <= fillClocksLeft()): fillByte()'s registers row by row, in locals. */
   fillBulk(n: number): void {
     const spad = this.spad.bytes, sram = this.sram;
+    const rowBytes = this.rowBytes, rows = this.rows, spadStr = this.spadStr, dramStr = this.dramStr;
+    let fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
     while (n > 0) {
-      const inRow = Math.min(n, this.rowBytes - this.fCol);
-      const s = (this.spadRowPtr + this.fCol) & 0xffff;
-      const d = this.addrQ;
+      const inRow = n < rowBytes - fCol ? n : rowBytes - fCol;
+      const s = (spadRowPtr + fCol) & 0xffff;
+      const d = addrQ;
       if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
         if (inRow >= 64) spad.set(sram.subarray(d, d + inRow), s); // long runs: one memcpy
         else for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
-      }
-      else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
+      } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
-      if (this.fCol + inRow >= this.rowBytes) {
-        this.fCol = this.rowBytes - 1;
-        this.addrQ = (this.addrQ + inRow - 1) & SRAM_MASK;
-        this.fillAdvanceRowEnd();
+      if (fCol + inRow >= rowBytes) {
+        // the row's last byte: on to the next row (fillByte's row end)
+        fCol = 0;
+        spadRowPtr = (spadRowPtr + spadStr) & 0xffff;
+        dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK;
+        addrQ = dramRowPtr;
+        if (fRow + 1 >= rows) this.state = S_DONE;
+        fRow++;
       } else {
-        this.fCol += inRow;
-        this.addrQ = (this.addrQ + inRow) & SRAM_MASK;
+        fCol += inRow;
+        addrQ = (addrQ + inRow) & SRAM_MASK;
       }
     }
-  }
-
-  private fillAdvanceRowEnd(): void {
-    this.fCol = 0;
-    this.spadRowPtr = (this.spadRowPtr + this.spadStr) & 0xffff;
-    this.dramRowPtr = (this.dramRowPtr + this.dramStr) & SRAM_MASK;
-    this.addrQ = this.dramRowPtr;
-    if (this.fRow + 1 >= this.rows) this.state = S_DONE;
-    this.fRow++;
+    this.fCol = fCol; this.fRow = fRow; this.spadRowPtr = spadRowPtr; this.dramRowPtr = dramRowPtr; this.addrQ = addrQ;
   }
 
   describe(): string {
