@@ -5,10 +5,9 @@
 
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { writeFully } from '../emu/observe/output-file.ts';
+import { shownPath, writeFully } from '../emu/observe/output-file.ts';
 import { VARIANT_ALL } from '../model/format.ts';
 import { MODEL_ELF } from '../model/run.ts';
-import { shownPath } from '../study/addition-run.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 import { UsageError } from './board-options.ts';
 
