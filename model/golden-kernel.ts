@@ -1,6 +1,5 @@
 // The golden model's matrix-vector products in WebAssembly SIMD
-// (model/golden-kernel.wat, compiled into golden-kernel.wasm.ts by
-// npm run gen:wasm): a model's weight matrices copied once, transposed and
+// (periph/matvec-kernel.ts): a model's weight matrices copied once, transposed and
 // widened to int16, into one kernel instance, then acc = x·W per call with
 // eight multiply-adds per instruction. Attention's two products run there too,
 // on int16 copies of the KV caches kept per head (keys by position, values
@@ -8,36 +7,11 @@
 // golden.ts's plain loops (test/model-golden.test.ts holds them equal); where
 // WebAssembly SIMD is missing, forModel() returns null and golden.ts runs its loops.
 
-import { GOLDEN_KERNEL_WASM_BASE64 } from './golden-kernel.wasm.ts';
+import { growTo, matvecKernel, type MatvecKernel } from '../periph/matvec-kernel.ts';
 import type { Model } from './format.ts';
-
-// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
-interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
-interface KernelExports { memory: WasmMemory; matvec(x: number, k: number, w: number, n: number, acc: number, stride: number): void }
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 /** Matrices per layer, in this order: wq, wk, wv, wo, w1, w2; the output projection follows the last layer's. */
 export const GK = { WQ: 0, WK: 1, WV: 2, WO: 3, W1: 4, W2: 5, PER_LAYER: 6 } as const;
-
-let compiled: object | null | undefined;
-
-function kernelModule(): object | null {
-  if (compiled === undefined) {
-    try {
-      const binary = atob(GOLDEN_KERNEL_WASM_BASE64);
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      compiled = wasm ? new wasm.Module(bytes) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
 
 const roundUp = (v: number, m: number) => Math.ceil(v / m) * m;
 
@@ -63,9 +37,9 @@ export class GoldenKernel {
   private readonly ptr: Int32Array;
   private readonly kPad: Int32Array;
   private readonly cols: Int32Array;
-  private readonly matvecFn: KernelExports['matvec'];
+  private readonly matvecFn: MatvecKernel['matvec'];
 
-  private constructor(k: KernelExports, readonly matrices: readonly Int8Array[], rows: number[], cols: number[], dims: Model['dims']) {
+  private constructor(k: MatvecKernel, readonly matrices: readonly Int8Array[], rows: number[], cols: number[], dims: Model['dims']) {
     const count = matrices.length;
     this.ptr = new Int32Array(count); this.kPad = new Int32Array(count); this.cols = new Int32Array(count);
     this.heads = dims.heads; this.dh = dims.d / dims.heads; this.seqPad = roundUp(dims.maxSeq, 8);
@@ -82,8 +56,7 @@ export class GoldenKernel {
       this.keyPtr[i] = at; at += 2 * dims.maxSeq * this.dh;
       this.valuePtr[i] = at; at += 2 * this.dh * this.seqPad;
     }
-    const pages = Math.ceil(at / 65536), have = k.memory.buffer.byteLength / 65536;
-    if (pages > have) k.memory.grow(pages - have);
+    growTo(k, at);
     const buffer = k.memory.buffer;
     this.x16 = new Int16Array(buffer, this.xPtr, maxK);
     this.input = this.x16;
@@ -109,8 +82,8 @@ export class GoldenKernel {
     const matrices = matricesOf(model);
     const cached = GoldenKernel.cache.get(model);
     if (cached && cached.matrices.length === matrices.length && cached.matrices.every((w, i) => w === matrices[i])) return cached;
-    const mod = kernelModule();
-    if (!mod) return null;
+    const k = matvecKernel(0);
+    if (!k) return null;
     const { d, dFF, vocab } = model.dims;
     const rows: number[] = [], cols: number[] = [];
     for (let l = 0; l < model.layers.length; l++) {
@@ -118,8 +91,7 @@ export class GoldenKernel {
       cols.push(d, d, d, d, dFF, d);
     }
     rows.push(d); cols.push(vocab);
-    const instance = new wasm!.Instance(mod, {});
-    const kernel = new GoldenKernel(instance.exports as KernelExports, matrices, rows, cols, model.dims);
+    const kernel = new GoldenKernel(k, matrices, rows, cols, model.dims);
     GoldenKernel.cache.set(model, kernel);
     return kernel;
   }

@@ -2,7 +2,7 @@
 // modules holding the binary as base64, so neither the emulator nor its
 // compiled distribution needs a WebAssembly toolchain at run time:
 //   periph/mxu-kernel.wat  -> periph/mxu-kernel.wasm.ts  (the MXU's fast datapath)
-//   model/golden-kernel.wat -> model/golden-kernel.wasm.ts (the golden model's matvec)
+//   periph/matvec-kernel.wat -> periph/matvec-kernel.wasm.ts (an int16 matvec: the golden model, the seed MXU)
 // `npm run gen:wasm` writes them; `--check` exits 1 when one is stale
 // (test/mxu-kernel.test.ts and test/model-golden.test.ts check the same).
 
@@ -17,13 +17,13 @@ export const WASM_TS_PATH = fileURLToPath(new URL('../periph/mxu-kernel.wasm.ts'
 export interface WasmKernel { wat: string; ts: string; constName: string; what: string }
 
 export const MXU_KERNEL: WasmKernel = { wat: WAT_PATH, ts: WASM_TS_PATH, constName: 'MXU_KERNEL_WASM_BASE64', what: "The MXU kernel's" };
-export const GOLDEN_KERNEL: WasmKernel = {
-  wat: fileURLToPath(new URL('../model/golden-kernel.wat', import.meta.url)),
-  ts: fileURLToPath(new URL('../model/golden-kernel.wasm.ts', import.meta.url)),
-  constName: 'GOLDEN_KERNEL_WASM_BASE64',
-  what: "The golden model's matvec",
+export const MATVEC_KERNEL: WasmKernel = {
+  wat: fileURLToPath(new URL('../periph/matvec-kernel.wat', import.meta.url)),
+  ts: fileURLToPath(new URL('../periph/matvec-kernel.wasm.ts', import.meta.url)),
+  constName: 'MATVEC_KERNEL_WASM_BASE64',
+  what: 'The int16 matvec kernel\'s',
 };
-const KERNELS = [MXU_KERNEL, GOLDEN_KERNEL];
+const KERNELS = [MXU_KERNEL, MATVEC_KERNEL];
 
 const shown = (path: string) => path.slice(fileURLToPath(new URL('..', import.meta.url)).length);
 

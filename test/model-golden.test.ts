@@ -15,7 +15,7 @@ import {
 import { argmax, requant, rshift, runGolden, type GoldenResult, type ProbePoint } from '../model/golden.ts';
 import { mulberry32, randomModel, randomPrompt, shiftFor } from '../model/random.ts';
 import { GoldenKernel } from '../model/golden-kernel.ts';
-import { GOLDEN_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
+import { MATVEC_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
 
 const arr = (a: ArrayLike<number>) => Array.from(a);
 const BENCH: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
@@ -274,7 +274,7 @@ describe('golden model: the WebAssembly kernel', () => {
   };
 
   it('the generated binary is the .wat compiled (npm run gen:wasm)', async () => {
-    expect(readFileSync(GOLDEN_KERNEL.ts, 'utf8')).toBe(await generateWasmModule(GOLDEN_KERNEL));
+    expect(readFileSync(MATVEC_KERNEL.ts, 'utf8')).toBe(await generateWasmModule(MATVEC_KERNEL));
   });
 
   it('is there on this Node, and gives the plain loops\' tokens, logits and caches on random models', () => {

@@ -1,6 +1,6 @@
-// Generated from model/golden-kernel.wat by scripts/gen-wasm.ts (npm run gen:wasm): do not edit.
-/** The golden model's matvec WebAssembly binary (393 bytes), base64. */
-export const GOLDEN_KERNEL_WASM_BASE64 =
+// Generated from periph/matvec-kernel.wat by scripts/gen-wasm.ts (npm run gen:wasm): do not edit.
+/** The int16 matvec kernel's WebAssembly binary (393 bytes), base64. */
+export const MATVEC_KERNEL_WASM_BASE64 =
   'AGFzbQEAAAABCgFgBn9/f39/fwADAgEABQMBAAEHEwIGbWVtb3J5AgAGbWF0dmVjAAAK1AIB0QICBH8DeyABQQF0IQYgBCADQQJ0' +
   'aiEJAkADQCAEQQhqIAlLDQEgAiAFaiEI/QwAAAAAAAAAAAAAAAAAAAAAIQv9DAAAAAAAAAAAAAAAAAAAAAAhDEEAIQcDQCAAIAdq' +
   '/QAEACEKIAsgCiACIAdq/QAEAP26Af2uASELIAwgCiAIIAdq/QAEAP26Af2uASEMIAdBEGohByAHIAZJDQALIAQgC/0bACAL/RsB' +
