@@ -12,9 +12,12 @@
 //     stepped on every array_en clock;
 //   - fast: the operand words are kept as they are fetched (the RTL's array
 //     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
-//     formed once, at the clock the stream ends.
+//     formed once, at the clock the stream ends: A's rows and B's columns
+//     widened to int16 and multiplied in WebAssembly SIMD
+//     (periph/matvec-kernel.ts), or, without it, in doubles three lanes at a time.
 
 import { Ports, type SeedUnit, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+import { growTo, matvecKernel, type MatvecKernel } from '../matvec-kernel.ts';
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -78,6 +81,13 @@ export class SeedMxu implements SeedUnit {
   private aWords = new Uint32Array(0);
   private bWords = new Uint32Array(0);
   private bPacked = new Float64Array(0);
+  /** The fast datapath's kernel (null: not made yet, or no WebAssembly SIMD: the doubles' path), its int16 A rows and B columns, the sums. */
+  private kernel: MatvecKernel | null = null;
+  private kernelTried = false;
+  private kernelK = 0;
+  private a16 = new Int16Array(0);
+  private bt16 = new Int16Array(0);
+  private acc32 = new Int32Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -368,6 +378,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
+    if (this.kernelFor(this.lenQ)) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
     acc.fill(0);
@@ -393,6 +404,67 @@ export class SeedMxu implements SeedUnit {
       }
       splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
     }
+  }
+
+  /** The kernel with room for K = len (rounded up to 8), or null without WebAssembly SIMD. */
+  private kernelFor(len: number): MatvecKernel | null {
+    if (!this.kernelTried) { this.kernelTried = true; this.kernel = matvecKernel(0); }
+    const k = this.kernel;
+    if (!k) return null;
+    const kp = (len + 7) & ~7;
+    if (kp > this.kernelK) {
+      let size = 1024;
+      while (size < kp) size *= 2;
+      // [A: 8 rows of size int16][B^T: 8 rows of size int16][64 int32 sums]
+      growTo(k, 2 * 2 * N * size + 4 * N * N);
+      const buffer = k.memory.buffer;
+      this.a16 = new Int16Array(buffer, 0, N * size);
+      this.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
+      this.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
+      this.kernelK = size;
+    }
+    return k;
+  }
+
+  /**
+   * The 64 sums on the kernel: A[i][k] (word c + i, chunk c = k - k%8, nibble k%8) and B[k][j] (word k,
+   * nibble j; transposed: word k - k%8 + j, nibble k%8) widened into rows of K padded with zeros to a
+   * multiple of 8, then row i of A times the 8 columns of B.
+   */
+  private sumOnKernel(): void {
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = this.a16, bt16 = this.bt16, size = this.kernelK;
+    const kp = (len + 7) & ~7;
+    for (let i = 0; i < N; i++) {
+      const row = i * size;
+      for (let k0 = 0; k0 < kp; k0 += N) {
+        const w = aw[k0 + i];
+        const o = row + k0;
+        a16[o] = (w << 28) >> 28; a16[o + 1] = (w << 24) >> 28; a16[o + 2] = (w << 20) >> 28; a16[o + 3] = (w << 16) >> 28;
+        a16[o + 4] = (w << 12) >> 28; a16[o + 5] = (w << 8) >> 28; a16[o + 6] = (w << 4) >> 28; a16[o + 7] = w >> 28;
+      }
+      for (let k = len; k < kp; k++) a16[row + k] = 0; // the RTL's array never multiplies lanes past K
+    }
+    if (this.transposeQ) {
+      for (let j = 0; j < N; j++) {
+        const row = j * size;
+        for (let k0 = 0; k0 < kp; k0 += N) {
+          const w = bw[k0 + j];
+          const o = row + k0;
+          bt16[o] = (w << 28) >> 28; bt16[o + 1] = (w << 24) >> 28; bt16[o + 2] = (w << 20) >> 28; bt16[o + 3] = (w << 16) >> 28;
+          bt16[o + 4] = (w << 12) >> 28; bt16[o + 5] = (w << 8) >> 28; bt16[o + 6] = (w << 4) >> 28; bt16[o + 7] = w >> 28;
+        }
+      }
+    } else {
+      for (let k = 0; k < len; k++) {
+        const w = bw[k];
+        bt16[k] = (w << 28) >> 28; bt16[size + k] = (w << 24) >> 28; bt16[2 * size + k] = (w << 20) >> 28; bt16[3 * size + k] = (w << 16) >> 28;
+        bt16[4 * size + k] = (w << 12) >> 28; bt16[5 * size + k] = (w << 8) >> 28; bt16[6 * size + k] = (w << 4) >> 28; bt16[7 * size + k] = w >> 28;
+      }
+    }
+    for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
+    const kernel = this.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
+    for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
+    this.acc.set(this.acc32);
   }
 
   /** Room for `words` operand words per side (a power of two, at least 1024). */
