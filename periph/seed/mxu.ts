@@ -44,6 +44,32 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
   return shifted > 7 ? 7 : shifted < lo ? lo : shifted;
 }
 
+/**
+ * The fast datapath's kernel, shared by every MXU of the process (a sum is formed within one call,
+ * never interleaved; a WebAssembly memory per board would be costly to reserve): [A: 8 rows of
+ * `size` int16][B^T: 8 rows of `size` int16][64 int32 sums]. kernel null: not made yet, or no
+ * WebAssembly SIMD (tried: the doubles' path).
+ */
+const sums = { kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0) };
+
+function sumsKernel(len: number): MatvecKernel | null {
+  if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
+  const k = sums.kernel;
+  if (!k) return null;
+  const kp = (len + 7) & ~7;
+  if (kp > sums.size) {
+    let size = 1024;
+    while (size < kp) size *= 2;
+    growTo(k, 2 * 2 * N * size + 4 * N * N);
+    const buffer = k.memory.buffer;
+    sums.a16 = new Int16Array(buffer, 0, N * size);
+    sums.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
+    sums.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
+    sums.size = size;
+  }
+  return k;
+}
+
 export class SeedMxu implements SeedUnit {
   state = S_IDLE;
   // cmd_mxu GEOM registers
@@ -81,13 +107,6 @@ export class SeedMxu implements SeedUnit {
   private aWords = new Uint32Array(0);
   private bWords = new Uint32Array(0);
   private bPacked = new Float64Array(0);
-  /** The fast datapath's kernel (null: not made yet, or no WebAssembly SIMD: the doubles' path), its int16 A rows and B columns, the sums. */
-  private kernel: MatvecKernel | null = null;
-  private kernelTried = false;
-  private kernelK = 0;
-  private a16 = new Int16Array(0);
-  private bt16 = new Int16Array(0);
-  private acc32 = new Int32Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -408,22 +427,7 @@ export class SeedMxu implements SeedUnit {
 
   /** The kernel with room for K = len (rounded up to 8), or null without WebAssembly SIMD. */
   private kernelFor(len: number): MatvecKernel | null {
-    if (!this.kernelTried) { this.kernelTried = true; this.kernel = matvecKernel(0); }
-    const k = this.kernel;
-    if (!k) return null;
-    const kp = (len + 7) & ~7;
-    if (kp > this.kernelK) {
-      let size = 1024;
-      while (size < kp) size *= 2;
-      // [A: 8 rows of size int16][B^T: 8 rows of size int16][64 int32 sums]
-      growTo(k, 2 * 2 * N * size + 4 * N * N);
-      const buffer = k.memory.buffer;
-      this.a16 = new Int16Array(buffer, 0, N * size);
-      this.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
-      this.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
-      this.kernelK = size;
-    }
-    return k;
+    return sumsKernel(len);
   }
 
   /**
@@ -432,7 +436,7 @@ export class SeedMxu implements SeedUnit {
    * multiple of 8, then row i of A times the 8 columns of B.
    */
   private sumOnKernel(): void {
-    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = this.a16, bt16 = this.bt16, size = this.kernelK;
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = sums.a16, bt16 = sums.bt16, size = sums.size;
     const kp = (len + 7) & ~7;
     for (let i = 0; i < N; i++) {
       const row = i * size;
@@ -462,9 +466,9 @@ export class SeedMxu implements SeedUnit {
       }
     }
     for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
-    const kernel = this.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
+    const kernel = sums.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
     for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
-    this.acc.set(this.acc32);
+    this.acc.set(sums.acc32);
   }
 
   /** Room for `words` operand words per side (a power of two, at least 1024). */
