@@ -188,7 +188,26 @@ export class SeedDma implements SeedUnit {
     let wCol = this.wCol, wRow = this.wRow, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
     let hold = this.hold, weWin = this.weWin, beat = this.beat, pending = this.pending;
     let inflight = this.fetchInflight, wrActive = this.wrActive, rdByte = this.rdByte;
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    while (i < n) {
+      if (state === S_SPILL && !inflight && pending && wrActive && beat) {
+        // The steady beat, two clocks a byte: the first writes `hold` and fetches the next byte, the
+        // second takes it into `hold` (the clock-by-clock edges below, both at once); it ends with
+        // these same flags and weWin low.
+        while (i + 2 <= n && fRow < rows) {
+          addrQ = (dramRowPtr + wCol) & SRAM_MASK;
+          sram[addrQ] = hold;
+          if (wCol + 1 >= rowBytes) { wCol = 0; wRow++; dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK; } else wCol++;
+          const a = (spadRowPtr + fCol) & 0xffff;
+          rdByte = (words[a >>> 2] >>> ((a & 3) * 8)) & 0xff;
+          hold = rdByte;
+          if (fCol + 1 >= rowBytes) { fCol = 0; fRow++; spadRowPtr = (spadRowPtr + spadStr) & 0xffff; } else fCol++;
+          weWin = false;
+          i += 2;
+        }
+        if (i >= n) break;
+      }
+      i++;
       const beatStart = state === S_SPILL && pending && (!wrActive || beat);
       const fetch = fRow < rows && !inflight && (!pending || beatStart);
       if (fetch) { const a = (spadRowPtr + fCol) & 0xffff; rdByte = (words[a >>> 2] >>> ((a & 3) * 8)) & 0xff; }
