@@ -37,10 +37,17 @@ function splitLanes(x: number, acc: Int32Array, o: number, n: number): void {
   acc[o + n - 1] += x;
 }
 
-/** int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double). */
+/** 2^k and 2^-k for the requant's shift n (0..15). */
+const POW2 = Float64Array.from({ length: 16 }, (_, k) => 2 ** k);
+const INV_POW2 = Float64Array.from({ length: 16 }, (_, k) => 2 ** -k);
+
+/**
+ * int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double; the
+ * scaling by 2^-n is exact, so the floor is the arithmetic shift's).
+ */
 export function seedRequant(acc: number, m0: number, n: number, lo: number): number {
   const prod = acc * m0;
-  const shifted = n === 0 ? prod : Math.floor((prod + 2 ** (n - 1)) / 2 ** n);
+  const shifted = n === 0 ? prod : Math.floor((prod + POW2[n - 1]) * INV_POW2[n]);
   return shifted > 7 ? 7 : shifted < lo ? lo : shifted;
 }
 
