@@ -57,7 +57,11 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
  * `size` int16][B^T: 8 rows of `size` int16][64 int32 sums]. kernel null: not made yet, or no
  * WebAssembly SIMD (tried: the doubles' path).
  */
-const sums = { kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0) };
+const sums = {
+  kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0),
+  /** The B words bt16 holds widened (bLen of them, bTransposed), to skip widening an unchanged B: a weight block reused across row tiles. */
+  bWords: new Uint32Array(0), bLen: -1, bTransposed: false,
+};
 
 function sumsKernel(len: number): MatvecKernel | null {
   if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
@@ -73,6 +77,8 @@ function sumsKernel(len: number): MatvecKernel | null {
     sums.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
     sums.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
     sums.size = size;
+    sums.bWords = new Uint32Array(size);
+    sums.bLen = -1;
   }
   return k;
 }
@@ -455,6 +461,7 @@ export class SeedMxu implements SeedUnit {
       }
       for (let k = len; k < kp; k++) a16[row + k] = 0; // the RTL's array never multiplies lanes past K
     }
+    if (this.sameB()) { this.sumsFromWidened(kp, size); return; }
     if (this.transposeQ) {
       for (let j = 0; j < N; j++) {
         const row = j * size;
@@ -473,6 +480,22 @@ export class SeedMxu implements SeedUnit {
       }
     }
     for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
+    const words = this.transposeQ ? kp : len, saved = sums.bWords;
+    for (let k = 0; k < words; k++) saved[k] = bw[k];
+    sums.bLen = len; sums.bTransposed = this.transposeQ;
+    this.sumsFromWidened(kp, size);
+  }
+
+  /** Whether the kernel's widened B is this command's: the same length, orientation and words. */
+  private sameB(): boolean {
+    if (sums.bLen !== this.lenQ || sums.bTransposed !== this.transposeQ) return false;
+    const words = this.transposeQ ? (this.lenQ + 7) & ~7 : this.lenQ, bw = this.bWords, saved = sums.bWords;
+    for (let k = 0; k < words; k++) if (bw[k] !== saved[k]) return false;
+    return true;
+  }
+
+  /** Row i of the widened A times B's 8 widened columns, for every i: the 64 sums. */
+  private sumsFromWidened(kp: number, size: number): void {
     const kernel = sums.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
     for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
     this.acc.set(sums.acc32);
