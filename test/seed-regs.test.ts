@@ -1,4 +1,4 @@
-// The seed board's command table (periph/seed/regs.ts): the generated header
+// The seed board's command table (boards/transformer-tpu-int4/regs.ts): the generated header
 // matches it, fields do not overlap the opcode or each other, and the header
 // compiles for the seed's CPU (-march=rv32ic_zmmul) with every inline call used.
 import { execFileSync } from 'node:child_process';

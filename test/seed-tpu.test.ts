@@ -1,4 +1,4 @@
-// The seed board's TPU (periph/seed/): worked examples whose clocks are
+// The seed board's TPU (boards/transformer-tpu-int4/): worked examples whose clocks are
 // derived by hand from the RTL's FSMs (the derivation is in each comment; the
 // driver stores a command's words at clocks s, s+9, s+18, s+27, so a command
 // whose first store is at s commits at t = s + 27), and the reference and fast

@@ -1,4 +1,4 @@
-// The seed's units one at a time (periph/seed/{mxu,vpu,dma}.ts), outside the
+// The seed's units one at a time (boards/transformer-tpu-int4/{mxu,vpu,dma}.ts), outside the
 // TPU core: the MXU's literal systolic array against its fast datapath under
 // random grant denials (the arbiter never denies the MXU on the board, A and
 // B outrank everyone, but the FSM must not care), and every unit's fast bulk

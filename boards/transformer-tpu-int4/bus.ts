@@ -62,7 +62,7 @@ export class SeedBus extends Bus {
 
   override read(addr: number, clock: number): number {
     this.fault = false;
-    this.repeatUntil = 0; // no poll loop is skipped on the seed board
+    this.repeatUntil = 0;
     const region = addr >>> 28;
     // The scratchpad window's read waits one clock more than the slave's others (timing.ts SEED_WINDOW_READ_EXTRA).
     this.readExtra = region === SPAD_REGION ? SEED_WINDOW_READ_EXTRA : 0;
@@ -71,6 +71,8 @@ export class SeedBus extends Bus {
       const v = this.seed.read(addr & 0xffc, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       this.checkHang();
+      // A status poll the TPU promises to repeat (SeedTpu.repeatUntil): the CPU may skip its loop.
+      if (this.wait === 0 && !(addr & 0x0fff_f000) && this.seed.repeatUntil) this.repeatUntil = this.seed.repeatUntil(addr & 0xffc);
       return v;
     }
     if (region === SPAD_REGION) {
