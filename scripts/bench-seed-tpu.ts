@@ -6,31 +6,13 @@
 // (steadier than wall time on a shared machine) and per wall second, fast and
 // reference (median of several runs).
 
-import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../boards/transformer-tpu-int4/regs.ts';
-import { drive, type SeedOp } from '../test/helpers/seed-driver.ts';
+import { drive, seedTiledStream } from '../test/helpers/seed-driver.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TILES = Number(process.env.BENCH_TILES ?? 1024);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-function stream(): SeedOp[] {
-  const ops: SeedOp[] = [{ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'GEOM', { LEN: 128 }), gap: 0 }];
-  for (let t = 0; t < TILES; t++) {
-    const buf = (t & 1) * 0x2000;
-    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: buf, SRAM_ADDR: (t % 16) * 1024, LEN: 128, ROWS: 8 }), gap: 0 });
-    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: 0x8000 + buf, SRAM_ADDR: 0x20000 + (t % 64) * 512, LEN: 8, ROWS: 128 }), gap: 0 });
-    ops.push({ kind: 'wait', unit: SEED_DMA });
-    ops.push({ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'MM', { A_ADDR: buf, B_ADDR: 0x8000 + buf, C_ADDR: 0xc000 + (t & 7) * 32, M0: 1, N: 6 }), gap: 0 });
-    if ((t & 7) === 7) {
-      ops.push({ kind: 'wait', unit: SEED_MXU });
-      ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPILL: 1, SPAD_ADDR: 0xc000, SRAM_ADDR: 0x40000 + t * 32, LEN: 64, ROWS: 4 }), gap: 0 });
-    }
-  }
-  ops.push({ kind: 'waitAll' });
-  return ops;
-}
-
-const ops = stream();
+const ops = seedTiledStream(TILES);
 const sram = new Uint8Array(512 * 1024).map((_, i) => (i * 73 + 0x35) & 0xff);
 for (const reference of (process.env.BENCH_ONLY_FAST ? [false] : [false, true])) {
   const rates: number[] = [], cpuRates: number[] = [];

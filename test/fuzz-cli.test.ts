@@ -22,7 +22,7 @@ import { runBoards, type BoardsResult, type Schedule } from '../boards/registry.
 import { SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
 import { SRAM_BASE } from '../periph/sram.ts';
 import { CLI, elfPath, root } from './helpers/cli-process.ts';
-import { buildElf, EHDR_FIELDS, exitZero, fuzzScale, fuzzSeed, PHDR, PHDR_FIELDS, rv, setField, words } from './helpers/fuzz-kit.ts';
+import { buildElf, Campaigns, EHDR_FIELDS, exitZero, fuzzScale, fuzzSeed, PHDR, PHDR_FIELDS, rv, setField, words } from './helpers/fuzz-kit.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
 
 const SEED = fuzzSeed();
@@ -39,37 +39,14 @@ const BUDGET = {
 } as const;
 type ClassName = keyof typeof BUDGET;
 
-const tally = new Map<ClassName, { cases: number; ms: number; outcomes: Map<string, number> }>();
-function count(cls: ClassName, outcome: string): void {
-  const t = tally.get(cls)!;
-  t.cases++;
-  t.outcomes.set(outcome, (t.outcomes.get(outcome) ?? 0) + 1);
-}
-
-async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> {
-  const b = BUDGET[cls];
-  tally.set(cls, { cases: 0, ms: 0, outcomes: new Map() });
-  const t0 = performance.now();
-  try {
-    await fc.assert(fc.asyncProperty(arb, async (v) => { await check(v); }), {
-      seed: (SEED ^ (Object.keys(BUDGET).indexOf(cls) + 11) * 0x9e3779b1) | 0,
-      numRuns: Math.round(b.cases * SCALE),
-      interruptAfterTimeLimit: b.seconds * SCALE * 1000,
-      markInterruptAsFailure: false,
-      examples: examples.map((e) => [e] as [T]),
-    });
-  } finally {
-    tally.get(cls)!.ms = performance.now() - t0;
-  }
-}
+const campaigns = new Campaigns<ClassName>(SEED, SCALE, BUDGET, 11);
+const count = (cls: ClassName, outcome: string): void => campaigns.count(cls, outcome);
+const campaign = <T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> =>
+  campaigns.run(cls, arb, check, examples);
 
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
-  const lines = [...tally].map(([cls, t]) => {
-    const outs = [...t.outcomes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
-    return `fuzz ${cls}: ${t.cases} cases in ${(t.ms / 1000).toFixed(1)} s: ${outs}`;
-  });
-  console.log([`fuzz-cli: seed ${SEED}, scale ${SCALE}`, ...lines].join('\n'));
+  console.log([`fuzz-cli: seed ${SEED}, scale ${SCALE}`, ...campaigns.summary()].join('\n'));
 });
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });

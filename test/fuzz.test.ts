@@ -36,7 +36,7 @@ import { MODEL_ELF, ModelRunError } from '../model/run.ts';
 import { UNITS } from '../periph/regs.ts';
 import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import {
-  buildElf, EHDR, EHDR_FIELDS, exitZero, fuzzScale, fuzzSeed, PHDR, PHDR_FIELDS, READABLE_TPU_REGS, rspFrame, rv, setField,
+  buildElf, Campaigns, EHDR, EHDR_FIELDS, exitZero, fuzzScale, fuzzSeed, PHDR, PHDR_FIELDS, READABLE_TPU_REGS, rspFrame, rv, setField,
   tpuGuest, words, type GuestCommand,
 } from './helpers/fuzz-kit.ts';
 import { randomScript } from './helpers/tpu-script.ts';
@@ -57,41 +57,13 @@ const BUDGET = {
 } as const;
 type ClassName = keyof typeof BUDGET;
 
-/** Outcomes seen per class (for docs/robustness.md), printed at the end. */
-const tally = new Map<ClassName, { cases: number; ms: number; outcomes: Map<string, number> }>();
-function count(cls: ClassName, outcome: string): void {
-  const t = tally.get(cls)!;
-  t.cases++;
-  t.outcomes.set(outcome, (t.outcomes.get(outcome) ?? 0) + 1);
-}
-
-/** Runs one property under its class's budgets; a failure throws with the shrunk counterexample. */
-async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> {
-  const b = BUDGET[cls];
-  tally.set(cls, { cases: 0, ms: 0, outcomes: new Map() });
-  const t0 = performance.now();
-  const classSeed = (SEED ^ Object.keys(BUDGET).indexOf(cls) * 0x9e3779b1) | 0;
-  try {
-    await fc.assert(fc.asyncProperty(arb, async (v) => { await check(v); }), {
-      seed: classSeed,
-      numRuns: Math.round(b.cases * SCALE),
-      interruptAfterTimeLimit: b.seconds * SCALE * 1000,
-      markInterruptAsFailure: false,
-      endOnFailure: false,
-      // Reproducers found by earlier campaigns run first, whatever the seed.
-      examples: examples.map((e) => [e] as [T]),
-    });
-  } finally {
-    tally.get(cls)!.ms = performance.now() - t0;
-  }
-}
+const campaigns = new Campaigns<ClassName>(SEED, SCALE, BUDGET, 0);
+const count = (cls: ClassName, outcome: string): void => campaigns.count(cls, outcome);
+const campaign = <T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> =>
+  campaigns.run(cls, arb, check, examples);
 
 afterAll(() => {
-  const lines = [...tally].map(([cls, t]) => {
-    const outs = [...t.outcomes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
-    return `fuzz ${cls}: ${t.cases} cases in ${(t.ms / 1000).toFixed(1)} s: ${outs}`;
-  });
-  console.log([`fuzz: seed ${SEED}, scale ${SCALE}`, ...lines].join('\n'));
+  console.log([`fuzz: seed ${SEED}, scale ${SCALE}`, ...campaigns.summary()].join('\n'));
 });
 
 /** The statuses a run of any guest may end with (§7): never 166. */

@@ -2,6 +2,7 @@
 // encoders, a minimal ELF32 writer, guest programs that drive the TPU from
 // its registers, and the seed / budget settings every fuzz class shares.
 
+import fc from 'fast-check';
 import { CONSOLE_BASE } from '../../emu/console.ts';
 import { TPU_BASE } from '../../boards/picotpu/bus.ts';
 import { GLOBAL, UNIT_REG, UNITS } from '../../periph/regs.ts';
@@ -22,6 +23,59 @@ export function fuzzSeed(ciSeed = 20261207): number {
   }
   if (process.env.CI) return ciSeed | 0;
   return (Math.random() * 2 ** 31) | 0;
+}
+
+/** A class's budget: at most `cases` cases and `seconds` seconds (both times FUZZ_SCALE). */
+export interface ClassBudget { cases: number; seconds: number }
+
+/**
+ * The campaigns of one fuzz file: each class runs one property under its
+ * budget, with a seed of its own derived from the file's seed (`salt` keeps
+ * two files' classes apart), and counts its outcomes for the summary line.
+ */
+export class Campaigns<C extends string> {
+  private readonly tally = new Map<C, { cases: number; ms: number; outcomes: Map<string, number> }>();
+
+  constructor(
+    private readonly seed: number,
+    private readonly scale: number,
+    private readonly budget: Record<C, ClassBudget>,
+    private readonly salt = 0,
+  ) {}
+
+  count(cls: C, outcome: string): void {
+    const t = this.tally.get(cls)!;
+    t.cases++;
+    t.outcomes.set(outcome, (t.outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  /** Runs one property under its class's budgets; a failure throws with the shrunk counterexample. */
+  async run<T>(cls: C, arb: fc.Arbitrary<T>, check: (v: T) => void | Promise<void>, examples: T[] = []): Promise<void> {
+    const b = this.budget[cls];
+    this.tally.set(cls, { cases: 0, ms: 0, outcomes: new Map() });
+    const t0 = performance.now();
+    try {
+      await fc.assert(fc.asyncProperty(arb, async (v) => { await check(v); }), {
+        seed: (this.seed ^ (Object.keys(this.budget).indexOf(cls) + this.salt) * 0x9e3779b1) | 0,
+        numRuns: Math.round(b.cases * this.scale),
+        interruptAfterTimeLimit: b.seconds * this.scale * 1000,
+        markInterruptAsFailure: false,
+        endOnFailure: false,
+        // Reproducers found by earlier campaigns run first, whatever the seed.
+        examples: examples.map((e) => [e] as [T]),
+      });
+    } finally {
+      this.tally.get(cls)!.ms = performance.now() - t0;
+    }
+  }
+
+  /** One line per class run: cases, time and outcomes, most frequent first. */
+  summary(): string[] {
+    return [...this.tally].map(([cls, t]) => {
+      const outs = [...t.outcomes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+      return `fuzz ${cls}: ${t.cases} cases in ${(t.ms / 1000).toFixed(1)} s: ${outs}`;
+    });
+  }
 }
 
 /** FUZZ_SCALE=k multiplies every class's case count and time budget (the long campaign: 10). */

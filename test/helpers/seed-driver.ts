@@ -4,6 +4,7 @@
 // operations are data so that the reference and the fast model replay the
 // same one.
 
+import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../../boards/transformer-tpu-int4/regs.ts';
 import { SeedTpu } from '../../boards/transformer-tpu-int4/tpu.ts';
 
 export type SeedOp =
@@ -76,4 +77,22 @@ export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp
   tpu.write(0x70, 1, 15, clk);
   tpu.advanceTo(clk + 1);
   return { tpu, trace, commands, endClock: clk };
+}
+
+/** bench:seed-tpu's and bench:speed's stream: 128×128 · 128×512 in 8×8 output tiles (fill A and B, MM K = 128, a spill every 8 tiles). */
+export function seedTiledStream(tiles: number): SeedOp[] {
+  const ops: SeedOp[] = [{ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'GEOM', { LEN: 128 }), gap: 0 }];
+  for (let t = 0; t < tiles; t++) {
+    const buf = (t & 1) * 0x2000;
+    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: buf, SRAM_ADDR: (t % 16) * 1024, LEN: 128, ROWS: 8 }), gap: 0 });
+    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: 0x8000 + buf, SRAM_ADDR: 0x20000 + (t % 64) * 512, LEN: 8, ROWS: 128 }), gap: 0 });
+    ops.push({ kind: 'wait', unit: SEED_DMA });
+    ops.push({ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'MM', { A_ADDR: buf, B_ADDR: 0x8000 + buf, C_ADDR: 0xc000 + (t & 7) * 32, M0: 1, N: 6 }), gap: 0 });
+    if ((t & 7) === 7) {
+      ops.push({ kind: 'wait', unit: SEED_MXU });
+      ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPILL: 1, SPAD_ADDR: 0xc000, SRAM_ADDR: 0x40000 + t * 32, LEN: 64, ROWS: 4 }), gap: 0 });
+    }
+  }
+  ops.push({ kind: 'waitAll' });
+  return ops;
 }
