@@ -10,6 +10,7 @@ import { checkResultsFile, fingerprint, readRecords, sweep, type PlannedRun, typ
 import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
 import { runOnQueue, type QueueProgress } from './queue.ts';
 import { exploreReport, type ExploreReport } from './report.ts';
+import { renderSvg } from '../sweep/render.ts';
 
 export interface ExploreOptions {
   gridFile: string;
@@ -72,6 +73,6 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
   makeDirectories(join(o.docs, 'figures'));
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
-  writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
+  writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), await renderSvg(report.spec));
   return { grid, points, report, resultsFile, failed };
 }

@@ -1,7 +1,8 @@
 // The scaling experiments of `picotpu sweep`: what each runs (its plan), and
-// how its records become a printed table, SVG figures and a section of
-// docs/scaling.md. Every figure draws the analytic model's prediction as
-// lines and the emulator's measurement as points.
+// how its records become a printed table, figures (Vega-Lite specs,
+// study/sweep/charts.ts) and a section of docs/scaling.md. Every figure draws
+// a series in one colour: the model's prediction as lines (ticks on a
+// categorical axis), the emulator's measurement as points (bars).
 //
 // Two kinds of prediction stand side by side:
 //  - unit busy clocks (MXU, VPU, DMA) from the timing rules and the kernels'
@@ -15,14 +16,16 @@ import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
-import { plotSvg, type Series } from './plot.ts';
+import { BOUND, chartSpec, MEASURED, PREDICTED, PREDICTED_RUN, ROOF, rowsOf, type ChartRow } from './charts.ts';
+import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
 import type { PlannedRun } from './engine.ts';
 
 export type Scale = 'full' | 'small';
 
-export interface Figure { file: string; title: string; svg: string }
+/** A figure: its file under docs/figures, its caption, and its Vega-Lite spec (rendered to SVG by the sweep, live by the playground). */
+export interface Figure { file: string; title: string; spec: TopLevelSpec }
 export interface Report { text: string; figures: Figure[]; markdown: string }
 
 export interface Experiment {
@@ -85,9 +88,9 @@ class Compared {
     this.predicted.push([x, predicted]);
     this.measured.push([x, measured]);
   }
-  /** The two series of a figure: `<label>, <predictedAs>` and `<label>, measured`. */
-  series(label: string, predictedAs = 'predicted'): Series[] {
-    return [{ name: `${label}, ${predictedAs}`, kind: 'line', points: this.predicted }, { name: `${label}, measured`, kind: 'points', points: this.measured }];
+  /** One series of a figure, in one colour: the prediction (kind `predictedAs`, a line) and the measurement (points). */
+  rows(series: string, predictedAs = 'predicted', panel?: string): ChartRow[] {
+    return [...rowsOf(series, predictedAs, this.predicted, panel), ...rowsOf(series, MEASURED, this.measured, panel)];
   }
 }
 
@@ -118,11 +121,15 @@ const runErrCell = (p: PhasePrediction, measured: number) => (p.runClocks === nu
 const runCell = (p: PhasePrediction, measured: number, per = 1) => (p.runClocks === null || p.runClocks === undefined ? '-' : `${f0(p.runClocks / per)} (${runErrCell(p, measured)})`);
 /** A record's predicted run clocks over all its windows (NaN where one is not modelled). */
 const predictedRun = (r: RunRecord) => r.predicted.reduce((a, p) => a + (p.runClocks ?? NaN), 0);
-/** A dashed line of predicted run clocks, its points where the schedule model covers them. */
-const predictedRunSeries = (name: string, points: [number, number][]): Series[] => {
-  const covered = points.filter(([, y]) => Number.isFinite(y));
-  return covered.length ? [{ name, kind: 'line', dashed: true, points: covered }] : [];
-};
+/** A series' predicted run clocks (a dashed line in its colour), where the schedule model covers them. */
+const predictedRunRows = (series: string, points: [number, number][], panel?: string): ChartRow[] =>
+  rowsOf(series, PREDICTED_RUN, points.filter(([, y]) => Number.isFinite(y)), panel);
+/** The subtitle of a figure with lines and points. */
+const LINES_AND_POINTS = 'lines: predictions · points: measured on the emulator · one colour per series';
+/** The subtitle of a figure with bars (and predictions across them). */
+const BARS_AND_TICKS = 'bars: measured on the emulator · marks across the bars: predictions · one colour per series';
+/** Roof lines stand apart from the data in greys. */
+const ROOF_GREYS = ['#333333', '#999999'];
 
 const busyCheck = (records: RunRecord[]) => {
   const run = worstRunError(records);
@@ -173,8 +180,9 @@ const roofline: Experiment = {
   },
   report(records) {
     const rows: string[][] = [];
-    const series = new Map<string, [number, number][]>();
-    const add = (name: string, x: number, y: number) => { if (!series.has(name)) series.set(name, []); series.get(name)!.push([x, y]); };
+    // The figure: one panel per K, one colour per kernel (its bound and predicted run as lines, its runs as points).
+    const chart: ChartRow[] = [];
+    const panelOf = (k: number) => `K = ${k}`;
     let maxAi = 0, minAi = Infinity;
     for (const r of records) {
       const p = r.point as MatmulPoint, pr = predictedPhase(r, 'matmul'), me = measuredPhase(r, 'matmul');
@@ -183,10 +191,10 @@ const roofline: Experiment = {
       const wide = p.config?.mxuDim === 16, mxu = wide ? '16×16 ' : '';
       const best = p.variant === BEST_VARIANT;
       const v = `${best ? 'best' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
-      if (p.variant === 1) add(`${mxu}bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      const label = `${mxu}${best ? 'best' : p.variant ? 'double-buf.' : 'base'}, K=${p.k}`;
-      add(label, ai, macs / me.cycles);
-      if (pr.runClocks) add(`${label}, predicted run`, ai, macs / pr.runClocks);
+      const kernel = `${best ? 'best variant' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16 MXU' : ''}`, panel = panelOf(p.k);
+      if (p.variant === 1) chart.push({ series: kernel, kind: BOUND, x: ai, y: macs / pr.lowerBound, panel });
+      chart.push({ series: kernel, kind: MEASURED, x: ai, y: macs / me.cycles, panel });
+      if (pr.runClocks) chart.push({ series: kernel, kind: PREDICTED_RUN, x: ai, y: macs / pr.runClocks, panel });
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), predRunCell(pr), runErrCell(pr, me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
@@ -195,14 +203,17 @@ const roofline: Experiment = {
     const roof = (peak: number): [number, number][] =>
       [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
     const hasWide = records.some((r) => (r.point as MatmulPoint).config?.mxuDim === 16);
-    const plot: Series[] = [
-      { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roof(64) },
-      ...(hasWide ? [{ name: 'roof 16×16: 256 MAC/clk', kind: 'line' as const, dashed: true, color: '#999', points: roof(256) }] : []),
-      ...[...series].map(([name, pts]) => ({ name, kind: name.includes('bound') || name.includes('predicted run') ? 'line' as const : 'points' as const, dashed: name.includes('predicted run'), points: pts.sort((a, b) => a[0] - b[0]) })),
-    ];
+    const roofs = [['roof: 64 MAC/clk, 1 B/clk', 64], ...(hasWide ? [['roof: 16×16 MXU, 256 MAC/clk', 256] as const] : [])] as const;
+    const panels = [...new Set(chart.map((r) => r.panel!))];
+    for (const [name, peak] of roofs) for (const panel of panels) chart.push(...rowsOf(name, ROOF, roof(peak), panel));
+    const n = (records[0]?.point as MatmulPoint | undefined)?.n ?? 0;
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
-      svg: plotSvg({ title: 'Roofline: achieved MACs per clock (N = 128)', xLabel: 'arithmetic intensity (MACs per byte moved by the DMA)', yLabel: 'MACs per clock', xLog: true, yLog: true, series: plot }),
+      spec: chartSpec({
+        title: `Roofline: achieved MACs per clock (N = ${n})`, subtitle: LINES_AND_POINTS, seriesTitle: 'kernel', panelTitle: 'inner dimension',
+        x: { title: 'arithmetic intensity (MACs per byte moved by the DMA)', log: true }, y: { title: 'MACs per clock', log: true },
+        rows: chart, colors: Object.fromEntries(roofs.map(([name], i) => [name, ROOF_GREYS[i]])),
+      }),
     };
     const bestOf = (rs: RunRecord[]) => {
       const b = rs.reduce((a, r) => { const p = r.point as MatmulPoint; const x = (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; return x > a.x ? { x, r } : a; }, { x: 0, r: rs[0] });
@@ -277,26 +288,23 @@ const prefillDecode: Experiment = {
       line(w, 'wait tokens variant'), ...(wb ? [line(wb, 'best variant')] : []),
       busyCheck(records),
     ].join('\n');
-    const bestSeries: Series[] = bestRows.length ? [
-      { name: 'prefill, best variant, measured', kind: 'points', points: b.pre.measured }, { name: 'decode, best variant, bound', kind: 'line', dashed: true, points: b.dec.predicted },
-      { name: 'decode, best variant, measured', kind: 'points', points: b.dec.measured },
-    ] : [];
+    const bestSeries: ChartRow[] = bestRows.length ? [...b.pre.rows('prefill, best variant', BOUND), ...b.dec.rows('decode, best variant', BOUND)] : [];
     // The schedule model's predicted run per token (dashed), wait-tokens and best variant.
     const perToken = (best: boolean, phase: string) => records.filter((r) => !isFull(r) && isBest(r) === best).map((r) => {
       const p = r.point as ModelPoint;
       return [p.promptLength, (predictedPhase(r, phase).runClocks ?? NaN) / (phase === 'prefill' ? p.promptLength : p.decodeSteps)] as [number, number];
     });
-    const runSeries = [...predictedRunSeries('prefill, predicted run', perToken(false, 'prefill')), ...predictedRunSeries('decode, predicted run', perToken(false, 'decode')),
-      ...predictedRunSeries('prefill, best variant, predicted run', perToken(true, 'prefill')), ...predictedRunSeries('decode, best variant, predicted run', perToken(true, 'decode'))];
+    const runSeries = [...predictedRunRows('prefill, wait tokens', perToken(false, 'prefill')), ...predictedRunRows('decode, wait tokens', perToken(false, 'decode')),
+      ...predictedRunRows('prefill, best variant', perToken(true, 'prefill')), ...predictedRunRows('decode, best variant', perToken(true, 'decode'))];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
-      svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'), ...bestSeries, ...runSeries] }),
+      spec: chartSpec({ title: 'Clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, kernels', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true },
+        rows: [...s.pre.rows('prefill, wait tokens', BOUND), ...s.dec.rows('decode, wait tokens', BOUND), ...bestSeries, ...runSeries] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
-      svg: plotSvg({ title: 'Memory vs compute: DMA busy / MXU busy', xLabel: 'prompt length (tokens)', yLabel: 'DMA busy / MXU busy', yInclude: 0,
-        series: [...s.rPre.series('prefill'), ...s.rDec.series('decode')] }),
+      spec: chartSpec({ title: 'Memory vs compute: DMA busy / MXU busy (wait-tokens kernels)', subtitle: LINES_AND_POINTS, seriesTitle: 'phase', x: { title: 'prompt length (tokens)' }, y: { title: 'DMA busy / MXU busy', zero: true },
+        rows: [...s.rPre.rows('prefill', PREDICTED), ...s.rDec.rows('decode', PREDICTED)] }),
     };
     const d0 = s.rDec.measured[0]?.[1] ?? NaN, p0 = s.rPre.measured.at(-1)?.[1] ?? NaN;
     const lastBest = bestRows.at(-1);
@@ -370,15 +378,13 @@ const batchedDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'batched-decode-busy.svg', title: 'Busy clocks per decode step against batch',
-      svg: plotSvg({ title: 'One decode step: DMA and MXU busy against batch', xLabel: 'sequences decoded together (batch)', yLabel: 'busy clocks per step', yInclude: 0,
-        series: [...s.dma.series('DMA'), ...s.mxu.series('MXU')] }),
+      spec: chartSpec({ title: 'One decode step: DMA and MXU busy against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'unit', x: { title: 'sequences decoded together (batch)' }, y: { title: 'busy clocks per step', zero: true },
+        rows: [...s.dma.rows('DMA', PREDICTED), ...s.mxu.rows('MXU', PREDICTED)] }),
     };
     const fig2: Figure = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
-      svg: plotSvg({ title: 'Cost of a decoded token against batch', xLabel: 'batch', yLabel: 'clocks per token per sequence', xLog: true, yLog: true, series: [
-        { name: 'bound (busiest unit)', kind: 'line', points: s.tok.predicted }, { name: 'measured run', kind: 'points', points: s.tok.measured },
-        ...predictedRunSeries('predicted run', runTok),
-      ] }),
+      spec: chartSpec({ title: 'Cost of a decoded token against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'quantity', x: { title: 'batch', log: true }, y: { title: 'clocks per token per sequence', log: true },
+        rows: [...s.tok.rows('clocks per token per sequence', BOUND), ...predictedRunRows('clocks per token per sequence', runTok)] }),
     };
     const reading = [
       `${d ? `d = ${d.d}, d_ff = ${d.dFF}, ${d.layers} layer${d.layers > 1 ? 's' : ''}, ` : ''}prompts of ${(records[0]?.point as ModelPoint | undefined)?.promptLength ?? '-'} tokens. Each decode step loads every weight once for the whole batch, so a token gets cheaper per sequence as the batch grows: ${rows[0]?.[2] ?? '-'} clocks at batch 1, ${rows.at(-1)?.[2] ?? '-'} at batch ${rows.at(-1)?.[0] ?? '-'}. The MXU is 8 rows tall, so its work rises in steps of 8 sequences (batches 1 to 8 cost it nearly the same; what grows is each sequence's attention).`,
@@ -407,23 +413,21 @@ const context: Experiment = {
     const m = byKey(records);
     const ds = [...new Set(records.map((r) => (r.point as ModelPoint).dims.d))];
     const rows: string[][] = [];
-    const series: Series[] = [], dmaSeries: Series[] = [];
+    const series: ChartRow[] = [], dmaSeries: ChartRow[] = [];
     const savings: string[] = [];
     for (const d of ds) {
       const ts = [...new Set(records.filter((r) => (r.point as ModelPoint).dims.d === d).map((r) => (r.point as ModelPoint).promptLength))].sort((a, b) => a - b);
       const get = (t: number, flash: boolean) => need(m, `d${d} T${t} v${flash ? 7 : 3}`);
       const pts = (flash: boolean, f: (r: RunRecord) => number) => ts.map((t) => [t, f(get(t, flash))] as [number, number]);
       if (d === ds[0]) {
-        series.push({ name: `standard, bound`, kind: 'line', points: pts(false, (r) => predictedPhase(r, 'prefill').lowerBound) });
-        series.push({ name: `standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').cycles) });
-        series.push({ name: `Flash, bound`, kind: 'line', points: pts(true, (r) => predictedPhase(r, 'prefill').lowerBound) });
-        series.push({ name: `Flash, measured`, kind: 'points', points: pts(true, (r) => measuredPhase(r, 'prefill').cycles) });
-        series.push(...predictedRunSeries('standard, predicted run', pts(false, (r) => predictedRun(r))), ...predictedRunSeries('Flash, predicted run', pts(true, (r) => predictedRun(r))));
+        for (const [name, flash] of [['standard attention', false], ['FlashAttention', true]] as const) {
+          series.push(...rowsOf(name, BOUND, pts(flash, (r) => predictedPhase(r, 'prefill').lowerBound)), ...rowsOf(name, MEASURED, pts(flash, (r) => measuredPhase(r, 'prefill').cycles)),
+            ...predictedRunRows(name, pts(flash, (r) => predictedRun(r))));
+        }
       }
-      dmaSeries.push({ name: `d=${d} standard, predicted`, kind: 'line', points: pts(false, (r) => predictedPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} Flash, predicted`, kind: 'line', dashed: true, points: pts(true, (r) => predictedPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} Flash, measured`, kind: 'points', points: pts(true, (r) => measuredPhase(r, 'prefill').dma) });
+      for (const [name, flash] of [['standard', false], ['Flash', true]] as const) {
+        dmaSeries.push(...rowsOf(`d = ${d}, ${name}`, PREDICTED, pts(flash, (r) => predictedPhase(r, 'prefill').dma)), ...rowsOf(`d = ${d}, ${name}`, MEASURED, pts(flash, (r) => measuredPhase(r, 'prefill').dma)));
+      }
       for (const t of ts) {
         const s = measuredPhase(get(t, false), 'prefill'), f = measuredPhase(get(t, true), 'prefill');
         const saved = (100 * (s.dma - f.dma)) / s.dma;
@@ -435,11 +439,11 @@ const context: Experiment = {
     const text = [table(['case (1 layer, prefill)', 'standard clk', 'Flash clk', 'speed-up', 'standard DMA', 'Flash DMA', 'DMA change', 'standard pred run (err)', 'Flash pred run (err)'], rows), ...savings, busyCheck(records)].join('\n');
     const fig1: Figure = {
       file: 'context-clocks.svg', title: 'Prefill clocks against context length',
-      svg: plotSvg({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, xLabel: 'context length T (tokens)', yLabel: 'clocks', xLog: true, yLog: true, series }),
+      spec: chartSpec({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, subtitle: LINES_AND_POINTS, seriesTitle: 'attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'context-dma.svg', title: 'DMA busy against context length',
-      svg: plotSvg({ title: 'DMA busy against context: the T² scores traffic', xLabel: 'context length T (tokens)', yLabel: 'DMA busy clocks', xLog: true, yLog: true, series: dmaSeries }),
+      spec: chartSpec({ title: 'DMA busy against context: the T² scores traffic', subtitle: LINES_AND_POINTS, seriesTitle: 'width, attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'DMA busy clocks', log: true }, rows: dmaSeries }),
     };
     const reading = [
       'Standard attention writes each head\'s T×T score matrix to SRAM and reads it back (stores at half the load rate), a term that grows as T² while the projections grow as T; FlashAttention keeps scores in the scratchpad and pays instead by re-reading K and V blocks.',
@@ -553,9 +557,10 @@ const whatIf: Experiment = {
     const text = [table(header, [...rows, ...best]), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
-      svg: plotSvg({ title: 'Speed-up over the platform as built', xLabel: 'platform change', yLabel: 'speed-up (×)', xCategories: cats, yInclude: 0,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'),
-          ...(best.length ? [{ name: 'prefill, best variant, measured', kind: 'points' as const, points: b.pre.measured }, { name: 'decode, best variant, measured', kind: 'points' as const, points: b.dec.measured }] : [])] }),
+      spec: chartSpec({ title: 'Speed-up over the platform as built', subtitle: BARS_AND_TICKS, seriesTitle: 'kernels', panelTitle: 'phase', categories: cats, horizontal: true, reference: 1,
+        x: { title: 'platform change' }, y: { title: 'speed-up (×)', zero: true },
+        rows: [...s.pre.rows('wait tokens', BOUND, 'prefill'), ...s.dec.rows('wait tokens', BOUND, 'decode'), ...b.pre.rows('best variant', BOUND, 'prefill'), ...b.dec.rows('best variant', BOUND, 'decode')]
+          .map((r) => ({ ...r, x: cats[r.x as number] })) }),
     };
     const row = (name: string) => rows.find((r) => r[0] === name);
     const brow = (name: string) => best.find((r) => r[0] === `${name}${BEST_SUFFIX}`);
@@ -616,9 +621,10 @@ const ladder: Experiment = {
     const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
-      svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0,
-        series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound'),
-          ...predictedRunSeries('prefill, predicted run', runs.prefill), ...predictedRunSeries('full inference, predicted run', runs.full)] }),
+      spec: chartSpec({ title: 'Speed-up over base, one technique at a time', subtitle: BARS_AND_TICKS, seriesTitle: 'run', categories: cats, reference: 1,
+        x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true },
+        rows: [...s.prefill.rows('prefill', BOUND), ...predictedRunRows('prefill', runs.prefill), ...s.full.rows('full inference', BOUND), ...predictedRunRows('full inference', runs.full)]
+          .map((r) => ({ ...r, x: cats[r.x as number] })) }),
     };
     const last = rows.at(-1)!, tokens = rows.find((r) => r[0] === LADDER_NAMES[15]);
     const reading = [
@@ -651,7 +657,7 @@ const multiDevice: Experiment = {
   },
   report(records, scale) {
     const m = byKey(records), job = TP_JOB(scale), rows: string[][] = [], arRows: string[][] = [];
-    const series: Series[] = [], arSeries: Series[] = [];
+    const series: ChartRow[] = [], arSeries: ChartRow[] = [];
     let worst = { err: 0, line: '' }, linkExact = true, correct = true;
     const readings: string[] = [];
     for (const { label, dims, boards } of TP_MODELS(scale)) {
@@ -680,9 +686,8 @@ const multiDevice: Experiment = {
         const preAr = tp.allReducePredicted[0] / dims.layers;
         arRows.push([label, String(n), f0(preAr), f0((pp.runClocks! - tp.allReducePredicted[0]) / dims.layers), f0(arTok), f0(layerTok - arTok), `${f1((100 * arTok) / layerTok)}%`]);
       }
-      series.push(...pre.series(`${label} prefill`, 'predicted'), ...dec.series(`${label} decode/token`, 'predicted'));
-      arSeries.push(...layer.series(`${label}: a layer`), { name: `${label}: its AllReduces, predicted`, kind: 'line', points: arPts },
-        { name: `${label}: the rest, predicted`, kind: 'line', dashed: true, points: computePts });
+      series.push(...pre.rows(`${label}, prefill`, PREDICTED_RUN), ...dec.rows(`${label}, decode per token`, PREDICTED_RUN));
+      arSeries.push(...layer.rows(`${label}: a layer`, PREDICTED_RUN), ...rowsOf(`${label}: its AllReduces`, PREDICTED_RUN, arPts), ...rowsOf(`${label}: the rest of the layer`, PREDICTED_RUN, computePts));
       const last = boards.at(-1)!, r1 = get(boards[0]), rN = get(last);
       readings.push(`${label}: ${last} boards run prefill ${f2(r1.measured[0].cycles / rN.measured[0].cycles)}x and decode ${f2(r1.measured[1].cycles / rN.measured[1].cycles)}x faster than one`);
     }
@@ -695,11 +700,13 @@ const multiDevice: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'multi-device-clocks.svg', title: 'Prefill and decode clocks against boards',
-      svg: plotSvg({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series }),
+      spec: chartSpec({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, subtitle: LINES_AND_POINTS, seriesTitle: 'model, phase',
+        x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
-      svg: plotSvg({ title: 'Decode, per layer and token: AllReduce vs the rest', xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series: arSeries }),
+      spec: chartSpec({ title: 'Decode, per layer and token: AllReduce vs the rest', subtitle: LINES_AND_POINTS, seriesTitle: 'model: part of a layer',
+        x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: arSeries }),
     };
     // Decode's ring steps: the AllReduce clocks a step adds over one board's (its requant + residual alone), against the textbook bandwidth term.
     const big = TP_MODELS(scale).at(-1)!, nMax = big.boards.at(-1)!, rBig = need(m, `tp h${big.dims.heads} N${nMax}`), r1 = need(m, `tp h${big.dims.heads} N1`);

@@ -1,5 +1,5 @@
 // `picotpu sweep <experiment>|all`: plan, run (resumably, on all cores),
-// print each experiment's table, write its SVG figures, and rebuild
+// print each experiment's table, render its figures to SVG, and rebuild
 // docs/scaling.md from every experiment whose results are complete — so the
 // document's numbers are always the ones the sweep printed.
 
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { makeDirectories } from '../../emu/observe/output-file.ts';
 import { fingerprint, readRecords, sweep, type SweepProgress } from './engine.ts';
 import { EXPERIMENTS, findExperiment, type Experiment, type Report, type Scale } from './experiments.ts';
+import { renderSvg } from './render.ts';
 
 export class SweepUsageError extends Error {}
 
@@ -47,7 +48,7 @@ export async function runSweep(o: SweepCommandOptions): Promise<Report[]> {
     o.print(`== ${e.name}: ${e.title} ==\n${report.text}\n`);
     reports.push(report);
   }
-  writeDocs(o, scale);
+  await writeDocs(o, scale);
   return reports;
 }
 
@@ -72,7 +73,7 @@ unless a section says otherwise. Clocks are at 12 MHz.
 `;
 
 /** docs/scaling.md and docs/figures/*.svg from every experiment with complete results. */
-export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): void {
+export async function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): Promise<void> {
   const fp = fingerprint();
   const figures = join(o.docs, 'figures');
   makeDirectories(figures);
@@ -85,7 +86,7 @@ export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'sca
       continue;
     }
     const report = e.report(plan.map((p) => have.get(p.key)!), scale);
-    for (const f of report.figures) writeFileSync(join(figures, f.file), f.svg);
+    for (const f of report.figures) writeFileSync(join(figures, f.file), await renderSvg(f.spec));
     parts.push(report.markdown);
   }
   writeFileSync(join(o.docs, 'scaling.md'), parts.join('\n'));

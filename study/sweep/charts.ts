@@ -1,0 +1,197 @@
+// The study's figures as Vega-Lite specifications: pure functions from a
+// chart's rows to a spec, with no Node import, so the playground can render
+// the same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
+// render to SVG (study/sweep/render.ts).
+//
+// One convention in every figure: a series has one colour; its prediction is
+// a line (solid: the analytic bound or prediction, dashed: the schedule
+// model's predicted run) and its measurement is points — or, on a categorical
+// axis, bars (measurement) with ticks (prediction).
+
+import type { TopLevelSpec } from 'vega-lite';
+
+/** How a row was obtained: MEASURED is drawn as points (bars on a categorical axis); anything else names a kind of prediction, drawn as a line (a tick). */
+export type RowKind = string;
+
+/** The kinds of row the study draws, and the line each prediction is drawn with. */
+export const MEASURED = 'measured';
+export const BOUND = 'bound (busiest unit)';
+export const PREDICTED = 'predicted';
+export const PREDICTED_RUN = 'predicted run (schedule model)';
+export const ROOF = 'roof';
+/** Dash patterns: the analytic bound and plain predictions solid, the schedule model's run dashed, roofs dotted; any other kind solid. */
+const DASH: Readonly<Record<string, number[]>> = { [BOUND]: [1, 0], [PREDICTED]: [1, 0], [PREDICTED_RUN]: [6, 4], [ROOF]: [2, 3] };
+const dashOf = (kind: string) => DASH[kind] ?? [1, 0];
+/** On a categorical axis a prediction is a mark across its bar: a bar-wide line (any kind but the predicted run), or a hollow diamond (the predicted run). */
+const barMarkOf = (kind: string, horizontal: boolean) => (kind === PREDICTED_RUN ? 'diamond' : horizontal ? 'M0,-1V1' : 'M-1,0H1');
+
+export interface ChartRow {
+  /** The series: its colour, shared by its prediction and its measurement. */
+  series: string;
+  kind: RowKind;
+  x: number | string;
+  y: number;
+  /** The panel (one small chart each) the row belongs to, if the chart has panels. */
+  panel?: string;
+}
+
+export interface ChartAxis {
+  title: string;
+  log?: boolean;
+  /** Start a linear axis at zero. */
+  zero?: boolean;
+}
+
+export interface Chart {
+  title: string;
+  /** One line under the title: what the marks mean. */
+  subtitle?: string;
+  x: ChartAxis;
+  y: ChartAxis;
+  rows: readonly ChartRow[];
+  /** The colour legend's title. */
+  seriesTitle: string;
+  /** Series with a fixed colour (roofs, references): grey, so that they stand apart from the data. */
+  colors?: Readonly<Record<string, string>>;
+  /** A categorical x axis (in the order given): measured values as bars, predictions as ticks. */
+  categories?: readonly string[];
+  /** Draw categories down the y axis (long labels read better). */
+  horizontal?: boolean;
+  /** The panels' title, when rows carry a panel (panels side by side, in order of first appearance). */
+  panelTitle?: string;
+  /** A reference value drawn as a thin rule across the plot (e.g. speed-up 1). */
+  reference?: number;
+}
+
+/** Tableau's ten categorical colours, Vega's default. */
+const PALETTE = ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac'];
+const FONT = 'Helvetica, Arial, sans-serif';
+const WIDTH = 440, HEIGHT = 320, PANEL_WIDTH = 300;
+
+/** Tick labels: 1.5k, 2M above ten thousand, plain numbers (0.5, 2500) below. */
+const LABEL = "abs(datum.value) >= 1e4 ? format(datum.value, '~s') : format(datum.value, '~g')";
+
+const unique = <T>(xs: readonly T[]): T[] => [...new Set(xs)];
+
+/** Rows a log axis can show (positive, finite). */
+function drawable(c: Chart): ChartRow[] {
+  return c.rows.filter((r) => Number.isFinite(r.y) && (!c.y.log || r.y > 0)
+    && (typeof r.x === 'string' || (Number.isFinite(r.x) && (!c.x.log || r.x > 0))));
+}
+
+/** One colour per series: fixed colours where given, the palette in order for the rest. */
+function colorScale(c: Chart, rows: readonly ChartRow[]): { domain: string[]; range: string[] } {
+  const domain = unique(rows.map((r) => r.series));
+  let next = 0;
+  return { domain, range: domain.map((s) => c.colors?.[s] ?? PALETTE[next++ % PALETTE.length]) };
+}
+
+function quantitative(a: ChartAxis, field: 'x' | 'y') {
+  return {
+    field, type: 'quantitative' as const, title: a.title,
+    // Padding keeps the extreme points whole inside the frame.
+    scale: a.log ? { type: 'log' as const, nice: false, padding: 10 } : { zero: !!a.zero, nice: true, ...(a.zero ? {} : { padding: 10 }) },
+    // Log axes: every power of ten labelled, the 2× and 5× ticks between them too when the range is short.
+    axis: { labelExpr: LABEL, grid: true, ...(a.log ? { tickCount: 12, labelOverlap: 'greedy' as const } : {}) },
+  };
+}
+
+/** Lines (predictions) and points (measurements) on numeric axes. */
+function lineLayers(c: Chart, rows: readonly ChartRow[]) {
+  const kinds = unique(rows.filter((r) => r.kind !== MEASURED).map((r) => r.kind));
+  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 260, symbolType: 'circle' } };
+  const x = quantitative(c.x, 'x'), y = quantitative(c.y, 'y');
+  const tooltip = [{ field: 'series', type: 'nominal' as const }, { field: 'kind', type: 'nominal' as const }, { field: 'x', type: 'quantitative' as const }, { field: 'y', type: 'quantitative' as const, format: ',.4~r' }];
+  return [
+    {
+      transform: [{ filter: `datum.kind !== '${MEASURED}'` }],
+      mark: { type: 'line' as const, strokeWidth: 2, clip: true },
+      encoding: {
+        x, y, color, tooltip,
+        strokeDash: { field: 'kind', type: 'nominal' as const, title: 'predictions', scale: { domain: kinds, range: kinds.map(dashOf) }, legend: { orient: 'right' as const, symbolStrokeColor: '#333', symbolStrokeWidth: 2, symbolSize: 500 } },
+      },
+    },
+    {
+      transform: [{ filter: `datum.kind === '${MEASURED}'` }],
+      mark: { type: 'point' as const, filled: true, size: 55, opacity: 0.9, stroke: 'white', strokeWidth: 0.6, clip: true },
+      encoding: { x, y, color, tooltip },
+    },
+  ];
+}
+
+/** Bars (measurements) and ticks (predictions) on a categorical axis, one bar per series within each category. */
+function barLayers(c: Chart, rows: readonly ChartRow[]) {
+  const [cat, val, off] = c.horizontal ? ['y', 'x', 'yOffset'] as const : ['x', 'y', 'xOffset'] as const;
+  const kinds = unique(rows.filter((r) => r.kind !== MEASURED).map((r) => r.kind));
+  const series = unique(rows.map((r) => r.series));
+  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 260 } };
+  const catEnc = { field: 'x', type: 'nominal' as const, title: c.x.title, sort: c.categories as string[], axis: { labelLimit: 300, ...(c.horizontal ? {} : { labelAngle: -40 }) } };
+  const valEnc = { field: 'y', type: 'quantitative' as const, title: c.y.title, scale: c.y.log ? { type: 'log' as const } : { zero: c.y.zero ?? true }, axis: { grid: true } };
+  const offset = { field: 'series', type: 'nominal' as const, sort: series, scale: { paddingInner: 0.1 } };
+  const tooltip = [{ field: 'x', type: 'nominal' as const, title: 'category' }, { field: 'series', type: 'nominal' as const }, { field: 'kind', type: 'nominal' as const }, { field: 'y', type: 'quantitative' as const, format: ',.4~r' }];
+  const layers: object[] = [
+    {
+      transform: [{ filter: `datum.kind === '${MEASURED}'` }],
+      mark: { type: 'bar' as const, opacity: 0.5 },
+      encoding: { [cat]: catEnc, [val]: valEnc, [off]: offset, color, tooltip },
+    },
+  ];
+  if (kinds.length) {
+    layers.push({
+      transform: [{ filter: `datum.kind !== '${MEASURED}'` }],
+      mark: { type: 'point' as const, filled: false, size: 150, strokeWidth: 2.5, opacity: 1 },
+      encoding: {
+        [cat]: catEnc, [val]: valEnc, [off]: offset, color, tooltip,
+        shape: { field: 'kind', type: 'nominal' as const, title: 'predictions', scale: { domain: kinds, range: kinds.map((k) => barMarkOf(k, !!c.horizontal)) }, legend: { orient: 'right' as const, symbolStrokeColor: '#222', symbolStrokeWidth: 2.5 } },
+      },
+    });
+  }
+  if (c.reference !== undefined) layers.push({ mark: { type: 'rule' as const, color: '#777', strokeWidth: 1, strokeDash: [3, 3] }, encoding: { [val]: { datum: c.reference, type: 'quantitative' as const } } });
+  return layers;
+}
+
+/** The chart's Vega-Lite specification: deterministic (rows in, spec out; nothing measured, nothing random). */
+export function chartSpec(c: Chart): TopLevelSpec {
+  const rows = drawable(c);
+  const layer = c.categories ? barLayers(c, rows) : lineLayers(c, rows);
+  const panels = c.panelTitle ? unique(rows.map((r) => r.panel ?? '')) : [];
+  const size = c.categories
+    // A step is one bar (the offset band) wide.
+    ? (c.horizontal ? { width: panels.length ? PANEL_WIDTH : WIDTH, height: { step: 10 } } : { width: { step: 12 }, height: HEIGHT })
+    : { width: panels.length ? PANEL_WIDTH : WIDTH, height: HEIGHT };
+  const common = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: { text: c.title, ...(c.subtitle ? { subtitle: c.subtitle } : {}), anchor: 'start' as const, fontSize: 15, subtitleFontSize: 11.5, subtitleColor: '#555' },
+    data: { values: rows.map((r) => ({ ...r })) },
+    background: 'white',
+    padding: 8,
+    config: {
+      font: FONT,
+      axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal' as const, gridColor: '#e6e6e6' },
+      legend: { labelFontSize: 11, titleFontSize: 11.5, titleFontWeight: 'bold' as const, symbolSize: 90, labelLimit: 300, titleLimit: 300 },
+      header: { labelFontSize: 12, titleFontSize: 12 },
+      view: { stroke: '#999' },
+    },
+  };
+  if (panels.length) {
+    return {
+      ...common,
+      facet: { column: { field: 'panel', type: 'nominal', title: c.panelTitle, sort: panels } },
+      spec: { ...size, layer },
+    } as TopLevelSpec;
+  }
+  return { ...common, ...size, layer } as TopLevelSpec;
+}
+
+/** Rows of one series' prediction and measurement over x, as two kinds of row. */
+export function compared(series: string, predictedKind: string, points: readonly { x: number | string; predicted: number; measured: number }[]): ChartRow[] {
+  return [
+    ...points.map((p) => ({ series, kind: predictedKind, x: p.x, y: p.predicted })),
+    ...points.map((p) => ({ series, kind: MEASURED, x: p.x, y: p.measured })),
+  ];
+}
+
+/** Rows of one kind for one series, from [x, y] pairs. */
+export function rowsOf(series: string, kind: RowKind, points: readonly (readonly [number | string, number])[], panel?: string): ChartRow[] {
+  return points.map(([x, y]) => ({ series, kind, x, y, ...(panel === undefined ? {} : { panel }) }));
+}
