@@ -66,6 +66,7 @@ export interface Chart {
 /** Tableau's ten categorical colours, Vega's default. */
 const PALETTE = ['#4c78a8', '#f58518', '#e45756', '#72b7b2', '#54a24b', '#eeca3b', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac'];
 const FONT = 'Helvetica, Arial, sans-serif';
+// Labels are never cut short (limit 0): vega's width estimate, which keeps the SVG the same on every machine, is generous and would cut them early.
 const WIDTH = 440, HEIGHT = 320, PANEL_WIDTH = 300;
 
 /** Tick labels: 1.5k, 2M above ten thousand, plain numbers (0.5, 2500) below. */
@@ -99,7 +100,7 @@ function quantitative(a: ChartAxis, field: 'x' | 'y') {
 /** Lines (predictions) and points (measurements) on numeric axes. */
 function lineLayers(c: Chart, rows: readonly ChartRow[]) {
   const kinds = unique(rows.filter((r) => r.kind !== MEASURED).map((r) => r.kind));
-  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 260, symbolType: 'circle' } };
+  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 0, symbolType: 'circle' } };
   const x = quantitative(c.x, 'x'), y = quantitative(c.y, 'y');
   const tooltip = [{ field: 'series', type: 'nominal' as const }, { field: 'kind', type: 'nominal' as const }, { field: 'x', type: 'quantitative' as const }, { field: 'y', type: 'quantitative' as const, format: ',.4~r' }];
   return [
@@ -124,8 +125,8 @@ function barLayers(c: Chart, rows: readonly ChartRow[]) {
   const [cat, val, off] = c.horizontal ? ['y', 'x', 'yOffset'] as const : ['x', 'y', 'xOffset'] as const;
   const kinds = unique(rows.filter((r) => r.kind !== MEASURED).map((r) => r.kind));
   const series = unique(rows.map((r) => r.series));
-  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 260 } };
-  const catEnc = { field: 'x', type: 'nominal' as const, title: c.x.title, sort: c.categories as string[], axis: { labelLimit: 300, ...(c.horizontal ? {} : { labelAngle: -40 }) } };
+  const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 0 } };
+  const catEnc = { field: 'x', type: 'nominal' as const, title: c.x.title, sort: c.categories as string[], axis: { labelLimit: 0, ...(c.horizontal ? {} : { labelAngle: -40 }) } };
   const valEnc = { field: 'y', type: 'quantitative' as const, title: c.y.title, scale: c.y.log ? { type: 'log' as const } : { zero: c.y.zero ?? true }, axis: { grid: true } };
   const offset = { field: 'series', type: 'nominal' as const, sort: series, scale: { paddingInner: 0.1 } };
   const tooltip = [{ field: 'x', type: 'nominal' as const, title: 'category' }, { field: 'series', type: 'nominal' as const }, { field: 'kind', type: 'nominal' as const }, { field: 'y', type: 'quantitative' as const, format: ',.4~r' }];
@@ -168,7 +169,7 @@ export function chartSpec(c: Chart): TopLevelSpec {
     config: {
       font: FONT,
       axis: { labelFontSize: 11, titleFontSize: 12, titleFontWeight: 'normal' as const, gridColor: '#e6e6e6' },
-      legend: { labelFontSize: 11, titleFontSize: 11.5, titleFontWeight: 'bold' as const, symbolSize: 90, labelLimit: 300, titleLimit: 300 },
+      legend: { labelFontSize: 11, titleFontSize: 11.5, titleFontWeight: 'bold' as const, symbolSize: 90, labelLimit: 0, titleLimit: 0 },
       header: { labelFontSize: 12, titleFontSize: 12 },
       view: { stroke: '#999' },
     },
