@@ -25,7 +25,13 @@ import type { PlannedRun } from './engine.ts';
 export type Scale = 'full' | 'small';
 
 /** A figure: its file under docs/figures, its caption, and its Vega-Lite spec (rendered to SVG by the sweep, live by the playground). */
-export interface Figure { file: string; title: string; spec: TopLevelSpec }
+export interface Figure {
+  file: string;
+  title: string;
+  /** What the figure shows, one sentence under it in docs/scaling.md. */
+  shows: string;
+  spec: TopLevelSpec;
+}
 export interface Report { text: string; figures: Figure[]; markdown: string }
 
 export interface Experiment {
@@ -98,7 +104,7 @@ const byKey = (records: RunRecord[]) => new Map(records.map((r) => [r.key, r]));
 const need = (m: Map<string, RunRecord>, key: string) => { const r = m.get(key); if (!r) throw new Error(`sweep record ${key} is missing`); return r; };
 
 function section(title: string, figures: Figure[], text: string, reading: string): string {
-  return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n`), '```', text, '```', '', reading, ''].join('\n');
+  return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n\n*${f.shows}*\n`), '```', text, '```', '', reading, ''].join('\n');
 }
 
 /** Largest relative error of the predicted run clocks (model/issue-cost.ts's schedule model) over the windows it covers, and how many windows it does not cover yet. */
@@ -159,7 +165,7 @@ function bestReading(db: RunRecord[], best: RunRecord[]): string {
   const rate = (r: RunRecord) => { const p = r.point as MatmulPoint; return (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; };
   const first = best[0], before = db.find((r) => shape(r) === shape(first));
   const top = best.reduce((a, r) => (rate(r) > rate(a) ? r : a), best[0]);
-  return `The best variant's kernels (points "best": a panel kernel for M ≤ 8 that loads several weight tiles per DMA command and stores C once, a streaming kernel for M ≤ 64, the double-buffered tiled kernel beyond) bring ${shape(first)}${before ? ` from ${gap(before)}x` : ''} to ${gap(first)}x its own bound; their best point is ${shape(top)} at ${f2(rate(top))} MACs per clock (${gap(top)}x its bound).`;
+  return `The best variant's kernels (points "best variant": a panel kernel for M ≤ 8 that loads several weight tiles per DMA command and stores C once, a streaming kernel for M ≤ 64, the double-buffered tiled kernel beyond) bring ${shape(first)}${before ? ` from ${gap(before)}x` : ''} to ${gap(first)}x its own bound; their best point is ${shape(top)} at ${f2(rate(top))} MACs per clock (${gap(top)}x its bound).`;
 }
 
 const roofline: Experiment = {
@@ -209,6 +215,7 @@ const roofline: Experiment = {
     const n = (records[0]?.point as MatmulPoint | undefined)?.n ?? 0;
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
+      shows: 'MACs per clock each matmul shape achieves against its arithmetic intensity, per kernel: measured runs (points), the analytic bound and the predicted run (lines), under the MXU\'s and the DMA\'s roofs.',
       spec: chartSpec({
         title: `Roofline: achieved MACs per clock (N = ${n})`, subtitle: LINES_AND_POINTS, seriesTitle: 'kernel', panelTitle: 'inner dimension',
         x: { title: 'arithmetic intensity (MACs per byte moved by the DMA)', log: true }, y: { title: 'MACs per clock', log: true },
@@ -226,8 +233,8 @@ const roofline: Experiment = {
     const bestRuns = records.filter((r) => (r.point as MatmulPoint).variant === BEST_VARIANT);
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
-      'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
-      `The solid predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time, which the dashed lines predict (the schedule model, docs/study.md). The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
+      'One panel per inner dimension K; one colour per kernel (base, double-buffered, the best variant\'s, and double-buffered on a 16×16 MXU), its measured runs as points and its predictions as lines of the same colour. The roofs (dotted, grey) are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
+      `The solid line is the double-buffered kernel's analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time, which the dashed lines predict (the schedule model, docs/study.md). The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
       wideReading(db, wide),
       bestReading(db, bestRuns),
     ].filter(Boolean).join(' ');
@@ -298,11 +305,13 @@ const prefillDecode: Experiment = {
       ...predictedRunRows('prefill, best variant', perToken(true, 'prefill')), ...predictedRunRows('decode, best variant', perToken(true, 'decode'))];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
+      shows: 'Clocks per token of prefill and of decode against the prompt length, with the wait-tokens kernels and the best variant: measured, bound and predicted run.',
       spec: chartSpec({ title: 'Clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, kernels', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true },
         rows: [...s.pre.rows('prefill, wait tokens', BOUND), ...s.dec.rows('decode, wait tokens', BOUND), ...bestSeries, ...runSeries] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
+      shows: 'DMA busy over MXU busy, prefill and decode: above 1 a phase moves more than it computes.',
       spec: chartSpec({ title: 'Memory vs compute: DMA busy / MXU busy (wait-tokens kernels)', subtitle: LINES_AND_POINTS, seriesTitle: 'phase', x: { title: 'prompt length (tokens)' }, y: { title: 'DMA busy / MXU busy', zero: true },
         rows: [...s.rPre.rows('prefill', PREDICTED), ...s.rDec.rows('decode', PREDICTED)] }),
     };
@@ -378,11 +387,13 @@ const batchedDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'batched-decode-busy.svg', title: 'Busy clocks per decode step against batch',
+      shows: 'DMA and MXU busy clocks of one decode step against the number of sequences decoded together: predicted (lines) and measured (points).',
       spec: chartSpec({ title: 'One decode step: DMA and MXU busy against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'unit', x: { title: 'sequences decoded together (batch)' }, y: { title: 'busy clocks per step', zero: true },
         rows: [...s.dma.rows('DMA', PREDICTED), ...s.mxu.rows('MXU', PREDICTED)] }),
     };
     const fig2: Figure = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
+      shows: 'What a decoded token costs each sequence against the batch: measured, bound and predicted run.',
       spec: chartSpec({ title: 'Cost of a decoded token against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'quantity', x: { title: 'batch', log: true }, y: { title: 'clocks per token per sequence', log: true },
         rows: [...s.tok.rows('clocks per token per sequence', BOUND), ...predictedRunRows('clocks per token per sequence', runTok)] }),
     };
@@ -439,10 +450,12 @@ const context: Experiment = {
     const text = [table(['case (1 layer, prefill)', 'standard clk', 'Flash clk', 'speed-up', 'standard DMA', 'Flash DMA', 'DMA change', 'standard pred run (err)', 'Flash pred run (err)'], rows), ...savings, busyCheck(records)].join('\n');
     const fig1: Figure = {
       file: 'context-clocks.svg', title: 'Prefill clocks against context length',
+      shows: 'Prefill clocks against the context length, standard attention against FlashAttention: measured, bound and predicted run.',
       spec: chartSpec({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, subtitle: LINES_AND_POINTS, seriesTitle: 'attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'context-dma.svg', title: 'DMA busy against context length',
+      shows: 'DMA busy clocks of prefill against the context length, for two model widths, standard attention and FlashAttention: predicted (lines) and measured (points).',
       spec: chartSpec({ title: 'DMA busy against context: the T² scores traffic', subtitle: LINES_AND_POINTS, seriesTitle: 'width, attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'DMA busy clocks', log: true }, rows: dmaSeries }),
     };
     const reading = [
@@ -557,6 +570,7 @@ const whatIf: Experiment = {
     const text = [table(header, [...rows, ...best]), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
+      shows: 'Speed-up of prefill and decode when one platform knob changes, with the wait-tokens kernels and the best variant: measured (bars) and bound (marks across them); 1 is the platform as built.',
       spec: chartSpec({ title: 'Speed-up over the platform as built', subtitle: BARS_AND_TICKS, seriesTitle: 'kernels', panelTitle: 'phase', categories: cats, horizontal: true, reference: 1,
         x: { title: 'platform change' }, y: { title: 'speed-up (×)', zero: true },
         rows: [...s.pre.rows('wait tokens', BOUND, 'prefill'), ...s.dec.rows('wait tokens', BOUND, 'decode'), ...b.pre.rows('best variant', BOUND, 'prefill'), ...b.dec.rows('best variant', BOUND, 'decode')]
@@ -621,6 +635,7 @@ const ladder: Experiment = {
     const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
+      shows: 'Speed-up over the base kernels as each technique is added, prefill and full inference: measured (bars), bound and predicted run (marks across them).',
       spec: chartSpec({ title: 'Speed-up over base, one technique at a time', subtitle: BARS_AND_TICKS, seriesTitle: 'run', categories: cats, reference: 1,
         x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true },
         rows: [...s.prefill.rows('prefill', BOUND), ...predictedRunRows('prefill', runs.prefill), ...s.full.rows('full inference', BOUND), ...predictedRunRows('full inference', runs.full)]
@@ -631,7 +646,7 @@ const ladder: Experiment = {
       'Each rung adds one technique to the one before. Double buffering overlaps the next tile\'s load with this tile\'s matmul; fusion runs the epilogues on tiles still in the scratchpad, removing a pass over SRAM; FlashAttention keeps scores on chip; wait tokens let the CPU push a whole kernel without polling.',
       'The issue-overhead rungs (docs/study.md §7) cut what the CPU does per command: lean computes each matmul\'s staging words once per call; decode panels load several weight tiles per DMA command and store C once per matmul; pipelined heads run decode attention\'s heads through MXU and VPU in turn with one load of every head\'s keys; streamed prefill streams B chunks over every row group with each chunk\'s C stored behind the next chunk\'s load; block attention runs prefill attention over the whole prompt block; chained weights load the next decode matmul\'s first chunk during this one\'s tail; FFN on chip keeps prefill\'s feed-forward rows (Wo\'s output, W1\'s ReLU\'d hidden rows) in the scratchpad, so that neither goes through the SRAM; long context runs prefill attention over query blocks with K and V whole and its MATMULs pushed in bursts (and, past 64 rows, the weight matmuls by 64-row blocks).',
       tokens ? `The seed\'s four techniques end at prefill ${tokens[2]} and full inference ${tokens[6]} faster than base, ${tokens[4]}x and ${tokens[8]}x their bounds.` : '',
-      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound (a line) moves only when a technique removes work — fusion, FlashAttention, the panels and streams that store C once, and FFN on chip; double buffering, wait tokens, lean issue and the pipelines move the measurement toward the bound instead. Full inference is mostly decode: its single-row matmuls made the CPU's issue cost the largest term until the panels and pipelines took it off the critical path.`,
+      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound (the bar-wide mark) moves only when a technique removes work — fusion, FlashAttention, the panels and streams that store C once, and FFN on chip; double buffering, wait tokens, lean issue and the pipelines move the measurement toward the bound instead. Full inference is mostly decode: its single-row matmuls made the CPU's issue cost the largest term until the panels and pipelines took it off the critical path.`,
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(ladder.title, [fig], text, reading) };
   },
@@ -700,11 +715,13 @@ const multiDevice: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'multi-device-clocks.svg', title: 'Prefill and decode clocks against boards',
+      shows: 'Prefill clocks and decode clocks per token against the boards the model is split over: predicted run (lines) and measured (points).',
       spec: chartSpec({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, subtitle: LINES_AND_POINTS, seriesTitle: 'model, phase',
         x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
+      shows: 'Decode clocks per layer and token against boards: the whole layer (predicted and measured), its AllReduces and the rest (predicted).',
       spec: chartSpec({ title: 'Decode, per layer and token: AllReduce vs the rest', subtitle: LINES_AND_POINTS, seriesTitle: 'model: part of a layer',
         x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: arSeries }),
     };

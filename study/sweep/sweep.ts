@@ -56,8 +56,14 @@ const INTRO = `# Scaling on one device
 
 Each section is one experiment of \`picotpu sweep\`, regenerated with
 \`picotpu sweep all\` (results in build/sweep/*.jsonl; an interrupted sweep
-resumes). Every figure shows the analytic model (model/analytic.ts) as lines
-and the emulator's measurement as points. Two kinds of prediction appear:
+resumes). Every figure draws a series in one colour: the analytic model's
+prediction (model/analytic.ts) as a line and the emulator's measurement as
+points of the same colour — or, where the x axis is a list of variants or
+platform changes (the ladder, the what-ifs), the measurement as a bar and the
+prediction as a mark across it. The figures are Vega-Lite charts
+(study/sweep/charts.ts) rendered to SVG by \`picotpu sweep\`; each mark's
+values are in its description (aria-label) in the SVG. Three kinds of
+prediction appear:
 
 - **busy clocks** of the MXU, VPU and DMA, derived from the timing rules of
   docs/hardware.md and the kernels' tiling — a forecast of the measurement
@@ -65,7 +71,9 @@ and the emulator's measurement as points. Two kinds of prediction appear:
 - the **bound**: the busiest unit of each kernel call, summed — a roof on
   speed, not a forecast. The gap between bound and measurement is the
   PicoRV32's time to issue commands plus pipeline bubbles; where it is large
-  (decode) the study says why.
+  (decode) the study says why. It is a solid line (a bar-wide mark);
+- the **predicted run**: the schedule model's forecast of the run clocks
+  (docs/study.md §8), a dashed line (a hollow diamond).
 
 Model runs use random int4 weights (they do not change clocks) and the
 benchmark model (d = 128, d_ff = 512, 4 heads, 4 layers, vocabulary 16)
