@@ -10,7 +10,6 @@ import { checkResultsFile, fingerprint, readRecords, sweep, type PlannedRun, typ
 import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
 import { runOnQueue, type QueueProgress } from './queue.ts';
 import { exploreReport, type ExploreReport } from './report.ts';
-import { renderSvg } from '../sweep/render.ts';
 
 export interface ExploreOptions {
   gridFile: string;
@@ -72,6 +71,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const fp = fingerprint();
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
   makeDirectories(join(o.docs, 'figures'));
+  // vega loads only here (its 1.5 MB would slow every command's start).
+  const { renderSvg } = await import('../sweep/render.ts');
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
   writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), await renderSvg(report.spec));
   return { grid, points, report, resultsFile, failed };

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { makeDirectories } from '../../emu/observe/output-file.ts';
 import { fingerprint, readRecords, sweep, type SweepProgress } from './engine.ts';
 import { EXPERIMENTS, findExperiment, type Experiment, type Report, type Scale } from './experiments.ts';
-import { renderSvg } from './render.ts';
 
 export class SweepUsageError extends Error {}
 
@@ -82,6 +81,8 @@ unless a section says otherwise. Clocks are at 12 MHz.
 
 /** docs/scaling.md and docs/figures/*.svg from every experiment with complete results. */
 export async function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): Promise<void> {
+  // vega loads only here (its 1.5 MB would slow every command's start).
+  const { renderSvg } = await import('./render.ts');
   const fp = fingerprint();
   const figures = join(o.docs, 'figures');
   makeDirectories(figures);
