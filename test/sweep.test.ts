@@ -7,7 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isBuiltin } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PointPool, readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../study/sweep/experiments.ts';
@@ -29,6 +30,20 @@ const lineChart: Chart = {
     { series: 'B', kind: PREDICTED_RUN, x: 1, y: 3 }, { series: 'B', kind: PREDICTED_RUN, x: 10, y: 30 }, { series: 'B', kind: MEASURED, x: 10, y: 31 },
   ],
 };
+
+/** The Node modules a source file loads at run time, directly or through its relative imports (type-only imports are erased). */
+function nodeImportsOf(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const out: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gms)) {
+    if (m[1]) continue;
+    const spec = m[2];
+    if (spec.startsWith('.')) out.push(...nodeImportsOf(join(dirname(file), spec), seen));
+    else if (spec.startsWith('node:') || isBuiltin(spec)) out.push(`${file}: ${spec}`);
+  }
+  return out;
+}
 
 describe('figures (Vega-Lite, rendered by vega)', () => {
   it('draws a series in one colour: its prediction as a line, its measurement as points; legends name series and line kinds', async () => {
@@ -69,6 +84,11 @@ describe('figures (Vega-Lite, rendered by vega)', () => {
       expect(tickLabels(svg)).toEqual(expect.arrayContaining(cats));
       expect(specWarnings(spec)).toEqual([]);
     }
+  });
+
+  it('builds its specs without Node: charts.ts and what it imports at run time name no Node module (the playground imports it)', () => {
+    expect(nodeImportsOf('study/sweep/charts.ts')).toEqual([]);
+    expect(nodeImportsOf('study/sweep/experiments.ts')).not.toEqual([]); // the check finds them where they are
   });
 
   it('renders the same spec to the same bytes, whatever was rendered before (clip ids restart, text widths estimated)', async () => {

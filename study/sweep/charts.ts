@@ -1,6 +1,7 @@
 // The study's figures as Vega-Lite specifications: pure functions from a
-// chart's rows to a spec, with no Node import, so the playground can render
-// the same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
+// chart's rows to a spec, and from the sweep's records to the roofline's and
+// the ladder's charts, with no Node import, so the playground can render the
+// same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
 // render to SVG (study/sweep/render.ts).
 //
 // One convention in every figure: a series has one colour; its prediction is
@@ -9,6 +10,9 @@
 // axis, bars (measurement) with ticks (prediction).
 
 import type { TopLevelSpec } from 'vega-lite';
+import type { PhasePrediction } from '../../model/analytic.ts';
+import { BEST_VARIANT } from '../../model/format.ts';
+import type { MatmulPoint, MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
 
 /** How a row was obtained: MEASURED is drawn as points (bars on a categorical axis); anything else names a kind of prediction, drawn as a line (a tick). */
 export type RowKind = string;
@@ -195,4 +199,82 @@ export function compared(series: string, predictedKind: string, points: readonly
 /** Rows of one kind for one series, from [x, y] pairs. */
 export function rowsOf(series: string, kind: RowKind, points: readonly (readonly [number | string, number])[], panel?: string): ChartRow[] {
   return points.map(([x, y]) => ({ series, kind, x, y, ...(panel === undefined ? {} : { panel }) }));
+}
+
+// ---- figures from the sweep's records ----
+
+/** The subtitle of a figure with lines and points. */
+export const LINES_AND_POINTS = 'lines: predictions · points: measured on the emulator · one colour per series';
+/** The subtitle of a figure with bars (and predictions across them). */
+export const BARS_AND_MARKS = 'bars: measured on the emulator · marks across the bars: predictions · one colour per series';
+/** Roof lines stand apart from the data in greys. */
+const ROOF_GREYS = ['#333333', '#999999'];
+
+/** A record's measured window of that name (prefill, decode, matmul). */
+export function measuredPhase(r: RunRecord, name: string): MeasuredPhase {
+  const m = r.measured.find((p) => p.name === name);
+  if (!m) throw new Error(`${r.key}: no measured ${name} window`);
+  return m;
+}
+/** A record's predicted window of that name ('matmul' matches the matmul kernel's own name). */
+export function predictedPhase(r: RunRecord, name: string): PhasePrediction {
+  const p = r.predicted.find((q) => q.name === name || (name === 'matmul' && q.name.startsWith('matmul')));
+  if (!p) throw new Error(`${r.key}: no predicted ${name} phase`);
+  return p;
+}
+/** A record's predicted run clocks over all its windows (NaN where one is not modelled). */
+export const predictedRun = (r: RunRecord): number => r.predicted.reduce((a, p) => a + (p.runClocks ?? NaN), 0);
+
+/** The ladder's rungs by variant, named as `picotpu bench` names them. */
+export const LADDER_NAMES: Readonly<Record<number, string>> = {
+  0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens',
+  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', 2047: '+FFN on chip', [BEST_VARIANT]: '+long context',
+};
+
+/** The roofline from the roofline sweep's matmul records: one panel per K, one colour per kernel (its bound and predicted run as lines, its runs as points), under the roofs. */
+export function rooflineChart(records: readonly RunRecord[]): Chart {
+  const rows: ChartRow[] = [];
+  let maxAi = 0, minAi = Infinity;
+  for (const r of records) {
+    const p = r.point as MatmulPoint, pr = predictedPhase(r, 'matmul'), me = measuredPhase(r, 'matmul');
+    const macs = p.m * p.k * p.n, ai = macs / (pr.bytesIn + pr.bytesOut);
+    maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
+    const wide = p.config?.mxuDim === 16, best = p.variant === BEST_VARIANT;
+    const series = `${best ? 'best variant' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16 MXU' : ''}`, panel = `K = ${p.k}`;
+    if (p.variant === 1) rows.push({ series, kind: BOUND, x: ai, y: macs / pr.lowerBound, panel });
+    rows.push({ series, kind: MEASURED, x: ai, y: macs / me.cycles, panel });
+    if (pr.runClocks) rows.push({ series, kind: PREDICTED_RUN, x: ai, y: macs / pr.runClocks, panel });
+  }
+  // The MXU's roof (64 MACs a clock on 8×8, 256 on 16×16) meets the DMA's (1 byte a clock: MACs per clock = intensity) at the knee.
+  const roof = (peak: number): [number, number][] => [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
+  const wide = records.some((r) => (r.point as MatmulPoint).config?.mxuDim === 16);
+  const roofs = [['roof: 64 MAC/clk, 1 B/clk', 64], ...(wide ? [['roof: 16×16 MXU, 256 MAC/clk', 256] as const] : [])] as const;
+  for (const [name, peak] of roofs) for (const panel of unique(rows.map((r) => r.panel!))) rows.push(...rowsOf(name, ROOF, roof(peak), panel));
+  return {
+    title: `Roofline: achieved MACs per clock (N = ${(records[0]?.point as MatmulPoint | undefined)?.n ?? '-'})`, subtitle: LINES_AND_POINTS, seriesTitle: 'kernel', panelTitle: 'inner dimension',
+    x: { title: 'arithmetic intensity (MACs per byte moved by the DMA)', log: true }, y: { title: 'MACs per clock', log: true },
+    rows, colors: Object.fromEntries(roofs.map(([name], i) => [name, ROOF_GREYS[i]])),
+  };
+}
+
+/** The optimisation ladder from the ladder sweep's records (keys `prefill vN` and `full vN`, the first variant the base): speed-ups over base as bars, bound and predicted run across them. */
+export function ladderChart(records: readonly RunRecord[]): Chart {
+  const byKey = new Map(records.map((r) => [r.key, r]));
+  const need = (key: string) => { const r = byKey.get(key); if (!r) throw new Error(`sweep record ${key} is missing`); return r; };
+  const total = (r: RunRecord) => r.measured.reduce((a, p) => a + p.cycles, 0);
+  const bound = (r: RunRecord) => r.predicted.reduce((a, p) => a + p.lowerBound, 0);
+  const vs = unique(records.map((r) => (r.point as ModelPoint).variant));
+  const rows: ChartRow[] = [];
+  for (const [series, phase] of [['prefill', 'prefill'], ['full inference', 'full']] as const) {
+    const base = need(`${phase} v${vs[0]}`);
+    for (const v of vs) {
+      const r = need(`${phase} v${v}`), x = LADDER_NAMES[v] ?? `v${v}`;
+      rows.push({ series, kind: MEASURED, x, y: total(base) / total(r) }, { series, kind: BOUND, x, y: bound(base) / bound(r) },
+        { series, kind: PREDICTED_RUN, x, y: predictedRun(base) / predictedRun(r) });
+    }
+  }
+  return {
+    title: 'Speed-up over base, one technique at a time', subtitle: BARS_AND_MARKS, seriesTitle: 'run', categories: vs.map((v) => LADDER_NAMES[v] ?? `v${v}`), reference: 1,
+    x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true }, rows,
+  };
 }

@@ -16,7 +16,7 @@ import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
-import { BOUND, chartSpec, MEASURED, PREDICTED, PREDICTED_RUN, ROOF, rowsOf, type ChartRow } from './charts.ts';
+import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
 import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
@@ -46,26 +46,13 @@ export interface Experiment {
 const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
 // The issue-overhead rungs (docs/study.md §7) follow the seed's four, named as `picotpu bench` names them.
 const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, BEST_VARIANT] as const;
-const LADDER_NAMES: Record<number, string> = {
-  0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens',
-  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', 2047: '+FFN on chip', [BEST_VARIANT]: '+long context',
-};
 
 const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`;
 
-function measuredPhase(r: RunRecord, name: string): MeasuredPhase {
-  const m = r.measured.find((p) => p.name === name);
-  if (!m) throw new Error(`${r.key}: no measured ${name} window`);
-  return m;
-}
-export function predictedPhase(r: RunRecord, name: string): PhasePrediction {
-  const p = r.predicted.find((q) => q.name === name || (name === 'matmul' && q.name.startsWith('matmul')));
-  if (!p) throw new Error(`${r.key}: no predicted ${name} phase`);
-  return p;
-}
+export { predictedPhase };
 
 /** Largest relative error of the busy-clock predictions over a set of records, in percent. */
 export function worstBusyError(records: RunRecord[]): number {
@@ -125,17 +112,10 @@ const predRunCell = (p: PhasePrediction) => (p.runClocks === null || p.runClocks
 const runErrCell = (p: PhasePrediction, measured: number) => (p.runClocks === null || p.runClocks === undefined ? '-' : pct(errorPct(p.runClocks, measured)));
 /** A window's predicted run clocks (per `per` tokens or steps) and their error against the measured run, as one cell. */
 const runCell = (p: PhasePrediction, measured: number, per = 1) => (p.runClocks === null || p.runClocks === undefined ? '-' : `${f0(p.runClocks / per)} (${runErrCell(p, measured)})`);
-/** A record's predicted run clocks over all its windows (NaN where one is not modelled). */
-const predictedRun = (r: RunRecord) => r.predicted.reduce((a, p) => a + (p.runClocks ?? NaN), 0);
 /** A series' predicted run clocks (a dashed line in its colour), where the schedule model covers them. */
 const predictedRunRows = (series: string, points: [number, number][], panel?: string): ChartRow[] =>
   rowsOf(series, PREDICTED_RUN, points.filter(([, y]) => Number.isFinite(y)), panel);
-/** The subtitle of a figure with lines and points. */
-const LINES_AND_POINTS = 'lines: predictions · points: measured on the emulator · one colour per series';
-/** The subtitle of a figure with bars (and predictions across them). */
-const BARS_AND_TICKS = 'bars: measured on the emulator · marks across the bars: predictions · one colour per series';
-/** Roof lines stand apart from the data in greys. */
-const ROOF_GREYS = ['#333333', '#999999'];
+
 
 const busyCheck = (records: RunRecord[]) => {
   const run = worstRunError(records);
@@ -186,41 +166,21 @@ const roofline: Experiment = {
   },
   report(records) {
     const rows: string[][] = [];
-    // The figure: one panel per K, one colour per kernel (its bound and predicted run as lines, its runs as points).
-    const chart: ChartRow[] = [];
-    const panelOf = (k: number) => `K = ${k}`;
-    let maxAi = 0, minAi = Infinity;
     for (const r of records) {
       const p = r.point as MatmulPoint, pr = predictedPhase(r, 'matmul'), me = measuredPhase(r, 'matmul');
       const macs = p.m * p.k * p.n, bytes = pr.bytesIn + pr.bytesOut, ai = macs / bytes;
-      maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
-      const wide = p.config?.mxuDim === 16, mxu = wide ? '16×16 ' : '';
+      const wide = p.config?.mxuDim === 16;
       const best = p.variant === BEST_VARIANT;
       const v = `${best ? 'best' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
-      const kernel = `${best ? 'best variant' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16 MXU' : ''}`, panel = panelOf(p.k);
-      if (p.variant === 1) chart.push({ series: kernel, kind: BOUND, x: ai, y: macs / pr.lowerBound, panel });
-      chart.push({ series: kernel, kind: MEASURED, x: ai, y: macs / me.cycles, panel });
-      if (pr.runClocks) chart.push({ series: kernel, kind: PREDICTED_RUN, x: ai, y: macs / pr.runClocks, panel });
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), predRunCell(pr), runErrCell(pr, me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
     const text = [table(['M x K x N', 'variant', 'MACs', 'bytes moved', 'MACs/B', 'bound clk', 'run clk', 'pred run clk', 'run err', 'MAC/clk bound', 'MAC/clk run', 'run/bound', 'MXU err', 'DMA err'], rows),
       busyCheck(records)].join('\n');
-    const roof = (peak: number): [number, number][] =>
-      [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
-    const hasWide = records.some((r) => (r.point as MatmulPoint).config?.mxuDim === 16);
-    const roofs = [['roof: 64 MAC/clk, 1 B/clk', 64], ...(hasWide ? [['roof: 16×16 MXU, 256 MAC/clk', 256] as const] : [])] as const;
-    const panels = [...new Set(chart.map((r) => r.panel!))];
-    for (const [name, peak] of roofs) for (const panel of panels) chart.push(...rowsOf(name, ROOF, roof(peak), panel));
-    const n = (records[0]?.point as MatmulPoint | undefined)?.n ?? 0;
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
       shows: 'MACs per clock each matmul shape achieves against its arithmetic intensity, per kernel: measured runs (points), the analytic bound and the predicted run (lines), under the MXU\'s and the DMA\'s roofs.',
-      spec: chartSpec({
-        title: `Roofline: achieved MACs per clock (N = ${n})`, subtitle: LINES_AND_POINTS, seriesTitle: 'kernel', panelTitle: 'inner dimension',
-        x: { title: 'arithmetic intensity (MACs per byte moved by the DMA)', log: true }, y: { title: 'MACs per clock', log: true },
-        rows: chart, colors: Object.fromEntries(roofs.map(([name], i) => [name, ROOF_GREYS[i]])),
-      }),
+      spec: chartSpec(rooflineChart(records)),
     };
     const bestOf = (rs: RunRecord[]) => {
       const b = rs.reduce((a, r) => { const p = r.point as MatmulPoint; const x = (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; return x > a.x ? { x, r } : a; }, { x: 0, r: rs[0] });
@@ -571,7 +531,7 @@ const whatIf: Experiment = {
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
       shows: 'Speed-up of prefill and decode when one platform knob changes, with the wait-tokens kernels and the best variant: measured (bars) and bound (marks across them); 1 is the platform as built.',
-      spec: chartSpec({ title: 'Speed-up over the platform as built', subtitle: BARS_AND_TICKS, seriesTitle: 'kernels', panelTitle: 'phase', categories: cats, horizontal: true, reference: 1,
+      spec: chartSpec({ title: 'Speed-up over the platform as built', subtitle: BARS_AND_MARKS, seriesTitle: 'kernels', panelTitle: 'phase', categories: cats, horizontal: true, reference: 1,
         x: { title: 'platform change' }, y: { title: 'speed-up (×)', zero: true },
         rows: [...s.pre.rows('wait tokens', BOUND, 'prefill'), ...s.dec.rows('wait tokens', BOUND, 'decode'), ...b.pre.rows('best variant', BOUND, 'prefill'), ...b.dec.rows('best variant', BOUND, 'decode')]
           .map((r) => ({ ...r, x: cats[r.x as number] })) }),
@@ -619,27 +579,17 @@ const ladder: Experiment = {
     const bound = (r: RunRecord) => r.predicted.reduce((a, p) => a + p.lowerBound, 0);
     const p0 = need(m, `prefill v${vs[0]}`), full0 = need(m, `full v${vs[0]}`);
     const rows: string[][] = [];
-    const s = { prefill: new Compared(), full: new Compared() };
-    const runs = { prefill: [] as [number, number][], full: [] as [number, number][] };
-    vs.forEach((v, i) => {
+    vs.forEach((v) => {
       const p = need(m, `prefill v${v}`), f = need(m, `full v${v}`);
-      s.prefill.add(i, bound(p0) / bound(p), total(p0) / total(p));
-      s.full.add(i, bound(full0) / bound(f), total(full0) / total(f));
-      runs.prefill.push([i, predictedRun(p0) / predictedRun(p)]);
-      runs.full.push([i, predictedRun(full0) / predictedRun(f)]);
       const runOf = (r: RunRecord) => (Number.isFinite(predictedRun(r)) ? `${f0(predictedRun(r))} (${pct(errorPct(predictedRun(r), total(r)))})` : '-');
       rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f2(total(p) / bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f)),
         f2(total(f) / bound(f)), runOf(p), runOf(f)]);
     });
     const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound', 'prefill pred run (err)', 'full pred run (err)'], rows), busyCheck(records)].join('\n');
-    const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
       shows: 'Speed-up over the base kernels as each technique is added, prefill and full inference: measured (bars), bound and predicted run (marks across them).',
-      spec: chartSpec({ title: 'Speed-up over base, one technique at a time', subtitle: BARS_AND_TICKS, seriesTitle: 'run', categories: cats, reference: 1,
-        x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true },
-        rows: [...s.prefill.rows('prefill', BOUND), ...predictedRunRows('prefill', runs.prefill), ...s.full.rows('full inference', BOUND), ...predictedRunRows('full inference', runs.full)]
-          .map((r) => ({ ...r, x: cats[r.x as number] })) }),
+      spec: chartSpec(ladderChart(records)),
     };
     const last = rows.at(-1)!, tokens = rows.find((r) => r[0] === LADDER_NAMES[15]);
     const reading = [
