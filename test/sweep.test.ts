@@ -12,7 +12,7 @@ import { isBuiltin } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PointPool, readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../study/sweep/experiments.ts';
-import { BOUND, chartSpec, MEASURED, PREDICTED_RUN, type Chart } from '../study/sweep/charts.ts';
+import { BOUND, chartSpec, logTicks, MEASURED, powersOfTwo, PREDICTED_RUN, type Chart } from '../study/sweep/charts.ts';
 import { renderSvg, specWarnings } from '../study/sweep/render.ts';
 import { legendLabels, madeByVega, marksOf, seriesColors, tickLabels } from './helpers/figure-marks.ts';
 import { runSweep } from '../study/sweep/sweep.ts';
@@ -84,6 +84,13 @@ describe('figures (Vega-Lite, rendered by vega)', () => {
       expect(tickLabels(svg)).toEqual(expect.arrayContaining(cats));
       expect(specWarnings(spec)).toEqual([]);
     }
+  });
+
+  it('labels a log axis at every power of ten and the round numbers a short range needs', () => {
+    expect(logTicks(32, 512)).toEqual([50, 70, 100, 200, 300, 500]); // 1.2 decades: 100 labelled, and enough between
+    expect(logTicks(0.5, 256)).toEqual([0.5, 1, 2, 5, 10, 20, 50, 100, 200]);
+    expect(logTicks(1000, 5e7)).toEqual([1000, 3000, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7]);
+    expect(powersOfTwo(64)).toEqual([1, 2, 4, 8, 16, 32, 64]);
   });
 
   it('builds its specs without Node: charts.ts and what it imports at run time name no Node module (the playground imports it)', () => {

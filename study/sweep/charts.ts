@@ -44,6 +44,8 @@ export interface ChartAxis {
   log?: boolean;
   /** Start a linear axis at zero. */
   zero?: boolean;
+  /** A log axis's ticks, where the data have their own steps (boards 1, 2, 4, 8); by default powers of ten and the round numbers between them. */
+  ticks?: readonly number[];
 }
 
 export interface Chart {
@@ -91,13 +93,42 @@ function colorScale(c: Chart, rows: readonly ChartRow[]): { domain: string[]; ra
   return { domain, range: domain.map((s) => c.colors?.[s] ?? PALETTE[next++ % PALETTE.length]) };
 }
 
-function quantitative(a: ChartAxis, field: 'x' | 'y') {
+/**
+ * A log axis's ticks over [lo, hi]: every power of ten, and between them the
+ * round numbers a short range needs to carry a few labels (1-2-3-5-7 within
+ * 1.5 decades, 1-2-5 within 3, 1-3 within 5). Given as values, every one is
+ * labelled: vega's own choice drops labels its generous width estimate
+ * thinks overlap.
+ */
+export function logTicks(lo: number, hi: number): number[] {
+  if (!(lo > 0) || !(hi >= lo)) return [];
+  const decades = Math.log10(hi / lo);
+  const steps = decades < 1.5 ? [1, 2, 3, 5, 7] : decades < 3 ? [1, 2, 5] : decades < 5 ? [1, 3] : [1];
+  const out: number[] = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+    for (const m of steps) {
+      const t = +(m * 10 ** e).toPrecision(6);
+      if (t >= lo / 1.02 && t <= hi * 1.02) out.push(t);
+    }
+  }
+  return out;
+}
+
+/** Powers of two from 1 to hi: the ticks of an axis of boards or batch sizes. */
+export function powersOfTwo(hi: number): number[] {
+  const out: number[] = [];
+  for (let t = 1; t <= hi; t *= 2) out.push(t);
+  return out;
+}
+
+function quantitative(a: ChartAxis, field: 'x' | 'y', rows: readonly ChartRow[]) {
+  const values = rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number');
+  const ticks = a.ticks ?? logTicks(Math.min(...values), Math.max(...values));
   return {
     field, type: 'quantitative' as const, title: a.title,
     // Padding keeps the extreme points whole inside the frame.
     scale: a.log ? { type: 'log' as const, nice: false, padding: 10 } : { zero: !!a.zero, nice: true, ...(a.zero ? {} : { padding: 10 }) },
-    // Log axes: every power of ten labelled, the 2× and 5× ticks between them too when the range is short.
-    axis: { labelExpr: LABEL, grid: true, ...(a.log ? { tickCount: 12, labelOverlap: 'greedy' as const } : {}) },
+    axis: { labelExpr: LABEL, grid: true, ...(a.log ? { values: [...ticks], labelOverlap: false } : {}) },
   };
 }
 
@@ -105,7 +136,7 @@ function quantitative(a: ChartAxis, field: 'x' | 'y') {
 function lineLayers(c: Chart, rows: readonly ChartRow[]) {
   const kinds = unique(rows.filter((r) => r.kind !== MEASURED).map((r) => r.kind));
   const color = { field: 'series', type: 'nominal' as const, title: c.seriesTitle, scale: colorScale(c, rows), legend: { orient: 'right' as const, labelLimit: 0, symbolType: 'circle' } };
-  const x = quantitative(c.x, 'x'), y = quantitative(c.y, 'y');
+  const x = quantitative(c.x, 'x', rows), y = quantitative(c.y, 'y', rows);
   const tooltip = [{ field: 'series', type: 'nominal' as const }, { field: 'kind', type: 'nominal' as const }, { field: 'x', type: 'quantitative' as const }, { field: 'y', type: 'quantitative' as const, format: ',.4~r' }];
   return [
     {

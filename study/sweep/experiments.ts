@@ -16,7 +16,7 @@ import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
-import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
+import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, powersOfTwo, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
 import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
@@ -354,7 +354,7 @@ const batchedDecode: Experiment = {
     const fig2: Figure = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
       shows: 'What a decoded token costs each sequence against the batch: measured, bound and predicted run.',
-      spec: chartSpec({ title: 'Cost of a decoded token against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'quantity', x: { title: 'batch', log: true }, y: { title: 'clocks per token per sequence', log: true },
+      spec: chartSpec({ title: 'Cost of a decoded token against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'quantity', x: { title: 'batch', log: true, ticks: powersOfTwo(Math.max(...records.map((r) => (r.point as ModelPoint).batch ?? 1))) }, y: { title: 'clocks per token per sequence', log: true },
         rows: [...s.tok.rows('clocks per token per sequence', BOUND), ...predictedRunRows('clocks per token per sequence', runTok)] }),
     };
     const reading = [
@@ -667,13 +667,13 @@ const multiDevice: Experiment = {
       file: 'multi-device-clocks.svg', title: 'Prefill and decode clocks against boards',
       shows: 'Prefill clocks and decode clocks per token against the boards the model is split over: predicted run (lines) and measured (points).',
       spec: chartSpec({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, subtitle: LINES_AND_POINTS, seriesTitle: 'model, phase',
-        x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: series }),
+        x: { title: 'boards on the ring', log: true, ticks: powersOfTwo(Math.max(...TP_MODELS(scale).flatMap((t) => t.boards))) }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
       shows: 'Decode clocks per layer and token against boards: the whole layer (predicted and measured), its AllReduces and the rest (predicted).',
       spec: chartSpec({ title: 'Decode, per layer and token: AllReduce vs the rest', subtitle: LINES_AND_POINTS, seriesTitle: 'model: part of a layer',
-        x: { title: 'boards on the ring', log: true }, y: { title: 'clocks', log: true }, rows: arSeries }),
+        x: { title: 'boards on the ring', log: true, ticks: powersOfTwo(Math.max(...TP_MODELS(scale).flatMap((t) => t.boards))) }, y: { title: 'clocks', log: true }, rows: arSeries }),
     };
     // Decode's ring steps: the AllReduce clocks a step adds over one board's (its requant + residual alone), against the textbook bandwidth term.
     const big = TP_MODELS(scale).at(-1)!, nMax = big.boards.at(-1)!, rBig = need(m, `tp h${big.dims.heads} N${nMax}`), r1 = need(m, `tp h${big.dims.heads} N1`);
