@@ -9,7 +9,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../emu/exit-status.ts';
 import { fpgaCost } from '../study/explore/cost.ts';
@@ -20,6 +19,7 @@ import { paretoFront } from '../study/explore/report.ts';
 import { appendRecord, fingerprint, readRecords, sweep } from '../study/sweep/engine.ts';
 import type { RunRecord } from '../study/sweep/runs.ts';
 import { CLI, root, runCli } from './helpers/cli-process.ts';
+import { marksOf, seriesColors } from './helpers/figure-marks.ts';
 import { freePort, hasRedisServer, startRedis, type RedisServer } from '../study/explore/local-redis.ts';
 
 const AS_BUILT: Knobs = { variant: 15, mxuDim: 8, spadKiB: 64, queueDepth: 8, tpuWait: 2, sramReadClocksPerByte: 1, sramWriteClocksPerByte: 2, barrelShifter: false, multiply: 'none' };
@@ -147,8 +147,11 @@ describe.skipIf(needRedis)('explore through a BullMQ queue on redis-server', () 
     expect(done.sort()).toEqual(plan.map((p) => p.key).sort());
     expect(readFileSync(join(results, 'explore-queue-test.md'), 'utf8')).toContain('the knob that pays most for full');
     const svg = readFileSync(join(results, 'figures', 'explore-queue-test-pareto.svg'), 'utf8');
-    expect(XMLValidator.validate(svg)).toBe(true);
-    expect([...svg.matchAll(/data-series="([^"]*)"/g)].map((m) => m[1])).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2, every point', 'model d32 ff64 h2 L1 V16 S32 P8 D2, Pareto front']);
+    // One colour for the workload: every point it ran (points) and its Pareto front (a line).
+    const marks = marksOf(svg);
+    expect([...seriesColors(marks).keys()]).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2']);
+    expect(marks.filter((m) => m.role === 'point')).toHaveLength(plan.length);
+    expect(marks.filter((m) => m.role === 'line mark').map((m) => m.kind)).toEqual(['Pareto front']);
   });
 
   it('a restarted coordinator removes a job whose record the stopped one wrote but did not remove, without running it again', async () => {

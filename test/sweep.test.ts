@@ -1,17 +1,20 @@
 // The scaling sweeps on their small instances: every busy-clock prediction
 // within 5 % of the emulator's measurement, resumable JSON-lines results,
-// worker threads giving the same records as one thread, and SVG figures that
-// parse and carry their series.
+// worker threads giving the same records as one thread, and figures drawn by
+// Vega-Lite (one colour per series for its prediction and its measurement,
+// bars on categorical axes) that render to the same SVG bytes every time.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { dirname, join } from 'node:path';
+import { isBuiltin } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PointPool, readRecords, fingerprint, sweep } from '../study/sweep/engine.ts';
 import { crossover, EXPERIMENTS, findExperiment, predictedPhase, table, worstBusyError, worstRunError } from '../study/sweep/experiments.ts';
-import { plotSvg } from '../study/sweep/plot.ts';
+import { BOUND, chartSpec, logTicks, MEASURED, powersOfTwo, PREDICTED_RUN, type Chart } from '../study/sweep/charts.ts';
+import { renderSvg, specWarnings } from '../study/sweep/render.ts';
+import { legendLabels, madeByVega, marksOf, seriesColors, tickLabels } from './helpers/figure-marks.ts';
 import { runSweep } from '../study/sweep/sweep.ts';
 import { configFor, firmwareFor, MXU16_ELFS, RV32IM_ELFS, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
 import { BEST_VARIANT, VARIANT } from '../model/format.ts';
@@ -19,48 +22,88 @@ import { firmwareTag } from '../model/issue-cost.ts';
 import { MODELLED_BITS } from '../model/model-program.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' });
+const lineChart: Chart = {
+  title: 'a <test> & more', seriesTitle: 'series', x: { title: 'x', log: true }, y: { title: 'y', log: true },
+  rows: [
+    { series: 'A', kind: BOUND, x: 1, y: 2 }, { series: 'A', kind: BOUND, x: 10, y: 20 }, { series: 'A', kind: BOUND, x: 1000, y: 2000 },
+    { series: 'A', kind: MEASURED, x: 1, y: 2.1 }, { series: 'A', kind: MEASURED, x: 10, y: 19 }, { series: 'A', kind: MEASURED, x: 0, y: 5 }, // x = 0 cannot sit on a log axis
+    { series: 'B', kind: PREDICTED_RUN, x: 1, y: 3 }, { series: 'B', kind: PREDICTED_RUN, x: 10, y: 30 }, { series: 'B', kind: MEASURED, x: 10, y: 31 },
+  ],
+};
 
-/** The series groups of an SVG: name, kind and number of points drawn. */
-function seriesOf(svg: string): { name: string; kind: string; points: number }[] {
-  expect(XMLValidator.validate(svg)).toBe(true);
-  const doc = parser.parse(svg) as { svg: { g: { class: string; 'data-series'?: string; 'data-kind'?: string; 'data-points'?: string }[] } };
-  return doc.svg.g.filter((g) => g.class === 'series').map((g) => ({ name: g['data-series']!, kind: g['data-kind']!, points: Number(g['data-points']) }));
+/** The Node modules a source file loads at run time, directly or through its relative imports (type-only imports are erased). */
+function nodeImportsOf(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const out: string[] = [];
+  for (const m of readFileSync(file, 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gms)) {
+    if (m[1]) continue;
+    const spec = m[2];
+    if (spec.startsWith('.')) out.push(...nodeImportsOf(join(dirname(file), spec), seen));
+    else if (spec.startsWith('node:') || isBuiltin(spec)) out.push(`${file}: ${spec}`);
+  }
+  return out;
 }
 
-describe('plot', () => {
-  it('writes a parseable SVG with one group per series, lines and points', () => {
-    const svg = plotSvg({
-      title: 'a <test> & more', xLabel: 'x', yLabel: 'y', xLog: true, yLog: true,
-      series: [
-        { name: 'predicted', kind: 'line', points: [[1, 2], [10, 20], [100, 200]] },
-        { name: 'measured', kind: 'points', points: [[1, 2.1], [10, 19], [0, 5]] }, // x = 0 cannot sit on a log axis
-      ],
-    });
-    const s = seriesOf(svg);
-    expect(s).toEqual([{ name: 'predicted', kind: 'line', points: 3 }, { name: 'measured', kind: 'points', points: 2 }]);
-    expect(svg).toContain('<path d="M');
-    expect((svg.match(/<circle /g) ?? []).length).toBe(2 + 1); // two markers and one legend dot
+describe('figures (Vega-Lite, rendered by vega)', () => {
+  it('draws a series in one colour: its prediction as a line, its measurement as points; legends name series and line kinds', async () => {
+    const svg = await renderSvg(chartSpec(lineChart));
+    const marks = marksOf(svg);
+    const of = (series: string, role: string) => marks.filter((m) => m.series === series && m.role === role);
+    expect(of('A', 'line mark').map((m) => m.kind)).toEqual([BOUND]);
+    expect(of('A', 'point').map((m) => m.kind)).toEqual([MEASURED, MEASURED]); // the x = 0 point is left out
+    expect(of('B', 'line mark').map((m) => m.kind)).toEqual([PREDICTED_RUN]);
+    expect(of('B', 'point')).toHaveLength(1);
+    const colors = seriesColors(marks);
+    expect(colors.get('A')).not.toBe(colors.get('B'));
+    expect(svg).toContain('stroke-dasharray="6,4"'); // the predicted run is dashed
+    expect(legendLabels(svg)).toEqual(['A', 'B', BOUND, PREDICTED_RUN]);
+    expect(svg).toContain('a &lt;test&gt; &amp; more');
+    // A log axis labels its powers of ten.
+    expect(tickLabels(svg)).toEqual(expect.arrayContaining(['1', '10', '100', '1000']));
+    expect(specWarnings(chartSpec(lineChart))).toEqual([]);
   });
 
-  it('draws categorical axes with every label', () => {
-    const svg = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', xCategories: ['base', '+fusion'], series: [{ name: 'm', kind: 'points', points: [[0, 1], [1, 2]] }] });
-    expect(svg).toContain('>base<');
-    expect(svg).toContain('>+fusion<');
-    expect(svg).not.toContain('rotate(-40');
+  it('draws categories as bars (measurements) with a mark across each (predictions), every label written', async () => {
+    const cats = ['base', '+fusion', 'a platform change with a long name'];
+    const chart: Chart = {
+      title: 't', seriesTitle: 'run', x: { title: 'variant' }, y: { title: 'speed-up', zero: true }, categories: cats, reference: 1,
+      rows: cats.flatMap((c, i) => [
+        { series: 'prefill', kind: MEASURED, x: c, y: 1 + i }, { series: 'prefill', kind: BOUND, x: c, y: 1.5 + i },
+        { series: 'decode', kind: MEASURED, x: c, y: 1 + i / 2 }, { series: 'decode', kind: PREDICTED_RUN, x: c, y: 1.1 + i / 2 },
+      ]),
+    };
+    for (const horizontal of [false, true]) {
+      const spec = chartSpec({ ...chart, horizontal });
+      const svg = await renderSvg(spec);
+      const marks = marksOf(svg);
+      expect(marks.filter((m) => m.role === 'bar').map((m) => `${m.series} ${m.kind}`).sort()).toEqual([...Array(3).fill('decode measured'), ...Array(3).fill('prefill measured')]);
+      expect(marks.filter((m) => m.role === 'point').map((m) => m.kind).sort()).toEqual([...Array(3).fill(BOUND), ...Array(3).fill(PREDICTED_RUN)]);
+      expect(marks.some((m) => m.role === 'line mark')).toBe(false); // categories are never joined by lines
+      seriesColors(marks);
+      expect(tickLabels(svg)).toEqual(expect.arrayContaining(cats));
+      expect(specWarnings(spec)).toEqual([]);
+    }
   });
 
-  it('slants category labels that would overlap, and widens the figure for a long legend', () => {
-    const cats = Array.from({ length: 11 }, (_, i) => `platform change number ${i}`);
-    const points: [number, number][] = cats.map((_, i) => [i, 1]);
-    const svg = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', xCategories: cats, series: [{ name: 'm', kind: 'points', points }] });
-    expect((svg.match(/transform="rotate\(-40 /g) ?? []).length).toBe(11);
-    const size = (x: string) => x.match(/<svg [^>]*width="(\d+)" height="(\d+)"/)!.slice(1).map(Number);
-    const plain = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 'm', kind: 'points', points }] });
-    expect(size(svg)[1]).toBeGreaterThan(size(plain)[1]);
-    const long = plotSvg({ title: 't', xLabel: 'x', yLabel: 'y', series: [{ name: 'a series name far longer than the legend column', kind: 'points', points }] });
-    expect(size(long)[0]).toBeGreaterThan(size(plain)[0]);
-    expect(size(plain)).toEqual([720, 440]);
+  it('labels a log axis at every power of ten and the round numbers a short range needs', () => {
+    expect(logTicks(32, 512)).toEqual([50, 70, 100, 200, 300, 500]); // 1.2 decades: 100 labelled, and enough between
+    expect(logTicks(0.5, 256)).toEqual([0.5, 1, 2, 5, 10, 20, 50, 100, 200]);
+    expect(logTicks(1000, 5e7)).toEqual([1000, 3000, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7]);
+    expect(powersOfTwo(64)).toEqual([1, 2, 4, 8, 16, 32, 64]);
+  });
+
+  it('builds its specs without Node: charts.ts and what it imports at run time name no Node module (the playground imports it)', () => {
+    expect(nodeImportsOf('study/sweep/charts.ts')).toEqual([]);
+    expect(nodeImportsOf('study/sweep/experiments.ts')).not.toEqual([]); // the check finds them where they are
+  });
+
+  it('renders the same spec to the same bytes, whatever was rendered before (clip ids restart, text widths estimated)', async () => {
+    const spec = chartSpec({ ...lineChart, panelTitle: 'panel', rows: lineChart.rows.map((r, i) => ({ ...r, panel: `p${i % 2}` })) });
+    const first = await renderSvg(spec);
+    await renderSvg(chartSpec(lineChart));
+    expect(await renderSvg(spec)).toBe(first);
+    expect(first).toContain('clip-path="url(#clip1)"');
   });
 });
 
@@ -133,14 +176,19 @@ describe.sequential('experiments, small instances', () => {
       expect(uncovered.filter((r) => !explained(r)).map((r) => r.key)).toEqual([]);
     });
 
-    it(`${e.name}: figures parse and carry predicted lines and measured points`, () => {
+    it(`${e.name}: figures draw each series in one colour, its predictions and its measurements`, async () => {
       const report = e.report(records.get(e.name)!, 'small');
       expect(report.figures.length).toBeGreaterThan(0);
       for (const f of report.figures) {
-        const s = seriesOf(f.svg);
-        expect(s.some((x) => x.kind === 'line' && x.points >= 2)).toBe(true);
-        expect(s.some((x) => x.kind === 'points' && x.points >= 1)).toBe(true);
-        for (const x of s) expect(report.markdown).toContain(`figures/${f.file}`), expect(x.name.length).toBeGreaterThan(0);
+        expect(specWarnings(f.spec), f.file).toEqual([]);
+        const marks = marksOf(await renderSvg(f.spec));
+        seriesColors(marks);
+        expect(marks.some((m) => m.kind === MEASURED), f.file).toBe(true);
+        expect(marks.some((m) => m.kind !== MEASURED), f.file).toBe(true);
+        // A categorical figure (the ladder, the what-ifs) draws bars, never lines.
+        const bars = marks.some((m) => m.role === 'bar');
+        expect(marks.some((m) => m.role === 'line mark'), f.file).toBe(!bars);
+        expect(report.markdown).toContain(`figures/${f.file}`);
       }
       expect(report.markdown).toContain(report.text);
     });
@@ -214,8 +262,21 @@ describe.sequential('engine', () => {
     expect(doc).toContain('picotpu sweep roofline'); // not run
     const table = printed[0].split('\n').slice(1).join('\n').trim();
     expect(doc).toContain(table); // the document's numbers are the printed ones
-    expect(seriesOf(readFileSync(join(dir, 'docs', 'figures', 'ladder.svg'), 'utf8')).length).toBe(6); // bound, measured and predicted run, prefill and full
+    const ladder = marksOf(readFileSync(join(dir, 'docs', 'figures', 'ladder.svg'), 'utf8'));
+    const plan = findExperiment('ladder')!.plan('small');
+    expect(ladder.filter((m) => m.role === 'bar')).toHaveLength(plan.length); // one bar a run: prefill and full inference of each variant
+    expect([...seriesColors(ladder).keys()]).toEqual(['prefill', 'full inference']);
     await expect(runSweep({ experiment: 'nope', results: dir, docs: dir, print: () => {} })).rejects.toThrow(/unknown experiment "nope"/);
+  });
+
+  it('every figure in docs/figures is drawn by vega, and scaling.md shows each one sweep makes', () => {
+    const figures = readdirSync('docs/figures').filter((f) => f.endsWith('.svg'));
+    expect(figures.length).toBeGreaterThan(0);
+    expect(figures.filter((f) => !madeByVega(readFileSync(join('docs/figures', f), 'utf8')))).toEqual([]);
+    const doc = readFileSync('docs/scaling.md', 'utf8');
+    const linked = [...doc.matchAll(/\]\(figures\/([^)]+\.svg)\)/g)].map((m) => m[1]);
+    expect(linked.length).toBeGreaterThan(0);
+    expect(linked.filter((f) => !figures.includes(f))).toEqual([]);
   });
 
   it('picotpu sweep: a bad experiment or --jobs is one line and exit 165', () => {

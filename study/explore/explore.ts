@@ -71,7 +71,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const fp = fingerprint();
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
   makeDirectories(join(o.docs, 'figures'));
+  // vega loads only here (its 1.5 MB would slow every command's start).
+  const { renderSvg } = await import('../sweep/render.ts');
   writeFileSync(join(o.docs, `explore-${grid.name}.md`), report.markdown);
-  writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), report.svg);
+  writeFileSync(join(o.docs, 'figures', `explore-${grid.name}-pareto.svg`), await renderSvg(report.spec));
   return { grid, points, report, resultsFile, failed };
 }

@@ -4,13 +4,15 @@
 // FPGA cost per workload, its SVG, and which knob pays most for the objective.
 // Records are read by key, so it does not matter where a point ran.
 
-import { plotSvg, type Series } from '../sweep/plot.ts';
+import { chartSpec, MEASURED, rowsOf, type ChartRow } from '../sweep/charts.ts';
+import type { TopLevelSpec } from 'vega-lite';
 import { table } from '../sweep/experiments.ts';
 import type { RunRecord } from '../sweep/runs.ts';
 import { fpgaCost, XC7A35T, type FpgaCost } from './cost.ts';
 import { KNOBS, type Grid, type GridPoint, type Knob, type KnobValue, type Objective } from './grid.ts';
 
-export interface ExploreReport { text: string; markdown: string; svg: string; front: string[]; bestKnob: string | null }
+/** The report: its text, its markdown page, its figure's Vega-Lite spec (the Pareto chart), the front's keys and the knob that pays most. */
+export interface ExploreReport { text: string; markdown: string; spec: TopLevelSpec; front: string[]; bestKnob: string | null }
 
 interface Row { p: GridPoint; r: RunRecord; objective: number; cost: FpgaCost }
 
@@ -112,14 +114,16 @@ export function exploreReport(g: Grid, points: readonly GridPoint[], records: Re
       : 'no knob varies: nothing to compare',
     ...pays.slice(1).map((k) => `  then ${k.knob}: ${k.best} over ${k.worst} ${f2(k.speedup)}x (${k.pairs} groups, ${k.costDelta >= 0 ? '+' : ''}${(100 * k.costDelta).toFixed(1)} points of cost)`),
   ];
-  const series: Series[] = [];
+  // One colour per workload: every point it ran (points) and its Pareto front (a line).
+  const series: ChartRow[] = [];
   for (const w of new Set(rows.map((x) => x.p.workload.name))) {
     const mine = rows.filter((x) => x.p.workload.name === w);
-    series.push({ name: `${w}, every point`, kind: 'points', points: mine.map((x) => [100 * x.cost.share, x.objective]) });
-    series.push({ name: `${w}, Pareto front`, kind: 'line', points: mine.filter((x) => onFront.has(x.p.key)).map((x) => [100 * x.cost.share, x.objective] as [number, number]).sort((a, b) => a[0] - b[0]) });
+    series.push(...rowsOf(w, MEASURED, mine.map((x) => [100 * x.cost.share, x.objective] as const)));
+    series.push(...rowsOf(w, 'Pareto front', mine.filter((x) => onFront.has(x.p.key)).map((x) => [100 * x.cost.share, x.objective] as [number, number]).sort((a, b) => a[0] - b[0])));
   }
-  const svg = plotSvg({
-    title: `${g.name}: ${g.objective} against FPGA cost`, xLabel: `FPGA cost: mean share of the XC7A35T's BRAM, DSP and LUTs (%)`, yLabel: objName, yLog: true, series,
+  const spec = chartSpec({
+    title: `${g.name}: ${g.objective} against FPGA cost`, subtitle: 'points: every design run on the emulator · line: its Pareto front · one colour per workload', seriesTitle: 'workload',
+    x: { title: `FPGA cost: mean share of the XC7A35T's BRAM, DSP and LUTs (%)` }, y: { title: objName, log: true }, rows: series,
   });
   const text = [...summary, '', pointTable, '', frontTable, ...(skippedText.length ? ['', 'not run:', ...skippedText.map((s) => `  ${s}`)] : [])].join('\n');
   const markdown = [
@@ -130,5 +134,5 @@ export function exploreReport(g: Grid, points: readonly GridPoint[], records: Re
     '```', frontTable, '```', '', '## Every point', '', '```', pointTable, '```', '',
     ...(skippedText.length ? ['## Not run', '', ...skippedText.map((s) => `- ${s}`), ''] : []),
   ].join('\n');
-  return { text, markdown, svg, front, bestKnob: top?.knob ?? null };
+  return { text, markdown, spec, front, bestKnob: top?.knob ?? null };
 }

@@ -1,7 +1,8 @@
 // The scaling experiments of `picotpu sweep`: what each runs (its plan), and
-// how its records become a printed table, SVG figures and a section of
-// docs/scaling.md. Every figure draws the analytic model's prediction as
-// lines and the emulator's measurement as points.
+// how its records become a printed table, figures (Vega-Lite specs,
+// study/sweep/charts.ts) and a section of docs/scaling.md. Every figure draws
+// a series in one colour: the model's prediction as lines (ticks on a
+// categorical axis), the emulator's measurement as points (bars).
 //
 // Two kinds of prediction stand side by side:
 //  - unit busy clocks (MXU, VPU, DMA) from the timing rules and the kernels'
@@ -15,14 +16,22 @@ import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
-import { plotSvg, type Series } from './plot.ts';
+import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, powersOfTwo, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
+import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
 import type { PlannedRun } from './engine.ts';
 
 export type Scale = 'full' | 'small';
 
-export interface Figure { file: string; title: string; svg: string }
+/** A figure: its file under docs/figures, its caption, and its Vega-Lite spec (rendered to SVG by the sweep, live by the playground). */
+export interface Figure {
+  file: string;
+  title: string;
+  /** What the figure shows, one sentence under it in docs/scaling.md. */
+  shows: string;
+  spec: TopLevelSpec;
+}
 export interface Report { text: string; figures: Figure[]; markdown: string }
 
 export interface Experiment {
@@ -37,26 +46,13 @@ export interface Experiment {
 const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
 // The issue-overhead rungs (docs/study.md §7) follow the seed's four, named as `picotpu bench` names them.
 const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, BEST_VARIANT] as const;
-const LADDER_NAMES: Record<number, string> = {
-  0: 'base', 1: '+double buffer', 3: '+fusion', 7: '+FlashAttention', 15: '+wait tokens',
-  31: '+lean', 63: '+decode panels', 127: '+pipelined heads', 255: '+streamed prefill', 511: '+block attention', 1023: '+chained weights', 2047: '+FFN on chip', [BEST_VARIANT]: '+long context',
-};
 
 const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`;
 
-function measuredPhase(r: RunRecord, name: string): MeasuredPhase {
-  const m = r.measured.find((p) => p.name === name);
-  if (!m) throw new Error(`${r.key}: no measured ${name} window`);
-  return m;
-}
-export function predictedPhase(r: RunRecord, name: string): PhasePrediction {
-  const p = r.predicted.find((q) => q.name === name || (name === 'matmul' && q.name.startsWith('matmul')));
-  if (!p) throw new Error(`${r.key}: no predicted ${name} phase`);
-  return p;
-}
+export { predictedPhase };
 
 /** Largest relative error of the busy-clock predictions over a set of records, in percent. */
 export function worstBusyError(records: RunRecord[]): number {
@@ -85,9 +81,9 @@ class Compared {
     this.predicted.push([x, predicted]);
     this.measured.push([x, measured]);
   }
-  /** The two series of a figure: `<label>, <predictedAs>` and `<label>, measured`. */
-  series(label: string, predictedAs = 'predicted'): Series[] {
-    return [{ name: `${label}, ${predictedAs}`, kind: 'line', points: this.predicted }, { name: `${label}, measured`, kind: 'points', points: this.measured }];
+  /** One series of a figure, in one colour: the prediction (kind `predictedAs`, a line) and the measurement (points). */
+  rows(series: string, predictedAs = 'predicted', panel?: string): ChartRow[] {
+    return [...rowsOf(series, predictedAs, this.predicted, panel), ...rowsOf(series, MEASURED, this.measured, panel)];
   }
 }
 
@@ -95,7 +91,7 @@ const byKey = (records: RunRecord[]) => new Map(records.map((r) => [r.key, r]));
 const need = (m: Map<string, RunRecord>, key: string) => { const r = m.get(key); if (!r) throw new Error(`sweep record ${key} is missing`); return r; };
 
 function section(title: string, figures: Figure[], text: string, reading: string): string {
-  return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n`), '```', text, '```', '', reading, ''].join('\n');
+  return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n\n*${f.shows}*\n`), '```', text, '```', '', reading, ''].join('\n');
 }
 
 /** Largest relative error of the predicted run clocks (model/issue-cost.ts's schedule model) over the windows it covers, and how many windows it does not cover yet. */
@@ -116,13 +112,10 @@ const predRunCell = (p: PhasePrediction) => (p.runClocks === null || p.runClocks
 const runErrCell = (p: PhasePrediction, measured: number) => (p.runClocks === null || p.runClocks === undefined ? '-' : pct(errorPct(p.runClocks, measured)));
 /** A window's predicted run clocks (per `per` tokens or steps) and their error against the measured run, as one cell. */
 const runCell = (p: PhasePrediction, measured: number, per = 1) => (p.runClocks === null || p.runClocks === undefined ? '-' : `${f0(p.runClocks / per)} (${runErrCell(p, measured)})`);
-/** A record's predicted run clocks over all its windows (NaN where one is not modelled). */
-const predictedRun = (r: RunRecord) => r.predicted.reduce((a, p) => a + (p.runClocks ?? NaN), 0);
-/** A dashed line of predicted run clocks, its points where the schedule model covers them. */
-const predictedRunSeries = (name: string, points: [number, number][]): Series[] => {
-  const covered = points.filter(([, y]) => Number.isFinite(y));
-  return covered.length ? [{ name, kind: 'line', dashed: true, points: covered }] : [];
-};
+/** A series' predicted run clocks (a dashed line in its colour), where the schedule model covers them. */
+const predictedRunRows = (series: string, points: [number, number][], panel?: string): ChartRow[] =>
+  rowsOf(series, PREDICTED_RUN, points.filter(([, y]) => Number.isFinite(y)), panel);
+
 
 const busyCheck = (records: RunRecord[]) => {
   const run = worstRunError(records);
@@ -152,7 +145,7 @@ function bestReading(db: RunRecord[], best: RunRecord[]): string {
   const rate = (r: RunRecord) => { const p = r.point as MatmulPoint; return (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; };
   const first = best[0], before = db.find((r) => shape(r) === shape(first));
   const top = best.reduce((a, r) => (rate(r) > rate(a) ? r : a), best[0]);
-  return `The best variant's kernels (points "best": a panel kernel for M ≤ 8 that loads several weight tiles per DMA command and stores C once, a streaming kernel for M ≤ 64, the double-buffered tiled kernel beyond) bring ${shape(first)}${before ? ` from ${gap(before)}x` : ''} to ${gap(first)}x its own bound; their best point is ${shape(top)} at ${f2(rate(top))} MACs per clock (${gap(top)}x its bound).`;
+  return `The best variant's kernels (points "best variant": a panel kernel for M ≤ 8 that loads several weight tiles per DMA command and stores C once, a streaming kernel for M ≤ 64, the double-buffered tiled kernel beyond) bring ${shape(first)}${before ? ` from ${gap(before)}x` : ''} to ${gap(first)}x its own bound; their best point is ${shape(top)} at ${f2(rate(top))} MACs per clock (${gap(top)}x its bound).`;
 }
 
 const roofline: Experiment = {
@@ -173,36 +166,21 @@ const roofline: Experiment = {
   },
   report(records) {
     const rows: string[][] = [];
-    const series = new Map<string, [number, number][]>();
-    const add = (name: string, x: number, y: number) => { if (!series.has(name)) series.set(name, []); series.get(name)!.push([x, y]); };
-    let maxAi = 0, minAi = Infinity;
     for (const r of records) {
       const p = r.point as MatmulPoint, pr = predictedPhase(r, 'matmul'), me = measuredPhase(r, 'matmul');
       const macs = p.m * p.k * p.n, bytes = pr.bytesIn + pr.bytesOut, ai = macs / bytes;
-      maxAi = Math.max(maxAi, ai); minAi = Math.min(minAi, ai);
-      const wide = p.config?.mxuDim === 16, mxu = wide ? '16×16 ' : '';
+      const wide = p.config?.mxuDim === 16;
       const best = p.variant === BEST_VARIANT;
       const v = `${best ? 'best' : p.variant ? 'double-buffered' : 'base'}${wide ? ', 16×16' : ''}`;
-      if (p.variant === 1) add(`${mxu}bound, K=${p.k}`, ai, macs / pr.lowerBound);
-      const label = `${mxu}${best ? 'best' : p.variant ? 'double-buf.' : 'base'}, K=${p.k}`;
-      add(label, ai, macs / me.cycles);
-      if (pr.runClocks) add(`${label}, predicted run`, ai, macs / pr.runClocks);
       rows.push([`${p.m}x${p.k}x${p.n}`, v, f0(macs), f0(bytes), f1(ai), f0(pr.lowerBound), f0(me.cycles), predRunCell(pr), runErrCell(pr, me.cycles), f2(macs / pr.lowerBound), f2(macs / me.cycles),
         f2(me.cycles / pr.lowerBound), pct(errorPct(pr.mxu, me.mxu)), pct(errorPct(pr.dma, me.dma))]);
     }
     const text = [table(['M x K x N', 'variant', 'MACs', 'bytes moved', 'MACs/B', 'bound clk', 'run clk', 'pred run clk', 'run err', 'MAC/clk bound', 'MAC/clk run', 'run/bound', 'MXU err', 'DMA err'], rows),
       busyCheck(records)].join('\n');
-    const roof = (peak: number): [number, number][] =>
-      [minAi / 1.2, ...(peak < maxAi * 1.2 ? [peak] : []), maxAi * 1.2].map((x) => [x, Math.min(peak, x)]);
-    const hasWide = records.some((r) => (r.point as MatmulPoint).config?.mxuDim === 16);
-    const plot: Series[] = [
-      { name: 'roof 64 MAC/clk, 1 B/clk', kind: 'line', dashed: true, color: '#333', points: roof(64) },
-      ...(hasWide ? [{ name: 'roof 16×16: 256 MAC/clk', kind: 'line' as const, dashed: true, color: '#999', points: roof(256) }] : []),
-      ...[...series].map(([name, pts]) => ({ name, kind: name.includes('bound') || name.includes('predicted run') ? 'line' as const : 'points' as const, dashed: name.includes('predicted run'), points: pts.sort((a, b) => a[0] - b[0]) })),
-    ];
     const fig: Figure = {
       file: 'roofline.svg', title: 'Roofline of the tiled matmul',
-      svg: plotSvg({ title: 'Roofline: achieved MACs per clock (N = 128)', xLabel: 'arithmetic intensity (MACs per byte moved by the DMA)', yLabel: 'MACs per clock', xLog: true, yLog: true, series: plot }),
+      shows: 'MACs per clock each matmul shape achieves against its arithmetic intensity, per kernel: measured runs (points), the analytic bound and the predicted run (lines), under the MXU\'s and the DMA\'s roofs.',
+      spec: chartSpec(rooflineChart(records)),
     };
     const bestOf = (rs: RunRecord[]) => {
       const b = rs.reduce((a, r) => { const p = r.point as MatmulPoint; const x = (p.m * p.k * p.n) / measuredPhase(r, 'matmul').cycles; return x > a.x ? { x, r } : a; }, { x: 0, r: rs[0] });
@@ -215,8 +193,8 @@ const roofline: Experiment = {
     const bestRuns = records.filter((r) => (r.point as MatmulPoint).variant === BEST_VARIANT);
     const reading = [
       'Each point is one tiled matmul through `build/fw/mmbench.elf`; the x axis is the kernel\'s own traffic (A once per block, B once per 8-column tile per block, C once), so it already includes the B re-reads a 32 KiB A block forces.',
-      'Lines: the roofs and the analytic bound; points: measured runs, base and double-buffered. The roofs are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
-      `The solid predicted line is the analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time, which the dashed lines predict (the schedule model, docs/study.md). The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
+      'One panel per inner dimension K; one colour per kernel (base, double-buffered, the best variant\'s, and double-buffered on a 16×16 MXU), its measured runs as points and its predictions as lines of the same colour. The roofs (dotted, grey) are the MXU\'s 64 MACs per clock and the DMA\'s 1 byte per clock in (stores take 2 clocks a byte, so outputs sit under a lower roof); the knee is at 64 MACs per byte, which an M-row block reaches at M ≈ 32 with int4 operands (an 8-column B tile of K rows is 4K bytes feeding 8·K·M MACs).',
+      `The solid line is the double-buffered kernel's analytic bound (busiest unit per kernel call); measured points fall under it by the CPU's issue time, which the dashed lines predict (the schedule model, docs/study.md). The best measured point is ${bp ? `${bp.m}x${bp.k}x${bp.n}` : '-'} at ${f2(best.x)} MACs per clock.`,
       wideReading(db, wide),
       bestReading(db, bestRuns),
     ].filter(Boolean).join(' ');
@@ -277,26 +255,25 @@ const prefillDecode: Experiment = {
       line(w, 'wait tokens variant'), ...(wb ? [line(wb, 'best variant')] : []),
       busyCheck(records),
     ].join('\n');
-    const bestSeries: Series[] = bestRows.length ? [
-      { name: 'prefill, best variant, measured', kind: 'points', points: b.pre.measured }, { name: 'decode, best variant, bound', kind: 'line', dashed: true, points: b.dec.predicted },
-      { name: 'decode, best variant, measured', kind: 'points', points: b.dec.measured },
-    ] : [];
+    const bestSeries: ChartRow[] = bestRows.length ? [...b.pre.rows('prefill, best variant', BOUND), ...b.dec.rows('decode, best variant', BOUND)] : [];
     // The schedule model's predicted run per token (dashed), wait-tokens and best variant.
     const perToken = (best: boolean, phase: string) => records.filter((r) => !isFull(r) && isBest(r) === best).map((r) => {
       const p = r.point as ModelPoint;
       return [p.promptLength, (predictedPhase(r, phase).runClocks ?? NaN) / (phase === 'prefill' ? p.promptLength : p.decodeSteps)] as [number, number];
     });
-    const runSeries = [...predictedRunSeries('prefill, predicted run', perToken(false, 'prefill')), ...predictedRunSeries('decode, predicted run', perToken(false, 'decode')),
-      ...predictedRunSeries('prefill, best variant, predicted run', perToken(true, 'prefill')), ...predictedRunSeries('decode, best variant, predicted run', perToken(true, 'decode'))];
+    const runSeries = [...predictedRunRows('prefill, wait tokens', perToken(false, 'prefill')), ...predictedRunRows('decode, wait tokens', perToken(false, 'decode')),
+      ...predictedRunRows('prefill, best variant', perToken(true, 'prefill')), ...predictedRunRows('decode, best variant', perToken(true, 'decode'))];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
-      svg: plotSvg({ title: 'Clocks per token against prompt length', xLabel: 'prompt length (tokens)', yLabel: 'clocks per token', yLog: true,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'), ...bestSeries, ...runSeries] }),
+      shows: 'Clocks per token of prefill and of decode against the prompt length, with the wait-tokens kernels and the best variant: measured, bound and predicted run.',
+      spec: chartSpec({ title: 'Clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, kernels', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true },
+        rows: [...s.pre.rows('prefill, wait tokens', BOUND), ...s.dec.rows('decode, wait tokens', BOUND), ...bestSeries, ...runSeries] }),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
-      svg: plotSvg({ title: 'Memory vs compute: DMA busy / MXU busy', xLabel: 'prompt length (tokens)', yLabel: 'DMA busy / MXU busy', yInclude: 0,
-        series: [...s.rPre.series('prefill'), ...s.rDec.series('decode')] }),
+      shows: 'DMA busy over MXU busy, prefill and decode: above 1 a phase moves more than it computes.',
+      spec: chartSpec({ title: 'Memory vs compute: DMA busy / MXU busy (wait-tokens kernels)', subtitle: LINES_AND_POINTS, seriesTitle: 'phase', x: { title: 'prompt length (tokens)' }, y: { title: 'DMA busy / MXU busy', zero: true },
+        rows: [...s.rPre.rows('prefill', PREDICTED), ...s.rDec.rows('decode', PREDICTED)] }),
     };
     const d0 = s.rDec.measured[0]?.[1] ?? NaN, p0 = s.rPre.measured.at(-1)?.[1] ?? NaN;
     const lastBest = bestRows.at(-1);
@@ -370,15 +347,15 @@ const batchedDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'batched-decode-busy.svg', title: 'Busy clocks per decode step against batch',
-      svg: plotSvg({ title: 'One decode step: DMA and MXU busy against batch', xLabel: 'sequences decoded together (batch)', yLabel: 'busy clocks per step', yInclude: 0,
-        series: [...s.dma.series('DMA'), ...s.mxu.series('MXU')] }),
+      shows: 'DMA and MXU busy clocks of one decode step against the number of sequences decoded together: predicted (lines) and measured (points).',
+      spec: chartSpec({ title: 'One decode step: DMA and MXU busy against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'unit', x: { title: 'sequences decoded together (batch)' }, y: { title: 'busy clocks per step', zero: true },
+        rows: [...s.dma.rows('DMA', PREDICTED), ...s.mxu.rows('MXU', PREDICTED)] }),
     };
     const fig2: Figure = {
       file: 'batched-decode-token.svg', title: 'Clocks per token per sequence against batch',
-      svg: plotSvg({ title: 'Cost of a decoded token against batch', xLabel: 'batch', yLabel: 'clocks per token per sequence', xLog: true, yLog: true, series: [
-        { name: 'bound (busiest unit)', kind: 'line', points: s.tok.predicted }, { name: 'measured run', kind: 'points', points: s.tok.measured },
-        ...predictedRunSeries('predicted run', runTok),
-      ] }),
+      shows: 'What a decoded token costs each sequence against the batch: measured, bound and predicted run.',
+      spec: chartSpec({ title: 'Cost of a decoded token against batch', subtitle: LINES_AND_POINTS, seriesTitle: 'quantity', x: { title: 'batch', log: true, ticks: powersOfTwo(Math.max(...records.map((r) => (r.point as ModelPoint).batch ?? 1))) }, y: { title: 'clocks per token per sequence', log: true },
+        rows: [...s.tok.rows('clocks per token per sequence', BOUND), ...predictedRunRows('clocks per token per sequence', runTok)] }),
     };
     const reading = [
       `${d ? `d = ${d.d}, d_ff = ${d.dFF}, ${d.layers} layer${d.layers > 1 ? 's' : ''}, ` : ''}prompts of ${(records[0]?.point as ModelPoint | undefined)?.promptLength ?? '-'} tokens. Each decode step loads every weight once for the whole batch, so a token gets cheaper per sequence as the batch grows: ${rows[0]?.[2] ?? '-'} clocks at batch 1, ${rows.at(-1)?.[2] ?? '-'} at batch ${rows.at(-1)?.[0] ?? '-'}. The MXU is 8 rows tall, so its work rises in steps of 8 sequences (batches 1 to 8 cost it nearly the same; what grows is each sequence's attention).`,
@@ -407,23 +384,21 @@ const context: Experiment = {
     const m = byKey(records);
     const ds = [...new Set(records.map((r) => (r.point as ModelPoint).dims.d))];
     const rows: string[][] = [];
-    const series: Series[] = [], dmaSeries: Series[] = [];
+    const series: ChartRow[] = [], dmaSeries: ChartRow[] = [];
     const savings: string[] = [];
     for (const d of ds) {
       const ts = [...new Set(records.filter((r) => (r.point as ModelPoint).dims.d === d).map((r) => (r.point as ModelPoint).promptLength))].sort((a, b) => a - b);
       const get = (t: number, flash: boolean) => need(m, `d${d} T${t} v${flash ? 7 : 3}`);
       const pts = (flash: boolean, f: (r: RunRecord) => number) => ts.map((t) => [t, f(get(t, flash))] as [number, number]);
       if (d === ds[0]) {
-        series.push({ name: `standard, bound`, kind: 'line', points: pts(false, (r) => predictedPhase(r, 'prefill').lowerBound) });
-        series.push({ name: `standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').cycles) });
-        series.push({ name: `Flash, bound`, kind: 'line', points: pts(true, (r) => predictedPhase(r, 'prefill').lowerBound) });
-        series.push({ name: `Flash, measured`, kind: 'points', points: pts(true, (r) => measuredPhase(r, 'prefill').cycles) });
-        series.push(...predictedRunSeries('standard, predicted run', pts(false, (r) => predictedRun(r))), ...predictedRunSeries('Flash, predicted run', pts(true, (r) => predictedRun(r))));
+        for (const [name, flash] of [['standard attention', false], ['FlashAttention', true]] as const) {
+          series.push(...rowsOf(name, BOUND, pts(flash, (r) => predictedPhase(r, 'prefill').lowerBound)), ...rowsOf(name, MEASURED, pts(flash, (r) => measuredPhase(r, 'prefill').cycles)),
+            ...predictedRunRows(name, pts(flash, (r) => predictedRun(r))));
+        }
       }
-      dmaSeries.push({ name: `d=${d} standard, predicted`, kind: 'line', points: pts(false, (r) => predictedPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} standard, measured`, kind: 'points', points: pts(false, (r) => measuredPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} Flash, predicted`, kind: 'line', dashed: true, points: pts(true, (r) => predictedPhase(r, 'prefill').dma) });
-      dmaSeries.push({ name: `d=${d} Flash, measured`, kind: 'points', points: pts(true, (r) => measuredPhase(r, 'prefill').dma) });
+      for (const [name, flash] of [['standard', false], ['Flash', true]] as const) {
+        dmaSeries.push(...rowsOf(`d = ${d}, ${name}`, PREDICTED, pts(flash, (r) => predictedPhase(r, 'prefill').dma)), ...rowsOf(`d = ${d}, ${name}`, MEASURED, pts(flash, (r) => measuredPhase(r, 'prefill').dma)));
+      }
       for (const t of ts) {
         const s = measuredPhase(get(t, false), 'prefill'), f = measuredPhase(get(t, true), 'prefill');
         const saved = (100 * (s.dma - f.dma)) / s.dma;
@@ -435,11 +410,13 @@ const context: Experiment = {
     const text = [table(['case (1 layer, prefill)', 'standard clk', 'Flash clk', 'speed-up', 'standard DMA', 'Flash DMA', 'DMA change', 'standard pred run (err)', 'Flash pred run (err)'], rows), ...savings, busyCheck(records)].join('\n');
     const fig1: Figure = {
       file: 'context-clocks.svg', title: 'Prefill clocks against context length',
-      svg: plotSvg({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, xLabel: 'context length T (tokens)', yLabel: 'clocks', xLog: true, yLog: true, series }),
+      shows: 'Prefill clocks against the context length, standard attention against FlashAttention: measured, bound and predicted run.',
+      spec: chartSpec({ title: `Prefill clocks against context (d = ${ds[0]}, 1 layer)`, subtitle: LINES_AND_POINTS, seriesTitle: 'attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'context-dma.svg', title: 'DMA busy against context length',
-      svg: plotSvg({ title: 'DMA busy against context: the T² scores traffic', xLabel: 'context length T (tokens)', yLabel: 'DMA busy clocks', xLog: true, yLog: true, series: dmaSeries }),
+      shows: 'DMA busy clocks of prefill against the context length, for two model widths, standard attention and FlashAttention: predicted (lines) and measured (points).',
+      spec: chartSpec({ title: 'DMA busy against context: the T² scores traffic', subtitle: LINES_AND_POINTS, seriesTitle: 'width, attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'DMA busy clocks', log: true }, rows: dmaSeries }),
     };
     const reading = [
       'Standard attention writes each head\'s T×T score matrix to SRAM and reads it back (stores at half the load rate), a term that grows as T² while the projections grow as T; FlashAttention keeps scores in the scratchpad and pays instead by re-reading K and V blocks.',
@@ -553,9 +530,11 @@ const whatIf: Experiment = {
     const text = [table(header, [...rows, ...best]), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'what-if.svg', title: 'What each platform change buys',
-      svg: plotSvg({ title: 'Speed-up over the platform as built', xLabel: 'platform change', yLabel: 'speed-up (×)', xCategories: cats, yInclude: 0,
-        series: [...s.pre.series('prefill', 'bound'), ...s.dec.series('decode', 'bound'),
-          ...(best.length ? [{ name: 'prefill, best variant, measured', kind: 'points' as const, points: b.pre.measured }, { name: 'decode, best variant, measured', kind: 'points' as const, points: b.dec.measured }] : [])] }),
+      shows: 'Speed-up of prefill and decode when one platform knob changes, with the wait-tokens kernels and the best variant: measured (bars) and bound (marks across them); 1 is the platform as built.',
+      spec: chartSpec({ title: 'Speed-up over the platform as built', subtitle: BARS_AND_MARKS, seriesTitle: 'kernels', panelTitle: 'phase', categories: cats, horizontal: true, reference: 1,
+        x: { title: 'platform change' }, y: { title: 'speed-up (×)', zero: true },
+        rows: [...s.pre.rows('wait tokens', BOUND, 'prefill'), ...s.dec.rows('wait tokens', BOUND, 'decode'), ...b.pre.rows('best variant', BOUND, 'prefill'), ...b.dec.rows('best variant', BOUND, 'decode')]
+          .map((r) => ({ ...r, x: cats[r.x as number] })) }),
     };
     const row = (name: string) => rows.find((r) => r[0] === name);
     const brow = (name: string) => best.find((r) => r[0] === `${name}${BEST_SUFFIX}`);
@@ -600,32 +579,24 @@ const ladder: Experiment = {
     const bound = (r: RunRecord) => r.predicted.reduce((a, p) => a + p.lowerBound, 0);
     const p0 = need(m, `prefill v${vs[0]}`), full0 = need(m, `full v${vs[0]}`);
     const rows: string[][] = [];
-    const s = { prefill: new Compared(), full: new Compared() };
-    const runs = { prefill: [] as [number, number][], full: [] as [number, number][] };
-    vs.forEach((v, i) => {
+    vs.forEach((v) => {
       const p = need(m, `prefill v${v}`), f = need(m, `full v${v}`);
-      s.prefill.add(i, bound(p0) / bound(p), total(p0) / total(p));
-      s.full.add(i, bound(full0) / bound(f), total(full0) / total(f));
-      runs.prefill.push([i, predictedRun(p0) / predictedRun(p)]);
-      runs.full.push([i, predictedRun(full0) / predictedRun(f)]);
       const runOf = (r: RunRecord) => (Number.isFinite(predictedRun(r)) ? `${f0(predictedRun(r))} (${pct(errorPct(predictedRun(r), total(r)))})` : '-');
       rows.push([LADDER_NAMES[v] ?? `variant ${v}`, f0(total(p)), `${f2(total(p0) / total(p))}x`, f0(bound(p)), f2(total(p) / bound(p)), f0(total(f)), `${f2(total(full0) / total(f))}x`, f0(bound(f)),
         f2(total(f) / bound(f)), runOf(p), runOf(f)]);
     });
     const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound', 'prefill pred run (err)', 'full pred run (err)'], rows), busyCheck(records)].join('\n');
-    const cats = vs.map((v) => LADDER_NAMES[v] ?? `v${v}`);
     const fig: Figure = {
       file: 'ladder.svg', title: 'The optimisation ladder',
-      svg: plotSvg({ title: 'Speed-up over base, one technique at a time', xLabel: 'kernel variant (each adds one technique)', yLabel: 'speed-up over base (×)', xCategories: cats, yInclude: 0,
-        series: [...s.prefill.series('prefill', 'bound'), ...s.full.series('full inference', 'bound'),
-          ...predictedRunSeries('prefill, predicted run', runs.prefill), ...predictedRunSeries('full inference, predicted run', runs.full)] }),
+      shows: 'Speed-up over the base kernels as each technique is added, prefill and full inference: measured (bars), bound and predicted run (marks across them).',
+      spec: chartSpec(ladderChart(records)),
     };
     const last = rows.at(-1)!, tokens = rows.find((r) => r[0] === LADDER_NAMES[15]);
     const reading = [
       'Each rung adds one technique to the one before. Double buffering overlaps the next tile\'s load with this tile\'s matmul; fusion runs the epilogues on tiles still in the scratchpad, removing a pass over SRAM; FlashAttention keeps scores on chip; wait tokens let the CPU push a whole kernel without polling.',
       'The issue-overhead rungs (docs/study.md §7) cut what the CPU does per command: lean computes each matmul\'s staging words once per call; decode panels load several weight tiles per DMA command and store C once per matmul; pipelined heads run decode attention\'s heads through MXU and VPU in turn with one load of every head\'s keys; streamed prefill streams B chunks over every row group with each chunk\'s C stored behind the next chunk\'s load; block attention runs prefill attention over the whole prompt block; chained weights load the next decode matmul\'s first chunk during this one\'s tail; FFN on chip keeps prefill\'s feed-forward rows (Wo\'s output, W1\'s ReLU\'d hidden rows) in the scratchpad, so that neither goes through the SRAM; long context runs prefill attention over query blocks with K and V whole and its MATMULs pushed in bursts (and, past 64 rows, the weight matmuls by 64-row blocks).',
       tokens ? `The seed\'s four techniques end at prefill ${tokens[2]} and full inference ${tokens[6]} faster than base, ${tokens[4]}x and ${tokens[8]}x their bounds.` : '',
-      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound (a line) moves only when a technique removes work — fusion, FlashAttention, the panels and streams that store C once, and FFN on chip; double buffering, wait tokens, lean issue and the pipelines move the measurement toward the bound instead. Full inference is mostly decode: its single-row matmuls made the CPU's issue cost the largest term until the panels and pipelines took it off the critical path.`,
+      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound (the bar-wide mark) moves only when a technique removes work — fusion, FlashAttention, the panels and streams that store C once, and FFN on chip; double buffering, wait tokens, lean issue and the pipelines move the measurement toward the bound instead. Full inference is mostly decode: its single-row matmuls made the CPU's issue cost the largest term until the panels and pipelines took it off the critical path.`,
     ].filter(Boolean).join(' ');
     return { text, figures: [fig], markdown: section(ladder.title, [fig], text, reading) };
   },
@@ -651,7 +622,7 @@ const multiDevice: Experiment = {
   },
   report(records, scale) {
     const m = byKey(records), job = TP_JOB(scale), rows: string[][] = [], arRows: string[][] = [];
-    const series: Series[] = [], arSeries: Series[] = [];
+    const series: ChartRow[] = [], arSeries: ChartRow[] = [];
     let worst = { err: 0, line: '' }, linkExact = true, correct = true;
     const readings: string[] = [];
     for (const { label, dims, boards } of TP_MODELS(scale)) {
@@ -680,9 +651,8 @@ const multiDevice: Experiment = {
         const preAr = tp.allReducePredicted[0] / dims.layers;
         arRows.push([label, String(n), f0(preAr), f0((pp.runClocks! - tp.allReducePredicted[0]) / dims.layers), f0(arTok), f0(layerTok - arTok), `${f1((100 * arTok) / layerTok)}%`]);
       }
-      series.push(...pre.series(`${label} prefill`, 'predicted'), ...dec.series(`${label} decode/token`, 'predicted'));
-      arSeries.push(...layer.series(`${label}: a layer`), { name: `${label}: its AllReduces, predicted`, kind: 'line', points: arPts },
-        { name: `${label}: the rest, predicted`, kind: 'line', dashed: true, points: computePts });
+      series.push(...pre.rows(`${label}, prefill`, PREDICTED_RUN), ...dec.rows(`${label}, decode per token`, PREDICTED_RUN));
+      arSeries.push(...layer.rows(`${label}: a layer`, PREDICTED_RUN), ...rowsOf(`${label}: its AllReduces`, PREDICTED_RUN, arPts), ...rowsOf(`${label}: the rest of the layer`, PREDICTED_RUN, computePts));
       const last = boards.at(-1)!, r1 = get(boards[0]), rN = get(last);
       readings.push(`${label}: ${last} boards run prefill ${f2(r1.measured[0].cycles / rN.measured[0].cycles)}x and decode ${f2(r1.measured[1].cycles / rN.measured[1].cycles)}x faster than one`);
     }
@@ -695,11 +665,15 @@ const multiDevice: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'multi-device-clocks.svg', title: 'Prefill and decode clocks against boards',
-      svg: plotSvg({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series }),
+      shows: 'Prefill clocks and decode clocks per token against the boards the model is split over: predicted run (lines) and measured (points).',
+      spec: chartSpec({ title: `Tensor parallelism: clocks against boards (prompt ${job.promptLength}, variant ${TP_VARIANT})`, subtitle: LINES_AND_POINTS, seriesTitle: 'model, phase',
+        x: { title: 'boards on the ring', log: true, ticks: powersOfTwo(Math.max(...TP_MODELS(scale).flatMap((t) => t.boards))) }, y: { title: 'clocks', log: true }, rows: series }),
     };
     const fig2: Figure = {
       file: 'multi-device-allreduce.svg', title: 'AllReduce against the rest of a layer (decode)',
-      svg: plotSvg({ title: 'Decode, per layer and token: AllReduce vs the rest', xLabel: 'boards on the ring', yLabel: 'clocks', xLog: true, yLog: true, series: arSeries }),
+      shows: 'Decode clocks per layer and token against boards: the whole layer (predicted and measured), its AllReduces and the rest (predicted).',
+      spec: chartSpec({ title: 'Decode, per layer and token: AllReduce vs the rest', subtitle: LINES_AND_POINTS, seriesTitle: 'model: part of a layer',
+        x: { title: 'boards on the ring', log: true, ticks: powersOfTwo(Math.max(...TP_MODELS(scale).flatMap((t) => t.boards))) }, y: { title: 'clocks', log: true }, rows: arSeries }),
     };
     // Decode's ring steps: the AllReduce clocks a step adds over one board's (its requant + residual alone), against the textbook bandwidth term.
     const big = TP_MODELS(scale).at(-1)!, nMax = big.boards.at(-1)!, rBig = need(m, `tp h${big.dims.heads} N${nMax}`), r1 = need(m, `tp h${big.dims.heads} N1`);

@@ -1,5 +1,5 @@
 // `picotpu sweep <experiment>|all`: plan, run (resumably, on all cores),
-// print each experiment's table, write its SVG figures, and rebuild
+// print each experiment's table, render its figures to SVG, and rebuild
 // docs/scaling.md from every experiment whose results are complete — so the
 // document's numbers are always the ones the sweep printed.
 
@@ -47,7 +47,7 @@ export async function runSweep(o: SweepCommandOptions): Promise<Report[]> {
     o.print(`== ${e.name}: ${e.title} ==\n${report.text}\n`);
     reports.push(report);
   }
-  writeDocs(o, scale);
+  await writeDocs(o, scale);
   return reports;
 }
 
@@ -55,8 +55,14 @@ const INTRO = `# Scaling on one device
 
 Each section is one experiment of \`picotpu sweep\`, regenerated with
 \`picotpu sweep all\` (results in build/sweep/*.jsonl; an interrupted sweep
-resumes). Every figure shows the analytic model (model/analytic.ts) as lines
-and the emulator's measurement as points. Two kinds of prediction appear:
+resumes). Every figure draws a series in one colour: the analytic model's
+prediction (model/analytic.ts) as a line and the emulator's measurement as
+points of the same colour — or, where the x axis is a list of variants or
+platform changes (the ladder, the what-ifs), the measurement as a bar and the
+prediction as a mark across it. The figures are Vega-Lite charts
+(study/sweep/charts.ts) rendered to SVG by \`picotpu sweep\`; each mark's
+values are in its description (aria-label) in the SVG. Three kinds of
+prediction appear:
 
 - **busy clocks** of the MXU, VPU and DMA, derived from the timing rules of
   docs/hardware.md and the kernels' tiling — a forecast of the measurement
@@ -64,7 +70,9 @@ and the emulator's measurement as points. Two kinds of prediction appear:
 - the **bound**: the busiest unit of each kernel call, summed — a roof on
   speed, not a forecast. The gap between bound and measurement is the
   PicoRV32's time to issue commands plus pipeline bubbles; where it is large
-  (decode) the study says why.
+  (decode) the study says why. It is a solid line (a bar-wide mark);
+- the **predicted run**: the schedule model's forecast of the run clocks
+  (docs/study.md §8), a dashed line (a hollow diamond).
 
 Model runs use random int4 weights (they do not change clocks) and the
 benchmark model (d = 128, d_ff = 512, 4 heads, 4 layers, vocabulary 16)
@@ -72,7 +80,9 @@ unless a section says otherwise. Clocks are at 12 MHz.
 `;
 
 /** docs/scaling.md and docs/figures/*.svg from every experiment with complete results. */
-export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): void {
+export async function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'scale'>, scale: Scale): Promise<void> {
+  // vega loads only here (its 1.5 MB would slow every command's start).
+  const { renderSvg } = await import('./render.ts');
   const fp = fingerprint();
   const figures = join(o.docs, 'figures');
   makeDirectories(figures);
@@ -85,7 +95,7 @@ export function writeDocs(o: Pick<SweepCommandOptions, 'results' | 'docs' | 'sca
       continue;
     }
     const report = e.report(plan.map((p) => have.get(p.key)!), scale);
-    for (const f of report.figures) writeFileSync(join(figures, f.file), f.svg);
+    for (const f of report.figures) writeFileSync(join(figures, f.file), await renderSvg(f.spec));
     parts.push(report.markdown);
   }
   writeFileSync(join(o.docs, 'scaling.md'), parts.join('\n'));
