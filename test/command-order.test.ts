@@ -1,0 +1,53 @@
+// The predictor pushes the firmware's commands, in the firmware's order: model/model-program.ts's
+// transcription of model.c against model.elf's trace (model/command-order.ts), on small jobs that
+// take every flow — the tiled ladder, the panel/stream flows, batched decode, LONG_CONTEXT's row
+// blocks and the sequencer's recorded and replayed decode. A firmware change the transcription
+// does not follow fails here, before the calibration (scripts/calibrate-model-issue.ts) would.
+
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../emu/config.ts';
+import { VARIANT, type ModelDims } from '../model/format.ts';
+import { firmwareOrder, orderDifferences, predictorOrder, type OrderJob } from '../model/command-order.ts';
+import { LONG_CONTEXT_NEEDS } from '../model/model-program.ts';
+import { SEQUENCER_SET } from '../study/bench.ts';
+
+const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
+const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, 4095];
+
+const check = (job: OrderJob, cfg = defaultConfig()) =>
+  orderDifferences(predictorOrder(job, cfg), firmwareOrder(job, cfg), `variant ${job.variant}, prompt ${job.prompt} + ${job.steps}${job.batch ? `, batch ${job.batch}` : ''}`);
+
+describe("the predictor's command order is model.elf's", () => {
+  it('on the variant ladder (d 32, one layer, prompt 9 + 2 steps)', () => {
+    for (const variant of LADDER) expect(check({ dims: SMALL, prompt: 9, steps: 2, variant })).toEqual([]);
+  });
+
+  it('on batched decode (batch 3) and two layers', () => {
+    for (const variant of [0, 15, 4095]) {
+      expect(check({ dims: SMALL, prompt: 4, steps: 1, batch: 3, variant })).toEqual([]);
+      expect(check({ dims: { ...SMALL, layers: 2 }, prompt: 5, steps: 1, variant })).toEqual([]);
+    }
+  });
+
+  it("on LONG_CONTEXT's row blocks (prompt 70: two blocks, the last of 6 rows)", () => {
+    const dims = { ...SMALL, maxSeq: 128 };
+    for (const bits of [0, VARIANT.DOUBLE_BUFFER | VARIANT.LEAN]) {
+      expect(check({ dims, prompt: 70, steps: 1, variant: LONG_CONTEXT_NEEDS | VARIANT.HEADS | bits })).toEqual([]);
+    }
+  });
+
+  it("on the sequencer's recorded and replayed decode", () => {
+    const cfg = defaultConfig();
+    cfg.tpu.sequencer = SEQUENCER_SET.sequencer;
+    cfg.tpu.seqListKiB = SEQUENCER_SET.seqListKiB;
+    expect(check({ dims: SMALL, prompt: 6, steps: 3, variant: 4095 | VARIANT.SEQUENCER }, cfg)).toEqual([]);
+  });
+
+  it('tells another order from the firmware\'s: a variant\'s transcription against another variant\'s run', () => {
+    const job = { dims: SMALL, prompt: 9, steps: 2, variant: VARIANT.DOUBLE_BUFFER };
+    const other = orderDifferences(predictorOrder({ ...job, variant: 0 }), firmwareOrder(job), 'variant 0 against 1');
+    expect(other.length).toBeGreaterThan(0);
+    expect(orderDifferences([['DMA', 'MXU']], [['DMA', 'VPU']], 'x')).toEqual(['x, window 0: push 1 goes to VPU in the firmware, MXU in the model']);
+    expect(orderDifferences([['DMA']], [['DMA', 'VPU']], 'x')).toEqual(['x, window 0: the model pushes 1 commands, the firmware 2']);
+  });
+});
