@@ -1,17 +1,19 @@
 // The predictor's command order against the firmware's: model/model-program.ts transcribes
 // model.c's flows, and a transcription that drifts from the C pushes other commands than the
-// firmware does. This runs model.elf on a job with the TPU's command records on, and compares,
-// window by window, the units the transcription pushes with the units the trace's PUSHes went
-// to, in order. scripts/calibrate-model-issue.ts relies on the same alignment to count its
-// terms; test/command-order.test.ts holds it on small jobs in every test run.
+// firmware does. This runs model.elf on a job (or mmbench.elf on a --matmul shape) with the
+// TPU's command records on, and compares, window by window, the units the transcription pushes
+// with the units the trace's PUSHes went to, in order. scripts/calibrate-model-issue.ts and
+// calibrate-issue.ts rely on the same alignment to count their terms; test/command-order.test.ts
+// holds it on small jobs in every test run.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import type { CommandRecord, TpuUnitName } from '../periph/tpu.ts';
 import type { Job, ModelDims } from './format.ts';
-import { KernelCpu } from './issue-cost.ts';
+import type { MatmulShape } from './analytic.ts';
+import { KernelCpu, matmulProgram } from './issue-cost.ts';
 import { modelClass, modelProgram, ModelProgram } from './model-program.ts';
 import { randomModel, randomPrompt } from './random.ts';
-import { MODEL_ELF, runOnEmulator } from './run.ts';
+import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from './run.ts';
 
 /** The unit names in the order of the schedule model's unit numbers (model/schedule.ts DMA, MXU, VPU, SEQ). */
 export const ORDER_UNITS = ['DMA', 'MXU', 'VPU', 'SEQ'];
@@ -51,6 +53,28 @@ export function firmwareOrder(job: OrderJob, cfg: PlatformConfig = defaultConfig
     windows.push(cpuPushes(all.filter((r) => r.pushClock > start && r.pushClock < stop)).map((r) => r.unit));
   }
   return windows;
+}
+
+/** The units mmbench.elf (or `elfPath`, one of its builds) pushed to in its one window, on a --matmul shape. */
+export function firmwareMatmulOrder(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig(), elfPath?: string): string[][] {
+  const records: CommandRecord[] = [], perf: number[] = [];
+  runMatmulOnEmulator(sh, variant, {
+    config: cfg, elfPath,
+    onMachine: (m) => {
+      m.tpu.records = records;
+      const write = m.tpu.write.bind(m.tpu);
+      m.tpu.write = (off, value, wstrb, clock) => { if (off === PERF_CTRL_OFFSET) perf.push(clock); write(off, value, wstrb, clock); };
+    },
+  });
+  const [start, stop] = perf;
+  return [records.filter((r) => r.pushClock > start && r.pushClock < stop).sort((a, b) => a.pushClock - b.pushClock).map((r) => r.unit)];
+}
+
+/** The units the transcription of mmbench's kernels (model/issue-cost.ts matmulProgram) pushes to, on a --matmul shape. */
+export function predictorMatmulOrder(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): string[][] {
+  const k = new KernelCpu(variant, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), undefined, cfg);
+  matmulProgram(k, sh, variant, cfg);
+  return [k.units.map((u) => ORDER_UNITS[u])];
 }
 
 /** The units the transcription (model/model-program.ts) pushes to, window by window, on `job`. */

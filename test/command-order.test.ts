@@ -1,13 +1,16 @@
 // The predictor pushes the firmware's commands, in the firmware's order: model/model-program.ts's
 // transcription of model.c against model.elf's trace (model/command-order.ts), on small jobs that
 // take every flow — the tiled ladder, the panel/stream flows, batched decode, LONG_CONTEXT's row
-// blocks and the sequencer's recorded and replayed decode. A firmware change the transcription
+// blocks and the sequencer's recorded and replayed decode — and issue-cost.ts's transcription of
+// mmbench's kernels (tiled, panel, stream; the 16×16-MXU and 32 KiB builds) on small shapes. A firmware change the transcription
 // does not follow fails here, before the calibration (scripts/calibrate-model-issue.ts) would.
 
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { VARIANT, type ModelDims } from '../model/format.ts';
-import { firmwareOrder, orderDifferences, predictorOrder, type OrderJob } from '../model/command-order.ts';
+import { firmwareMatmulOrder, firmwareOrder, orderDifferences, predictorMatmulOrder, predictorOrder, type OrderJob } from '../model/command-order.ts';
+import { matmulProgramKind } from '../model/issue-cost.ts';
+import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { LONG_CONTEXT_NEEDS } from '../model/model-program.ts';
 import { SEQUENCER_SET } from '../study/bench.ts';
 
@@ -41,6 +44,24 @@ describe("the predictor's command order is model.elf's", () => {
     cfg.tpu.sequencer = SEQUENCER_SET.sequencer;
     cfg.tpu.seqListKiB = SEQUENCER_SET.seqListKiB;
     expect(check({ dims: SMALL, prompt: 6, steps: 3, variant: 4095 | VARIANT.SEQUENCER }, cfg)).toEqual([]);
+  });
+
+  it("on mmbench's kernels: tiled, panel and stream, and the tiled kernel of the 16×16-MXU and 32 KiB builds", () => {
+    const kinds = new Set<string>();
+    for (const [sh, variant] of [
+      [{ m: 24, k: 64, n: 40 }, 0], [{ m: 24, k: 64, n: 40 }, 25], [{ m: 8, k: 512, n: 24 }, 9],
+      [{ m: 4, k: 64, n: 136 }, VARIANT.PANEL | 25], [{ m: 16, k: 64, n: 136 }, VARIANT.STREAM | VARIANT.PANEL | 9],
+    ] as const) {
+      kinds.add(matmulProgramKind(sh, variant));
+      expect(orderDifferences(predictorMatmulOrder(sh, variant), firmwareMatmulOrder(sh, variant), `${sh.m}x${sh.k}x${sh.n} variant ${variant}`)).toEqual([]);
+    }
+    expect([...kinds].sort()).toEqual(['panel', 'stream', 'tiled']);
+    const mxu16 = defaultConfig(), spad32 = defaultConfig();
+    mxu16.tpu.mxuDim = 16;
+    spad32.tpu.spadKiB = 32;
+    for (const [cfg, elf, sh] of [[mxu16, MXU16_ELFS.mmbench, { m: 24, k: 64, n: 48 }], [spad32, SPAD32_ELFS.mmbench, { m: 136, k: 512, n: 16 }]] as const) {
+      expect(orderDifferences(predictorMatmulOrder(sh, 1, cfg), firmwareMatmulOrder(sh, 1, cfg, elf), `${elf} ${sh.m}x${sh.k}x${sh.n}`)).toEqual([]);
+    }
   });
 
   it('tells another order from the firmware\'s: a variant\'s transcription against another variant\'s run', () => {
