@@ -1,6 +1,7 @@
 // The predictor's command order against the firmware's: model/model-program.ts transcribes
 // model.c's flows, and a transcription that drifts from the C pushes other commands than the
-// firmware does. This runs model.elf on a job (or mmbench.elf on a --matmul shape) with the
+// firmware does. This runs model.elf on a job (mmbench.elf on a --matmul shape, model_tp.elf on
+// N boards) with the
 // TPU's command records on, and compares, window by window, the units the transcription pushes
 // with the units the trace's PUSHes went to, in order. scripts/calibrate-model-issue.ts and
 // calibrate-issue.ts rely on the same alignment to count their terms; test/command-order.test.ts
@@ -13,10 +14,12 @@ import type { MatmulShape } from './analytic.ts';
 import { KernelCpu, matmulProgram } from './issue-cost.ts';
 import { modelClass, modelProgram, ModelProgram } from './model-program.ts';
 import { randomModel, randomPrompt } from './random.ts';
+import { tpClass, tpProgram, TP_VARIANT_BITS } from './tp-program.ts';
+import { traceTpBoards } from './tp-run.ts';
 import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from './run.ts';
 
-/** The unit names in the order of the schedule model's unit numbers (model/schedule.ts DMA, MXU, VPU, SEQ). */
-export const ORDER_UNITS = ['DMA', 'MXU', 'VPU', 'SEQ'];
+/** The unit names by the schedule model's unit numbers (model/schedule.ts DMA, MXU, VPU, SEQ, LINK). */
+export const ORDER_UNITS = ['DMA', 'MXU', 'VPU', 'SEQ', 'LINK'];
 /** tpu_regs.h: PERF_CTRL's offset (each window starts and stops the counters) and a unit's DONE register. */
 const PERF_CTRL_OFFSET = 8;
 
@@ -89,6 +92,30 @@ export function predictorOrder(job: OrderJob, cfg: PlatformConfig = defaultConfi
   }, job.batch ?? 1);
   for (const k of kernels) windows.push(k.units.map((u) => ORDER_UNITS[u]));
   return windows;
+}
+
+/** The units each board of model_tp.elf pushed to, window by window, on `job` over `boards` boards. */
+export function firmwareTpOrder(job: OrderJob, boards: number): string[][][] {
+  const prompt = randomPrompt(job.dims, job.prompt, 1);
+  return traceTpBoards(randomModel(job.dims, 1), { prompt, decodeSteps: job.steps, variant: job.variant, stopToken: 255 }, boards).map((t) => {
+    const windows: string[][] = [];
+    for (let w = 0; 2 * w + 1 < t.perf.length; w++) {
+      const start = t.perf[2 * w], stop = t.perf[2 * w + 1];
+      windows.push(t.records.filter((r) => r.pushClock > start && r.pushClock < stop).map((r) => r.unit));
+    }
+    return windows;
+  });
+}
+
+/** The units the transcription of model_tp.c (model/tp-program.ts) pushes to on every board, window by window. */
+export function predictorTpOrder(job: OrderJob, boards: number): string[][] {
+  const kernels: KernelCpu[] = [];
+  tpProgram(job.dims, job.prompt, job.steps, boards, job.variant, () => {
+    const k = new KernelCpu(job.variant & TP_VARIANT_BITS, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), tpClass(job.variant));
+    kernels.push(k);
+    return k;
+  });
+  return kernels.map((k) => k.units.map((u) => ORDER_UNITS[u]));
 }
 
 /**

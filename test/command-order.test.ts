@@ -2,13 +2,16 @@
 // transcription of model.c against model.elf's trace (model/command-order.ts), on small jobs that
 // take every flow — the tiled ladder, the panel/stream flows, batched decode, LONG_CONTEXT's row
 // blocks and the sequencer's recorded and replayed decode — and issue-cost.ts's transcription of
-// mmbench's kernels (tiled, panel, stream; the 16×16-MXU and 32 KiB builds) on small shapes. A firmware change the transcription
+// mmbench's kernels (tiled, panel, stream; the 16×16-MXU and 32 KiB builds) on small shapes, and
+// tp-program.ts's transcription of model_tp.c on 1, 2 and 4 boards. A firmware change the transcription
 // does not follow fails here, before the calibration (scripts/calibrate-model-issue.ts) would.
 
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { VARIANT, type ModelDims } from '../model/format.ts';
-import { firmwareMatmulOrder, firmwareOrder, orderDifferences, predictorMatmulOrder, predictorOrder, type OrderJob } from '../model/command-order.ts';
+import {
+  firmwareMatmulOrder, firmwareOrder, firmwareTpOrder, orderDifferences, predictorMatmulOrder, predictorOrder, predictorTpOrder, type OrderJob,
+} from '../model/command-order.ts';
 import { matmulProgramKind } from '../model/issue-cost.ts';
 import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { LONG_CONTEXT_NEEDS } from '../model/model-program.ts';
@@ -61,6 +64,16 @@ describe("the predictor's command order is model.elf's", () => {
     spad32.tpu.spadKiB = 32;
     for (const [cfg, elf, sh] of [[mxu16, MXU16_ELFS.mmbench, { m: 24, k: 64, n: 48 }], [spad32, SPAD32_ELFS.mmbench, { m: 136, k: 512, n: 16 }]] as const) {
       expect(orderDifferences(predictorMatmulOrder(sh, 1, cfg), firmwareMatmulOrder(sh, 1, cfg, elf), `${elf} ${sh.m}x${sh.k}x${sh.n}`)).toEqual([]);
+    }
+  });
+
+  it("on model_tp.elf's boards (1, 2 and 4 boards; d 64, one layer)", () => {
+    const dims: ModelDims = { d: 64, dFF: 128, heads: 4, layers: 1, vocab: 16, maxSeq: 32 };
+    for (const boards of [1, 2, 4]) for (const variant of [0, 31]) {
+      const job = { dims, prompt: 6, steps: 1, variant }, predicted = predictorTpOrder(job, boards);
+      firmwareTpOrder(job, boards).forEach((windows, b) => {
+        expect(orderDifferences(predicted, windows, `variant ${variant}, ${boards} boards, board ${b}`)).toEqual([]);
+      });
     }
   });
 
