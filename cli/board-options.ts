@@ -8,19 +8,20 @@ import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { applyOverrides, ConfigError, defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { FdInput, InputReadError } from '../emu/console-input.ts';
 import { ElfError, MAX_PROGRAM_BYTES } from '../emu/elf.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 
 /** Largest --config file read. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-import { BoardError, BOARD_NAMES, boardNamed, type Board } from '../emu/boards.ts';
+import { BoardError, boardNames, boardNamed, DEFAULT_BOARD, type Board } from '../boards/registry.ts';
+import { refusedSettings } from '../emu/board.ts';
 import type { CpuFeatures } from '../emu/config.ts';
 
 export class UsageError extends Error {}
 
 export interface BoardArgs {
   elf: string;
-  /** emu/boards.ts; picotpu when not given. */
+  /** The board's name or alias (boards/registry.ts); picotpu when not given. */
   board?: string;
   input?: string;
   inputFile?: string;
@@ -39,12 +40,12 @@ export interface BoardArgs {
 export function boardOptions<T>(y: Argv<T>) {
   return y
     .positional('elf', { type: 'string', demandOption: true, describe: 'RV32I ELF linked at 0x00000000' })
-    .option('board', { type: 'string', default: 'picotpu', describe: `the board: ${BOARD_NAMES.join(' | ')} (seed: the seed's own RTL board, docs/seed-board.md)` })
+    .option('board', { type: 'string', default: DEFAULT_BOARD.name, describe: `the board: ${boardNames().join(' | ')} (transformer-tpu-int4, alias seed: the write-up's own RTL board, docs/seed-board.md)` })
     .option('input', { type: 'string', describe: 'bytes the console RX register returns' })
     .option('input-file', { type: 'string', describe: 'file whose bytes the console RX register returns' })
-    .option('sram', { type: 'string', array: true, default: [] as string[], describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, repeatable)' })
+    .option('sram', { type: 'string', default: [] as string[], coerce: oneValueEach, describe: 'load FILE into the SRAM at OFFSET (FILE@OFFSET, one per --sram, repeatable)' })
     .option('config', { type: 'string', describe: 'JSON file of platform options, e.g. {"BARREL_SHIFTER": 1, "tpuWait": 2}' })
-    .option('set', { type: 'string', array: true, default: [] as string[], describe: 'set a platform option NAME=VALUE (repeatable; see docs/hardware.md)' })
+    .option('set', { type: 'string', default: [] as string[], coerce: oneValueEach, describe: 'set a platform option NAME=VALUE (one per --set, repeatable; see docs/hardware.md)' })
     .option('barrel-shifter', { type: 'boolean', describe: 'BARREL_SHIFTER=1' })
     .option('enable-mul', { type: 'boolean', describe: 'ENABLE_MUL=1 (M multiplies through picorv32_pcpi_mul)' })
     .option('enable-fast-mul', { type: 'boolean', describe: 'ENABLE_FAST_MUL=1 (picorv32_pcpi_fast_mul)' })
@@ -76,28 +77,31 @@ export function parseSramSpec(spec: string): { file: string; offset: number } {
   return { file: spec.slice(0, at), offset };
 }
 
+/** A --config file: a JSON object of option names to values (ConfigError when it is not). */
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = Buffer.from(readBounded(path, MAX_CONFIG_BYTES)).toString('utf8');
+  } catch (e) {
+    throw new ConfigError(`cannot read config file ${path}${e instanceof BoundedReadError ? `: ${e.message}` : ''}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object of option names to values`);
+  }
+  return json as Record<string, unknown>;
+}
+
 type ConfigArgs = Pick<BoardArgs, 'config' | 'set' | 'barrelShifter' | 'enableMul' | 'enableFastMul' | 'enableDiv' | 'regsDualport'>;
 
 export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()): PlatformConfig {
   if (o.config === '') throw new ConfigError('--config wants a file name, got ""');
-  if (o.config !== undefined) {
-    let text: string;
-    try {
-      text = Buffer.from(readBounded(o.config, MAX_CONFIG_BYTES)).toString('utf8');
-    } catch (e) {
-      throw new ConfigError(`cannot read config file ${o.config}${e instanceof BoundedReadError ? `: ${e.message}` : ''}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new ConfigError(`config file ${o.config} is not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      throw new ConfigError(`config file ${o.config} must hold a JSON object of option names to values`);
-    }
-    applyOverrides(cfg, json as Record<string, unknown>);
-  }
+  if (o.config !== undefined) applyOverrides(cfg, readConfigFile(o.config));
   // No prototype: a --set __proto__=1 is an own key (an unknown option), not the object's prototype.
   const flags: Record<string, unknown> = Object.create(null);
   if (o.barrelShifter !== undefined) flags.BARREL_SHIFTER = o.barrelShifter;
@@ -121,6 +125,7 @@ export function buildConfig(o: ConfigArgs, cfg: PlatformConfig = defaultConfig()
 export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   const board = boardOf(o);
   const config = buildConfig(o);
+  checkSettings(board, o);
   checkFixedCpu(board, o);
   if (board.stop === 'done-store' && (o.input !== undefined || o.inputFile !== undefined)) {
     throw new UsageError(`the ${board.name} board has no console: --input and --input-file do not apply`);
@@ -131,6 +136,7 @@ export function buildMachine(o: BoardArgs, stdinInput = false): Machine {
   } catch (e) {
     throw e instanceof BoardError ? new UsageError(e.message) : e;
   }
+  if (o.sram.length > 0 && !machine.devices.sram) throw new UsageError(`the ${board.name} board has no SRAM: --sram does not apply`);
   machine.loadElf(readFile(o.elf, 'program'));
   for (const spec of o.sram) {
     const { image, offset } = readSramImage(spec);
@@ -161,9 +167,34 @@ export function readSramImage(spec: string): { image: Uint8Array; offset: number
 /** The --board the options name (exit 165 for an unknown one). */
 export function boardOf(o: Pick<BoardArgs, 'board'>): Board {
   try {
-    return boardNamed(o.board ?? 'picotpu');
+    return boardNamed(o.board ?? DEFAULT_BOARD.name);
   } catch (e) {
     throw e instanceof BoardError ? new UsageError(e.message) : e;
+  }
+}
+
+/** `--set` takes one NAME=VALUE each time it is given (never the program after it); yargs gives repeats as an array. */
+export function oneValueEach(v: unknown): string[] {
+  const all = Array.isArray(v) ? v : [v];
+  return all.map((x) => String(x));
+}
+
+/** The platform settings the options ask for by name (--set, --config keys, the CPU flags). */
+export function askedSettings(o: ConfigArgs): string[] {
+  const names: string[] = [];
+  if (o.config) names.push(...Object.keys(readConfigFile(o.config)));
+  const flags: [unknown, string][] = [[o.barrelShifter, 'BARREL_SHIFTER'], [o.enableMul, 'ENABLE_MUL'], [o.enableFastMul, 'ENABLE_FAST_MUL'],
+    [o.enableDiv, 'ENABLE_DIV'], [o.regsDualport, 'ENABLE_REGS_DUALPORT']];
+  for (const [v, name] of flags) if (v !== undefined) names.push(name);
+  for (const kv of o.set) names.push(kv.slice(0, Math.max(0, kv.indexOf('='))));
+  return names;
+}
+
+/** A setting the board does not read is a usage error (165), never a silent run with it ignored. */
+function checkSettings(board: Board, o: ConfigArgs): void {
+  const refused = refusedSettings(board, askedSettings(o));
+  if (refused.length > 0) {
+    throw new UsageError(`the ${board.name} board does not use ${refused.join(', ')} (its settings: ${board.settings.join(', ')})`);
   }
 }
 

@@ -5,10 +5,9 @@
 
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { errnoText, OutputError, writeFully } from '../emu/observe/output-file.ts';
+import { errnoText, OutputError, shownPath, writeFully } from '../emu/observe/output-file.ts';
 import { VARIANT_ALL } from '../model/format.ts';
 import { MODEL_ELF } from '../model/run.ts';
-import { shownPath } from '../study/addition-run.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 import { UsageError } from './board-options.ts';
 
@@ -40,6 +39,8 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
   }
 }
 
+let streamsGuarded = false;
+
 /**
  * What every command does when a standard stream fails under a write through
  * process.stdout / process.stderr (the debugger, yargs' help, the reports):
@@ -49,6 +50,9 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
  * lost, and the status stays the one of the command's outcome.
  */
 export function guardStandardStreams(): void {
+  // Once per process: main() runs many times in one process (the tests), and a listener per run is a leak.
+  if (streamsGuarded) return;
+  streamsGuarded = true;
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(141);
     say(stdoutFailed(e).message);

@@ -8,13 +8,15 @@ import type { Debugger } from '../emu/debug/debugger.ts';
 import { DEFAULT_MAX_CYCLES } from '../emu/machine.ts';
 import { boardOptions, buildMachine, type BoardArgs } from './board-options.ts';
 import { boardsOption, maxCyclesOption } from './options.ts';
-import { attachedMachine } from './run-boards.ts';
+import { attachedMachine, checkAttach } from './run-boards.ts';
 import type { AddCommand } from './common.ts';
 
 export interface DebugOptions extends BoardArgs {
   maxCycles: number;
-  /** With N boards on the link's ring, --board K names the one to debug (cli/run-boards.ts). */
+  /** N boards on the link's ring (cli/run-boards.ts). */
   boards?: number;
+  /** With --boards N, the one to debug. */
+  attach?: string;
 }
 
 const PROMPT = '(picotpu) ';
@@ -26,7 +28,8 @@ export const addDebug: AddCommand = (y, done) => y.command(
   'Debug a firmware ELF: breakpoints, stepping, registers, memory, TPU queues (gdb-like; commands on standard input, see docs/debugging.md)',
   (y) => boardOptions(y)
     .option('max-cycles', { type: 'string', default: DEFAULT_MAX_CYCLES, coerce: maxCyclesOption, describe: 'the program stops (cycle limit) at this clock (a positive integer)' })
-    .option('boards', { type: 'string', coerce: boardsOption, describe: 'N boards on the link\'s ring (docs/hardware.md §5.12): debug board --board K (0..N-1), the others run underneath' }),
+    .option('boards', { type: 'string', coerce: boardsOption, describe: 'N boards on the link\'s ring (docs/hardware.md §5.12): debug board --attach K (0..N-1), the others run underneath' })
+    .option('attach', { type: 'string', describe: 'with --boards N: the board to debug, K (0..N-1; default 0)' }),
   async (args) => {
     done(await debugCommand({ ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] } as DebugOptions));
   },
@@ -35,6 +38,7 @@ export const addDebug: AddCommand = (y, done) => y.command(
 /** `picotpu debug`: reads commands until `quit` or the end of standard input. Returns the exit status (0). */
 export async function debugCommand(o: DebugOptions): Promise<number> {
   // Standard input carries the debugger's commands, not console input.
+  checkAttach(o);
   const create = () => (o.boards !== undefined ? attachedMachine({ ...o, boards: o.boards }, o.maxCycles) : buildMachine(o, false));
   const first = create(); // bad ELF or options: the CLI's one-line error and exit status
   const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);

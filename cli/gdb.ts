@@ -4,8 +4,8 @@
 import { SIGNAL_STATUS } from './run-control.ts';
 import { boardOptions, buildMachine, UsageError } from './board-options.ts';
 import { boardsOption, maxCyclesOption } from './options.ts';
-import { attachedMachine } from './run-boards.ts';
-import { DEFAULT_BOARDS_MAX_CYCLES } from '../emu/multi.ts';
+import { attachedMachine, checkAttach } from './run-boards.ts';
+import { DEFAULT_BOARDS_MAX_CYCLES } from '../boards/registry.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { say, StdoutClosed, writeAllSync, type AddCommand } from './common.ts';
 
@@ -15,11 +15,13 @@ export const addGdb: AddCommand = (y, done) => y.command(
   (y) => boardOptions(y)
     .option('port', { type: 'number', default: 1234, describe: 'TCP port on 127.0.0.1 (0: any free port, printed)' })
     .option('max-cycles', { type: 'string', coerce: maxCyclesOption, describe: 'stop (SIGXCPU) at this clock (a positive integer); default: never' })
-    .option('boards', { type: 'string', coerce: boardsOption, describe: 'N boards on the link\'s ring (docs/hardware.md §5.12): serve board --board K (0..N-1), the others run underneath' }),
+    .option('boards', { type: 'string', coerce: boardsOption, describe: 'N boards on the link\'s ring (docs/hardware.md §5.12): serve board --attach K (0..N-1), the others run underneath' })
+    .option('attach', { type: 'string', describe: 'with --boards N: the board to serve, K (0..N-1; default 0)' }),
   async (args) => {
     // The server loads when its command runs (cli/main.ts start-up stays small).
     const { GdbServerError, serveGdb } = await import('../emu/debug/gdb-server.ts');
-    const o = { ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[] };
+    const o = { ...args, elf: args.elf as string, sram: args.sram as string[], set: args.set as string[], attach: args.attach as string | undefined };
+    checkAttach({ attach: o.attach, boards: args.boards as number | undefined });
     const machine = args.boards !== undefined
       ? attachedMachine({ ...o, boards: args.boards as number }, (args.maxCycles as number | undefined) ?? DEFAULT_BOARDS_MAX_CYCLES)
       : buildMachine(o);

@@ -1,12 +1,14 @@
 // `picotpu` command line: wires each command (one file each: run, gdb, debug,
 // bench, sweep, explore, worker, eval, demo) into yargs and maps what a command throws to one
-// line and an exit status. The guest's console goes to standard output
+// line and an exit status. A command's module is imported only when it runs
+// (or --help lists them all), so a start loads the code of one command. The guest's console goes to standard output
 // unchanged; everything the emulator itself says goes to standard error, one
 // line per event, and the exit status is the guest's EXIT value or one of
 // emu/exit-status.ts.
 
 import yargs, { type MiddlewareFunction } from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { BoardError } from '../emu/board.ts';
 import { ConfigError } from '../emu/config.ts';
 import { ElfError } from '../emu/elf.ts';
 import { EXIT, exitStatusText } from '../emu/exit-status.ts';
@@ -16,18 +18,25 @@ import { UsageError } from './board-options.ts';
 import { SIGNAL_STATUS } from './run-control.ts';
 import { checkBooleanValues } from './options.ts';
 import { guardStandardStreams, say, StdoutClosed, type AddCommand } from './common.ts';
-import { addRun } from './run.ts';
-import { addGdb } from './gdb.ts';
-import { addDebug } from './debug.ts';
-import { addBench } from './bench.ts';
-import { addSweep } from './sweep.ts';
-import { addEval } from './eval.ts';
-import { addDemo } from './demo.ts';
-import { addExplore } from './explore.ts';
-import { addWorker } from './worker.ts';
 
-/** The commands, in the order --help lists them. */
-const COMMANDS: AddCommand[] = [addRun, addGdb, addDebug, addBench, addSweep, addExplore, addWorker, addEval, addDemo];
+/** The commands, in the order --help lists them: each name and the import of the module that adds it. */
+const COMMANDS: { name: string; load: () => Promise<AddCommand> }[] = [
+  { name: 'run', load: async () => (await import('./run.ts')).addRun },
+  { name: 'gdb', load: async () => (await import('./gdb.ts')).addGdb },
+  { name: 'debug', load: async () => (await import('./debug.ts')).addDebug },
+  { name: 'bench', load: async () => (await import('./bench.ts')).addBench },
+  { name: 'sweep', load: async () => (await import('./sweep.ts')).addSweep },
+  { name: 'explore', load: async () => (await import('./explore.ts')).addExplore },
+  { name: 'worker', load: async () => (await import('./worker.ts')).addWorker },
+  { name: 'eval', load: async () => (await import('./eval.ts')).addEval },
+  { name: 'demo', load: async () => (await import('./demo.ts')).addDemo },
+];
+
+/** The commands to register: the one named first on the command line, or every one (--help, no command, an unknown one). */
+async function commandsFor(argv: string[]): Promise<AddCommand[]> {
+  const named = COMMANDS.find((c) => c.name === argv[0]);
+  return Promise.all((named ? [named] : COMMANDS).map((c) => c.load()));
+}
 
 /**
  * A yargs middleware refusing a boolean option given a value it does not
@@ -46,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   let parser = yargs(argv)
     .scriptName('picotpu')
     .usage('$0 <command> [options]');
-  for (const add of COMMANDS) parser = add(parser, done);
+  for (const add of await commandsFor(argv)) parser = add(parser, done);
   parser = parser
     // Before any handler: the command's own boolean options are known here.
     .middleware(booleanValuesChecked(argv), true)
@@ -72,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof OutputError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof InputReadError) { say(e.message); return EXIT.BAD_PROGRAM; }
     if (e instanceof ElfError) { say(e.message); return EXIT.BAD_PROGRAM; }
-    if (e instanceof ConfigError || e instanceof UsageError) { say(e.message); return EXIT.USAGE; }
+    if (e instanceof ConfigError || e instanceof UsageError || e instanceof BoardError) { say(e.message); return EXIT.USAGE; }
     if (e instanceof Error && e.name === 'YError') { say(e.message); return EXIT.USAGE; }
     say(`internal error: ${(e as Error).stack ?? e}`);
     return EXIT.INTERNAL;

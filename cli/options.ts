@@ -4,7 +4,7 @@
 // UsageError, exit 165, with one line), and the run command's status note.
 
 import { UsageError } from './board-options.ts';
-import { MAX_BOARDS } from '../emu/multi.ts';
+import { MAX_BOARDS } from '../boards/registry.ts';
 
 /** Decimal digits, `_` between digit groups (10_000_000), an optional decimal exponent (1e9). */
 const COUNT_SYNTAX = /^(\d+(?:_\d+)*)(?:[eE](\d+))?$/;
@@ -28,7 +28,7 @@ export function parsePositiveCount(option: string, value: unknown): number {
   return Number(exact);
 }
 
-/** A yargs `coerce` for --boards: 1..8 boards (emu/multi.ts MAX_BOARDS), digits only. */
+/** A yargs `coerce` for --boards: 1..8 boards (boards/picotpu/ring.ts MAX_BOARDS), digits only. */
 export const boardsOption = (value: unknown): number => {
   const text = Array.isArray(value) ? String(value[value.length - 1]) : String(value);
   const n = /^\d{1,3}$/.test(text.trim()) ? Number(text.trim()) : NaN;

@@ -1,5 +1,5 @@
 // `picotpu run --boards N <elf>`: the same firmware on N boards joined by the
-// link (docs/hardware.md §5.12, emu/multi.ts). Console lines go to standard
+// link (docs/hardware.md §5.12, boards/picotpu/ring.ts). Console lines go to standard
 // output in clock order, prefixed `[K] ` when N > 1; standard error gets each
 // board's stop and TPU errors (prefixed the same way), each board's report
 // with its link figures, and the combined line. The exit status is the first
@@ -16,7 +16,7 @@ import { say } from './common.ts';
 import { RunControl, SIGNAL_STATUS } from './run-control.ts';
 import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
 import { describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
-import { Boards, BoardsError, MAX_BOARDS, type BoardsResult } from '../emu/multi.ts';
+import { Boards, BoardsError, MAX_BOARDS, RING_BOARD, type BoardsResult } from '../boards/registry.ts';
 import { formatReport } from '../periph/counters.ts';
 
 export interface BoardsRunOptions extends BoardArgs {
@@ -84,20 +84,26 @@ export async function runBoardsCommand(o: BoardsRunOptions): Promise<number> {
 }
 
 /**
- * `debug --boards N --board K`, `gdb --boards N --board K`: board K's Machine,
- * the other boards running underneath it (emu/multi.ts Boards.attach); their
- * console lines go to standard output prefixed `[J] `.
+ * `debug --boards N --attach K`, `gdb --boards N --attach K`: board K's Machine,
+ * the other boards running underneath it (boards/picotpu/ring.ts Boards.attach); their
+ * console lines go to standard output prefixed `[J] `. `--board` stays the board's name.
  */
-export function attachedMachine(o: BoardArgs & { boards: number }, maxCycles: number): Machine {
-  const text = o.board ?? '0';
-  const k = text === 'picotpu' ? 0 : /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --board names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
-  return buildBoards({ ...o, board: 'picotpu' }, o.boards).attach(k, maxCycles);
+export function attachedMachine(o: BoardArgs & { boards: number; attach?: string }, maxCycles: number): Machine {
+  const text = o.attach ?? '0';
+  const k = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(k >= 0 && k < o.boards)) throw new UsageError(`with --boards ${o.boards}, --attach names the board to attach to: 0..${o.boards - 1}, got "${text}"`);
+  return buildBoards(o, o.boards).attach(k, maxCycles);
+}
+
+/** `--attach K` picks one of the --boards N: alone it has nothing to pick from. */
+export function checkAttach(o: { attach?: string; boards?: number }): void {
+  if (o.attach !== undefined && o.boards === undefined) throw new UsageError('--attach K picks one of --boards N: give --boards');
 }
 
 /** N boards with the program, SRAM images and console input of the options loaded (`stdinInput`: standard input too, for `run`). */
 function buildBoards(o: BoardArgs, n: number, control: RunControl | null = null, stdinInput = false): Boards {
-  if (boardOf(o).name !== 'picotpu') throw new UsageError('--boards needs the picotpu board (the seed has no link)');
+  const board = boardOf(o);
+  if (board !== RING_BOARD) throw new UsageError(`--boards needs the ${RING_BOARD.name} board (the ${board.aliases[0] ?? board.name} has no link)`);
   const atLineStart = new Array<boolean>(n).fill(true);
   let boards: Boards;
   try {

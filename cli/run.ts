@@ -5,7 +5,6 @@
 
 import { exitStatusText } from '../emu/exit-status.ts';
 import { DEFAULT_MAX_CYCLES, describeError, describeStop, type Machine, type RunResult } from '../emu/machine.ts';
-import { formatReport } from '../periph/counters.ts';
 import { KEPT_RECORDS } from '../periph/tpu.ts';
 import type { RunObserver } from '../emu/observe/observer.ts';
 import { checkDistinctOutputs, errnoText, OutputError, OutputFile, writeFully } from '../emu/observe/output-file.ts';
@@ -13,7 +12,6 @@ import { TraceWriter } from '../emu/observe/trace.ts';
 import { Profiler } from '../emu/observe/profiler.ts';
 import { TimelineWriter } from '../emu/observe/timeline.ts';
 import { DEFAULT_TRACE_LIMIT, VcdWriter } from '../emu/observe/vcd.ts';
-import { formatSeedReport, seedReportFields } from '../emu/seed-status.ts';
 import { boardOptions, buildMachine, UsageError, type BoardArgs } from './board-options.ts';
 import { boardsOption, maxCyclesOption, RUN_EXITS } from './options.ts';
 import { RunControl, runSliced } from './run-control.ts';
@@ -73,6 +71,7 @@ export async function runCommand(o: RunOptions): Promise<number> {
     { option: '--sram-out', path: o.sramOut },
   ]);
   const machine = buildMachine(o, true);
+  if (o.sramOut !== undefined && !machine.devices.sram) throw new UsageError(`the ${machine.board.name} board has no SRAM: --sram-out does not apply`);
   const control = new RunControl();
   // Caught from before the first output file exists, so a signal never leaves a temporary file behind.
   control.install();
@@ -101,7 +100,7 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
   const r = await runSliced(machine, o.maxCycles, observers, control);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (report) {
-    report.write(reportJson(r));
+    report.write(reportJson(r, machine));
     report.commit();
   }
   if (sramOut) {
@@ -112,8 +111,8 @@ async function runWithOutputs(machine: Machine, o: RunOptions, traceLimit: numbe
   if (r.signal === 'SIGPIPE') return r.exit;
   if (r.reason !== 'exit' && r.reason !== 'interrupted') say(describeStop(r));
   for (const e of r.tpuErrors) if (!o.strict) say(describeError(e));
-  if (!o.strict && r.tpuErrors.length >= KEPT_RECORDS && machine.tpu.errorsNotKept > 0) say(`... and ${machine.tpu.errorsNotKept} more TPU errors (only the first ${r.tpuErrors.length} are kept)`);
-  if (o.report) process.stderr.write(r.seedCounters ? formatSeedReport(r, machine.config.clockHz) : formatReport(r.counters, machine.config.clockHz));
+  if (!o.strict && r.tpuErrors.length >= KEPT_RECORDS && (machine.activity.errorsNotKept ?? 0) > 0) say(`... and ${machine.activity.errorsNotKept} more TPU errors (only the first ${r.tpuErrors.length} are kept)`);
+  if (o.report) process.stderr.write(machine.devices.formatReport(machine.figuresOf(r), machine.config.clockHz));
   if (o.profile && profiler) process.stderr.write(profiler.format());
   if (o.stats) say(statsLine(r, seconds));
   if (r.reason === 'interrupted') say(describeStop(r));
@@ -140,7 +139,7 @@ function statsLine(r: RunResult, seconds: number): string {
     + `${seconds.toFixed(3)} s wall, ${mhz.toFixed(1)} M clocks/s`;
 }
 
-function reportJson(r: RunResult): string {
+function reportJson(r: RunResult, machine: Machine): string {
   const report = {
     clocks: r.clocks,
     instret: r.instret,
@@ -155,7 +154,7 @@ function reportJson(r: RunResult): string {
     countersWindow: r.perfWindow ? 'PERF_CTRL' : 'whole run',
     tpuErrors: r.tpuErrors,
     tpuFatal: r.tpuFatal,
-    ...(r.seedCounters ? seedReportFields(r) : {}),
+    ...machine.devices.reportFields(machine.figuresOf(r)),
   };
   return JSON.stringify(report, null, 2) + '\n';
 }

@@ -24,11 +24,11 @@ export interface CpuFeatures {
 
 /**
  * How the CPU reaches memory: 'native' is PicoRV32's own look-ahead interface
- * on a zero-wait BRAM (picotpu); 'seed-axi' is picorv32_axi behind the seed's
+ * on a zero-wait BRAM (picotpu); 'axi-lite' is picorv32_axi behind the seed's
  * cpu_subsys AXI4-Lite slave, every fetch and access one transaction
  * (timing.ts, AXI_*).
  */
-export type MemInterface = 'native' | 'seed-axi';
+export type MemInterface = 'native' | 'axi-lite';
 
 /** What the CPU needs besides its PicoRV32 parameters: its bus, and STACKADDR. */
 export interface CpuBusOptions {
@@ -186,7 +186,7 @@ function checkLink(cfg: PlatformConfig): void {
   // boards' synchronisation does not allow for; the two what-ifs are not modelled together.
   if (t.link === 1 && t.sequencer === 1) throw new ConfigError('link and sequencer are not modelled together (hardware.md §5.12)');
   if (t.linkClocksPerByte < 1) throw new ConfigError('linkClocksPerByte must be at least 1');
-  // The boards' conservative synchronisation looks ahead by the latency (emu/multi.ts): it must
+  // The boards' conservative synchronisation looks ahead by the latency (boards/picotpu/ring.ts): it must
   // exceed the clocks an SRAM access brings the TPU ahead of the CPU, or the boards could wait on each other.
   if (t.linkLatency < 1) throw new ConfigError('linkLatency must be at least 1 (a message cannot land in the clock it is sent)');
   if (t.link === 1 && t.linkLatency <= cfg.bus.sramBridgeWait) throw new ConfigError('linkLatency must exceed sramBridgeWait (the boards\' synchronisation looks ahead by it; hardware.md §5.12)');

@@ -6,7 +6,7 @@
 // compressed instruction is expanded to its 32-bit equivalent (isa.ts) and runs
 // the same case. The loop allocates nothing and keeps its state in locals; the
 // semantics of each instruction is one case. The default board (word slots, the
-// native interface) has a loop of its own without RV32C's and seed-axi's
+// native interface) has a loop of its own without RV32C's and AXI-Lite's
 // per-instruction work (runWords), and poll loops on a TPU register are skipped
 // whole iterations at a time (pollRepeats).
 
@@ -14,7 +14,7 @@ import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import type { Bus } from './bus.ts';
 import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import {
-  AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, SEED_WINDOW_READ_EXTRA, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
+  AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
   TAKEN_BRANCH_EXTRA, trapClocks,
 } from './timing.ts';
 
@@ -51,7 +51,7 @@ export enum StopReason {
   BUS_ERROR,
   /**
    * Still runnable: a device access needs what another board has not yet
-   * computed (emu/multi.ts, the link's horizon). The instruction did not run:
+   * computed (boards/picotpu/ring.ts, the link's horizon). The instruction did not run:
    * pc, clock and instret are as before it, nothing changed; run again later.
    */
   BLOCKED,
@@ -196,9 +196,9 @@ export class Cpu {
    * every place that marks a slot undecoded clears both (forget).
    */
   private readonly fields: Int32Array;
-  /** seed-axi: the clocks every jump's target fetch adds (0 on the native interface). */
+  /** axi-lite: the clocks every jump's target fetch adds (0 on the native interface). */
   private readonly axi: boolean;
-  /** Word slots on the native interface (no COMPRESSED_ISA, not seed-axi): run() is runWords, chosen once here. */
+  /** Word slots on the native interface (no COMPRESSED_ISA, not axi-lite): run() is runWords, chosen once here. */
   private readonly wordSlots: boolean;
 
   private readonly mem8: Uint8Array;
@@ -214,7 +214,7 @@ export class Cpu {
 
   constructor(private readonly bus: Bus, private readonly features: CpuFeatures,
     busOptions: CpuBusOptions = { memInterface: 'native' }) {
-    this.axi = busOptions.memInterface === 'seed-axi';
+    this.axi = busOptions.memInterface === 'axi-lite';
     if (this.axi) this.cycle = FIRST_LAUNCH_CLOCK + AXI_TRANSACTION_EXTRA;
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
@@ -354,14 +354,14 @@ export class Cpu {
    * Runs until the machine stops, the clock reaches `cycleLimit`, or
    * `instrLimit` instructions have retired. Returns the stop reason
    * (LIMIT when only a budget ran out and the CPU can go on). This is the
-   * general loop (halfword slots with RV32C, the seed-axi fetch clocks); the
+   * general loop (halfword slots with RV32C, the axi-lite fetch clocks); the
    * default board runs runWords.
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
     const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
     const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
-    // seed-axi: a jump's or taken branch's target fetch is one more transaction.
+    // axi-lite: a jump's or taken branch's target fetch is one more transaction.
     const jumpFetch = this.axi ? AXI_TRANSACTION_EXTRA : 0;
     const axi = this.axi;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
@@ -447,7 +447,7 @@ export class Cpu {
             const word = bus.read(addr, cycle + at);
             if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
             clocks += bus.wait;
-            if (axi && addr >>> 28 === 9) clocks += SEED_WINDOW_READ_EXTRA;
+            clocks += bus.readExtra;
             const sh = (addr & 3) << 3;
             v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
               : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
@@ -562,7 +562,7 @@ export class Cpu {
   /**
    * run() for word slots on the native memory interface (the default board):
    * the same cases without RV32C's slot index, fall-through length and
-   * compressed targets or seed-axi's fetch clocks, which cost the CPU-only
+   * compressed targets or AXI-Lite's fetch clocks, which cost the CPU-only
    * speed a test per instruction (docs/performance.md, second round). A
    * change to an instruction's case goes into both loops; the timing tests
    * of both boards hold them (cpu-timing and diff-qemu this one, rvc and
@@ -853,7 +853,7 @@ export class Cpu {
   }
 
   /**
-   * seed-axi: a misaligned load or store traps only once the next instruction's
+   * axi-lite: a misaligned load or store traps only once the next instruction's
    * prefetch is done (picorv32.v's ldmem/stmem states wait for it before the
    * CATCH_MISALIGN check), and on AXI that prefetch is a transaction of its own:
    * AXI_TRANSACTION_EXTRA when the next word must be fetched, 0 when the fetch of

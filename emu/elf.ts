@@ -1,13 +1,12 @@
-// ELF loading: PT_LOAD segments go into the BRAM or the SRAM (as a host would
+// ELF loading: PT_LOAD segments go into the board's memories (as a host would
 // have written them before reset), symbols are kept for reports. The ELF32
 // headers are read here with bounds checks on every table, so anything that is
-// not a 32-bit little-endian RISC-V executable whose segments fit the memory
-// map is refused with one line naming the defect (ElfError, exit 164). The
+// not a 32-bit little-endian RISC-V executable with sane segments is refused
+// with one line naming the defect (ElfError, exit 164); whether the segments
+// fit a board's memories is the machine's check (Machine.misfit). The
 // section table is optional: without one (objcopy --strip-sections) the
 // program loads from its segments and has no symbols.
 
-import { BRAM_BASE, BRAM_SIZE } from './bus.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
 import { latin1Text } from './latin1.ts';
 
 export class ElfError extends Error {}
@@ -44,6 +43,8 @@ export interface Segment {
 
 export interface LoadedElf {
   entry: number;
+  /** e_flags: for RISC-V, bit 0 (EF_RISCV_RVC) says the code uses 16-bit instructions. */
+  flags: number;
   segments: Segment[];
   symbols: SymbolTable;
 }
@@ -68,12 +69,6 @@ const STT_FUNC = 2;
 const ELF_CLASSES: Record<number, string> = { 0: 'ELFCLASSNONE', 2: 'ELFCLASS64' };
 const ELF_DATA: Record<number, string> = { 0: 'ELFDATANONE', 2: 'ELFDATA2MSB, big-endian' };
 
-/** Address ranges the loader may write. */
-const LOADABLE = [
-  { name: 'BRAM', base: BRAM_BASE, size: BRAM_SIZE },
-  { name: 'SRAM', base: SRAM_BASE, size: SRAM_SIZE },
-];
-
 interface SectionHeader {
   index: number; type: number; flags: number; addr: number; offset: number; size: number; link: number; entsize: number;
 }
@@ -83,7 +78,7 @@ export function parseElf(bytes: Uint8Array): LoadedElf {
   checkIdent(bytes, view);
   const segments = readSegments(bytes, view);
   const sections = readSectionTable(bytes, view);
-  return { entry: view.getUint32(24, true), segments, symbols: new SymbolTable(readSymbols(bytes, view, sections)) };
+  return { entry: view.getUint32(24, true), flags: view.getUint32(36, true), segments, symbols: new SymbolTable(readSymbols(bytes, view, sections)) };
 }
 
 /** e_ident, e_type and e_machine. */
@@ -107,7 +102,7 @@ function checkInFile(bytes: Uint8Array, offset: number, size: number, what: stri
   }
 }
 
-/** The PT_LOAD segments, checked against the file, the memory map and each other. */
+/** The PT_LOAD segments, checked against the file and each other. */
 function readSegments(bytes: Uint8Array, view: DataView): Segment[] {
   const phoff = view.getUint32(28, true), phentsize = view.getUint16(42, true), phnum = view.getUint16(44, true);
   if (phnum === 0) throw new ElfError('ELF file has no program headers (e_phnum 0), so nothing to load');
@@ -125,12 +120,7 @@ function readSegments(bytes: Uint8Array, view: DataView): Segment[] {
       throw new ElfError(`corrupt ELF program header ${i}: p_filesz 0x${filesz.toString(16)} exceeds p_memsz 0x${memsz.toString(16)}`);
     }
     checkInFile(bytes, offset, filesz, `the data of segment ${i}`);
-    const region = LOADABLE.find((r) => vaddr >= r.base && vaddr + memsz <= r.base + r.size);
-    if (!region) {
-      throw new ElfError(
-        `segment ${i} at 0x${hex(vaddr)}..0x${hex(vaddr + memsz)} is outside BRAM (0x00000000..0x00010000) and SRAM (0x40000000..0x40080000)`,
-      );
-    }
+    // Where a segment may go is the board's to say (Machine.misfit).
     segments.push({ index: i, vaddr, data: bytes.subarray(offset, offset + filesz), memsz });
   }
   if (segments.length === 0) throw new ElfError('ELF file has no loadable segment');

@@ -1,24 +1,20 @@
-// The whole board: CPU, bus, memories and devices, loaded with a program and
-// run to a stop. This is the API the CLI, the tests and the benchmarks share.
-// The board (emu/boards.ts) decides the memory map and the TPU: picotpu's
-// (the default) or the seed's; the CPU and everything that observes a run are
-// the same for both.
+// The whole machine: a PicoRV32 core and a board's devices (emu/board.ts),
+// loaded with a program and run to a stop. This is the API the CLI, the tests
+// and the benchmarks share. The board decides the memory map, the TPU, the
+// report and what the tools may reach; the CPU and everything that observes a
+// run are the same for every board. Boards are chosen by name in
+// boards/registry.ts (boards/machine.ts: a Machine with a board by name).
 
 import { defaultConfig, type PlatformConfig } from './config.ts';
-import { Bus } from './bus.ts';
+import type { Bus } from './bus.ts';
 import { Cpu, StopReason, TRAP_TEXT, TrapKind } from './cpu.ts';
 import { disassemble } from './disasm.ts';
 import { ElfError, parseElf, SymbolTable, type LoadedElf } from './elf.ts';
 import { EXIT } from './exit-status.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
-import { describeError, Tpu, type TpuError } from '../periph/tpu.ts';
+import { describeError, type TpuError } from '../periph/tpu.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
-import { SeedTpu, type SeedCounters, type SeedHazard } from '../periph/seed/tpu.ts';
-import { BoardError, BOARDS, boardNamed, type Board, type BoardName } from './boards.ts';
-import { SeedBus, type AliasCounts } from './seed-bus.ts';
-import { SeedActivity, type TpuActivity } from './tpu-activity.ts';
-import { LinkBus } from './link-bus.ts';
-import type { RingPosition } from '../periph/link.ts';
+import { BoardError, type Board, type BoardDevices, type BoardFigures, type BoardStop, type MemoryRegion } from './board.ts';
+import type { TpuActivity } from './tpu-activity.ts';
 
 export type RunReason = 'exit' | 'trap' | 'bus-error' | 'cycle-limit' | 'tpu-error' | 'interrupted';
 
@@ -63,14 +59,8 @@ export interface RunResult {
   windows: CounterSnapshot[];
   /** The host signal that stopped an 'interrupted' run (SIGINT, SIGTERM, SIGPIPE: cli/run-control.ts). */
   signal?: string;
-  /** The seed board: its ten counters over the run-pulse..DONE window (or to the stop), else null. */
-  seedCounters: SeedCounters | null;
-  /** The seed board: accesses the RTL aliases or drops (docs/seed-board.md), else null. */
-  aliases: AliasCounts | null;
-  /** The seed board: the word the DONE store wrote (the RTL ignores it), or null. */
-  doneValue: number | null;
-  /** The seed board: what the RTL does silently and the emulator reports (periph/seed), the first few and the count. */
-  hazards: { count: number; first: SeedHazard[] } | null;
+  /** The board's own figures (its report's and --report-json's fields beyond these), or null. */
+  boardFigures: Record<string, unknown> | null;
 }
 
 export interface MachineOptions {
@@ -78,120 +68,124 @@ export interface MachineOptions {
   reference?: boolean;
   /** Stop at the first TPU error. */
   strict?: boolean;
-  /** The board (emu/boards.ts); picotpu when not given. */
-  board?: Board | BoardName;
-  /** With the link option: this board's place on the ring (emu/multi.ts); board 0 of 1 when not given. */
-  ring?: RingPosition;
+  /** The board's place among several joined boards (picotpu's ring, boards/picotpu/ring.ts). */
+  ring?: unknown;
 }
 
 export const DEFAULT_MAX_CYCLES = 10_000_000_000;
 
+/** EF_RISCV_RVC: the ELF's code uses 16-bit instructions (GCC's -march=..c). */
+const EF_RISCV_RVC = 0x1;
+
 export class Machine {
   readonly board: Board;
   readonly config: PlatformConfig;
+  /** What the board built: its bus, TPU activity, memories and report. */
+  readonly devices: BoardDevices;
   readonly bus: Bus;
   readonly cpu: Cpu;
-  /** The seed board's TPU (periph/seed/tpu.ts), or null on picotpu. */
-  readonly seed: SeedTpu | null;
-  /** The TPU as the run observers see it (either board). */
+  /** The TPU as the run observers see it (any board). */
   readonly activity: TpuActivity;
-  private readonly picoTpu: Tpu | null;
   private readonly strict: boolean;
   symbols = new SymbolTable([]);
 
-  constructor(config: PlatformConfig = defaultConfig(), options: MachineOptions = {}) {
-    const board = typeof options.board === 'string' ? boardNamed(options.board) : options.board ?? BOARDS.picotpu;
+  constructor(config: PlatformConfig = defaultConfig(), options: MachineOptions & { board: Board }) {
+    const board = options.board;
     this.board = board;
     this.config = { ...config, cpu: { ...config.cpu, ...board.cpuFixed } };
     this.strict = options.strict ?? false;
-    if (board.tpu === 'seed') {
-      if (this.strict) throw new BoardError('--strict is a picotpu option: the seed\'s TPU has no errors to stop at (docs/seed-board.md)');
-      const sramBytes = new Uint8Array(SRAM_SIZE);
-      const seed = new SeedTpu({ reference: options.reference ?? false }, sramBytes);
-      const bus = new SeedBus(config.bus, board.ramSize, seed);
-      const activity = new SeedActivity(seed);
-      bus.onCommit = (unit, opcode, clock, stall) => activity.committed(unit, opcode, clock, stall);
-      this.bus = bus;
-      this.seed = seed;
-      this.activity = activity;
-      this.picoTpu = null;
-      this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
-      // A store the RTL aliases into the firmware RAM may overwrite code.
-      bus.onAliasedRamWrite = () => this.cpu.invalidateAll();
-      // The host's run pulse releases the core's reset: clock 0 of the run.
-      seed.runPulse(0);
-      return;
-    }
-    // With the link, the bus restarts accesses past what the other boards have computed (emu/link-bus.ts).
-    const linkBus = config.tpu.link ? new LinkBus(config.bus, board.ramSize) : null;
-    this.bus = linkBus ?? new Bus(config.bus, board.ramSize);
+    if (this.strict && !board.strict) throw new BoardError(board.noStrictReason ?? `--strict does not apply to the ${board.name} board`);
+    this.devices = board.build(this.config, { reference: options.reference ?? false, strict: this.strict, ring: options.ring });
+    this.bus = this.devices.bus;
+    this.activity = this.devices.activity;
     this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
-    const tpu = new Tpu(this.config, this.bus.sram, options.reference ?? false, this.strict, options.ring);
-    linkBus?.attach(tpu);
-    tpu.onFatal = () => {
-      this.bus.deviceHalt = true;
-    };
-    // A new command can bring the next possible error earlier: re-plan the CPU's run.
-    if (this.strict) tpu.onPush = () => { this.bus.yieldCpu = true; };
-    this.bus.tpu = tpu;
-    this.bus.sramSharer = tpu;
-    this.picoTpu = tpu;
-    this.seed = null;
-    this.activity = tpu;
+    this.devices.attachCpu(this.cpu);
   }
 
-  /** picotpu's TPU (periph/tpu.ts). On the seed board there is none: use `seed` or `activity`. */
-  get tpu(): Tpu {
-    if (!this.picoTpu) throw new BoardError(`the ${this.board.name} board has no picotpu TPU`);
-    return this.picoTpu;
-  }
-
-  /** The 512 KiB SRAM (the DMA's memory on both boards; CPU-visible only on picotpu). */
+  /** The DMA's memory (--sram, --sram-out); a board without one has none to load. */
   get sramBytes(): Uint8Array {
-    return this.seed ? this.seed.sram : this.bus.sram.bytes;
+    const sram = this.devices.sram;
+    if (!sram) throw new BoardError(`the ${this.board.name} board has no SRAM`);
+    return sram;
   }
 
-  /** Loads an ELF image (before reset, as the host would). Throws ElfError. */
+  /** The memories the debugger and GDB reach: the firmware RAM at 0, then the board's others. */
+  get memories(): readonly MemoryRegion[] {
+    return [{ name: this.board.map[0]?.name ?? 'RAM', base: 0, bytes: this.bus.bram }, ...this.devices.memories];
+  }
+
+  /** The bytes at [addr, addr + len), cut at their memory's end, of the memory `addr` falls in; null outside every memory. */
+  memoryAt(addr: number, len: number): Uint8Array | null {
+    for (const m of this.memories) {
+      const off = addr - m.base;
+      if (off >= 0 && off < m.bytes.length) return m.bytes.subarray(off, Math.min(m.bytes.length, off + len));
+    }
+    return null;
+  }
+
+  /** The name of the region of the board's map `addr` falls in, or 'unmapped'. */
+  regionOf(addr: number): string {
+    return this.board.map.find((r) => addr - r.base >= 0 && addr - r.base < r.size)?.name ?? 'unmapped';
+  }
+
+  /** The memory `addr` falls in, or null. */
+  memoryOf(addr: number): MemoryRegion | null {
+    for (const m of this.memories) if (addr >= m.base && addr - m.base < m.bytes.length) return m;
+    return null;
+  }
+
+  /**
+   * Loads an ELF image (before reset, as the host would). Throws ElfError when
+   * it does not fit this board: entry not 0, a segment outside its memories,
+   * RV32C code for a CPU without COMPRESSED_ISA or plain code for a board
+   * whose firmware is compressed (boards/machine.ts adds which board it fits).
+   */
   loadElf(bytes: Uint8Array): LoadedElf {
     const elf = parseElf(bytes);
-    if (elf.entry !== 0) {
-      throw new ElfError(`entry point is 0x${elf.entry.toString(16)}, but PicoRV32 starts at 0x00000000 (PROGADDR_RESET)`);
-    }
-    if (this.seed) {
-      // The host loads only the firmware RAM (cpu_subsys.sv fw_we): every segment must lie in it.
-      const ram = this.board.ramSize;
-      for (const seg of elf.segments) {
-        if (seg.vaddr + seg.memsz > ram) {
-          throw new ElfError(`segment at 0x${hex8(seg.vaddr)}..0x${hex8(seg.vaddr + seg.memsz)} is outside the seed board's ${ram / 1024} KB firmware RAM (0x00000000..0x${hex8(ram)})`);
-        }
-      }
-    }
+    const misfit = this.misfit(elf);
+    if (misfit) throw new ElfError(misfit);
     for (const seg of elf.segments) this.writeMemory(seg.vaddr, seg.data, seg.memsz);
     this.symbols = elf.symbols;
     return elf;
   }
 
+  /** Why `elf` does not fit this board, or null. */
+  misfit(elf: LoadedElf): string | null {
+    if (elf.entry !== 0) return `entry point is 0x${elf.entry.toString(16)}, but PicoRV32 starts at 0x00000000 (PROGADDR_RESET)`;
+    for (const seg of elf.segments) {
+      const mem = this.memoryOf(seg.vaddr);
+      if (seg.memsz > 0 && (!mem || seg.vaddr + seg.memsz > mem.base + mem.bytes.length)) {
+        const where = this.memories.map((m) => `${m.name} 0x${hex8(m.base)}..0x${hex8(m.base + m.bytes.length)}`).join(', ');
+        return `segment at 0x${hex8(seg.vaddr)}..0x${hex8(seg.vaddr + seg.memsz)} is outside the ${this.board.name} board's memories (${where})`;
+      }
+    }
+    const rvc = (elf.flags & EF_RISCV_RVC) !== 0;
+    if (rvc && !this.config.cpu.COMPRESSED_ISA) {
+      return `the program is RV32C (its ELF flags say RVC), but the ${this.board.name} board's CPU has no COMPRESSED_ISA`;
+    }
+    if (!rvc && this.board.cpuFixed.COMPRESSED_ISA) {
+      return `the program is not RV32C (its ELF flags lack RVC), but the ${this.board.name} board's firmware is built for its RV32IC core`;
+    }
+    return null;
+  }
+
   /** Puts raw bytes into the SRAM at a byte offset (the --sram FILE@OFFSET option). */
   loadSram(data: Uint8Array, offset: number): void {
-    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > SRAM_SIZE) {
-      throw new ElfError(`${data.length} bytes at SRAM offset 0x${offset.toString(16)} do not fit the 512 KiB SRAM`);
+    const sram = this.sramBytes;
+    if (!Number.isInteger(offset) || offset < 0 || offset + data.length > sram.length) {
+      throw new ElfError(`${data.length} bytes at SRAM offset 0x${offset.toString(16)} do not fit the ${sram.length / 1024} KiB SRAM`);
     }
-    this.sramBytes.set(data, offset);
+    sram.set(data, offset);
   }
 
   private writeMemory(addr: number, data: Uint8Array, memsz: number): void {
-    if (addr < this.cpu.ramSize) {
-      this.bus.bram.fill(0, addr, addr + memsz);
-      this.bus.bram.set(data, addr);
-      this.cpu.invalidateAll();
-    } else {
-      const off = addr - SRAM_BASE;
-      this.bus.sram.bytes.fill(0, off, off + memsz);
-      this.bus.sram.bytes.set(data, off);
-    }
+    const mem = this.memoryAt(addr, memsz)!;
+    mem.fill(0);
+    mem.set(data.subarray(0, memsz));
+    if (addr < this.cpu.ramSize) this.cpu.invalidateAll();
   }
 
-  /** Runs until EXIT, a trap, a bus error, a TPU stop or the clock limit. */
+  /** Runs until the board's stop, a trap, a bus error, a TPU stop or the clock limit. */
   run(maxCycles = DEFAULT_MAX_CYCLES): RunResult {
     return this.finishRun(this.advance(maxCycles));
   }
@@ -210,7 +204,7 @@ export class Machine {
   }
 
   /**
-   * A board of a ring with a debugger attached (emu/multi.ts Boards.attach):
+   * A board of a ring with a debugger attached (boards/picotpu/ring.ts Boards.attach):
    * runs the other boards until this one's TPU may process every clock before
    * `clock`. Null otherwise: a blocked access returns StopReason.BLOCKED to the caller.
    */
@@ -227,23 +221,19 @@ export class Machine {
 
   /** Brings the TPU's horizon past `clock`, so a tool may look at the TPU as it is then (no-op without a ring). */
   syncTo(clock: number): void {
-    const rx = this.picoTpu?.linkRx;
-    if (this.unblock && rx && rx.horizon <= clock) this.unblock(clock);
+    const horizon = this.devices.horizon;
+    if (this.unblock && horizon && horizon.call(this.devices) <= clock) this.unblock(clock);
   }
 
   /** The restarted access's clock, plus the clocks an SRAM access brings the TPU ahead. */
   private unblockAccess(): void {
-    this.unblock!((this.bus as LinkBus).blockedAt + this.config.bus.sramBridgeWait + 1);
+    this.unblock!(this.devices.blockedClock!() + this.config.bus.sramBridgeWait + 1);
   }
 
   /** Completes a run that stopped for `reason` (also after stepping): TPU accounting, the result. */
   finishRun(reason: StopReason): RunResult {
     this.bus.console.flush();
-    // cpu_subsys.sv: `trap` raises `done` as the DONE store does, so the seed's counters
-    // close in the trap's clock (the emulator still reports the trap, status 160/161).
-    if (this.seed && !this.seed.done && (reason === StopReason.TRAP || reason === StopReason.BUS_ERROR)) {
-      this.seed.write(0x70, 0, 0xf, this.cpu.stopClock);
-    }
+    this.devices.stopped(boardStop(reason), this.cpu.stopClock);
     // Account the TPU's clocks up to the stop (commands still in flight are abandoned).
     this.syncTo(this.result(reason).clocks);
     this.activity.advanceTo(this.result(reason).clocks);
@@ -261,28 +251,28 @@ export class Machine {
    * stops at the first instruction boundary at or after an error's clock.
    */
   private runStrict(maxCycles: number): StopReason {
-    const { cpu, bus } = this;
-    const tpu = this.tpu;
+    const { cpu, bus, devices, activity } = this;
     for (;;) {
-      const limit = Math.min(maxCycles, Math.max(tpu.nextStartClock(), cpu.cycle + 1));
+      const limit = Math.min(maxCycles, Math.max(devices.nextCheckClock!(), cpu.cycle + 1));
       bus.yieldCpu = false;
       const reason = cpu.run(limit);
       if (reason !== StopReason.LIMIT) return reason;
       // Up to the CPU's clock, its last clock only when a command may start in it: a fetch fault
       // found at the next instruction ends the run at cycle − 1 (Cpu.stopClock), uncounted.
-      const upTo = Math.min(cpu.cycle, tpu.linkRx?.horizon ?? Number.POSITIVE_INFINITY);
-      tpu.advanceTo(upTo - 1);
-      if (tpu.nextStartClock() <= upTo - 1) tpu.advanceTo(upTo);
-      if (tpu.fatal || cpu.cycle >= maxCycles) return reason;
+      const upTo = Math.min(cpu.cycle, devices.horizon ? devices.horizon() : Number.POSITIVE_INFINITY);
+      activity.advanceTo(upTo - 1);
+      if (devices.nextCheckClock!() <= upTo - 1) activity.advanceTo(upTo);
+      if (activity.fatal || cpu.cycle >= maxCycles) return reason;
     }
   }
 
   result(reason: StopReason): RunResult {
     const cpu = this.cpu;
     const guestExit = this.bus.console.exitCode;
+    const { extra, ...figures } = this.devices.figures();
     const base = {
       guestExit, instret: cpu.instret, pc: cpu.pc, where: this.symbols.describe(cpu.pc), trap: null,
-      ...this.tpuFigures(),
+      ...figures, boardFigures: extra,
     };
     switch (reason) {
       case StopReason.EXIT:
@@ -301,21 +291,9 @@ export class Machine {
     }
   }
 
-  /** The TPU's part of a result: picotpu's counters and errors, or the seed's ten counters in PLATFORM.md §7's shape. */
-  private tpuFigures(): Pick<RunResult, 'tpuFatal' | 'tpuErrors' | 'counters' | 'perfWindow' | 'windows' | 'seedCounters' | 'aliases' | 'doneValue' | 'hazards'> {
-    if (this.seed) {
-      const c = this.seed.counters();
-      return {
-        tpuFatal: this.activity.fatal, tpuErrors: [], counters: reportOfSeedCounters(c), perfWindow: true, windows: [],
-        seedCounters: c, aliases: { ...(this.bus as SeedBus).aliases }, doneValue: (this.bus as SeedBus).doneValue,
-        hazards: { count: this.seed.hazardCount, first: this.seed.hazards.slice() },
-      };
-    }
-    const tpu = this.tpu;
-    return {
-      tpuFatal: tpu.fatal, tpuErrors: tpu.errors, counters: tpu.report(), perfWindow: tpu.usedPerfCtrl,
-      windows: tpu.windows.slice(), seedCounters: null, aliases: null, doneValue: null, hazards: null,
-    };
+  /** The board's figures of a result, as its report and --report-json take them. */
+  figuresOf(r: RunResult): BoardFigures {
+    return { tpuFatal: r.tpuFatal, tpuErrors: r.tpuErrors, counters: r.counters, perfWindow: r.perfWindow, windows: r.windows, extra: r.boardFigures };
   }
 
   private trapReport(): TrapReport {
@@ -339,6 +317,13 @@ export class Machine {
   }
 }
 
+function boardStop(reason: StopReason): BoardStop {
+  if (reason === StopReason.EXIT) return 'exit';
+  if (reason === StopReason.TRAP) return 'trap';
+  if (reason === StopReason.BUS_ERROR) return 'bus-error';
+  return 'cycle-limit';
+}
+
 /** The one line a stop other than EXIT gets on standard error. */
 export function describeStop(r: RunResult): string {
   const at = (pc: number, sym: string) => `pc 0x${hex8(pc)}${sym ? ` <${sym}>` : ''}`;
@@ -355,18 +340,6 @@ export function describeStop(r: RunResult): string {
   // PicoRV32 traps at the target; the jump that went there is what to look at.
   const jump = t.jumpFrom !== undefined ? ` (jump at ${at(t.jumpFrom, t.jumpSymbol ?? '')})` : '';
   return `${t.kind}${addr} at ${at(t.pc, t.symbol)}${jump}${insn}, clock ${r.clocks}`;
-}
-
-/**
- * The seed's counters in PLATFORM.md §7's shape: run, busy per unit (the seed's
- * definitions: mxu and vpu include their DONE clock, dma does not), idlec,
- * qfull (as the RTL counts it: 0) and ovlap.
- */
-export function reportOfSeedCounters(c: SeedCounters): CounterSnapshot {
-  return {
-    cycles: c.run, mxuBusy: c.mxu, vpuBusy: c.vpu, dmaBusy: c.dma, idle: c.idlec, stall: c.qfull, overlap: c.ovlap,
-    depWait: 0, depWaitByUnit: { DMA: 0, MXU: 0, VPU: 0 },
-  };
 }
 
 export function hex8(n: number): string {

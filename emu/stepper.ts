@@ -63,7 +63,7 @@ export class Stepper {
     // Keep the TPU current, so a debugger shows its state at this clock (and
     // a --strict error stops the stepping at once).
     const tpu = this.machine.activity;
-    this.machine.syncTo(cpu.cycle); // on a ring: the other boards first (emu/multi.ts)
+    this.machine.syncTo(cpu.cycle); // on a ring: the other boards first (boards/picotpu/ring.ts)
     tpu.advanceTo(cpu.cycle);
     if (tpu.fatal) {
       this.stopped = StopReason.EXIT;

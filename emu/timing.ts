@@ -101,7 +101,7 @@ export function shiftSteps(n: number, f: CpuFeatures): number {
 }
 
 // ---------------------------------------------------------------------------
-// The seed board's CPU bus (memInterface 'seed-axi'): picorv32_axi
+// The seed board's CPU bus (memInterface 'axi-lite'): picorv32_axi
 // (picorv32 + picorv32_axi_adapter) in front of the seed's cpu_subsys
 // AXI4-Lite slave, which answers every fetch and data access: one
 // outstanding transaction, one clock of read latency (rd_wait), bvalid the

@@ -1,13 +1,12 @@
 // The TPU as the run observers (VCD, timeline, profiler, stepper, GDB) see it:
-// per unit its pushes, queue, running command and finished commands. picotpu's
-// Tpu is one as it is; the seed's TPU is one through SeedActivity, which
-// follows its commit stores on the bus and its command callbacks (a command's
-// first busy clock when its unit takes it, its start and end clocks when it
-// ends), so every tool runs unchanged on both boards.
+// per unit its pushes, queue, running command and finished commands. Every
+// board gives one (emu/board.ts BoardDevices.activity): picotpu's Tpu is one as
+// it is; the transformer-tpu-int4 board's follows its TPU's commit stores and
+// command callbacks (boards/transformer-tpu-int4/activity.ts).
 
 import { UNIT_NAMES } from '../periph/counters.ts';
-import type { CommandRecord, TpuError } from '../periph/tpu.ts';
-import type { SeedTpu } from '../periph/seed/tpu.ts';
+import type { CommandRecord, TpuError, UnitState } from '../periph/tpu.ts';
+import type { SeqModel } from '../periph/seq.ts';
 
 export type UnitName = (typeof UNIT_NAMES)[number];
 
@@ -44,88 +43,11 @@ export interface TpuActivity {
   readonly units: readonly UnitActivity[];
   /** Set when the TPU must stop the machine (picotpu: --strict, a deadlock). */
   readonly fatal: string | null;
+  /** Commands dropped beyond those kept in `errors`. */
+  readonly errorsNotKept?: number;
+  /** picotpu's command sequencer (the what-if), when the board runs one. */
+  readonly seq?: UnitState<SeqModel, 'SEQ'> | null;
+  /** The sequencer's finished RUNs, when recording is on (set to [] to turn it on). */
+  seqRecords?: CommandRecord<'SEQ'>[] | null;
   advanceTo(clock: number): void;
-}
-
-/** The seed's unit numbers (cmd_unit: MXU 0, VPU 1, DMA 2) in picotpu's UNIT_NAMES order. */
-const VIEW_OF_SEED_UNIT = [UNIT_NAMES.indexOf('MXU'), UNIT_NAMES.indexOf('VPU'), UNIT_NAMES.indexOf('DMA')];
-const SEED_OPCODE_NAMES: Record<UnitName, Record<number, string>> = {
-  MXU: { 1: 'MXU_GEOM', 2: 'MXU_MM' },
-  VPU: { 1: 'VPU_OP' },
-  DMA: { 1: 'DMA_MOVE' },
-};
-
-interface SeedQueued extends QueuedView {
-  opcode: number;
-}
-
-class SeedUnitView implements UnitActivity {
-  issued = 0;
-  readonly fifo: SeedQueued[] = [];
-  /** The command its unit has taken (told by the seed's onCommandStart), until it ends. */
-  running: SeedQueued | null = null;
-  runningStart = 0;
-  lastEnd = -1;
-  readonly rules = { describe: (cmd: QueuedView) => this.describe(cmd) };
-
-  constructor(readonly name: UnitName) {}
-
-  private describe(cmd: QueuedView): string {
-    const op = (cmd as SeedQueued).opcode;
-    return SEED_OPCODE_NAMES[this.name][op] ?? `${this.name} opcode 0x${op.toString(16)}`;
-  }
-}
-
-export class SeedActivity implements TpuActivity {
-  records: CommandRecord[] | null = null;
-  stallRecords: StallRecord[] | null = null;
-  readonly errors: readonly TpuError[] = [];
-  readonly units: SeedUnitView[] = UNIT_NAMES.map((n) => new SeedUnitView(n));
-  clock = 0;
-
-  constructor(private readonly seed: SeedTpu) {
-    seed.onCommand = (unit, opcode, start, end) => this.ended(unit, opcode, start, end);
-    // A command's start is known when its unit takes it, not only when it ends: a waveform or
-    // profile written up to a clock then holds every start before it (emu/observe/vcd.ts).
-    seed.onCommandStart = (unit, clock) => this.started(unit, clock);
-  }
-
-  /** A commit store of seed unit `unit` reached the TPU at `clock` and was accepted `stall` clocks later. */
-  committed(unit: number, opcode: number, clock: number, stall: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    v.fifo.push({ serial: v.issued++, pushClock: clock + stall, opcode });
-    if (stall > 0) this.stallRecords?.push({ unit: v.name, from: clock, to: clock + stall });
-  }
-
-  /** The board hangs (an access that can never complete): the deadlock the seed's TPU reported. */
-  get fatal(): string | null {
-    if (!this.seed.stuck) return null;
-    const h = this.seed.hazards.find((x) => x.kind === 'deadlock');
-    return `TPU deadlock: ${h ? h.text : 'an access that can never complete'}`;
-  }
-
-  advanceTo(clock: number): void {
-    this.seed.advanceTo(clock);
-    if (clock > this.clock) this.clock = clock;
-  }
-
-  private started(unit: number, clock: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    v.running = v.fifo.shift() ?? null;
-    v.runningStart = clock;
-  }
-
-  /** GEOM and discarded opcodes end without a start (onCommandStart): they leave the FIFO here. */
-  private ended(unit: number, opcode: number, start: number, end: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    const cmd = v.running ?? v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
-    v.running = null;
-    v.lastEnd = end;
-    this.records?.push({
-      unit: v.name, serial: cmd.serial, command: v.rules.describe(cmd), pushClock: cmd.pushClock, startClock: start, endClock: end,
-    });
-  }
 }

@@ -6,7 +6,8 @@
 // both give the same clocks, counters and tokens.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
+import { describeStop, type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import type { RunObserver } from '../emu/observe/observer.ts';
 import { buildBlob, headerOffset, jobPrompts, type Job, type Layout, type Model } from './format.ts';
@@ -107,7 +108,7 @@ export function checkRun(what: string, result: RunResult, status: number, printe
  */
 export function finishJob(started: StartedJob, result: RunResult, wallMs: number, cpuMs: number): EmulatorRun {
   const { m, model, job, layout } = started;
-  const sram = m.bus.sram.bytes;
+  const sram = m.sramBytes;
   const dv = sramView(sram);
   const status = dv.getUint32(headerOffset('STATUS'), true);
   checkRun('model run', result, status, m.bus.console.capturedText());

@@ -6,8 +6,13 @@
 //
 // Every value is int4 (−8..7) except the accumulators, int32 and wrapping.
 // Requantization is the platform's: R(acc, s) = sat4(rshift(acc, s)).
+//
+// The matrix-vector products run in WebAssembly SIMD (golden-kernel.ts) where
+// available, the plain loops below otherwise or with { plain: true }: the same
+// int32 sums, held equal by test/model-golden.test.ts.
 
 import { checkDims, checkJob, jobPrompts, packInt4, type Job, type Model } from './format.ts';
+import { GK, GoldenKernel } from './golden-kernel.ts';
 
 export interface GoldenResult {
   /** out[0] from the prefill, then one token per decode step run. */
@@ -29,7 +34,11 @@ export interface GoldenResult {
 export type ProbePoint = 'embed' | 'q' | 'k' | 'v' | 'att' | 'proj' | 'mid' | 'hidden' | 'ffn' | 'out';
 export type Probe = (point: ProbePoint, layer: number, position: number, values: Int8Array) => void;
 
-export interface GoldenOptions { probe?: Probe }
+export interface GoldenOptions {
+  probe?: Probe;
+  /** The plain TypeScript loops instead of the WebAssembly kernel (the kernel's reference in tests). */
+  plain?: boolean;
+}
 
 export const sat4 = (v: number): number => (v < -8 ? -8 : v > 7 ? 7 : v);
 
@@ -106,8 +115,10 @@ class Transformer {
   private readonly tmp: Int8Array;
   private readonly hidden: Int8Array;
   private readonly acc: Int32Array;
+  private readonly kernel: GoldenKernel | null;
 
-  constructor(private readonly m: Model, private readonly probe?: Probe) {
+  constructor(private readonly m: Model, private readonly probe?: Probe, plain = false) {
+    this.kernel = plain ? null : GoldenKernel.forModel(m);
     const { d, dFF, maxSeq, vocab } = m.dims;
     this.keys = m.layers.map(() => new Int8Array(maxSeq * d));
     this.values = m.layers.map(() => new Int8Array(maxSeq * d));
@@ -121,6 +132,7 @@ class Transformer {
 
   /** att = the heads' o_h side by side, for the query q at position t of layer l. */
   private attention(l: number, t: number, shiftS: number, shiftO: number): void {
+    if (this.kernel) { this.attentionOnKernel(this.kernel, l, t, shiftS, shiftO); return; }
     const { d, heads } = this.m.dims;
     const dh = d / heads;
     const { q, att, acc } = this;
@@ -140,6 +152,29 @@ class Transformer {
     }
   }
 
+  /** attention() with both products on the kernel: p = max(R(q·k, s.s), 0) is max(p, 0) where the loops skip p ≤ 0. */
+  private attentionOnKernel(kernel: GoldenKernel, l: number, t: number, shiftS: number, shiftO: number): void {
+    const { d, heads } = this.m.dims;
+    const dh = d / heads;
+    const { q, att } = this;
+    const acc = kernel.acc, p = kernel.input;
+    for (let h = 0; h < heads; h++) {
+      const c0 = h * dh;
+      kernel.scores(l, h, q, c0, t);
+      for (let u = 0; u <= t; u++) { const v = requant(acc[u], shiftS); p[u] = v > 0 ? v : 0; }
+      kernel.weightedValues(l, h, t);
+      for (let i = 0; i < dh; i++) att[c0 + i] = requant(acc[i], shiftO);
+    }
+  }
+
+  /** out = R(x·W, shift) for matrix `which` of layer l (GK order; the output projection has no requant). */
+  private project(x: Int8Array, l: number, which: number, w: Int8Array, shift: number, out: Int8Array): void {
+    if (!this.kernel) { project(x, w, shift, this.acc, out); return; }
+    this.kernel.matvec(x, l * GK.PER_LAYER + which);
+    const acc = this.kernel.acc;
+    for (let j = 0; j < out.length; j++) out[j] = requant(acc[j], shift);
+  }
+
   /** Runs token `tok` at position t through every layer (filling the caches' row t); its logits. */
   step(tok: number, t: number): Int32Array {
     const { d, vocab } = this.m.dims;
@@ -151,27 +186,33 @@ class Transformer {
       const s = w.shifts;
       const k = this.keys[l].subarray(t * d, (t + 1) * d);
       const v = this.values[l].subarray(t * d, (t + 1) * d);
-      project(x, w.wq, s.q, acc, q);
-      project(x, w.wk, s.k, acc, k);
-      project(x, w.wv, s.v, acc, v);
+      this.project(x, l, GK.WQ, w.wq, s.q, q);
+      this.project(x, l, GK.WK, w.wk, s.k, k);
+      this.project(x, l, GK.WV, w.wv, s.v, v);
+      this.kernel?.storeKV(l, t, k, v);
       if (probe) { probe('q', l, t, q); probe('k', l, t, k); probe('v', l, t, v); }
       this.attention(l, t, s.s, s.o);
       probe?.('att', l, t, att);
-      project(att, w.wo, s.a, acc, tmp);
+      this.project(att, l, GK.WO, w.wo, s.a, tmp);
       probe?.('proj', l, t, tmp);
       residual(x, tmp, w.bound1);
       probe?.('mid', l, t, x);
-      project(x, w.w1, s.f1, acc, hidden);
+      this.project(x, l, GK.W1, w.w1, s.f1, hidden);
       for (let j = 0; j < hidden.length; j++) if (hidden[j] < 0) hidden[j] = 0;
       probe?.('hidden', l, t, hidden);
-      project(hidden, w.w2, s.f2, acc, tmp);
+      this.project(hidden, l, GK.W2, w.w2, s.f2, tmp);
       probe?.('ffn', l, t, tmp);
       residual(x, tmp, w.bound2);
       probe?.('out', l, t, x);
     });
     const logits = new Int32Array(vocab);
-    matvec(x, this.m.wOut, vocab, acc);
-    logits.set(acc.subarray(0, vocab));
+    if (this.kernel) {
+      this.kernel.matvec(x, this.m.layers.length * GK.PER_LAYER);
+      logits.set(this.kernel.acc.subarray(0, vocab));
+    } else {
+      matvec(x, this.m.wOut, vocab, acc);
+      logits.set(acc.subarray(0, vocab));
+    }
     return logits;
   }
 
@@ -194,7 +235,7 @@ export function runGolden(model: Model, job: Job, opts: GoldenOptions = {}): Gol
   checkJob(model.dims, job);
   if (jobPrompts(job).length > 1) throw new Error('runGolden runs one sequence: use runGoldenBatch for a batched job');
   const prompt = jobPrompts(job)[0];
-  const net = new Transformer(model, opts.probe);
+  const net = new Transformer(model, opts.probe, opts.plain);
   const P = prompt.length;
   let logits: Int32Array = new Int32Array(0);
   for (let t = 0; t < P; t++) logits = net.step(prompt[t], t);

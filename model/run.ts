@@ -87,7 +87,7 @@ export function runMatmulOnEmulator(shape: { m: number; k: number; n: number }, 
   const off = matmulFieldOffset;
   const machine = machineWith(readImage(opts.elfPath ?? MMBENCH_ELF), blob, opts);
   const { result, wallMs, cpuMs } = timedRun(machine, opts);
-  const sram = machine.bus.sram.bytes;
+  const sram = machine.sramBytes;
   checkRun('matmul run', result, sramView(sram).getUint32(off('STATUS'), true), machine.bus.console.capturedText());
   return { result, windows: windowsOf(result), c: sram.slice(c, end), wallMs, cpuMs };
 }

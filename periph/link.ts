@@ -289,7 +289,7 @@ export class LinkReceiver {
   landedUpTo = -1;
   /**
    * The first clock this board may not yet process: landings before it are
-   * all known (emu/multi.ts sets it from the previous board's progress);
+   * all known (boards/picotpu/ring.ts sets it from the previous board's progress);
    * Infinity with one board, whose only sender is itself.
    */
   horizon = Number.POSITIVE_INFINITY;

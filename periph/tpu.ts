@@ -71,7 +71,7 @@ export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: rea
   return statusWord(u.running !== null, u.fifo.length, u.errorFlag);
 }
 
-class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
+export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
   /**
@@ -167,7 +167,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   readonly link: UnitState<LinkFast | LinkReference, 'LINK'> | null;
   /** The link's receive side: the mailbox's landings, RX_FULL, RX_COUNT. */
   readonly linkRx: LinkReceiver | null;
-  /** Where this board's messages go: its own receiver (one board), or the next board's (emu/multi.ts). */
+  /** Where this board's messages go: its own receiver (one board), or the next board's (boards/picotpu/ring.ts). */
   linkOut: ((m: LinkMessage) => void) | null = null;
   /** The mailbox's regions (their write port is the link's), 0 without a link. */
   private readonly mailboxMask: number;
@@ -175,7 +175,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   readonly linkStats = { busy: 0, windowBusy: 0, messages: 0, bytes: 0 };
   /** Finished SENDs, when a test asks for them. */
   linkRecords: CommandRecord<'LINK'>[] | null = null;
-  /** Set by a PUSH whose stall would have to process clocks past the link's horizon: it did not happen (emu/link-bus.ts restarts it). */
+  /** Set by a PUSH whose stall would have to process clocks past the link's horizon: it did not happen (boards/picotpu/link-bus.ts restarts it). */
   pushBlocked = false;
 
   /** The sequencer's own list memory (seqListKiB > 0), else null: lists are in the scratchpad. */
@@ -477,7 +477,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   }
 
   /**
-   * One window of a PUSH stall on a board of a ring (emu/multi.ts): the clocks
+   * One window of a PUSH stall on a board of a ring (boards/picotpu/ring.ts): the clocks
    * before `horizon` may be processed, later ones not yet (a landing may still
    * come). False when the PUSH cannot go on now: it did not happen
    * (pushBlocked: the CPU restarts it later; the clocks processed stay, as the

@@ -16,6 +16,13 @@
 //   - the fast model, which the core may also advance n clocks at once with
 //     skip(c, n), but only over a window in which no other unit writes what it
 //     reads (the core checks region masks) and n <= horizon(c).
+//
+// The same protocol serves units behind a banked memory with a per-clock
+// request and grant (BankedUnit: the write-up's board's units,
+// boards/transformer-tpu-int4/ports.ts): the read phase is preceded by the
+// requests and the arbitration, the write phase is the clock's edge, and the
+// fast model's skip is bulk(n) over clocks in which no other requester shares
+// the unit's banks.
 
 import type { MxuKernel } from './mxu-kernel.ts';
 
@@ -138,4 +145,29 @@ export function getInt4(buf: Uint8Array, base: number, i: number): number {
 export function setInt4(buf: Uint8Array, base: number, i: number, v: number): void {
   const at = base + (i >> 1);
   buf[at] = i & 1 ? (buf[at] & 0x0f) | ((v & 15) << 4) : (buf[at] & 0xf0) | (v & 15);
+}
+
+/**
+ * The clock protocol of a unit behind a banked memory with request/grant
+ * arbitration (ports type P; the write-up's board: its scratchpad's Ports).
+ * One clock: request(p) posts the unit's requests from its state at the start
+ * of the clock; after the arbitration, read(p) samples granted reads (the
+ * memory before this clock's writes), edge(p) is the clock's edge (the FSM's
+ * registers, granted writes). The front end's dispatch is taken at the edge of
+ * a clock in which the unit is idle. The fast model may instead call bulk(n)
+ * for n <= horizon() clocks while no other requester shares the unit's banks;
+ * horizon() is a lower bound of the clocks before the unit's DONE state with
+ * every access granted.
+ */
+export interface BankedUnit<P> {
+  readonly busy: boolean;
+  readonly isDone: boolean;
+  /** Banks (bitmasks) the running command may read and write. */
+  readonly readMask: number;
+  readonly writeMask: number;
+  request(p: P): void;
+  read(p: P): void;
+  edge(p: P): void;
+  horizon(): number;
+  bulk(n: number): void;
 }

@@ -3,7 +3,7 @@
 // per wall second and MIPS, the median of several runs in one process.
 
 import { readFileSync } from 'node:fs';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);

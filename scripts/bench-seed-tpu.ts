@@ -1,12 +1,12 @@
 // npm run bench:seed-tpu — emulation speed of the seed board's TPU alone
-// (periph/seed/), driven as its CPU would (test/helpers/seed-driver.ts): a
+// (boards/transformer-tpu-int4/), driven as its CPU would (test/helpers/seed-driver.ts): a
 // tiled_simple-shaped stream, 128×128 · 128×512 in 8×8 output tiles (per
 // tile: fill A and B, MM with K = 128, spill C; the next tile's fills queued
 // behind the MM). Prints TPU clocks per second of this process's CPU time
 // (steadier than wall time on a shared machine) and per wall second, fast and
 // reference (median of several runs).
 
-import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../periph/seed/regs.ts';
+import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../boards/transformer-tpu-int4/regs.ts';
 import { drive, type SeedOp } from '../test/helpers/seed-driver.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -7,7 +7,13 @@
 // emulation, Machine.run, not of building the model blob), and from a cold
 // start of a fresh `node bin/picotpu.mjs` process (its whole wall time,
 // start-up, blob and report included). Last, the CLI's start-up:
-// `picotpu run build/fw/hello.elf`. "median" is the median warm run, beside
+// `picotpu run build/fw/hello.elf` against `node -e 0`, interleaved, medians.
+// The seed board's rows: its TPU alone on a tiled kernel stream (as
+// bench:seed-tpu drives it), the ten random command streams of
+// test/seed-rtl/streams (CPU over the AXI bus, and the TPU), and the seed's
+// own full-inference firmware when SEED_INFER_ELF names its ELF (built outside
+// this repository, docs/seed-board.md §9; skipped with a line otherwise).
+// "median" is the median warm run, beside
 // the best: when the two are far apart the machine was busy and the figures
 // are not to be trusted (the header line says the load average, and warns
 // when it exceeds the cores). "per CPU s" divides by the process's CPU
@@ -19,15 +25,17 @@
 //   npm run bench:speed -- --warm           # in-process figures only
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
 import { VARIANT, type Job } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../boards/transformer-tpu-int4/regs.ts';
+import { drive, type SeedOp } from '../test/helpers/seed-driver.ts';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const CLOCK_HZ = defaultConfig().clockHz;
@@ -85,6 +93,52 @@ function demo(): () => Sample {
   return () => sample(() => runOnEmulator(m, job));
 }
 
+/** ELFs on the seed board, one after the other: a board per ELF, each to its DONE store (or EXIT). */
+function seedElfs(paths: string[]): () => Sample {
+  const elfs = paths.map((p) => readFileSync(p));
+  return () => {
+    let clocks = 0, seconds = 0, cpuSeconds = 0;
+    for (let i = 0; i < elfs.length; i++) {
+      const m = new Machine(undefined, { board: 'seed' });
+      m.loadElf(elfs[i]);
+      const t = measure(() => m.run());
+      if (t.value.reason !== 'exit' || t.value.exit !== 0) throw new Error(`${paths[i]}: ${t.value.reason} ${t.value.exit}`);
+      clocks += t.value.clocks; seconds += t.seconds; cpuSeconds += t.cpuSeconds;
+    }
+    return { clocks, seconds, cpuSeconds };
+  };
+}
+
+/** bench:seed-tpu's stream: 128×128 · 128×512 in 8×8 output tiles (fill A and B, MM K = 128, a spill every 8 tiles). */
+function seedTiledStream(tiles: number): SeedOp[] {
+  const ops: SeedOp[] = [{ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'GEOM', { LEN: 128 }), gap: 0 }];
+  for (let t = 0; t < tiles; t++) {
+    const buf = (t & 1) * 0x2000;
+    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: buf, SRAM_ADDR: (t % 16) * 1024, LEN: 128, ROWS: 8 }), gap: 0 });
+    ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPAD_ADDR: 0x8000 + buf, SRAM_ADDR: 0x20000 + (t % 64) * 512, LEN: 8, ROWS: 128 }), gap: 0 });
+    ops.push({ kind: 'wait', unit: SEED_DMA });
+    ops.push({ kind: 'cmd', unit: SEED_MXU, words: P(SEED_MXU, 'MM', { A_ADDR: buf, B_ADDR: 0x8000 + buf, C_ADDR: 0xc000 + (t & 7) * 32, M0: 1, N: 6 }), gap: 0 });
+    if ((t & 7) === 7) {
+      ops.push({ kind: 'wait', unit: SEED_MXU });
+      ops.push({ kind: 'cmd', unit: SEED_DMA, words: P(SEED_DMA, 'MOVE', { SPILL: 1, SPAD_ADDR: 0xc000, SRAM_ADDR: 0x40000 + t * 32, LEN: 64, ROWS: 4 }), gap: 0 });
+    }
+  }
+  ops.push({ kind: 'waitAll' });
+  return ops;
+}
+
+function seedTpuAlone(): () => Sample {
+  const ops = seedTiledStream(1024);
+  const sram = new Uint8Array(512 * 1024).map((_, i) => (i * 73 + 0x35) & 0xff);
+  return () => {
+    const t = measure(() => drive(false, sram.slice(), ops, undefined, 1e12, false));
+    return { clocks: t.value.tpu.clock, seconds: t.seconds, cpuSeconds: t.cpuSeconds };
+  };
+}
+
+const SEED_STREAMS = Array.from({ length: 10 }, (_, i) => `build/seed-streams/rand_0${i}.elf`);
+const SEED_INFER_ELF = process.env.SEED_INFER_ELF;
+
 const WORKLOADS: Workload[] = [
   { name: 'CPU only (bench.elf)', run: cpuOnly('build/fw/bench.elf'), cli: ['run', 'build/fw/bench.elf', '--no-report'] },
   { name: 'demo (adder, seed 1)', run: demo(), cli: ['demo', '--seed', String(DEMO_SEED)] },
@@ -96,6 +150,11 @@ const WORKLOADS: Workload[] = [
     run: () => sample(() => runMatmulOnEmulator({ m: 512, k: 512, n: 512 }, VARIANT.DOUBLE_BUFFER)),
     cli: ['bench', '--matmul', '512x512x512'],
   },
+  { name: 'seed: tiled kernel stream, TPU alone', run: seedTpuAlone(), cli: [] },
+  { name: 'seed: 10 random command streams', run: seedElfs(SEED_STREAMS), cli: [] },
+  ...(SEED_INFER_ELF && existsSync(SEED_INFER_ELF)
+    ? [{ name: 'seed: its own full inference', run: seedElfs([SEED_INFER_ELF]), cli: ['run', '--board', 'seed', '--no-report', SEED_INFER_ELF] }]
+    : []),
 ];
 
 /** Wall seconds of a fresh `node bin/picotpu.mjs ...`, start-up included (the best of `runs`). */
@@ -121,6 +180,7 @@ function main(): void {
   const only = onlyAt >= 0 ? argv[onlyAt + 1]?.toLowerCase() : undefined;
   const warmOnly = argv.includes('--warm');
   execFileSync('make', ['-s', '-C', 'firmware-c', '-j2'], { stdio: 'inherit' });
+  execFileSync('make', ['-s', '-C', 'test/seed-rtl/streams', '-j2'], { stdio: 'inherit' });
   const load = loadavg().map((x) => x.toFixed(2)).join(' ');
   console.log(`bench:speed — best and median of ${RUNS} runs each; load average ${load} on this machine (${availableParallelism()} cores)`);
   if (loadavg()[0] > availableParallelism()) console.log('warning: the machine is busy (load above its cores): wall figures are low and vary; see "per CPU s" and the median');
@@ -148,10 +208,31 @@ function main(): void {
     }
     console.log(`${w.name.padEnd(37)} | ${String(clocks).padStart(10)} | ${mhz(warm).padStart(12)} | ${mhz(rate(clocks, median)).padStart(6)} | ${rtf(warm).padStart(8)} | ${mhz(rate(clocks, bestCpu)).padStart(11)} | ${coldText}`);
   }
-  if (!warmOnly) {
-    const s = coldSeconds(['run', 'build/fw/hello.elf', '--no-report'], Math.max(3, RUNS));
-    console.log(`CLI start: picotpu run build/fw/hello.elf completes in ${s.toFixed(3)} s wall (best of ${Math.max(3, RUNS)})`);
+  if (!SEED_INFER_ELF || !existsSync(SEED_INFER_ELF)) {
+    console.log("seed: its own full inference — skipped: set SEED_INFER_ELF to the ELF built from the seed's repository (docs/seed-board.md §9)");
   }
+  if (!warmOnly) coldStart(Math.max(5, 2 * RUNS));
+}
+
+/** Wall seconds of one process: node and its arguments. */
+function processSeconds(args: string[]): number {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')}: exit ${r.status}: ${r.stderr.toString().trim().split('\n').at(-1)}`);
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+/** `picotpu run hello.elf` and `picotpu demo` against `node -e 0`: runs interleaved, medians. */
+function coldStart(runs: number): void {
+  const node: number[] = [], hello: number[] = [], demoRun: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    node.push(processSeconds(['-e', '0']));
+    hello.push(processSeconds(['bin/picotpu.mjs', 'run', 'build/fw/hello.elf', '--no-report']));
+    demoRun.push(processSeconds(['bin/picotpu.mjs', 'demo', '--seed', String(DEMO_SEED)]));
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const n = med(node), h = med(hello), d = med(demoRun);
+  console.log(`cold start (medians of ${runs}, interleaved): node -e 0 ${n.toFixed(3)} s; picotpu run build/fw/hello.elf ${h.toFixed(3)} s (${(h / n).toFixed(2)}x node); picotpu demo --seed ${DEMO_SEED} ${d.toFixed(3)} s`);
 }
 
 main();

@@ -4,7 +4,7 @@
 // (median of several runs each).
 
 import { readFileSync } from 'node:fs';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -1,6 +1,6 @@
 // Generates firmware-c/include/tpu_regs.h from the register table in
 // periph/regs.ts, and firmware-c/include/seed/tpu_seed.h (the seed board's
-// TPU) from periph/seed/regs.ts. `tsx scripts/gen-regs.ts` writes it; `--check` exits 1 when
+// TPU) from boards/transformer-tpu-int4/regs.ts. `tsx scripts/gen-regs.ts` writes it; `--check` exits 1 when
 // the committed header is stale (test/regs.test.ts does the same).
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -8,7 +8,7 @@
 import { writeCalibration, type PathTable } from '../model/calibration.ts';
 import type { PlatformConfig } from '../emu/config.ts';
 import { INSNS, matchInsn, type TimingClass } from '../emu/isa.ts';
-import type { Machine } from '../emu/machine.ts';
+import type { Machine } from '../boards/machine.ts';
 import type { RunObserver } from '../emu/observe/observer.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { classClocks } from '../emu/timing.ts';

@@ -7,7 +7,7 @@
 // Usage: npx tsx scripts/seq-budget.ts [variant]
 
 import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
-import type { Machine } from '../emu/machine.ts';
+import type { Machine } from '../boards/machine.ts';
 import { predict } from '../model/analytic.ts';
 import { BEST_VARIANT } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';

@@ -9,13 +9,14 @@
 
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { variantName } from './bench.ts';
+import { variantName } from '../model/format.ts';
 import {
   ADDER_VARIANT, AdderModelError, adderJob, demoResultOf, readAdder, solution, type DemoResult, type Solution, type TpuSolution,
 } from './addition.ts';
 import { defaultConfig } from '../emu/config.ts';
+import { shownPath } from '../emu/observe/output-file.ts';
 import { sumCounters } from '../periph/counters.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import {
@@ -25,6 +26,7 @@ import type { Model } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { runOnEmulator, type RunOptions } from '../model/run.ts';
 
+export { shownPath };
 export {
   ADDER_VARIANT, AdderModelError, adderJob, DemoInputError, demoProblem, formatDemo, randomProblem, readAdder, tokenName,
   type DemoResult, type Solution, type TpuSolution,
@@ -34,11 +36,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The trained model blob, written by scripts/train.ts. */
 export const ADDER_MODEL = join(root, 'models', 'adder.ptm');
 
-/** A path as messages show it: relative to the working directory when that is shorter. */
-export function shownPath(path: string): string {
-  const r = relative(process.cwd(), path);
-  return r && r.length < path.length ? r : path;
-}
 
 /** Largest model blob read: the SRAM it is loaded into holds no more (a device without end is refused, not read whole). */
 export const MAX_MODEL_BYTES = SRAM_SIZE;

@@ -16,7 +16,7 @@ import { main } from '../cli/main.ts';
 import { disassemble } from '../emu/disasm.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { AdderModelError, loadAdder } from '../study/addition-run.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 import { skipWhenMissing } from './helpers/require.ts';

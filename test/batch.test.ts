@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { predict, predictDecodeStep } from '../model/analytic.ts';
 import { buildBlob, headerOffset, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -172,7 +172,7 @@ describe('batched decode', () => {
       mach.bus.console.captureOutput(true);
       expect(mach.run(10_000_000).exit).toBe(2);
       expect(mach.bus.console.capturedText()).toBe('model: bad batch\n');
-      expect(new DataView(mach.bus.sram.bytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+      expect(new DataView(mach.sramBytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
     }
   });
 });

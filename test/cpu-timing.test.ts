@@ -8,10 +8,10 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BRAM_SIZE } from '../emu/bus.ts';
+import { BRAM_SIZE } from '../boards/picotpu/bus.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { expandCompressed } from '../emu/isa.ts';
 import { DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, storeAccessOffset, STRADDLE_EXTRA } from '../emu/timing.ts';

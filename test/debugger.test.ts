@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disassemble } from '../emu/disasm.ts';
 import { ABI_NAMES } from '../emu/isa.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK, trapClocks } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';

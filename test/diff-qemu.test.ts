@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import elfTools from 'elf-tools';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { describeStop, Machine } from '../emu/machine.ts';
+import { describeStop } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { defaultConfig, type CpuFeatures } from '../emu/config.ts';
 import { SRAM_BASE } from '../periph/sram.ts';
 import { assemble } from '../toolchain/toolchain.ts';
@@ -165,7 +166,7 @@ function runPicotpu(harness: Uint8Array, code: Uint8Array, s: Sequence, cpu: Par
   bram.set(code, LAYOUT.SEQ);
   new DataView(bram.buffer).setUint32(LAYOUT.SEQ + code.length, TAIL_WORD, true);
   const inSram = s.dataBase >= SRAM_BASE;
-  const mem = inSram ? m.bus.sram.bytes : bram;
+  const mem = inSram ? m.sramBytes : bram;
   const off = inSram ? s.dataBase - SRAM_BASE : s.dataBase;
   mem.set(dataFill(s.dataSeed), off);
   m.cpu.invalidateAll();

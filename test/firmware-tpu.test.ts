@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { Machine, type RunResult } from '../emu/machine.ts';
+import { type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
@@ -84,7 +85,7 @@ function runMachine(name: string, opts: { reference?: boolean; strict?: boolean;
   m.bus.console.captureOutput();
   if (opts.input) m.bus.console.setInput(Uint8Array.from(opts.input));
   const r = m.run(MAX_CYCLES);
-  return { r, out: m.bus.console.capturedText(), spad: digest(m.tpu.spad), sram: digest(m.bus.sram.bytes) };
+  return { r, out: m.bus.console.capturedText(), spad: digest(m.tpu.spad), sram: digest(m.sramBytes) };
 }
 
 /** The comparable part of a run: everything observable except wall time. */

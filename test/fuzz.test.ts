@@ -21,14 +21,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BRAM_SIZE } from '../emu/bus.ts';
+import { BRAM_SIZE } from '../boards/picotpu/bus.ts';
 import { main } from '../cli/main.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { INSNS } from '../emu/isa.ts';
 import { GDB_HOST, serveGdb } from '../emu/debug/gdb-server.ts';
-import { Machine, type RunResult } from '../emu/machine.ts';
+import { type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { AdderModelError, loadAdder, solveOnTpu, ADDER_MODEL } from '../study/addition-run.ts';
 import { HEADER_FIELDS, LAYER_FIELDS, readModel } from '../model/format.ts';
 import { MODEL_ELF, ModelRunError } from '../model/run.ts';
@@ -356,7 +357,7 @@ describe('fuzz: TPU command streams from the guest', () => {
         reason: x.r.reason, exit: x.r.exit, clocks: x.r.clocks, instret: x.r.instret, pc: x.r.pc, fatal: x.r.tpuFatal,
         errors: x.r.tpuErrors.map((e) => ({ ...e })), counters: x.r.counters,
         done: x.m.tpu.units.map((u) => u.done), spad: Buffer.from(x.m.tpu.spad).toString('base64'),
-        sram: Buffer.from(x.m.bus.sram.bytes).toString('base64'),
+        sram: Buffer.from(x.m.sramBytes).toString('base64'),
       });
       expect(seen(ref)).toEqual(seen(fast));
       count('tpu', `${strict ? 'strict ' : ''}${fast.r.reason}${fast.r.tpuFatal?.startsWith('TPU deadlock') ? ' (deadlock)' : ''}`);

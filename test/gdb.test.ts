@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GDB_HOST, MAX_RESENDS, serveGdb, TARGET_XML } from '../emu/debug/gdb-server.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { FIRST_LAUNCH_CLOCK, storeAccessOffset, trapClocks } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 import { skipWhenMissing } from './helpers/require.ts';
@@ -485,7 +485,7 @@ var: .word 0x11223344
     expect(await client.ask('m0,8')).toBe(Buffer.from(bram.subarray(0, 8)).toString('hex'));
     // A read running off the end of a memory returns the part that exists.
     expect(await client.ask('mfffe,4')).toBe(Buffer.from(bram.subarray(0xfffe)).toString('hex'));
-    machine.bus.sram.bytes.set([1, 2, 3, 4], 0x100);
+    machine.sramBytes.set([1, 2, 3, 4], 0x100);
     expect(await client.ask('m40000100,4')).toBe('01020304');
     expect(await client.ask('m4007fffe,4')).toBe('0000');
     for (const addr of ['10000', '10000000', '10000004', '10000008', '20000000', '20000100', '30000000', '40080000', 'fffffffc']) {
@@ -496,15 +496,15 @@ var: .word 0x11223344
     // Reading the console RX register would consume input, the TPU's would advance it: nothing happened.
     expect(machine.bus.console.exitCode).toBeNull();
     expect(await client.ask('M40000200,4:a1b2c3d4')).toBe('OK');
-    expect(Array.from(machine.bus.sram.bytes.subarray(0x200, 0x204))).toEqual([0xa1, 0xb2, 0xc3, 0xd4]);
+    expect(Array.from(machine.sramBytes.subarray(0x200, 0x204))).toEqual([0xa1, 0xb2, 0xc3, 0xd4]);
     // X: binary, with } # $ * escaped.
     expect(await client.ask('X40000300,0:')).toBe('OK');
     const payload = `X40000300,5:}${String.fromCharCode(0x23 ^ 0x20)}}${String.fromCharCode(0x24 ^ 0x20)}}${String.fromCharCode(0x7d ^ 0x20)}}${String.fromCharCode(0x2a ^ 0x20)}\xff`;
     expect(await client.ask(payload)).toBe('OK');
-    expect(Array.from(machine.bus.sram.bytes.subarray(0x300, 0x305))).toEqual([0x23, 0x24, 0x7d, 0x2a, 0xff]);
+    expect(Array.from(machine.sramBytes.subarray(0x300, 0x305))).toEqual([0x23, 0x24, 0x7d, 0x2a, 0xff]);
     // A write across the end of a memory is refused whole.
     expect(await client.ask('M4007ffff,2:0102')).toBe('E14');
-    expect(machine.bus.sram.bytes[0x7ffff]).toBe(0);
+    expect(machine.sramBytes[0x7ffff]).toBe(0);
     expect(await client.ask('Mzz,1:00')).toBe('E01');
     expect(await client.ask('M40000000,2:00')).toBe('E01');
   });
@@ -549,11 +549,11 @@ var: .word 0x11223344
     expect(stop).toMatch(/^T05swbreak:;thread:1;/);
     expect(pcOf(stop)).toBe(here);
     expect(machine.cpu.regs[5]).toBe(1);
-    expect(machine.bus.sram.readWord(0)).toBe(0); // the store has not run
+    expect(new DataView(machine.sramBytes.buffer).getInt32(0, true)).toBe(0); // the store has not run
     stop = await client.ask('vCont;c');
     expect(pcOf(stop)).toBe(here);
     expect(machine.cpu.regs[5]).toBe(2);
-    expect(machine.bus.sram.readWord(0)).toBe(1);
+    expect(new DataView(machine.sramBytes.buffer).getInt32(0, true)).toBe(1);
     // A hardware breakpoint elsewhere; the software one removed.
     const store2 = at(machine, 'store2');
     expect(await client.ask(`Z1,${store2.toString(16)},4`)).toBe('OK');
@@ -572,11 +572,11 @@ var: .word 0x11223344
     let stop = await client.ask('c');
     expect(stop).toMatch(/^T05watch:40000002;thread:1;/);
     expect(pcOf(stop)).toBe(at(machine, 'store2'));
-    expect(machine.bus.sram.readWord(0)).toBe(1);
+    expect(new DataView(machine.sramBytes.buffer).getInt32(0, true)).toBe(1);
     expect(await client.ask('z2,40000002,1')).toBe('OK');
     // Around the BRAM word `var`: the word after it is never written, the range from its middle is.
     const varAddr = at(machine, 'var');
-    expect(machine.bus.sram.readWord(0)).toBe(1);
+    expect(new DataView(machine.sramBytes.buffer).getInt32(0, true)).toBe(1);
     expect(await client.ask(`Z2,${(varAddr + 4).toString(16)},4`)).toBe('OK');
     expect(await client.ask(`Z2,${(varAddr + 2).toString(16)},4`)).toBe('OK');
     stop = await client.ask('c');

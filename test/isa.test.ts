@@ -8,7 +8,8 @@
 // and an expected value may be a function of the symbol table (link values).
 
 import { describe, expect, it } from 'vitest';
-import { describeStop, Machine, type RunResult } from '../emu/machine.ts';
+import { describeStop, type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { defaultConfig, type CpuFeatures } from '../emu/config.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
@@ -105,7 +106,7 @@ function peek(m: Machine, addr: number, n: number): number[] {
   const out: number[] = [];
   for (let k = 0; k < n; k++) {
     const a = (addr + k) >>> 0;
-    out.push(a >= 0x4000_0000 ? m.bus.sram.bytes[a - 0x4000_0000] : m.bus.bram[a]);
+    out.push(a >= 0x4000_0000 ? m.sramBytes[a - 0x4000_0000] : m.bus.bram[a]);
   }
   return out;
 }
@@ -474,7 +475,7 @@ describe('RV32I: loads and stores', () => {
 
   it('SRAM contents preset by the host are visible to loads', () => {
     const x = run('li t0, 0x40000200; lw a0, 0(t0); lhu a1, 6(t0); lb a2, 5(t0)', {
-      before: (m) => m.bus.sram.bytes.set([1, 2, 3, 4, 5, 0x86, 7, 8], 0x200),
+      before: (m) => m.sramBytes.set([1, 2, 3, 4, 5, 0x86, 7, 8], 0x200),
     });
     checkRegs(x, { a0: 0x04030201, a1: 0x0807, a2: 0xffffff86 });
   });

@@ -1,5 +1,6 @@
 // The layout (README, "Where things are"): imports go one way, bin → cli →
-// study → model → emu → periph (test/helpers/import-direction.ts), and every
+// study → model → boards → emu → periph (test/helpers/import-direction.ts),
+// tools reach a board only through the registry and the machine, and every
 // source file opens with a comment on what it is for.
 
 import { readFileSync } from 'node:fs';
@@ -27,7 +28,14 @@ describe('import direction', () => {
   it('refuses a deliberately wrong import in each direction the layout forbids', () => {
     const wrong: [file: string, text: string, target: string][] = [
       ['periph/tpu.ts', "import type { MmioDevice } from '../emu/bus.ts';", 'emu/bus.ts'],
-      ['periph/seed/tpu.ts', "import { x } from '../../model/format.ts';", 'model/format.ts'],
+      ['boards/transformer-tpu-int4/tpu.ts', "import { x } from '../../model/format.ts';", 'model/format.ts'],
+      ['emu/machine.ts', "import { PICOTPU } from '../boards/picotpu/board.ts';", 'boards/picotpu/board.ts'],
+      ['emu/debug/format.ts', "import { BOARDS } from '../../boards/registry.ts';", 'boards/registry.ts'],
+      ['periph/tpu.ts', "import { SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';", 'boards/transformer-tpu-int4/tpu.ts'],
+      ['cli/run.ts', "import { seedStatusLines } from '../boards/transformer-tpu-int4/report.ts';", 'boards/transformer-tpu-int4/report.ts'],
+      ['web/worker.ts', "import { PicotpuDevices } from '../boards/picotpu/board.ts';", 'boards/picotpu/board.ts'],
+      ['model/tp-run.ts', "import { Boards } from '../boards/picotpu/ring.ts';", 'boards/picotpu/ring.ts'],
+      ['boards/picotpu/board.ts', "import { SeedBus } from '../transformer-tpu-int4/bus.ts';", 'boards/transformer-tpu-int4/bus.ts'],
       ['emu/machine.ts', "import { Profiler } from './observe/profiler.ts';", 'emu/observe/profiler.ts'],
       ['emu/cpu.ts', "const m = await import('./debug/debugger.ts');", 'emu/debug/debugger.ts'],
       ['emu/debug/debugger.ts', "import { buildMachine } from '../../cli/board-options.ts';", 'cli/board-options.ts'],
@@ -52,7 +60,11 @@ describe('import direction', () => {
       ['emu/debug/gdb-server.ts', "import { Stepper } from '../stepper.ts';"],
       ['emu/observe/vcd.ts', "import { UNIT_NAMES } from '../../periph/counters.ts';"],
       ['emu/bus.ts', "import type { MmioDevice } from '../periph/mmio.ts';"],
-      ['periph/seed/tpu.ts', "import type { MmioDevice } from '../mmio.ts';"],
+      ['boards/transformer-tpu-int4/tpu.ts', "import type { MmioDevice } from '../../periph/mmio.ts';"],
+      ['boards/picotpu/board.ts', "import type { Board } from '../../emu/board.ts';"],
+      ['boards/registry.ts', "import { PICOTPU } from './picotpu/board.ts';"],
+      ['cli/board-options.ts', "import { boardNamed } from '../boards/registry.ts';"],
+      ['model/emulator-job.ts', "import { Machine } from '../boards/machine.ts';"],
       ['cli/common.ts', "import { buildFirmware } from '../toolchain/toolchain.ts';"],
     ];
     for (const [file, text] of right) expect(violationsOf(file, text), `${file}: ${text}`).toEqual([]);

@@ -14,6 +14,8 @@ import {
 } from '../model/format.ts';
 import { argmax, requant, rshift, runGolden, type GoldenResult, type ProbePoint } from '../model/golden.ts';
 import { mulberry32, randomModel, randomPrompt, shiftFor } from '../model/random.ts';
+import { GoldenKernel } from '../model/golden-kernel.ts';
+import { MATVEC_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
 
 const arr = (a: ArrayLike<number>) => Array.from(a);
 const BENCH: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
@@ -260,6 +262,49 @@ describe('golden model: semantics', () => {
       expect(arr(unpackInt4(r.kCache[l], 0, positions * BENCH.d)), `layer ${l} K`).toEqual(n.K[l].flat());
       expect(arr(unpackInt4(r.vCache[l], 0, positions * BENCH.d)), `layer ${l} V`).toEqual(n.V[l].flat());
     }
+  });
+});
+
+describe('golden model: the WebAssembly kernel', () => {
+  const same = (a: GoldenResult, b: GoldenResult) => {
+    expect(a.tokens).toEqual(b.tokens);
+    expect(a.logits.map(arr)).toEqual(b.logits.map(arr));
+    expect(a.kCache.map(arr)).toEqual(b.kCache.map(arr));
+    expect(a.vCache.map(arr)).toEqual(b.vCache.map(arr));
+  };
+
+  it('the generated binary is the .wat compiled (npm run gen:wasm)', async () => {
+    expect(readFileSync(MATVEC_KERNEL.ts, 'utf8')).toBe(await generateWasmModule(MATVEC_KERNEL));
+  });
+
+  it('is there on this Node, and gives the plain loops\' tokens, logits and caches on random models', () => {
+    const dims: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 40 };
+    expect(GoldenKernel.forModel(randomModel(dims, 1))).not.toBeNull();
+    for (const seed of [1, 2, 3]) {
+      const m = wildModel(dims, seed);
+      const job: Job = { prompt: randomPrompt(dims, 9, seed), decodeSteps: 30, variant: 0 };
+      same(runGolden(m, job), runGolden(m, job, { plain: true }));
+    }
+  });
+
+  it('sums at the extremes: every weight and activation −8 over K = d_ff = 512 gives 32768 per column', () => {
+    const dims: ModelDims = { d: 64, dFF: 512, heads: 2, layers: 1, vocab: 8, maxSeq: 4 };
+    const m = randomModel(dims, 5);
+    m.layers[0].w2.fill(-8); // [d_ff, d]
+    const kernel = GoldenKernel.forModel(m)!;
+    kernel.matvec(new Int8Array(512).fill(-8), 5); // matrix 5: layer 0's w2
+    expect(arr(kernel.acc.subarray(0, 64))).toEqual(new Array(64).fill(512 * 64));
+    kernel.matvec(new Int8Array(512).fill(7), 5);
+    expect(arr(kernel.acc.subarray(0, 64))).toEqual(new Array(64).fill(-512 * 56));
+  });
+
+  it('sees a model whose weight arrays were replaced, not a stale copy', () => {
+    const dims: ModelDims = { d: 16, dFF: 16, heads: 2, layers: 1, vocab: 8, maxSeq: 8 };
+    const m = randomModel(dims, 7), other = randomModel(dims, 8);
+    const job: Job = { prompt: [1, 2, 3], decodeSteps: 3, variant: 0 };
+    runGolden(m, job);
+    m.layers[0].w1 = other.layers[0].w1;
+    same(runGolden(m, job), runGolden(m, job, { plain: true }));
   });
 });
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MATMUL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { predict, predictMatmul } from '../model/analytic.ts';
 import { BEST_VARIANT, buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { argmax, requant, runGolden } from '../model/golden.ts';
@@ -157,7 +157,7 @@ describe('model blob and program', () => {
     const r = m.run(10_000_000);
     expect(r.exit).toBe(2);
     expect(m.bus.console.capturedText()).toBe('model: bad head count\n');
-    expect(new DataView(m.bus.sram.bytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+    expect(new DataView(m.sramBytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
   });
 
   it('mmbench computes R(A·B) and its clocks match the analytic model', () => {

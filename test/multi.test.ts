@@ -1,4 +1,4 @@
-// N boards on the link's ring (emu/multi.ts, docs/hardware.md §5.12): the
+// N boards on the link's ring (boards/picotpu/ring.ts, docs/hardware.md §5.12): the
 // link_ring firmware on 1, 2, 4 and 8 boards; the same clocks, bytes and
 // console output whatever slice size and board order the host uses (and the
 // test would see a broken synchronisation); the CLI's multi-board run and its
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
-import { Boards, runBoards, type BoardsResult, type Schedule } from '../emu/multi.ts';
+import { Boards, runBoards, type BoardsResult, type Schedule } from '../boards/picotpu/ring.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { elfPath, runCli, runShellArgs, stderrLines } from './helpers/cli-process.ts';
 import { connect } from 'node:net';
@@ -177,10 +177,10 @@ describe('picotpu run --boards N (bad input: one clear line each, documented sta
   });
 });
 
-describe('debug --boards N --board K: one board under the debugger, the others underneath', () => {
+describe('debug --boards N --attach K: one board under the debugger, the others underneath', () => {
   it('board 2 of 3 runs to its exit with the clocks and instructions of the free multi-board run', async () => {
     const free = runBoards(RING, 3, defaultConfig(), { maxCycles: 2_000_000 });
-    const r = await runCli(['debug', '--boards', '3', '--board', '2', elfPath('link_ring')], {
+    const r = await runCli(['debug', '--boards', '3', '--attach', '2', elfPath('link_ring')], {
       stdin: 'pipe', onSpawn: (child) => child.stdin!.end('break main\ncontinue\nnext\ncontinue\nquit\n'),
     });
     expect(r.status).toBe(0);
@@ -189,14 +189,14 @@ describe('debug --boards N --board K: one board under the debugger, the others u
     expect(out).toContain(`program exited with status 0 at clock ${free.boards[2].clocks} (${free.boards[2].instret} instructions)`);
   });
 
-  it('--board must name one of the boards', async () => {
-    const r = await runCli(['debug', '--boards', '2', '--board', '2', elfPath('link_ring')]);
+  it('--attach must name one of the boards', async () => {
+    const r = await runCli(['debug', '--boards', '2', '--attach', '2', elfPath('link_ring')]);
     expect(r.status).toBe(EXIT.USAGE);
-    expect(stderrLines(r)).toEqual(['picotpu: with --boards 2, --board names the board to attach to: 0..1, got "2"']);
+    expect(stderrLines(r)).toEqual(['picotpu: with --boards 2, --attach names the board to attach to: 0..1, got "2"']);
   });
 });
 
-describe('gdb --boards N --board K', () => {
+describe('gdb --boards N --attach K', () => {
   it('continue runs board 1 of 2 to its exit (W00), with the free run\'s clocks, the other board underneath', async () => {
     const free = runBoards(RING, 2, defaultConfig(), { maxCycles: 2_000_000 });
     const boards = new Boards(defaultConfig(), 2, {});

@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { GLOBAL, opcode, packArgs, UNIT_REG, UNITS } from '../periph/regs.ts';
 import { assemble } from '../toolchain/toolchain.ts';

@@ -20,7 +20,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipWhenMissing } from './helpers/require.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { MAX_PROGRAM_BYTES } from '../emu/elf.ts';
 import { ExecutionControl } from '../emu/debug/control.ts';
 import { ProgramView } from '../emu/debug/program.ts';

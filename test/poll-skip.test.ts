@@ -11,7 +11,8 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Machine, type RunResult } from '../emu/machine.ts';
+import { type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { opcode, packArgs, TPU_BASE, UNIT_REG } from '../periph/regs.ts';
 import { Tpu } from '../periph/tpu.ts';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { skipWhenMissing } from './helpers/require.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { CINSNS, expandCompressed, matchCompressed } from '../emu/isa.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { parseElf } from '../emu/elf.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 

@@ -16,8 +16,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutLocal } from './helpers/require.ts';
-import { Machine, type RunResult } from '../emu/machine.ts';
-import type { SeedCounters } from '../periph/seed/tpu.ts';
+import { type BoardRunResult as RunResult } from '../boards/machine.ts';
+import { Machine } from '../boards/machine.ts';
+import type { SeedCounters } from '../boards/transformer-tpu-int4/tpu.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STREAMS = JSON.parse(readFileSync(join(root, 'test', 'seed-rtl', 'streams-measured.json'), 'utf8'));

@@ -13,10 +13,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.ts';
-import { describeStop, Machine } from '../emu/machine.ts';
-import { BOARDS } from '../emu/boards.ts';
+import { describeStop } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
+import { boardNamed } from '../boards/registry.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { SeedBus } from '../emu/seed-bus.ts';
+import { SeedBus } from '../boards/transformer-tpu-int4/bus.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const seedElf = (name: string) => join(root, 'build', 'fw', 'seed', `${name}.elf`);
@@ -52,7 +53,7 @@ function patchedElf(name: string, at: number, halves: number[]): Buffer {
 describe('the seed board as data', () => {
   it('fixes the RTL\'s memory and CPU parameters (cpu_subsys.sv)', () => {
     const m = seedMachine('done');
-    expect(m.board).toBe(BOARDS.seed);
+    expect(m.board).toBe(boardNamed('seed'));
     expect(m.cpu.ramSize).toBe(16 * 1024);
     expect(m.bus).toBeInstanceOf(SeedBus);
     expect(m.config.cpu).toMatchObject({ BARREL_SHIFTER: true, ENABLE_FAST_MUL: true, ENABLE_MUL: false, ENABLE_DIV: false });
@@ -71,7 +72,7 @@ describe('the seed board as data', () => {
   it('refuses an ELF that does not fit the 16 KB firmware RAM (status 164 on the command line)', () => {
     // model.elf (picotpu) fills far more than 16 KB of the 64 KiB BRAM.
     const m = new Machine(undefined, { board: 'seed' });
-    expect(() => m.loadElf(readFileSync(join(root, 'build', 'fw', 'model.elf')))).toThrow(/outside the seed board's 16 KB firmware RAM/);
+    expect(() => m.loadElf(readFileSync(join(root, 'build', 'fw', 'model.elf')))).toThrow(/outside the transformer-tpu-int4 board's memories \(firmware RAM 0x00000000\.\.0x00004000\)/);
     expect(cli(['run', '--board', 'seed', join(root, 'build', 'fw', 'model.elf')]).status).toBe(EXIT.BAD_PROGRAM);
   });
 });
@@ -164,6 +165,29 @@ describe('run semantics on the seed board', () => {
     expect(Buffer.compare(ref.sram, fast.sram)).toBe(0);
   });
 
+  it('skipped poll loops (the fast TPU\'s repeat promise) change nothing: the random streams run as with the reference units', () => {
+    let skipped = 0;
+    for (let i = 0; i < 10; i++) {
+      const elf = readFileSync(join(root, 'build', 'seed-streams', `rand_0${i}.elf`));
+      const runWith = (reference: boolean) => {
+        const m = new Machine(undefined, { board: 'seed', reference });
+        m.loadElf(elf);
+        let reads = 0;
+        const tpu = m.seed!, read = tpu.read.bind(tpu);
+        tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+        const r = m.run(2_000_000);
+        return { r, reads, sram: Buffer.from(m.sramBytes), spad: Buffer.from(tpu.spad) };
+      };
+      const fast = runWith(false), ref = runWith(true);
+      expect([fast.r.reason, fast.r.clocks, fast.r.instret], `rand_0${i}`).toEqual([ref.r.reason, ref.r.clocks, ref.r.instret]);
+      expect(fast.r.seedCounters, `rand_0${i}`).toEqual(ref.r.seedCounters);
+      expect(Buffer.compare(fast.sram, ref.sram), `rand_0${i}`).toBe(0);
+      expect(Buffer.compare(fast.spad, ref.spad), `rand_0${i}`).toBe(0);
+      skipped += ref.reads - fast.reads;
+    }
+    expect(skipped).toBeGreaterThan(10_000); // the CPU polled the status words far less often
+  });
+
   it('is deterministic: the same ELF gives the same clocks and SRAM', () => {
     const a = seedMachine('dma_roundtrip'), b = seedMachine('dma_roundtrip');
     const ra = a.run(1_000_000), rb = b.run(1_000_000);
@@ -188,7 +212,7 @@ describe('picotpu run --board seed', () => {
     expect(lines[6]).toMatch(/^producer stalled on a full queue 0 0\.0% \(as the RTL counts it; really held \d+ /);
     expect(lines[7]).toMatch(/^two or more units busy /);
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report.board).toBe('seed');
+    expect(report.board).toBe('transformer-tpu-int4');
     expect(report.exit).toBe(0);
     expect(Object.keys(report.counters)).toEqual([...TEN, 'trueQfullStall']);
     expect(Number(/^run (\d+)/.exec(lines[0])![1])).toBe(report.counters.run);
@@ -226,7 +250,7 @@ describe('picotpu run --board seed', () => {
     m.loadElf(readFileSync(join(root, 'build', 'fw', 'sramdata.elf')));
     m.bus.console.captureOutput();
     m.run();
-    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.bus.sram.bytes))).toBe(0);
+    expect(Buffer.compare(readFileSync(pico), Buffer.from(m.sramBytes))).toBe(0);
   });
 
   it('--sram-out to an unwritable path: status 165 and no file', () => {
@@ -272,7 +296,7 @@ describe('picotpu run --board seed', () => {
     }
     const res = cli(['run', '--board', 'cmod', seedElf('done')]);
     expect(res.status).toBe(EXIT.USAGE);
-    expect(res.stderr).toMatch(/^picotpu: unknown board "cmod" \(boards: picotpu, seed\)\n$/);
+    expect(res.stderr).toMatch(/^picotpu: unknown board "cmod" \(boards: picotpu, transformer-tpu-int4, seed\)\n$/);
   });
 
   it('picotpu stays the default: no --board and --board picotpu give the same run', () => {

@@ -1,4 +1,4 @@
-// The seed board's command table (periph/seed/regs.ts): the generated header
+// The seed board's command table (boards/transformer-tpu-int4/regs.ts): the generated header
 // matches it, fields do not overlap the opcode or each other, and the header
 // compiles for the seed's CPU (-march=rv32ic_zmmul) with every inline call used.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateSeedHeader, SEED_HEADER_PATH } from '../scripts/gen-seed-regs.ts';
-import { packSeedCommand, SEED_COMMANDS, SEED_DMA, SEED_REGS, SEED_UNIT_NAMES } from '../periph/seed/regs.ts';
+import { packSeedCommand, SEED_COMMANDS, SEED_DMA, SEED_REGS, SEED_UNIT_NAMES } from '../boards/transformer-tpu-int4/regs.ts';
 
 describe('seed register/command table', () => {
   it('firmware-c/include/seed/tpu_seed.h is generated from it (run npm run gen:regs when this fails)', () => {

@@ -11,8 +11,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SEED_COUNTER_NAMES } from '../periph/seed/regs.ts';
-import { SeedTpu } from '../periph/seed/tpu.ts';
+import { SEED_COUNTER_NAMES } from '../boards/transformer-tpu-int4/regs.ts';
+import { SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
 
 interface Stream {
   name: string;

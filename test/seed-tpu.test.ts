@@ -1,11 +1,11 @@
-// The seed board's TPU (periph/seed/): worked examples whose clocks are
+// The seed board's TPU (boards/transformer-tpu-int4/): worked examples whose clocks are
 // derived by hand from the RTL's FSMs (the derivation is in each comment; the
 // driver stores a command's words at clocks s, s+9, s+18, s+27, so a command
 // whose first store is at s commits at t = s + 27), and the reference and fast
 // models against each other and against plain functional models.
 import { describe, expect, it } from 'vitest';
-import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../periph/seed/regs.ts';
-import { SEED_STUCK_WAIT, SeedTpu } from '../periph/seed/tpu.ts';
+import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
+import { SEED_STUCK_WAIT, SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 

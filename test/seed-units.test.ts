@@ -1,14 +1,14 @@
-// The seed's units one at a time (periph/seed/{mxu,vpu,dma}.ts), outside the
+// The seed's units one at a time (boards/transformer-tpu-int4/{mxu,vpu,dma}.ts), outside the
 // TPU core: the MXU's literal systolic array against its fast datapath under
 // random grant denials (the arbiter never denies the MXU on the board, A and
 // B outrank everyone, but the FSM must not care), and every unit's fast bulk
 // steps and horizon() (a lower bound of the clocks to DONE) against stepping
 // it clock by clock.
 import { describe, expect, it } from 'vitest';
-import { Ports, SeedSpad } from '../periph/seed/ports.ts';
-import { SeedDma } from '../periph/seed/dma.ts';
-import { SeedMxu } from '../periph/seed/mxu.ts';
-import { SeedVpu } from '../periph/seed/vpu.ts';
+import { Ports, SeedSpad } from '../boards/transformer-tpu-int4/ports.ts';
+import { SeedDma } from '../boards/transformer-tpu-int4/dma.ts';
+import { SeedMxu } from '../boards/transformer-tpu-int4/mxu.ts';
+import { SeedVpu } from '../boards/transformer-tpu-int4/vpu.ts';
 
 class Rng {
   constructor(private s: number) {}

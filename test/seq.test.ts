@@ -9,7 +9,7 @@ import { applyOverrides, ConfigError, defaultConfig } from '../emu/config.ts';
 import { ERR, ERROR_FIELD, flagBit, GLOBAL, opcode, packArgs, SEQ_ENTRY_BYTES, SEQ_ENTRY_WAIT, SEQ_LIST_REG, SEQ_UNIT, UNIT_REG, UNITS, unpackField } from '../periph/regs.ts';
 import { Sram } from '../periph/sram.ts';
 import { describeError, Tpu } from '../periph/tpu.ts';
-import { seqLines } from '../emu/debug/tpu-view.ts';
+import { seqLines } from '../boards/picotpu/tpu-view.ts';
 import { entryWords } from './helpers/tpu-script.ts';
 
 const BASE = { DMA: UNITS[0].base, MXU: UNITS[1].base, VPU: UNITS[2].base, SEQ: SEQ_UNIT.base };

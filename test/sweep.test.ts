@@ -179,7 +179,7 @@ describe.sequential('engine', () => {
   });
 
   it('multi-board runs give the same records on one host thread and on two (issue #20)', async () => {
-    // The pool's thread count is the host's: each board of a point is interleaved by emu/multi.ts's
+    // The pool's thread count is the host's: each board of a point is interleaved by boards/picotpu/ring.ts's
     // scheduler on its thread, and neither the pool nor the interleaving may change a clock or a byte.
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-'));
     const plan = findExperiment('multi-device')!.plan('small');

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { runObserved } from '../emu/observe/observer.ts';
 import { KeepRecords } from './helpers/keep-records.ts';
 import { Profiler } from '../emu/observe/profiler.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_BASE, CONSOLE_REG } from '../emu/console.ts';
 import { ABI_NAMES } from '../emu/isa.ts';
-import { Machine } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { Stepper } from '../emu/stepper.ts';
 import { FIRST_LAUNCH_CLOCK, trapClocks } from '../emu/timing.ts';
 import { TRACE_HEADER } from '../emu/observe/trace.ts';

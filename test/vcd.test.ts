@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { Machine, type RunResult } from '../emu/machine.ts';
+import { type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { runObserved, type RunObserver } from '../emu/observe/observer.ts';
 import { KeepRecords } from './helpers/keep-records.ts';
 import { FunctionMap } from '../emu/observe/profiler.ts';
@@ -233,7 +234,7 @@ describe('--vcd', () => {
     const pc = wave(vcd, 'picotpu.cpu.pc', r.clocks);
     for (let i = 0; i < trace.pc.length; i++) expect(pc[trace.from[i]]).toBe(trace.pc[i]);
     // func and func_id: the function of the pc, by name and through the legend.
-    const fm = new FunctionMap(m.symbols);
+    const fm = new FunctionMap(m.symbols, m.cpu.ramSize);
     const names = fm.names;
     const funcId = vcd.vars.get('picotpu.cpu.func')!.id;
     const funcAt = (c: number) => {

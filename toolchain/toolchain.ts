@@ -1,10 +1,13 @@
 // Access to the RISC-V cross toolchain from TypeScript: the target flags of
 // target.mk, tool names, assembling test snippets, building the firmware.
-import { execFileSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** node:child_process when a tool first runs: loading it (with net and dgram) at import would cost every CLI start. */
+const childProcess = (): typeof ChildProcess => process.getBuiltinModule('node:child_process') as typeof ChildProcess;
 
 // From the repository root, one level up: true of this file and of the compiled bundle (dist/).
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,7 +47,7 @@ export function hasToolchain(): boolean {
   if (present === undefined) {
     try {
       for (const t of ['gcc', 'objdump', 'objcopy']) {
-        execFileSync(tool(t), ['--version'], { stdio: 'ignore' });
+        childProcess().execFileSync(tool(t), ['--version'], { stdio: 'ignore' });
       }
       present = true;
     } catch {
@@ -122,7 +125,7 @@ export function assemble(src: string, opts: AssembleOptions = {}): Uint8Array {
       '-o', elf,
     ];
     try {
-      execFileSync(tool('gcc'), args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      childProcess().execFileSync(tool('gcc'), args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
     } catch (e) {
       throw new Error(`assemble failed:\n${commandOutput(e)}`);
     }
@@ -140,7 +143,7 @@ export function assemble(src: string, opts: AssembleOptions = {}): Uint8Array {
  */
 export function buildFirmware(): string {
   try {
-    execFileSync('make', ['-s', '-C', join(repoRoot, 'firmware-c')], {
+    childProcess().execFileSync('make', ['-s', '-C', join(repoRoot, 'firmware-c')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       encoding: 'utf8',
     });

@@ -10,11 +10,11 @@
 import { StopReason } from '../emu/cpu.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { latin1Text } from '../emu/latin1.ts';
-import { DEFAULT_MAX_CYCLES, describeStop, hex8, Machine, type RunResult } from '../emu/machine.ts';
+import { DEFAULT_MAX_CYCLES, describeStop, hex8, type RunResult } from '../emu/machine.ts';
+import { Machine } from '../boards/machine.ts';
 import { ExecutionControl, nextSpec, type RunSpec } from '../emu/debug/control.ts';
 import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/format.ts';
 import { ProgramView } from '../emu/debug/program.ts';
-import { formatReport } from '../periph/counters.ts';
 import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
 import type { Problem } from '../model/addition.ts';
 import { ADDER_VARIANT, adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
@@ -107,10 +107,9 @@ function loadDemo(problemText: string, elf: ArrayBuffer, modelBytes: ArrayBuffer
 /** Takes a timeline sample: each unit's busy clocks since the last one and the CPU's function now. */
 function sample(session: Session): void {
   const { m } = session;
-  if (!m.seed) m.tpu.advanceTo(m.cpu.cycle);
-  const whole = m.seed ? null : m.tpu.whole;
-  const busy = whole ? whole.busy : [0, 0, 0];
-  const clock = whole ? whole.cycles : m.cpu.cycle;
+  const whole = m.devices.wholeRun(m.cpu.cycle);
+  const busy = [whole.dmaBusy, whole.mxuBusy, whole.vpuBusy];
+  const clock = whole.cycles;
   if (clock <= session.lastClock) return;
   const [dma, mxu, vpu] = busy.map((b, u) => b - session.lastBusy[u]);
   session.pending.push({ clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' });
@@ -242,10 +241,10 @@ function snapshot(session: Session): Snapshot {
     registers: registerLines(view, [32, ...Array.from({ length: 31 }, (_, i) => i + 1)]),
     disassembly: disassembly(session, session.disasAddr ?? pc),
     units: unitsLines(m),
-    report: formatReport(m.seed ? session.result?.counters ?? m.tpu.report() : m.tpu.report(), m.config.clockHz),
+    report: m.devices.formatReport(session.result ? m.figuresOf(session.result) : m.devices.figures(), m.config.clockHz),
     console: session.console,
     memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
-    demoPhase: session.demo ? (['prefill', 'decode'][m.tpu.windows.length] ?? 'done') : '',
+    demoPhase: session.demo ? (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done') : '',
     functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
   };
 }

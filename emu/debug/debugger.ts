@@ -10,10 +10,8 @@
 // and the prompt comes back; when the program exits or traps the reason is
 // printed and everything can still be inspected.
 
-import { regionOf, TPU_BASE } from '../bus.ts';
 import { ABI_NAMES } from '../isa.ts';
 import { DEFAULT_MAX_CYCLES, describeError, hex8, type Machine } from '../machine.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 import { ExecutionControl, nextSpec, type RunSpec, type StopKind } from './control.ts';
 import {
   breakpointLines, clockLines, disasLine, dumpLines, endText, fmtValue, registerLines, symbolLines, unitsLines, watchText,
@@ -360,7 +358,7 @@ export class Debugger {
 
   private watchCmd(args: string[]): void {
     if (args.length === 0 || args.length > 2) throw new DebugError('watch wants an address or symbol, and optionally a length in bytes');
-    if (/^spad:/i.test(args[0])) throw new DebugError('watch: the CPU cannot store to the scratchpad; watch BRAM or SRAM addresses');
+    if (/^spad:/i.test(args[0])) throw new DebugError(`watch: the CPU cannot store to the scratchpad; watch ${this.machine.memories.map((m) => m.name).join(' or ')} addresses`);
     const addr = this.evaluate(args[0], 'watch');
     let len = 4;
     const sym = this.machine.symbols.lookup(args[0]);
@@ -370,7 +368,7 @@ export class Debugger {
       len = Number(args[1]);
     }
     if (!this.view.cpuMemory(addr, len)) {
-      throw new DebugError(`watch: 0x${hex8(addr)}..0x${hex8(addr + len - 1)} is not all in the BRAM or all in the SRAM`);
+      throw new DebugError(`watch: 0x${hex8(addr)}..0x${hex8(addr + len - 1)} is not all in the ${this.machine.memories.map((m) => m.name).join(' or all in the ')}`);
     }
     const w = this.control.addWatchpoint(addr, len, args[0]);
     this.say(`Watchpoint ${w.num}: ${args[0]} (${this.view.dataAddr(addr)}, ${len} byte${len === 1 ? '' : 's'})`);
@@ -423,7 +421,8 @@ export class Debugger {
   }
 
   private examineSpad(addr: number, count: number, fmt: string, size: number): number {
-    const spad = this.machine.seed ? this.machine.seed.spad : this.machine.tpu.spad;
+    const spad = this.machine.devices.spad;
+    if (!spad) throw new DebugError(`x: the ${this.machine.board.name} board has no scratchpad`);
     if (fmt === 'i') throw new DebugError('x/i: the scratchpad holds no instructions');
     const len = fmt === 's' ? 1 : count * size;
     if (addr + len > spad.length) {
@@ -442,43 +441,40 @@ export class Debugger {
       }
       return a;
     }
-    if (this.machine.seed) {
-      // The seed board: the firmware RAM (the MMIO block has side effects; the scratchpad is spad:0x...).
-      const ram = this.machine.bus.bram;
-      if (fmt !== 's' && addr + count * size > ram.length) {
-        throw new DebugError(`x: 0x${hex8(addr)}+${count * size} is not in the seed board's firmware RAM (0x00000000..0x${hex8(ram.length - 1)}); the scratchpad is spad:0x...`);
-      }
-      return this.dump('cpu', addr, count, fmt, size, (a) => (a < ram.length ? ram[a] : null));
+    const memory = this.machine.memoryOf(addr);
+    const registers = this.machine.devices.registers;
+    if (!memory) {
+      if (registers && addr - registers.base >= 0 && addr - registers.base < registers.size) return this.examineTpu(addr, count, fmt, size);
+      const region = this.machine.board.map.find((r) => addr - r.base >= 0 && addr - r.base < r.size);
+      throw new DebugError(`x: 0x${hex8(addr)} is ${region ? `a ${region.name} register (reading it has side effects)` : 'unmapped'}; x reads ${this.readableText()}`);
     }
-    const region = regionOf(addr);
-    if (region === 'TPU registers') return this.examineTpu(addr, count, fmt, size);
-    if (region !== 'BRAM' && region !== 'SRAM') {
-      throw new DebugError(`x: 0x${hex8(addr)} is ${region === 'unmapped' ? 'unmapped' : `a ${region} register (reading it has side effects)`}; `
-        + 'x reads the BRAM (0x00000000..), the SRAM (0x40000000..), the TPU registers (0x20000000..) and the scratchpad (spad:0x...)');
+    const mem = memory.bytes;
+    if (fmt !== 's' && addr - memory.base + count * size > mem.length) {
+      throw new DebugError(`x: 0x${hex8(addr)}+${count * size} runs past the end of the ${memory.name}`);
     }
-    if (fmt !== 's' && !this.view.cpuMemory(addr, count * size)) {
-      throw new DebugError(`x: 0x${hex8(addr)}+${count * size} runs past the end of the ${region}`);
-    }
-    const bram = this.machine.bus.bram, sram = this.machine.bus.sram.bytes;
-    const ramSize = this.machine.cpu.ramSize;
-    const inBram = addr < ramSize;
-    return this.dump('cpu', addr, count, fmt, size, (a) => {
-      if (inBram) return a < ramSize ? bram[a] : null;
-      return a >= SRAM_BASE && a < SRAM_BASE + SRAM_SIZE ? sram[a - SRAM_BASE] : null;
-    });
+    return this.dump('cpu', addr, count, fmt, size, (a) => (a - memory.base < mem.length ? mem[a - memory.base] : null));
+  }
+
+  /** What `x` reads on this board: its memories, its registers and the scratchpad, for the error line. */
+  private readableText(): string {
+    const places = this.machine.memories.map((m) => `the ${m.name} (0x${hex8(m.base)}..)`);
+    const registers = this.machine.devices.registers;
+    if (registers) places.push(`the ${registers.name} (0x${hex8(registers.base)}..)`);
+    if (this.machine.devices.spad) places.push('the scratchpad (spad:0x...)');
+    return places.length > 1 ? `${places.slice(0, -1).join(', ')} and ${places[places.length - 1]}` : places[0];
   }
 
   private examineTpu(addr: number, count: number, fmt: string, size: number): number {
     if (size !== 4 || (addr & 3) || fmt === 's' || fmt === 'c') throw new DebugError('x: the TPU registers are read as words: x/Nw or x/Nxw');
-    const tpu = this.machine.tpu;
+    const tpu = this.machine.devices.registers!;
     const vals: string[] = [];
     for (let i = 0; i < count; i++) {
-      const off = addr - TPU_BASE + 4 * i;
+      const off = addr - tpu.base + 4 * i;
       if (!tpu.isRegister(off)) {
         if (vals.length) this.say(`${this.label('cpu', addr)}:\t${vals.join('\t')}`);
         throw new DebugError(`x: 0x${hex8(addr + 4 * i)} is not a TPU register`);
       }
-      vals.push(fmtValue(tpu.peek(off, tpu.clock), fmt, 4));
+      vals.push(fmtValue(tpu.peek(off), fmt, 4));
     }
     for (let i = 0; i < vals.length; i += 4) this.say(`${this.label('cpu', addr + 4 * i)}:\t${vals.slice(i, i + 4).join('\t')}`);
     return addr + 4 * count;
@@ -530,7 +526,7 @@ export class Debugger {
     const sym = /^[a-z_.][\w.$]*$/i.test(name) ? this.machine.symbols.lookup(name) : undefined;
     if (sym) { this.sayAll(symbolLines(this.view, sym)); return; }
     const label = this.view.dataAddr(v).slice(10);
-    const region = regionOf(v);
+    const region = this.machine.regionOf(v);
     const note = label || (region !== 'unmapped' && v >= 0x100 ? ` (${region})` : '');
     this.say(`${name} = 0x${hex8(v)} (${v | 0})${note}`);
   }
@@ -552,7 +548,7 @@ export class Debugger {
       if (rest.length === 0) throw new DebugError('info symbol wants an address');
       const a = this.evaluate(rest.join(' '), 'info symbol');
       const s = this.view.sym(a);
-      this.say(s ? `0x${hex8(a)} is ${s} (${regionOf(a)})` : `no symbol matches 0x${hex8(a)} (${regionOf(a)})`);
+      this.say(s ? `0x${hex8(a)} is ${s} (${this.machine.regionOf(a)})` : `no symbol matches 0x${hex8(a)} (${this.machine.regionOf(a)})`);
     } else if (what === 'frame') {
       this.backtraceCmd(['1']);
     } else {

@@ -6,13 +6,8 @@
 import { ABI_NAMES } from '../isa.ts';
 import { describeError, describeStop, hex8, type Machine, type RunResult } from '../machine.ts';
 import type { ElfSymbol } from '../elf.ts';
-import { regionOf } from '../bus.ts';
-import { seedStatusLines } from '../seed-status.ts';
-import { formatReport, type Counters } from '../../periph/counters.ts';
-import { GLOBAL } from '../../periph/regs.ts';
 import type { Breakpoint, PendingStore, Watchpoint } from './control.ts';
 import { RA, type ProgramView } from './program.ts';
-import { seqLines, tokenUnmet, unitView, waitToken } from './tpu-view.ts';
 
 /** One unit of memory in an x/ format: x (hex, the default), d, u or c. */
 export function fmtValue(v: number, fmt: string, size: number): string {
@@ -126,7 +121,7 @@ export function registerLines(view: ProgramView, regs: number[]): string[] {
 export function symbolLines(view: ProgramView, sym: ElfSymbol): string[] {
   const kind = sym.isFunction ? 'function' : sym.size > 0 ? 'object' : 'symbol';
   const size = sym.size > 0 ? `, ${sym.size} bytes` : '';
-  const region = regionOf(sym.addr);
+  const region = view.machine.regionOf(sym.addr);
   const lines = [`${sym.name} = 0x${hex8(sym.addr)} (${kind}${size}, ${region})`];
   if (sym.isFunction || !view.cpuMemory(sym.addr, Math.max(1, sym.size))) return lines;
   if (sym.size === 1 || sym.size === 2 || sym.size === 4) {
@@ -160,54 +155,7 @@ export function clockLines(machine: Machine, clock: number, prevStop: { clock: n
   ];
 }
 
-/** `info units`: each unit's STATUS, running and queued commands (with their wait tokens), the errors and the counters. */
+/** `info units`: the board's units, queues, errors and counters (emu/board.ts BoardDevices.unitLines). */
 export function unitsLines(machine: Machine): string[] {
-  if (machine.seed) return seedStatusLines(machine, machine.cpu.cycle);
-  const tpu = machine.tpu;
-  const now = tpu.clock;
-  const lines = [`TPU at clock ${now}`];
-  for (const u of tpu.units) {
-    const v = unitView(u);
-    const state = `${v.busy ? 'busy' : 'idle'}, ${v.queued} queued${v.error ? ', ERROR bit' : ''}`;
-    lines.push(`${v.name}  STATUS 0x${hex8(v.status)} (${state})  ISSUED ${v.issued}  DONE ${v.done}`);
-    if (u.running) {
-      const cmd = u.running;
-      lines.push(`  running #${cmd.serial}: ${u.rules.describe(cmd)}${tokenText(machine, cmd.token, false)}`);
-      lines.push(`           pushed at clock ${cmd.pushClock}, started at ${u.runningStart}, busy ${now - u.runningStart} of about ${u.rules.nominalClocks(cmd)} clocks`);
-    }
-    u.fifo.forEach((cmd, i) => {
-      let why = '';
-      if (i === 0 && !u.running) {
-        if (tokenUnmet(tpu, cmd.token)) why = '  <- waiting for its token';
-        else if (u.headReady() > now) why = `  <- may start at clock ${u.headReady()}`;
-      }
-      lines.push(`  queued  #${cmd.serial}: ${u.rules.describe(cmd)}${tokenText(machine, cmd.token, true)} (pushed at clock ${cmd.pushClock})${why}`);
-    });
-  }
-  lines.push(...seqLines(tpu));
-  const err = tpu.peek(GLOBAL.ERROR, now) >>> 0;
-  lines.push(`ERROR 0x${hex8(err)}${err ? '' : ' (none)'}; ${tpu.errors.length} command${tpu.errors.length === 1 ? '' : 's'} dropped so far`);
-  for (const e of tpu.errors.slice(-3)) lines.push(`  ${describeError(e)}`);
-  lines.push(...counterLines(machine, 'whole run', tpu.whole));
-  if (tpu.usedPerfCtrl) {
-    // Whether the window is open is the TPU's own state (PERF_CTRL is write-only).
-    lines.push(...counterLines(machine, `PERF_CTRL window, ${tpu.perfCounting ? 'counting' : 'frozen'}`, tpu.window));
-  }
-  return lines;
-}
-
-function tokenText(machine: Machine, token: number, withState: boolean): string {
-  const t = waitToken(token);
-  if (!t) return '';
-  const done = machine.tpu.units[t.unit - 1].done;
-  const state = withState ? `, now ${done}${done >= t.ticket ? ': met' : ''}` : '';
-  return ` [after ${t.unitName} DONE >= ${t.ticket}${state}]`;
-}
-
-function counterLines(machine: Machine, title: string, c: Counters): string[] {
-  const snap = c.snapshot();
-  const lines = formatReport(snap, machine.config.clockHz).trimEnd().split('\n');
-  const pct = snap.cycles ? ((100 * snap.depWait) / snap.cycles).toFixed(1) : '0.0';
-  lines.push(`a unit waited on a wait token ${snap.depWait} ${pct}% (DMA ${snap.depWaitByUnit.DMA}, MXU ${snap.depWaitByUnit.MXU}, VPU ${snap.depWaitByUnit.VPU})`);
-  return [`counters (${title}):`, ...lines.map((l) => `  ${l}`)];
+  return machine.devices.unitLines(machine.cpu.cycle);
 }

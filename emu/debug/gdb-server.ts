@@ -11,7 +11,7 @@
 //    flood of NAKs must not make the server write without end);
 //  - qSupported (PacketSize, qXfer:features:read+, swbreak+, hwbreak+) and a
 //    target description (org.gnu.gdb.riscv.cpu);
-//  - ?, g/G, p/P (pc is register 32), m/M/X on BRAM and SRAM (anything else,
+//  - ?, g/G, p/P (pc is register 32), m/M/X on the board's memories (anything else,
 //    the MMIO registers included, whose reads have side effects, is E14); an
 //    m of length 0 is E01: the RSP's m reply is hex data or E NN, and an
 //    empty packet, the only zero-byte data reply, means "not supported";
@@ -44,11 +44,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { StopReason } from '../cpu.ts';
 import { describeStop, hex8, type Machine, type RunResult } from '../machine.ts';
 import { Stepper } from '../stepper.ts';
-import { seqLines, unitView, waitToken } from './tpu-view.ts';
-import { formatReport } from '../../periph/counters.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 import { describeError } from '../../periph/tpu.ts';
-import { seedStatusLines } from '../seed-status.ts';
 import { expandCompressed } from '../isa.ts';
 
 /** The only address the server listens on. */
@@ -529,15 +525,11 @@ class GdbSession {
 
   /**
    * The bytes of the memory at [addr, addr + len) that side-effect-free
-   * access reaches: BRAM or SRAM, cut at the memory's end; null when addr is
-   * in neither (unmapped, or an MMIO register block).
+   * access reaches: one of the board's memories (emu/board.ts), cut at the
+   * memory's end; null outside them (unmapped, or an MMIO register block).
    */
   private memoryAt(addr: number, len: number): Uint8Array | null {
-    const bus = this.machine.bus;
-    if (addr < this.machine.cpu.ramSize) return bus.bram.subarray(addr, Math.min(this.machine.cpu.ramSize, addr + len));
-    const off = addr - SRAM_BASE;
-    if (off >= 0 && off < SRAM_SIZE) return bus.sram.bytes.subarray(off, Math.min(SRAM_SIZE, off + len));
-    return null;
+    return this.machine.memoryAt(addr, len);
   }
 
   private readMemory(arg: string): string {
@@ -769,48 +761,12 @@ class GdbSession {
   }
 
   private unitsText(): string {
-    if (this.machine.seed) return seedStatusLines(this.machine, this.clock()).join('\n') + '\n';
-    const { tpu } = this.machine;
-    const now = this.clock();
-    tpu.advanceTo(now);
-    const depth = this.machine.config.tpu.queueDepth;
-    const lines: string[] = [`TPU units at clock ${now}:`];
-    const token = (t: number) => {
-      const w = waitToken(t);
-      return w ? `, waits for ${w.unitName} DONE ${w.ticket}` : '';
-    };
-    for (const u of tpu.units) {
-      const describe = (c: (typeof u.fifo)[number]) => u.rules.describe(c);
-      const v = unitView(u);
-      lines.push(`${v.name}: ${v.busy ? 'busy' : 'idle'}, ISSUED ${v.issued}, DONE ${v.done}, `
-        + `STATUS.ERROR ${v.error ? 1 : 0}, queue ${v.queued}/${depth}`);
-      if (u.running) {
-        lines.push(`  running #${u.running.serial} since clock ${u.runningStart} (pushed at ${u.running.pushClock}): `
-          + `${describe(u.running)}${token(u.running.token)}`);
-      }
-      for (const c of u.fifo) lines.push(`  queued  #${c.serial} pushed at clock ${c.pushClock}: ${describe(c)}${token(c.token)}`);
-      const errors = tpu.errors.filter((e) => e.unit === u.name);
-      for (const e of errors) lines.push(`  error: ${describeError(e)}`);
-      if (errors.length === 0) lines.push('  errors: none');
-    }
-    lines.push(...seqLines(tpu));
-    if (tpu.fatal) lines.push(`stopped: ${tpu.fatal}`);
-    return lines.join('\n') + '\n';
+    return this.machine.devices.monitorUnits(this.clock()).join('\n') + '\n';
   }
 
   private clocksText(): string {
     const m = this.machine;
-    if (m.seed) return `clock ${this.clock()}, instret ${m.cpu.instret}, pc 0x${hex8(m.cpu.pc)}\n` + seedStatusLines(m, this.clock()).join('\n') + '\n';
-    const { cpu, tpu } = m;
-    const now = this.clock();
-    tpu.advanceTo(now);
-    const where = m.symbols.describe(cpu.pc);
-    const ms = (now / m.config.clockHz) * 1000;
-    const c = tpu.report();
-    return `clock ${now} (${ms.toFixed(3)} ms), instret ${cpu.instret}, pc 0x${hex8(cpu.pc)}${where ? ` <${where}>` : ''}\n`
-      + `counters (${tpu.usedPerfCtrl ? 'PERF_CTRL window' : 'whole run'}):\n`
-      + formatReport(c, m.config.clockHz)
-      + `waiting on a wait token ${c.depWait} (DMA ${c.depWaitByUnit.DMA}, MXU ${c.depWaitByUnit.MXU}, VPU ${c.depWaitByUnit.VPU})\n`;
+    return m.devices.monitorClocks(this.clock(), { instret: m.cpu.instret, pc: m.cpu.pc, where: m.symbols.describe(m.cpu.pc) }).join('\n') + '\n';
   }
 }
 

@@ -5,7 +5,6 @@
 import { disassemble } from '../disasm.ts';
 import { ABI_NAMES, expandCompressed, immOf, INSNS, matchInsn, rdOf, rs1Of, rs2Of } from '../isa.ts';
 import { hex8, type Machine } from '../machine.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
 
 export const SP = 2, RA = 1, S0 = 8;
 
@@ -118,23 +117,18 @@ export class ProgramView {
     return this.machine.cpu.regs[n] >>> 0;
   }
 
-  /** Whether [addr, addr+len) lies in the BRAM or in the SRAM. */
+  /** Whether [addr, addr+len) lies all in one of the board's memories (the firmware RAM, picotpu's SRAM). */
   cpuMemory(addr: number, len: number): boolean {
-    const end = addr + len;
-    return (addr < this.machine.cpu.ramSize && end <= this.machine.cpu.ramSize) || (addr >= SRAM_BASE && end <= SRAM_BASE + SRAM_SIZE);
+    const mem = this.machine.memoryAt(addr, len);
+    return mem !== null && mem.length === len;
   }
 
-  /** Bytes of the BRAM or SRAM (the caller checked the range). */
+  /** Bytes of the board's memories (the caller checked the range). */
   bytesAt(addr: number, len: number): number[] {
-    const out: number[] = [];
-    for (let i = 0; i < len; i++) {
-      const a = addr + i;
-      out.push(a < this.machine.cpu.ramSize ? this.machine.bus.bram[a] : this.machine.bus.sram.bytes[a - SRAM_BASE]);
-    }
-    return out;
+    return Array.from(this.machine.memoryAt(addr, len)!);
   }
 
-  /** The aligned word at addr in the BRAM or SRAM, or null. */
+  /** The aligned word at addr in one of the board's memories, or null. */
   word(addr: number): number | null {
     if (!this.cpuMemory(addr, 4) || (addr & 3)) return null;
     const b = this.bytesAt(addr, 4);

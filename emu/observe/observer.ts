@@ -32,7 +32,7 @@ export function stepObserved(stepper: Stepper, maxCycles: number, observers: Run
     if (stepper.executed) for (const o of observers) o.step(stepper.info, machine);
     if (!more) return false;
     const tpu = machine.activity;
-    const runs = machine.seed ? null : machine.tpu.seqRecords;
+    const runs = machine.activity.seqRecords ?? null;
     if ((tpu.records?.length ?? 0) >= recordWindow || (tpu.stallRecords?.length ?? 0) >= recordWindow || (runs?.length ?? 0) >= recordWindow) releaseRecords(machine, observers);
   }
   return true;
@@ -43,7 +43,7 @@ function releaseRecords(machine: Machine, observers: RunObserver[]): void {
   const tpu = machine.activity;
   if (tpu.records) tpu.records.length = 0;
   if (tpu.stallRecords) tpu.stallRecords.length = 0;
-  if (!machine.seed && machine.tpu.seqRecords) machine.tpu.seqRecords.length = 0;
+  if (machine.activity.seqRecords) machine.activity.seqRecords.length = 0;
 }
 
 /** `recordWindow`: records kept before a release (tests vary it; the files must not change). */

@@ -9,8 +9,14 @@
 // written gives one line (OutputError, exit 165) naming the option and the path.
 
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { sleepMs } from '../console-input.ts';
+
+/** A path as messages show it: relative to the working directory when that is shorter. */
+export function shownPath(path: string): string {
+  const r = relative(process.cwd(), path);
+  return r && r.length < path.length ? r : path;
+}
 
 /** An output file cannot be created or written: one line, exit status 165 (docs/hardware.md §7). */
 export class OutputError extends Error {}

@@ -20,7 +20,6 @@
 // and intersected with the busy intervals in batches, never later than the
 // TPU's clock, so memory stays bounded whatever the run's length.
 
-import { BRAM_SIZE, TPU_BASE } from '../bus.ts';
 import type { ElfSymbol, SymbolTable } from '../elf.ts';
 import { StopReason, TrapKind } from '../cpu.ts';
 import type { Machine, RunResult } from '../machine.ts';
@@ -29,7 +28,6 @@ import type { StepInfo } from '../stepper.ts';
 import { expandCompressed } from '../isa.ts';
 import { storeAccessOffset } from '../timing.ts';
 import { UNIT_NAMES, type CounterSnapshot } from '../../periph/counters.ts';
-import { GLOBAL } from '../../periph/regs.ts';
 import { OutputFile } from './output-file.ts';
 
 // ---- pc → function ----
@@ -53,18 +51,20 @@ export class FunctionMap {
   /** Entry address of each function (-1 for the pseudo-functions). */
   readonly addrs: number[] = [-1, -1];
   private readonly ids = new Map<ElfSymbol, number>();
-  /** Function id per halfword (RV32C code has functions on halfwords). */
-  private readonly cache = new Int32Array(BRAM_SIZE >>> 1).fill(-1);
+  /** Function id per halfword of the firmware RAM (RV32C code has functions on halfwords). */
+  private readonly cache: Int32Array;
 
-  constructor(private readonly symbols: SymbolTable) {
-    const inBram = symbols.all.filter((s) => s.addr >= 0 && s.addr < BRAM_SIZE)
+  /** `ramSize`: the board's firmware RAM, where code runs (Machine.cpu.ramSize). */
+  constructor(private readonly symbols: SymbolTable, private readonly ramSize: number) {
+    this.cache = new Int32Array(ramSize >>> 1).fill(-1);
+    const inBram = symbols.all.filter((s) => s.addr >= 0 && s.addr < ramSize)
       .sort((a, b) => a.addr - b.addr || b.size - a.size);
     for (const s of inBram) this.idOf(this.preferred(s));
     // Sized functions, outer before inner, so the innermost fills last.
     for (const s of inBram) {
       if (!s.isFunction || s.size === 0) continue;
       const id = this.idOf(this.preferred(s));
-      const end = Math.min(BRAM_SIZE, s.addr + s.size);
+      const end = Math.min(ramSize, s.addr + s.size);
       for (let a = s.addr & ~1; a < end; a += 2) this.cache[a >>> 1] = id;
     }
     const count = new Map<string, number>();
@@ -80,7 +80,7 @@ export class FunctionMap {
 
   /** The function containing `pc`. */
   id(pc: number): number {
-    if (pc >= 0 && pc < BRAM_SIZE) {
+    if (pc >= 0 && pc < this.ramSize) {
       const k = pc >>> 1;
       let v = this.cache[k];
       if (v < 0) {
@@ -134,7 +134,7 @@ export function perfCtrlWrite(info: StepInfo, machine: Machine): { clock: number
   const regs = cpu.regs; // a store writes no register: rs1 and rs2 are as the store saw them
   const imm = (((w | 0) >> 25) << 5) | ((w >>> 7) & 31);
   const addr = (regs[(w >>> 15) & 31] + imm) >>> 0;
-  if ((addr & ~3) >>> 0 !== TPU_BASE + GLOBAL.PERF_CTRL) return null;
+  if ((addr & ~3) >>> 0 !== machine.devices.perfCtrlAddr) return null;
   // SB/SH replicate the value across the word, so bit 0 of the written word is bit 0 of rs2.
   return { clock: info.clockBefore + storeAccessOffset(machine.config.cpu), on: (regs[(w >>> 20) & 31] & 1) === 1 };
 }
@@ -265,8 +265,8 @@ export class Profiler implements RunObserver {
 
   constructor(private readonly machine: Machine, options: ProfilerOptions = {}) {
     if (options.jsonPath !== undefined) this.json = new OutputFile(options.jsonPath, '--profile-json');
-    this.functions = new FunctionMap(machine.symbols);
-    if (!machine.seed && machine.tpu.seq) machine.tpu.seqRecords ??= [];
+    this.functions = new FunctionMap(machine.symbols, machine.cpu.ramSize);
+    if (machine.activity.seq) machine.activity.seqRecords ??= [];
     const n = this.functions.count;
     this.clocks = new Float64Array(n);
     this.idle = new Float64Array(n);
@@ -369,8 +369,8 @@ export class Profiler implements RunObserver {
 
   /** The sequencer's RUNs in [lo, tEnd): feeding clocks within the scope [S, E), and the RUNs that start there. */
   private resolveSeq(lo: number, tEnd: number, S: number, E: number): void {
-    const unit = this.machine.seed ? null : this.machine.tpu.seq;
-    const runs = unit ? this.machine.tpu.seqRecords : null;
+    const unit = this.machine.activity.seq ?? null;
+    const runs = unit ? this.machine.activity.seqRecords ?? null : null;
     if (!unit || !runs) return;
     const q = this.seq;
     for (; q.cursor < runs.length; q.cursor++) q.active.push({ u: 3, s: runs[q.cursor].startClock, e: runs[q.cursor].endClock + 1, push: 0 });
@@ -472,7 +472,7 @@ export class Profiler implements RunObserver {
     functions.sort((a, b) => b.clocks - a.clocks || a.name.localeCompare(b.name));
     const running = machine.activity.units.map((u) => (u.running && u.runningStart >= from && u.runningStart < to ? 1 : 0));
     const units: UnitProfile[] = UNIT_NAMES.map((unit, i) => ({
-      unit, commands: this.commands[i], inFlight: running[i], dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
+      unit, commands: this.commands[i], inFlight: running[i] ?? 0, dropped: this.dropped[i], busy: this.busy[i], percent: pct(this.busy[i]),
       meanQueueWait: this.commands[i] ? this.waitSum[i] / this.commands[i] : null,
     }));
     const sum = (a: Float64Array) => a.reduce((s, x) => s + x, 0);
@@ -484,7 +484,7 @@ export class Profiler implements RunObserver {
         busy: { DMA: this.busy[0], MXU: this.busy[1], VPU: this.busy[2] },
       },
       functions, units, report: result.counters,
-      ...(!machine.seed && machine.tpu.seq ? { sequencer: { runs: this.seq.runs, feeding: this.seq.feeding, dropped: this.seq.dropped } } : {}),
+      ...(machine.activity.seq ? { sequencer: { runs: this.seq.runs, feeding: this.seq.feeding, dropped: this.seq.dropped } } : {}),
     };
   }
 }

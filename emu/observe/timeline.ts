@@ -64,7 +64,7 @@ export class TimelineWriter implements RunObserver {
   private perfFrom = -1;
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
-    this.functions = new FunctionMap(machine.symbols);
+    this.functions = new FunctionMap(machine.symbols, machine.cpu.ramSize);
     this.perUs = machine.config.clockHz / 1e6;
     machine.activity.stallRecords ??= [];
     this.sink = new TextSink(options.path, '--timeline');
@@ -78,8 +78,8 @@ export class TimelineWriter implements RunObserver {
     meta(TID.STALL, 'CPU PUSH stall');
     meta(TID.PERF, 'PERF_CTRL');
     for (const u of UNIT_NAMES) meta(TID[u], u);
-    const tpu = machine.seed ? null : machine.tpu;
-    if (tpu?.seq) {
+    const tpu = machine.activity;
+    if (tpu.seq) {
       tpu.seqRecords ??= [];
       meta(TID.SEQ, 'SEQ');
     }
@@ -87,7 +87,7 @@ export class TimelineWriter implements RunObserver {
 
   /** The sequencer's finished RUNs (the `sequencer` option), or null. */
   private seqRecords(machine: Machine): CommandRecord<'SEQ'>[] | null {
-    return machine.seed ? null : machine.tpu.seqRecords;
+    return machine.activity.seqRecords ?? null;
   }
 
   /** Events written (not counting the track names). */
@@ -141,7 +141,7 @@ export class TimelineWriter implements RunObserver {
         const description = u.rules.describe(cmd);
         this.command({ unit: UNIT_NAMES[i], serial: cmd.serial, command: description, pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end - 1 }, true);
       });
-      const seq = machine.seed ? null : machine.tpu.seq;
+      const seq = machine.activity.seq ?? null;
       if (seq?.running && !this.done) {
         const cmd = seq.running;
         this.command({ unit: 'SEQ', serial: cmd.serial, command: seq.rules.describe(cmd), pushClock: cmd.pushClock, startClock: seq.runningStart, endClock: end - 1 }, true);

@@ -99,10 +99,10 @@ export class VcdWriter implements RunObserver {
   private readonly issuedSeen = [0, 0, 0];
 
   constructor(private readonly machine: Machine, private readonly options: TraceFileOptions) {
-    this.functions = new FunctionMap(machine.symbols);
+    this.functions = new FunctionMap(machine.symbols, machine.cpu.ramSize);
     this.funcWidth = Math.max(1, Math.ceil(Math.log2(this.functions.count)));
     machine.activity.stallRecords ??= [];
-    this.seqRuns = !machine.seed && machine.tpu.seq ? (machine.tpu.seqRecords ??= []) : null;
+    this.seqRuns = machine.activity.seq ? (machine.activity.seqRecords ??= []) : null;
     this.sink = new TextSink(options.path, '--vcd');
     this.header();
   }
@@ -227,7 +227,8 @@ export class VcdWriter implements RunObserver {
    */
   private pushes(info: StepInfo | null, stallTo: number, stallUnit: string): void {
     const units = this.machine.activity.units;
-    for (let u = 0; u < 3; u++) {
+    // A board without a TPU has no units.
+    for (let u = 0; u < units.length; u++) {
       const issued = units[u].issued;
       for (let serial = this.issuedSeen[u]; serial < issued; serial++) {
         this.tpuEvent(this.pushClock(u, serial, info, stallUnit === UNIT_NAMES[u] ? stallTo : -1), DEPTH + u, 1);
@@ -254,7 +255,7 @@ export class VcdWriter implements RunObserver {
   /** Reads the TPU events known so far: ended commands, drops, and the starts of running commands. */
   private readTpu(machine: Machine): void {
     const tpu = machine.activity;
-    if (!machine.seed && machine.tpu.seq) this.pushes(null, -1, '');
+    if (machine.activity.seq) this.pushes(null, -1, '');
     const records = tpu.records ?? [];
     for (; this.recCursor < records.length; this.recCursor++) {
       const r = records[this.recCursor];
@@ -269,11 +270,11 @@ export class VcdWriter implements RunObserver {
     tpu.units.forEach((unit, u) => {
       if (unit.running && unit.running.serial > this.startSeen[u]) this.started(u, unit.running.serial, unit.runningStart);
     });
-    if (this.seqRuns) this.readRuns(machine.tpu.seq!);
+    if (this.seqRuns) this.readRuns(machine.activity.seq!);
   }
 
   /** The sequencer's RUNs: busy from the start to the last push (hardware.md §5.11). */
-  private readRuns(seq: NonNullable<Machine['tpu']['seq']>): void {
+  private readRuns(seq: NonNullable<Machine['activity']['seq']>): void {
     const runs = this.seqRuns!;
     for (; this.seqCursor < runs.length; this.seqCursor++) {
       const r = runs[this.seqCursor];

@@ -3,7 +3,7 @@
 // timeline, profiler and VCD writers stop there, and follow the firmware if it changes.
 
 import { readFileSync } from 'node:fs';
-import { Machine } from '../../emu/machine.ts';
+import { Machine } from '../../boards/machine.ts';
 import type { CommandRecord } from '../../periph/tpu.ts';
 
 /** Clocks into the first DMA command at which the run is stopped (it must last longer). */

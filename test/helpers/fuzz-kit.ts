@@ -3,7 +3,7 @@
 // its registers, and the seed / budget settings every fuzz class shares.
 
 import { CONSOLE_BASE } from '../../emu/console.ts';
-import { TPU_BASE } from '../../emu/bus.ts';
+import { TPU_BASE } from '../../boards/picotpu/bus.ts';
 import { GLOBAL, UNIT_REG, UNITS } from '../../periph/regs.ts';
 
 // ---- settings ----

@@ -3,7 +3,7 @@
 // (emu/observe/observer.ts); this one keeps copies and puts the whole lists back at the
 // end. List it last, so the other observers finish on the lists they read.
 
-import type { Machine } from '../../emu/machine.ts';
+import type { Machine } from '../../boards/machine.ts';
 import type { RunObserver } from '../../emu/observe/observer.ts';
 import type { CommandRecord } from '../../periph/tpu.ts';
 

@@ -2,7 +2,7 @@
 // write() is wrapped), for holding the profiler, --vcd and --timeline to the
 // clocks the TPU's counters actually use.
 
-import type { Machine } from '../../emu/machine.ts';
+import type { Machine } from '../../boards/machine.ts';
 import { GLOBAL } from '../../periph/regs.ts';
 
 export interface PerfWrite {

@@ -4,7 +4,7 @@
 // operations are data so that the reference and the fast model replay the
 // same one.
 
-import { SeedTpu } from '../../periph/seed/tpu.ts';
+import { SeedTpu } from '../../boards/transformer-tpu-int4/tpu.ts';
 
 export type SeedOp =
   | { kind: 'cmd'; unit: number; words: readonly number[]; gap: number }

@@ -1,4 +1,4 @@
-// The bus of a board on a ring of boards (emu/multi.ts): the board's own bus,
+// The bus of a board on a ring of boards (boards/picotpu/ring.ts): the board's own bus,
 // plus the one rule that keeps the boards exact whatever order the host runs
 // them in. A TPU register access or an SRAM access (which brings the TPU up
 // to date: the DMA shares the SRAM bus) at a clock the TPU may not yet
@@ -8,12 +8,12 @@
 // enough. A board alone (one board, its TX wired to its own RX) never
 // restarts: its horizon is unbounded.
 
-import { Bus, TPU_BASE, TPU_SIZE } from './bus.ts';
-import { CONSOLE_BASE, CONSOLE_REG } from './console.ts';
-import { SRAM_BASE, SRAM_SIZE } from '../periph/sram.ts';
-import type { Tpu } from '../periph/tpu.ts';
+import { PicotpuBus, TPU_BASE, TPU_SIZE } from './bus.ts';
+import { CONSOLE_BASE, CONSOLE_REG } from '../../emu/console.ts';
+import { SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
+import type { Tpu } from '../../periph/tpu.ts';
 
-export class LinkBus extends Bus {
+export class LinkBus extends PicotpuBus {
   private linkTpu: Tpu | null = null;
   /** The clock of the access that was restarted last (the TPU may be brought up to it meanwhile). */
   blockedAt = 0;

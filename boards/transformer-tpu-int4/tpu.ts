@@ -21,11 +21,14 @@
 // (its horizon()), and the running commands' banks pairwise disjoint; every
 // running unit then advances on its own (bulk(): a fill's bytes copied at
 // once, the others without the arbiter) and the counters add up at once. Any
-// other clock, and every clock of a CPU access, is stepped. Pinned together by
+// other clock, and every clock of a CPU access, is stepped. Within a quiet
+// stretch the units' bulk work is deferred (`lag`): the CPU's accesses in it
+// (status polls) only move the clock and the counters, and the units catch up
+// once, when the stretch ends or anything looks at them (catchUp()). Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
-import type { MmioDevice } from '../mmio.ts';
+import type { MmioDevice } from '../../periph/mmio.ts';
 import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu } from './mxu.ts';
@@ -66,8 +69,6 @@ const SAT = 0xffffffff;
 
 export class SeedTpu implements MmioDevice {
   readonly spadMem = new SeedSpad();
-  /** The scratchpad bytes (64 KiB). */
-  readonly spad = this.spadMem.bytes;
   readonly mxu: SeedMxu;
   readonly vpu: SeedVpu;
   readonly dma: SeedDma;
@@ -102,6 +103,13 @@ export class SeedTpu implements MmioDevice {
   private lastExtraWait = 0;
   /** Fast model: clocks before this one need no arbiter (see skip()); -1 after any change. */
   private quietUntil = -1;
+  /** Fast model: clocks of the current quiet stretch the running units have not done yet (see catchUp()). */
+  private lag = 0;
+  /** Fast model, the stretch up to quietUntil: the units busy in it (bits 1 MXU, 2 VPU, 4 DMA), constant over it. */
+  private stretchBusy = 0;
+  /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
+  private stretchParallel = false;
+  private stretchLazy = true;
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
@@ -125,11 +133,23 @@ export class SeedTpu implements MmioDevice {
   /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
   onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
-  constructor(opts: { reference: boolean; argmax?: boolean }, readonly sram: Uint8Array) {
+  constructor(opts: { reference: boolean; argmax?: boolean }, private readonly sramBytes: Uint8Array) {
     this.reference = opts.reference;
     this.mxu = new SeedMxu(this.spadMem, opts.reference);
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
-    this.dma = new SeedDma(this.spadMem, sram);
+    this.dma = new SeedDma(this.spadMem, sramBytes);
+  }
+
+  /** The scratchpad bytes (64 KiB), as of the TPU's clock. */
+  get spad(): Uint8Array {
+    this.catchUp();
+    return this.spadMem.bytes;
+  }
+
+  /** The board's SRAM (the DMA's far side), as of the TPU's clock. */
+  get sram(): Uint8Array {
+    this.catchUp();
+    return this.sramBytes;
   }
 
   // ================= MMIO at 0x8000_0000 =================
@@ -139,7 +159,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   read(offset: number, clock: number): number {
-    this.advanceTo(clock);
+    this.advance(clock);
     this.lastExtraWait = 0;
     const o = offset & 0xffc;
     if (o >= 0x40 && o < 0x70) {
@@ -152,7 +172,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
-    this.advanceTo(clock);
+    this.advance(clock);
     this.lastExtraWait = 0;
     const v = laneValue(value, wstrb);
     const o = offset & 0xfff;
@@ -168,6 +188,22 @@ export class SeedTpu implements MmioDevice {
 
   extraWait(): number {
     return this.lastExtraWait;
+  }
+
+  /**
+   * Right after a CPU read of `offset` (a status word, or the idle bits at 0x70): reads of it before
+   * the returned clock give the same value, so a poll loop may be skipped up to it (emu/cpu.ts
+   * pollRepeats; the TPU catches up at the next access that is not skipped). The end of the quiet
+   * stretch the TPU is in: no front end takes a head or pops before it, so issued, retired, the
+   * queue levels and the idle bits hold (issued moves only with the CPU's own stores). 0 (no
+   * promise) for the reference model, the command ports, a stuck board, outside a quiet stretch,
+   * and beside an MXU that may starve (its hazard's clock must not depend on how often it is polled).
+   */
+  repeatUntil(offset: number): number {
+    const o = offset & 0xffc;
+    if (this.reference || this.stuck || o < 0x40 || o > 0x70) return 0;
+    if (this.clk >= this.quietUntil && !this.findStretch()) return 0;
+    return this.stretchLazy ? this.quietUntil : 0;
   }
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
@@ -204,7 +240,7 @@ export class SeedTpu implements MmioDevice {
 
   /** A CPU word access presented to the arbiter from `clock` on (lowest priority): retried until granted. */
   private windowAccess(write: boolean, offset: number, data: number, clock: number): number {
-    this.advanceTo(clock);
+    this.advance(clock);
     const start = this.clk;
     this.cpuAddr = offset & 0xfffc;
     this.cpuData = data >>> 0;
@@ -233,8 +269,14 @@ export class SeedTpu implements MmioDevice {
     this.cRun = this.cMxu = this.cVpu = this.cDma = this.cIdle = this.cOvlap = this.cStall = 0;
   }
 
-  /** Processes every clock before `clock`. */
+  /** Processes every clock before `clock`; the units, the scratchpad and the SRAM are then as of that clock. */
   advanceTo(clock: number): void {
+    this.advance(clock);
+    this.catchUp();
+  }
+
+  /** Processes every clock before `clock`, the units possibly behind in a quiet stretch (MMIO accesses). */
+  private advance(clock: number): void {
     if (this.stuck) return;
     while (this.clk < clock) {
       if (!this.reference && this.skip(clock)) continue;
@@ -247,6 +289,7 @@ export class SeedTpu implements MmioDevice {
    * clock when one may do so now), or Infinity when every unit is idle and every queue empty.
    */
   nextEventClock(): number {
+    this.catchUp();
     let next = Infinity;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
@@ -265,6 +308,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   unitBusy(u: number): boolean {
+    this.catchUp();
     return u === SEED_MXU ? this.mxu.busy : u === SEED_VPU ? this.vpu.busy : this.dma.busy;
   }
 
@@ -274,6 +318,7 @@ export class SeedTpu implements MmioDevice {
 
   counters(): SeedCounters {
     if (this.done) this.advanceTo(this.doneClock + 1);
+    this.catchUp();
     return {
       run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
       idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
@@ -314,6 +359,7 @@ export class SeedTpu implements MmioDevice {
 
   /** Steps clock `clk`; returns whether the CPU's window request (if any) was granted. */
   private stepClock(): boolean {
+    this.catchUp();
     const c = this.clk;
     const p = this.ports;
     p.clear();
@@ -432,7 +478,13 @@ export class SeedTpu implements MmioDevice {
    */
   private skip(target: number): boolean {
     // A stretch found by the last call stays valid until a clock is stepped or a command committed.
-    if (this.clk < this.quietUntil) return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+    if (this.clk >= this.quietUntil && !this.findStretch()) return false;
+    return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+  }
+
+  /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
+  private findStretch(): boolean {
+    this.catchUp();
     let n = Infinity;
     let banks = 0;
     for (let u = 0; u < 3; u++) {
@@ -449,26 +501,42 @@ export class SeedTpu implements MmioDevice {
       banks |= m;
     }
     this.quietUntil = this.clk + n; // Infinity with every unit idle: nothing happens until the CPU acts
-    return this.skipBy(Math.min(target - this.clk, n));
+    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    this.stretchBusy = (this.mxu.busy ? 1 : 0) | (this.vpu.busy ? 2 : 0) | (this.dma.busy ? 4 : 0);
+    this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
+    this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
+    return true;
   }
 
-  /** Advances every running unit n clocks on its own (the stretch is quiet: see skip()). */
+  /**
+   * Advances every running unit n clocks on its own (the stretch is quiet: see skip()): deferred to
+   * catchUp() (their busy flags are constant over the stretch), except for an MXU whose A and B may
+   * share a bank, whose starvation must be seen at its clock.
+   */
   private skipBy(n: number): boolean {
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
-    const mxuBusy = this.mxu.busy, vpuBusy = this.vpu.busy, dmaBusy = this.dma.busy;
-    if ((mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2) this.parallelSkips++;
+    if (this.stretchParallel) this.parallelSkips++;
     this.skippedClocks += n;
-    if (mxuRun) this.mxu.bulk(n);
-    if (vpuRun) this.vpu.bulk(n);
-    if (dmaRun) this.dma.bulk(n);
+    const b = this.stretchBusy;
+    this.countRange(this.clk, n, (b & 1) !== 0, (b & 2) !== 0, (b & 4) !== 0);
+    this.lag += n;
+    if (!this.stretchLazy) this.catchUp();
+    this.clk += n;
+    return true;
+  }
+
+  /** Fast model: the running units do the clocks of the stretch they are behind (skipBy()) in one bulk step each. */
+  private catchUp(): void {
+    const n = this.lag;
+    if (n === 0) return;
+    this.lag = 0;
+    if (this.front[SEED_MXU] === RUN) this.mxu.bulk(n);
+    if (this.front[SEED_VPU] === RUN) this.vpu.bulk(n);
+    if (this.front[SEED_DMA] === RUN) this.dma.bulk(n);
     if (this.mxu.starvedBank >= 0 && !this.starveReported) {
       this.starveReported = true;
       // At the clock the reference model sees it: the starving clock within the stretch.
       this.hazard(this.clk + Math.max(0, this.mxu.starvedAfter), 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
     }
-    this.countRange(this.clk, n, mxuBusy, vpuBusy, dmaBusy);
-    this.clk += n;
-    return true;
   }
 
   private countRange(c: number, n: number, mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean): void {

@@ -10,8 +10,9 @@
 // inherits from picotpu's Bus are never mapped: the seed's SRAM is the DMA's alone
 // (Machine.sramBytes).
 
-import { Bus, type MmioDevice } from './bus.ts';
-import type { BusTiming } from './config.ts';
+import { Bus, type MmioDevice } from '../../emu/bus.ts';
+import type { BusTiming } from '../../emu/config.ts';
+import { SEED_WINDOW_READ_EXTRA } from '../../emu/timing.ts';
 
 /** What the seed's TPU must give the bus: its MMIO block, its scratchpad window and the DONE flag. */
 export interface SeedBusDevice extends MmioDevice {
@@ -61,13 +62,17 @@ export class SeedBus extends Bus {
 
   override read(addr: number, clock: number): number {
     this.fault = false;
-    this.repeatUntil = 0; // no poll loop is skipped on the seed board
+    this.repeatUntil = 0;
     const region = addr >>> 28;
+    // The scratchpad window's read waits one clock more than the slave's others (timing.ts SEED_WINDOW_READ_EXTRA).
+    this.readExtra = region === SPAD_REGION ? SEED_WINDOW_READ_EXTRA : 0;
     if (region === MMIO_REGION) {
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       const v = this.seed.read(addr & 0xffc, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       this.checkHang();
+      // A status poll the TPU promises to repeat (SeedTpu.repeatUntil): the CPU may skip its loop.
+      if (this.wait === 0 && !(addr & 0x0fff_f000) && this.seed.repeatUntil) this.repeatUntil = this.seed.repeatUntil(addr & 0xffc);
       return v;
     }
     if (region === SPAD_REGION) {

@@ -1,26 +1,40 @@
-// What the debugger's `info tpu` and GDB's `monitor units`/`monitor clocks`
-// show on the seed board: each unit's queue and commands (as the run
-// observers see them), the ten counters so far and the aliased accesses.
+// What the tools show of the transformer-tpu-int4 board: the debugger's
+// `info units` and GDB's `monitor units`/`monitor clocks` (each unit's queue
+// and commands as the run observers see them, the ten counters so far and the
+// aliased accesses), and the run's report and --report-json fields.
 
-import { formatReport } from '../periph/counters.ts';
-import { reportOfSeedCounters, type Machine, type RunResult } from './machine.ts';
-import type { SeedBus } from './seed-bus.ts';
+import type { BoardFigures } from '../../emu/board.ts';
+import { formatReport, type CounterSnapshot } from '../../periph/counters.ts';
+import type { SeedActivity } from './activity.ts';
+import type { AliasCounts, SeedBus } from './bus.ts';
+import type { SeedCounters, SeedHazard, SeedTpu } from './tpu.ts';
 
-export function seedStatusLines(machine: Machine, now: number): string[] {
-  const seed = machine.seed!;
-  machine.activity.advanceTo(now);
+/** The board's own figures of a run (BoardFigures.extra). */
+export interface SeedFigures {
+  /** Its ten counters over the run-pulse..DONE window (or to the stop). */
+  seedCounters: SeedCounters;
+  /** Accesses the RTL aliases or drops (docs/seed-board.md). */
+  aliases: AliasCounts;
+  /** The word the DONE store wrote (the RTL ignores it), or null. */
+  doneValue: number | null;
+  /** What the RTL does silently and the emulator reports, the first few and the count. */
+  hazards: { count: number; first: SeedHazard[] };
+}
+
+export function seedStatusLines(seed: SeedTpu, activity: SeedActivity, bus: SeedBus, clockHz: number, now: number): string[] {
+  activity.advanceTo(now);
   const lines = [`seed TPU at clock ${now}${seed.done ? ` (DONE stored at clock ${seed.doneClock})` : ''}`];
   const seedIndex = { MXU: 0, VPU: 1, DMA: 2 } as const;
-  for (const u of machine.activity.units) {
+  for (const u of activity.units) {
     const level = seed.queueLevel(seedIndex[u.name]);
     lines.push(`${u.name}: ${seed.unitBusy(seedIndex[u.name]) ? 'busy' : 'idle'}, issued ${u.issued}, queue level ${level}`);
     if (u.running) lines.push(`  running #${u.running.serial} since clock ${u.runningStart} (pushed at ${u.running.pushClock}): ${u.rules.describe(u.running)}`);
   }
   const c = seed.counters();
   lines.push('counters (run pulse .. now):');
-  lines.push(...formatReport(reportOfSeedCounters(c), machine.config.clockHz).trimEnd().split('\n'));
+  lines.push(...formatReport(reportOfSeedCounters(c), clockHz).trimEnd().split('\n'));
   lines.push(`${Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  const n = (machine.bus as SeedBus).aliasedAccesses;
+  const n = bus.aliasedAccesses;
   if (n > 0) lines.push(`aliased accesses (the RTL decodes only a[31:28]): ${n}`);
   return lines;
 }
@@ -31,22 +45,23 @@ export function seedStatusLines(machine: Machine, now: number): string[] {
  * true queue-full stall beside the RTL's qfull (which never counts), and a
  * warning when the firmware made accesses the RTL aliases.
  */
-export function formatSeedReport(r: RunResult, clockHz: number): string {
-  const c = r.seedCounters!;
+export function formatSeedReport(r: BoardFigures, clockHz: number): string {
+  const x = r.extra as unknown as SeedFigures;
+  const c = x.seedCounters;
   const pct = (n: number) => (c.run ? (100 * n) / c.run : 0).toFixed(1);
   const lines = formatReport(r.counters, clockHz).trimEnd().split('\n');
   const mxuLine = lines.findIndex((l) => l.startsWith('MXU busy'));
   lines.splice(mxuLine + 1, 0, `  of which weight load ${c.mload} ${pct(c.mload)}%`);
   const stallLine = lines.findIndex((l) => l.startsWith('producer stalled'));
   lines[stallLine] += ` (as the RTL counts it; really held ${c.trueQfullStall} ${pct(c.trueQfullStall)}%)`;
-  const a = r.aliases;
+  const a = x.aliases;
   if (a) {
     const n = a.ram + a.mmio + a.spad + a.unmapped;
     if (n > 0) {
       lines.push(`warning: ${n} access${n === 1 ? '' : 'es'} the seed's decoder aliases (RAM ${a.ram}, MMIO ${a.mmio}, scratchpad ${a.spad}, `
         + `outside every region ${a.unmapped}); the first at 0x${(a.firstAddr >>> 0).toString(16).padStart(8, '0')}, clock ${a.firstClock}`);
     }
-    const h = r.hazards;
+    const h = x.hazards;
     if (h && h.count > 0) {
       lines.push(`warning: ${h.count} command${h.count === 1 ? '' : 's'} the seed's RTL executes silently as a hazard; the first: clock ${h.first[0].clock}: ${h.first[0].text}`);
     }
@@ -56,14 +71,27 @@ export function formatSeedReport(r: RunResult, clockHz: number): string {
 }
 
 /** The seed board's fields of --report-json: the ten counters under the seed's names, and the aliases. */
-export function seedReportFields(r: RunResult): Record<string, unknown> {
+export function seedReportFields(r: BoardFigures, board: string): Record<string, unknown> {
+  const x = r.extra as unknown as SeedFigures;
   return {
-    board: 'seed',
-    counters: r.seedCounters,
+    board,
+    counters: x.seedCounters,
     countersWindow: 'run pulse .. DONE store (or the stop)',
     report: r.counters,
-    aliases: r.aliases,
-    doneValue: r.doneValue,
-    hazards: r.hazards,
+    aliases: x.aliases,
+    doneValue: x.doneValue,
+    hazards: x.hazards,
+  };
+}
+
+/**
+ * The seed's counters in PLATFORM.md §7's shape: run, busy per unit (the seed's
+ * definitions: mxu and vpu include their DONE clock, dma does not), idlec,
+ * qfull (as the RTL counts it: 0) and ovlap.
+ */
+export function reportOfSeedCounters(c: SeedCounters): CounterSnapshot {
+  return {
+    cycles: c.run, mxuBusy: c.mxu, vpuBusy: c.vpu, dmaBusy: c.dma, idle: c.idlec, stall: c.qfull, overlap: c.ovlap,
+    depWait: 0, depWaitByUnit: { DMA: 0, MXU: 0, VPU: 0 },
   };
 }

@@ -1,7 +1,7 @@
 // The seed board's TPU (im-afan/transformer-tpu-int4, accel/tpu/rtl): its MMIO
 // map, command words, VPU ops and perf counters, as read from cpu_subsys.sv,
 // cmd_mxu.sv, cmd_vpu.sv, cmd_dma.sv, vpu.sv and tpu_top.sv. The one table:
-// periph/seed/*.ts decode with the constants derived here, and
+// boards/transformer-tpu-int4/*.ts decode with the constants derived here, and
 // firmware-c/include/seed/tpu_seed.h is generated from it (scripts/gen-regs.ts).
 
 export const SEED_TPU_BASE = 0x8000_0000;

@@ -9,23 +9,25 @@
 // not yet delivered can land (bound() below), board k's TPU may process every
 // clock before D(k−1): its horizon. The boards run in slices
 // (Machine.advance); a TPU or SRAM access at a clock the TPU may not process
-// yet does not happen: the CPU restarts that instruction later (emu/link-bus.ts,
+// yet does not happen: the CPU restarts that instruction later (boards/picotpu/link-bus.ts,
 // StopReason.BLOCKED) with nothing changed. No board ever sees a state that
 // depends on how the host interleaves them, so every clock and byte is the
 // same for any slice size and any order (test/multi.test.ts).
 //
 // No deadlock: a board blocked at an access clock t ≥ its horizon H gets its
-// TPU processed up to H − sramBridgeWait at least (emu/link-bus.ts), so its own bound
+// TPU processed up to H − sramBridgeWait at least (boards/picotpu/link-bus.ts), so its own bound
 // is at least H − sramBridgeWait + linkLatency > H (config: linkLatency >
 // sramBridgeWait): every board's horizon grows by at least one clock per
 // round of the ring, so some board always moves. A round in which none moves
 // is an internal error, reported with every board's state.
 
-import { applyOverrides, type PlatformConfig } from './config.ts';
-import { StopReason } from './cpu.ts';
-import { Machine, type MachineOptions, type RunResult } from './machine.ts';
+import { applyOverrides, type PlatformConfig } from '../../emu/config.ts';
+import { StopReason } from '../../emu/cpu.ts';
+import type { MachineOptions, RunResult } from '../../emu/machine.ts';
+import { Machine } from '../machine.ts';
+import { PICOTPU } from './board.ts';
 import type { LinkBus } from './link-bus.ts';
-import { unitStatus } from '../periph/tpu.ts';
+import { unitStatus } from '../../periph/tpu.ts';
 
 /** The link's figures of one board. */
 export interface LinkFigures {
@@ -83,7 +85,7 @@ export class Boards {
     if (!Number.isInteger(count) || count < 1 || count > MAX_BOARDS) throw new BoardsError(`--boards must be 1..${MAX_BOARDS}, got ${count}`);
     // Every board has the link; the configuration is checked with it on.
     this.config = applyOverrides(structuredClone(config), { link: 1 });
-    this.machines = Array.from({ length: count }, (_, index) => new Machine(this.config, { ...options, ring: { index, count } }));
+    this.machines = Array.from({ length: count }, (_, index) => new Machine(this.config, { ...options, board: PICOTPU, ring: { index, count } }));
     for (let k = 0; k < count; k++) {
       const from = this.machines[k].tpu, to = this.machines[(k + 1) % count].tpu;
       from.linkOut = (m) => to.linkRx!.deliver(m);

@@ -10,28 +10,10 @@
 // then granted reads sample the memory (read-first: before this clock's
 // writes) and the edges perform granted writes.
 
-/**
- * The protocol every seed unit follows (the seed's counterpart of periph/unit.ts, with the
- * scratchpad's request/grant handshake in place of region ports). One clock: request(p) posts the
- * unit's requests from its state at the start of the clock; after arbitrate(), read(p) samples
- * granted reads (the memory before this clock's writes), edge(p) is the clock's edge (the FSM's
- * registers, granted writes). start() is the front end's dispatch, taken at the edge of a clock in
- * which the unit is idle. The fast model may instead call bulk(n) for n <= horizon() clocks while
- * no other requester shares the unit's banks; horizon() is a lower bound of the clocks before the
- * unit's DONE state with every access granted.
- */
-export interface SeedUnit {
-  readonly busy: boolean;
-  readonly isDone: boolean;
-  /** Scratchpad banks (bitmasks) the running command may read and write. */
-  readonly readMask: number;
-  readonly writeMask: number;
-  request(p: Ports): void;
-  read(p: Ports): void;
-  edge(p: Ports): void;
-  horizon(): number;
-  bulk(n: number): void;
-}
+import type { BankedUnit } from '../../periph/unit.ts';
+
+/** A seed unit: the banked flavour of the one unit clock protocol (periph/unit.ts BankedUnit) over these ports. */
+export type SeedUnit = BankedUnit<Ports>;
 
 export const RD_A = 0, RD_B = 1, RD_C = 2, RD_V = 3, RD_DMA = 4, RD_CPU = 5, N_RD = 6;
 export const WR_C = 0, WR_V = 1, WR_DMA = 2, WR_CPU = 3, N_WR = 4;

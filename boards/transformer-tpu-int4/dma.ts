@@ -166,15 +166,7 @@ export class SeedDma implements SeedUnit {
   /** Fast model: n clocks (n <= horizon()) with nobody else in the DMA's banks. */
   bulk(n: number): void {
     if (this.state === S_FILL) { this.fillBulk(n); return; }
-    if (this.state === S_SPILL) {
-      // Alone in its banks, every fetch is granted: request, read and edge without the port arrays.
-      for (let i = 0; i < n; i++) {
-        const fetch = this.fRow < this.rows && !this.fetchInflight && (!this.pending || this.beatStart);
-        if (fetch) { const a = this.spadAddr; this.rdByte = (this.spad.word(a) >>> ((a & 3) * 8)) & 0xff; }
-        this.spillEdge(fetch);
-      }
-      return;
-    }
+    if (this.state === S_SPILL) { this.spillBulk(n); return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -185,40 +177,99 @@ export class SeedDma implements SeedUnit {
     }
   }
 
+  /**
+   * Fast model: n SPILL clocks alone in the DMA's banks, every fetch granted: request(), read() and
+   * spillEdge() of each clock in one loop over local copies of the registers.
+   */
+  private spillBulk(n: number): void {
+    const words = this.spad.words, sram = this.sram;
+    const rows = this.rows, rowBytes = this.rowBytes, spadStr = this.spadStr, dramStr = this.dramStr;
+    let state = this.state, fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr;
+    let wCol = this.wCol, wRow = this.wRow, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
+    let hold = this.hold, weWin = this.weWin, beat = this.beat, pending = this.pending;
+    let inflight = this.fetchInflight, wrActive = this.wrActive, rdByte = this.rdByte;
+    let i = 0;
+    while (i < n) {
+      if (state === S_SPILL && !inflight && pending && wrActive && beat) {
+        // The steady beat, two clocks a byte: the first writes `hold` and fetches the next byte, the
+        // second takes it into `hold` (the clock-by-clock edges below, both at once); it ends with
+        // these same flags and weWin low.
+        while (i + 2 <= n && fRow < rows) {
+          addrQ = (dramRowPtr + wCol) & SRAM_MASK;
+          sram[addrQ] = hold;
+          if (wCol + 1 >= rowBytes) { wCol = 0; wRow++; dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK; } else wCol++;
+          const a = (spadRowPtr + fCol) & 0xffff;
+          rdByte = (words[a >>> 2] >>> ((a & 3) * 8)) & 0xff;
+          hold = rdByte;
+          if (fCol + 1 >= rowBytes) { fCol = 0; fRow++; spadRowPtr = (spadRowPtr + spadStr) & 0xffff; } else fCol++;
+          weWin = false;
+          i += 2;
+        }
+        if (i >= n) break;
+      }
+      i++;
+      const beatStart = state === S_SPILL && pending && (!wrActive || beat);
+      const fetch = fRow < rows && !inflight && (!pending || beatStart);
+      if (fetch) { const a = (spadRowPtr + fCol) & 0xffff; rdByte = (words[a >>> 2] >>> ((a & 3) * 8)) & 0xff; }
+      const oldInflight = inflight, oldHold = hold;
+      if (fetch) inflight = true;
+      if (oldInflight) {
+        inflight = false;
+        hold = rdByte;
+        pending = true;
+        if (fCol + 1 >= rowBytes) { fCol = 0; fRow++; spadRowPtr = (spadRowPtr + spadStr) & 0xffff; } else fCol++;
+      }
+      if (beatStart) {
+        addrQ = (dramRowPtr + wCol) & SRAM_MASK;
+        sram[addrQ] = oldHold;
+        weWin = true; wrActive = true; beat = false; pending = false;
+        if (wCol + 1 >= rowBytes) { wCol = 0; wRow++; dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK; } else wCol++;
+      } else if (wrActive) {
+        const beatWas = beat;
+        beat = true;
+        if (beatWas) { wrActive = false; if (!(wRow < rows)) state = S_DONE; } else weWin = false;
+      }
+    }
+    this.state = state; this.fCol = fCol; this.fRow = fRow; this.spadRowPtr = spadRowPtr;
+    this.wCol = wCol; this.wRow = wRow; this.dramRowPtr = dramRowPtr; this.addrQ = addrQ;
+    this.hold = hold; this.weWin = weWin; this.beat = beat; this.pending = pending;
+    this.fetchInflight = inflight; this.wrActive = wrActive; this.rdByte = rdByte;
+  }
+
   /** Fast model: fill clocks left before S_DONE when every write is granted (the current clock included). */
   fillClocksLeft(): number {
     if (this.state !== S_FILL) return 0;
     return (this.rows - this.fRow - 1) * this.rowBytes + (this.rowBytes - this.fCol);
   }
 
-  /** Fast model: n granted FILL clocks at once (n <= fillClocksLeft()). */
+  /** Fast model: n granted FILL clocks at once (n <= fillClocksLeft()): fillByte()'s registers row by row, in locals. */
   fillBulk(n: number): void {
     const spad = this.spad.bytes, sram = this.sram;
+    const rowBytes = this.rowBytes, rows = this.rows, spadStr = this.spadStr, dramStr = this.dramStr;
+    let fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
     while (n > 0) {
-      const inRow = Math.min(n, this.rowBytes - this.fCol);
-      const s = (this.spadRowPtr + this.fCol) & 0xffff;
-      const d = this.addrQ;
-      if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
-      else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
+      const inRow = n < rowBytes - fCol ? n : rowBytes - fCol;
+      const s = (spadRowPtr + fCol) & 0xffff;
+      const d = addrQ;
+      if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
+        if (inRow >= 64) spad.set(sram.subarray(d, d + inRow), s); // long runs: one memcpy
+        else for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+      } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
-      if (this.fCol + inRow >= this.rowBytes) {
-        this.fCol = this.rowBytes - 1;
-        this.addrQ = (this.addrQ + inRow - 1) & SRAM_MASK;
-        this.fillAdvanceRowEnd();
+      if (fCol + inRow >= rowBytes) {
+        // the row's last byte: on to the next row (fillByte's row end)
+        fCol = 0;
+        spadRowPtr = (spadRowPtr + spadStr) & 0xffff;
+        dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK;
+        addrQ = dramRowPtr;
+        if (fRow + 1 >= rows) this.state = S_DONE;
+        fRow++;
       } else {
-        this.fCol += inRow;
-        this.addrQ = (this.addrQ + inRow) & SRAM_MASK;
+        fCol += inRow;
+        addrQ = (addrQ + inRow) & SRAM_MASK;
       }
     }
-  }
-
-  private fillAdvanceRowEnd(): void {
-    this.fCol = 0;
-    this.spadRowPtr = (this.spadRowPtr + this.spadStr) & 0xffff;
-    this.dramRowPtr = (this.dramRowPtr + this.dramStr) & SRAM_MASK;
-    this.addrQ = this.dramRowPtr;
-    if (this.fRow + 1 >= this.rows) this.state = S_DONE;
-    this.fRow++;
+    this.fCol = fCol; this.fRow = fRow; this.spadRowPtr = spadRowPtr; this.dramRowPtr = dramRowPtr; this.addrQ = addrQ;
   }
 
   describe(): string {

@@ -12,9 +12,12 @@
 //     stepped on every array_en clock;
 //   - fast: the operand words are kept as they are fetched (the RTL's array
 //     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
-//     formed once, at the clock the stream ends.
+//     formed once, at the clock the stream ends: A's rows and B's columns
+//     widened to int16 and multiplied in WebAssembly SIMD
+//     (periph/matvec-kernel.ts), or, without it, in doubles three lanes at a time.
 
 import { Ports, type SeedUnit, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+import { growTo, matvecKernel, type MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -34,11 +37,50 @@ function splitLanes(x: number, acc: Int32Array, o: number, n: number): void {
   acc[o + n - 1] += x;
 }
 
-/** int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double). */
+/** 2^k and 2^-k for the requant's shift n (0..15). */
+const POW2 = Float64Array.from({ length: 16 }, (_, k) => 2 ** k);
+const INV_POW2 = Float64Array.from({ length: 16 }, (_, k) => 2 ** -k);
+
+/**
+ * int32 → int4: clip((acc*m0 + 2^(n-1)) >>> n), the RTL's requant4 (48-bit exact in a double; the
+ * scaling by 2^-n is exact, so the floor is the arithmetic shift's).
+ */
 export function seedRequant(acc: number, m0: number, n: number, lo: number): number {
   const prod = acc * m0;
-  const shifted = n === 0 ? prod : Math.floor((prod + 2 ** (n - 1)) / 2 ** n);
+  const shifted = n === 0 ? prod : Math.floor((prod + POW2[n - 1]) * INV_POW2[n]);
   return shifted > 7 ? 7 : shifted < lo ? lo : shifted;
+}
+
+/**
+ * The fast datapath's kernel, shared by every MXU of the process (a sum is formed within one call,
+ * never interleaved; a WebAssembly memory per board would be costly to reserve): [A: 8 rows of
+ * `size` int16][B^T: 8 rows of `size` int16][64 int32 sums]. kernel null: not made yet, or no
+ * WebAssembly SIMD (tried: the doubles' path).
+ */
+const sums = {
+  kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0),
+  /** The B words bt16 holds widened (bLen of them, bTransposed), to skip widening an unchanged B: a weight block reused across row tiles. */
+  bWords: new Uint32Array(0), bLen: -1, bTransposed: false,
+};
+
+function sumsKernel(len: number): MatvecKernel | null {
+  if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
+  const k = sums.kernel;
+  if (!k) return null;
+  const kp = (len + 7) & ~7;
+  if (kp > sums.size) {
+    let size = 1024;
+    while (size < kp) size *= 2;
+    growTo(k, 2 * 2 * N * size + 4 * N * N);
+    const buffer = k.memory.buffer;
+    sums.a16 = new Int16Array(buffer, 0, N * size);
+    sums.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
+    sums.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
+    sums.size = size;
+    sums.bWords = new Uint32Array(size);
+    sums.bLen = -1;
+  }
+  return k;
 }
 
 export class SeedMxu implements SeedUnit {
@@ -73,15 +115,18 @@ export class SeedMxu implements SeedUnit {
   private readonly vEdge = new Uint8Array(N);
   /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
   readonly acc = new Int32Array(N * N);
-  // fast datapath: operand words in fetch order
-  private readonly aWords = new Uint32Array(65536 + 8);
-  private readonly bWords = new Uint32Array(65536 + 8);
-  private readonly bPacked = new Float64Array(3 * 65536);
+  // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
+  // is built per run, and most commands are short)
+  private aWords = new Uint32Array(0);
+  private bWords = new Uint32Array(0);
+  private bPacked = new Float64Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
   /** Fast model: the clocks of the last bulk() before the one in which the MXU was starved (-1: it was not, then). */
   starvedAfter = -1;
+  /** The running command's A and B regions touch a common bank (it may starve: see SeedTpu.skipBy()). */
+  abMayShareBank = false;
 
   private readonly own = new Ports();
 
@@ -162,6 +207,7 @@ export class SeedMxu implements SeedUnit {
     this.rqHalf = this.n === 0 ? 0 : 2 ** (this.n - 1);
     this.rqScale = 2 ** -this.n;
     const chunks = (len + N - 1) >>> 3;
+    if (!this.reference && this.aWords.length < (chunks << 3)) this.growOperands(chunks << 3);
     this.aReads = chunks << 3;
     this.bReads = transpose ? chunks << 3 : len;
     this.scLast = len + 2 * N - 2;
@@ -173,6 +219,7 @@ export class SeedMxu implements SeedUnit {
     const bMask = transpose ? bankMask(this.bBase, N, chunks * 4, this.bStride) : bankMask(this.bBase, len, 4, this.bStride);
     const cMask = bankMask(this.cBase, N, 4, this.cStride);
     this.readMask = aMask | bMask | (this.accQ ? cMask : 0);
+    this.abMayShareBank = (aMask & bMask) !== 0;
     this.writeMask = cMask;
     this.state = len === 0 ? S_DONE : S_STREAM;
   }
@@ -239,6 +286,7 @@ export class SeedMxu implements SeedUnit {
     let done = 0;
     while (done < n && this.state === S_STREAM) {
       const aReq = this.iq < this.aReads, bReq = this.iq < this.bReads;
+      if ((aReq || bReq) && !this.abMayShareBank) { done += this.issueBulk(n - done); continue; }
       if (!aReq && !bReq && !this.arrive) {
         // Issues done: the array steps every clock up to sc_last.
         const k = Math.min(n - done, this.scLast - this.sc);
@@ -256,6 +304,40 @@ export class SeedMxu implements SeedUnit {
       if (bReq) this.bRdata = this.bLatch;
       done++;
     }
+    return done;
+  }
+
+  /**
+   * Fast model: up to n issue clocks of a stream whose A and B never share a bank, so every fetch is
+   * granted: streamEdge()'s issue path in one loop (no clock of it ends the stream: sc stays below
+   * sc_last while words are issued). Returns the clocks done.
+   */
+  private issueBulk(n: number): number {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const aReads = this.aReads, bReads = this.bReads, aBase = this.aBase, bBase = this.bBase;
+    const aStride = this.aStride, bStride = this.bStride, transpose = this.transposeQ;
+    let iq = this.iq, sc = this.sc, arrive = this.arrive;
+    let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, bOffRow = this.bOffRow, bOffChunk = this.bOffChunk;
+    let done = 0;
+    while (done < n && (iq < aReads || iq < bReads)) {
+      const rowWrap = (iq & 7) === 7;
+      if (iq < aReads) {
+        const w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
+        aWords[iq] = w; this.aLatch = w; this.aRdata = w;
+        if (rowWrap) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
+      }
+      if (iq < bReads) {
+        const w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
+        bWords[iq] = w; this.bLatch = w; this.bRdata = w;
+        if (transpose && rowWrap) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
+      }
+      if (arrive) sc++;
+      arrive = true;
+      iq++;
+      done++;
+    }
+    this.iq = iq; this.sc = sc; this.arrive = arrive;
+    this.aOffRow = aOffRow; this.aOffChunk = aOffChunk; this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
     return done;
   }
 
@@ -333,6 +415,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
+    if (this.kernelFor(this.lenQ)) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
     acc.fill(0);
@@ -358,6 +441,78 @@ export class SeedMxu implements SeedUnit {
       }
       splitLanes(s0, acc, o, 3); splitLanes(s1, acc, o + 3, 3); splitLanes(s2, acc, o + 6, 2);
     }
+  }
+
+  /** The kernel with room for K = len (rounded up to 8), or null without WebAssembly SIMD. */
+  private kernelFor(len: number): MatvecKernel | null {
+    return sumsKernel(len);
+  }
+
+  /**
+   * The 64 sums on the kernel: A[i][k] (word c + i, chunk c = k - k%8, nibble k%8) and B[k][j] (word k,
+   * nibble j; transposed: word k - k%8 + j, nibble k%8) widened into rows of K padded with zeros to a
+   * multiple of 8, then row i of A times the 8 columns of B.
+   */
+  private sumOnKernel(): void {
+    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = sums.a16, bt16 = sums.bt16, size = sums.size;
+    const kp = (len + 7) & ~7;
+    for (let i = 0; i < N; i++) {
+      const row = i * size;
+      for (let k0 = 0; k0 < kp; k0 += N) {
+        const w = aw[k0 + i];
+        const o = row + k0;
+        a16[o] = (w << 28) >> 28; a16[o + 1] = (w << 24) >> 28; a16[o + 2] = (w << 20) >> 28; a16[o + 3] = (w << 16) >> 28;
+        a16[o + 4] = (w << 12) >> 28; a16[o + 5] = (w << 8) >> 28; a16[o + 6] = (w << 4) >> 28; a16[o + 7] = w >> 28;
+      }
+      for (let k = len; k < kp; k++) a16[row + k] = 0; // the RTL's array never multiplies lanes past K
+    }
+    if (this.sameB()) { this.sumsFromWidened(kp, size); return; }
+    if (this.transposeQ) {
+      for (let j = 0; j < N; j++) {
+        const row = j * size;
+        for (let k0 = 0; k0 < kp; k0 += N) {
+          const w = bw[k0 + j];
+          const o = row + k0;
+          bt16[o] = (w << 28) >> 28; bt16[o + 1] = (w << 24) >> 28; bt16[o + 2] = (w << 20) >> 28; bt16[o + 3] = (w << 16) >> 28;
+          bt16[o + 4] = (w << 12) >> 28; bt16[o + 5] = (w << 8) >> 28; bt16[o + 6] = (w << 4) >> 28; bt16[o + 7] = w >> 28;
+        }
+      }
+    } else {
+      for (let k = 0; k < len; k++) {
+        const w = bw[k];
+        bt16[k] = (w << 28) >> 28; bt16[size + k] = (w << 24) >> 28; bt16[2 * size + k] = (w << 20) >> 28; bt16[3 * size + k] = (w << 16) >> 28;
+        bt16[4 * size + k] = (w << 12) >> 28; bt16[5 * size + k] = (w << 8) >> 28; bt16[6 * size + k] = (w << 4) >> 28; bt16[7 * size + k] = w >> 28;
+      }
+    }
+    for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
+    const words = this.transposeQ ? kp : len, saved = sums.bWords;
+    for (let k = 0; k < words; k++) saved[k] = bw[k];
+    sums.bLen = len; sums.bTransposed = this.transposeQ;
+    this.sumsFromWidened(kp, size);
+  }
+
+  /** Whether the kernel's widened B is this command's: the same length, orientation and words. */
+  private sameB(): boolean {
+    if (sums.bLen !== this.lenQ || sums.bTransposed !== this.transposeQ) return false;
+    const words = this.transposeQ ? (this.lenQ + 7) & ~7 : this.lenQ, bw = this.bWords, saved = sums.bWords;
+    for (let k = 0; k < words; k++) if (bw[k] !== saved[k]) return false;
+    return true;
+  }
+
+  /** Row i of the widened A times B's 8 widened columns, for every i: the 64 sums. */
+  private sumsFromWidened(kp: number, size: number): void {
+    const kernel = sums.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
+    for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
+    this.acc.set(sums.acc32);
+  }
+
+  /** Room for `words` operand words per side (a power of two, at least 1024). */
+  private growOperands(words: number): void {
+    let size = 1024;
+    while (size < words) size *= 2;
+    this.aWords = new Uint32Array(size);
+    this.bWords = new Uint32Array(size);
+    this.bPacked = new Float64Array(3 * size);
   }
 
   /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */

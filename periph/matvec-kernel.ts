@@ -1,0 +1,46 @@
+// The int16 matrix-vector kernel (periph/matvec-kernel.wat, compiled into
+// matvec-kernel.wasm.ts by npm run gen:wasm): acc[j] = Σ_i x[i]·w[j·stride/2 + i],
+// int32 wrapping, eight multiply-adds per instruction. One compiled module,
+// an instance (with its own memory) per user: the golden model
+// (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts).
+
+import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
+
+// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
+export interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
+export interface MatvecKernel {
+  memory: WasmMemory;
+  /** acc[0..n) at byte address `acc` = x (k int16 at `x`, k a multiple of 8) times the n rows of int16 at `w`, `stride` bytes apart. */
+  matvec(x: number, k: number, w: number, n: number, acc: number, stride: number): void;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+let compiled: object | null | undefined;
+
+/** A new kernel instance with at least `bytes` of memory, or null where WebAssembly SIMD is unavailable. */
+export function matvecKernel(bytes: number): MatvecKernel | null {
+  if (compiled === undefined) {
+    try {
+      const binary = atob(MATVEC_KERNEL_WASM_BASE64);
+      const code = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) code[i] = binary.charCodeAt(i);
+      compiled = wasm ? new wasm.Module(code) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  if (!compiled) return null;
+  const k = new wasm!.Instance(compiled, {}).exports as MatvecKernel;
+  growTo(k, bytes);
+  return k;
+}
+
+/** Grows the instance's memory to at least `bytes` (views of the old buffer are then stale). */
+export function growTo(k: MatvecKernel, bytes: number): void {
+  const pages = Math.ceil(bytes / 65536), have = k.memory.buffer.byteLength / 65536;
+  if (pages > have) k.memory.grow(pages - have);
+}
