@@ -11,7 +11,7 @@
 // poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
 // The terms are counted on the emulator's trace of a few calibration shapes
 // per kernel and code class (scripts/calibrate-issue.ts prints the table,
-// model/issue-terms.ts) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// model/calibration/issue-terms.jsonl) — instruction clocks follow docs/hardware.md §1.2, a TPU
 // register access adds tpuWait (2; the accesses per path are counted on the
 // same trace, so another wait is a formula: waitTerms), a DONE poll iteration
 // is lw + sub + bltz = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
@@ -24,11 +24,7 @@ import { classClocks, shiftSteps } from '../emu/timing.ts';
 import { VARIANT } from './format.ts';
 import { DMA, MXU, Schedule, SEQ, VPU, type AnyUnit, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
-import { ISSUE_TERMS } from './issue-terms.ts';
-import { MODEL_ISSUE_TERMS } from './issue-terms-model.ts';
-import { ISSUE_ACCESSES } from './issue-accesses.ts';
-import { MODEL_ISSUE_ACCESSES } from './issue-accesses-model.ts';
-import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from './issue-savings-model.ts';
+import { calibration } from './calibration.ts';
 
 /** Clocks of a shift by one place (slli, srli): 5 with the two-stage shifter, 3 with BARREL_SHIFTER (hardware.md §1.2). */
 export const shiftByOneClocks = (cfg: PlatformConfig) => classClocks(cfg.cpu).shifti + shiftSteps(1, cfg.cpu);
@@ -93,7 +89,7 @@ export class MissingTermError extends Error {}
 /** Looks a path's term up; a path no calibration shape took throws MissingTermError (predictMatmulRun then predicts nothing). */
 export type TermSource = (cls: string, path: string) => IssueTerm;
 export const tableTerms: TermSource = (cls, path) => {
-  const t = (ISSUE_TERMS[cls] ?? MODEL_ISSUE_TERMS[cls])?.[path];
+  const t = (calibration('issue-terms')[cls] ?? calibration('issue-terms-model')[cls])?.[path];
   if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: no calibration run (scripts/calibrate-issue.ts, calibrate-model-issue.ts) takes that path`);
   return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };
@@ -103,7 +99,7 @@ const CALIBRATED_TPU_WAIT = 2;
 
 /**
  * The terms on a board whose TPU register port waits `tpuWait` clocks: each path's clocks are its counted
- * clocks plus, per TPU-register access on it (counted on the same trace, model/issue-accesses*.ts), the
+ * clocks plus, per TPU-register access on it (counted on the same trace, model/calibration/issue-accesses*.jsonl), the
  * change in wait: path clocks = base + accesses × tpuWait. A path whose accesses were not counted throws
  * MissingTermError (no prediction).
  */
@@ -111,7 +107,7 @@ export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): Term
   if (tpuWait === CALIBRATED_TPU_WAIT) return terms;
   const dw = tpuWait - CALIBRATED_TPU_WAIT;
   return (cls, path) => {
-    const t = terms(cls, path), a = (ISSUE_ACCESSES[cls] ?? MODEL_ISSUE_ACCESSES[cls])?.[path];
+    const t = terms(cls, path), a = (calibration('issue-accesses')[cls] ?? calibration('issue-accesses-model')[cls])?.[path];
     if (!a) throw new MissingTermError(`issue-cost: no access count for ${cls} ${path}`);
     return { issue: t.issue + a[0] * dw, firstRead: t.firstRead + a[1] * dw, afterRead: t.afterRead + a[2] * dw };
   };
@@ -119,7 +115,7 @@ export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): Term
 
 /**
  * The terms with each path's clocks less what a CPU what-if takes off the instructions on it (`saved`, counted
- * per path on the calibration trace and the documented clocks, model/issue-savings*.ts): BARREL_SHIFTER's
+ * per path on the calibration trace and the documented clocks, model/calibration/issue-*-savings-model.jsonl): BARREL_SHIFTER's
  * shifts, ENABLE_FAST_MUL's multiplies. A path whose savings were not counted throws MissingTermError.
  */
 export function savedTerms(terms: TermSource, saved: (cls: string) => Record<string, [number, number, number]> | undefined, what: string): TermSource {
@@ -138,8 +134,8 @@ export function savedTerms(terms: TermSource, saved: (cls: string) => Record<str
 export function boardTerms(cfg: PlatformConfig): TermSource {
   let terms = waitTerms(cfg.bus.tpuWait);
   // Counted for model.elf's builds only: mmbench on the barrel shifter (which no sweep or bench run reaches) predicts nothing.
-  if (cfg.cpu.BARREL_SHIFTER) terms = savedTerms(terms, (cls) => MODEL_ISSUE_SHIFT_SAVINGS[cls], 'shift');
-  if (cfg.cpu.ENABLE_FAST_MUL) terms = savedTerms(terms, (cls) => MODEL_ISSUE_MUL_SAVINGS[cls], 'multiply');
+  if (cfg.cpu.BARREL_SHIFTER) terms = savedTerms(terms, (cls) => calibration('issue-shift-savings-model')[cls], 'shift');
+  if (cfg.cpu.ENABLE_FAST_MUL) terms = savedTerms(terms, (cls) => calibration('issue-mul-savings-model')[cls], 'multiply');
   return terms;
 }
 

@@ -14,7 +14,7 @@
 // ends. The link busy clocks are exact (messages × setup + bytes); the run
 // clocks come from the schedule, with the CPU's clocks between PUSHes taken
 // from issue terms counted on model_tp.elf's own trace
-// (scripts/calibrate-tp-issue.ts → model/issue-terms-tp.ts) on jobs other than
+// (scripts/calibrate-tp-issue.ts → model/calibration/issue-terms-tp.jsonl) on jobs other than
 // the bench's and the sweep's.
 
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
@@ -22,7 +22,7 @@ import type { Job, ModelDims } from './format.ts';
 import { codeClass, KernelCpu, MissingTermError, type TermSource } from './issue-cost.ts';
 import { argmaxRowClocks, ModelProgram } from './model-program.ts';
 import { DMA, LINK, MXU, RX, VPU, type AnyUnit, type ScheduleResult } from './schedule.ts';
-import { TP_ISSUE_TERMS } from './issue-terms-tp.ts';
+import { calibration } from './calibration.ts';
 import { shardingError } from './tensor-parallel.ts';
 
 const D = 8, EPI_RELU = 1, SLOTS = 32, SLOT_BYTES = 256, REGION = 4096;
@@ -161,7 +161,7 @@ export class TpProgram {
 export const tpClass = (variant: number) => `tp:${codeClass(variant & TP_VARIANT_BITS)}`;
 
 export const tpTableTerms: TermSource = (cls, path) => {
-  const t = TP_ISSUE_TERMS[cls]?.[path];
+  const t = calibration('issue-terms-tp')[cls]?.[path];
   if (!t) throw new MissingTermError(`issue-cost: no term for ${cls} ${path}: no calibration run (scripts/calibrate-tp-issue.ts) takes that path`);
   return { issue: t[0], firstRead: t[1], afterRead: t[2] };
 };

@@ -5,12 +5,9 @@
 // fewest clocks seen from the previous PUSH where the CPU did not poll
 // (issue), from the previous PUSH to the first DONE read (firstRead) and from
 // the read that sees the awaited command done to the PUSH (afterRead).
-// Writes model/issue-terms.ts (re-run it whenever the kernels change):
+// Writes model/calibration/issue-terms.jsonl and issue-accesses.jsonl (re-run it whenever the kernels change):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-issue.ts
 
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/issue-cost.ts';
 import { VARIANT } from '../model/format.ts';
@@ -19,9 +16,8 @@ import type { CommandRecord } from '../periph/tpu.ts';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { completeAccesses, writeAccesses } from './issue-accesses.ts';
+import { writeCalibration } from '../model/calibration.ts';
 
-const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms.ts');
-const ACCESSES_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-accesses.ts');
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
 /** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
 const SHAPES: Record<string, MatmulShape[]> = {
@@ -110,10 +106,5 @@ for (const fw of FIRMWARES) for (const kind of Object.keys(fw.shapes)) for (cons
   table[cls] = terms;
   accessTable[cls] = completeAccesses(acc);
 }
-writeFileSync(TERMS_FILE, `// Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace
-// (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the mxu16: classes on mmbench-mxu16.elf, shapes ${MXU16_TILED.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')};
-// the spad32: classes on mmbench-spad32.elf, the tiled shapes): per code class, per path between
-// PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts). Do not edit: re-run the script.
-export const ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
-console.log(`wrote ${TERMS_FILE}`);
-writeAccesses(ACCESSES_FILE, 'ISSUE_ACCESSES', 'scripts/calibrate-issue.ts on mmbench.elf', accessTable);
+writeCalibration('issue-terms', `Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the mxu16: classes on mmbench-mxu16.elf, shapes ${MXU16_TILED.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the spad32: classes on mmbench-spad32.elf, the tiled shapes): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts).`, table);
+writeAccesses('issue-accesses', 'scripts/calibrate-issue.ts on mmbench.elf', accessTable);

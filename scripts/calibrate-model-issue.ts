@@ -9,19 +9,14 @@
 // from the read that sees the awaited command done to the PUSH (afterRead).
 // The mean, not the fewest: a path's clocks vary a little with its operands
 // (libgcc multiplies by positions and strides), and the runs span them.
-// Writes model/issue-terms-model.ts (re-run it whenever model.c or the kernels change):
+// Writes model/calibration/issue-terms-model.jsonl (and its accesses and savings) (re-run it whenever model.c or the kernels change):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-model-issue.ts
 
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { MXU16_ELFS, RV32IM_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { SEQUENCER_SET } from '../study/bench.ts';
-import { MODEL_ISSUE_TERMS } from '../model/issue-terms-model.ts';
-import { MODEL_ISSUE_ACCESSES } from '../model/issue-accesses-model.ts';
-import { MODEL_ISSUE_MUL_SAVINGS, MODEL_ISSUE_SHIFT_SAVINGS } from '../model/issue-savings-model.ts';
+import { calibration, writeCalibration } from '../model/calibration.ts';
 import { SavingsCounter, savedIn, writeSavings } from './issue-savings.ts';
 import { KernelCpu } from '../model/issue-cost.ts';
 import { LONG_CONTEXT_NEEDS, modelClass, modelProgram, ModelProgram } from '../model/model-program.ts';
@@ -32,9 +27,6 @@ import type { CommandRecord as UnitRecord, TpuUnitName } from '../periph/tpu.ts'
 type CommandRecord = UnitRecord<TpuUnitName>;
 import { completeAccesses, writeAccesses } from './issue-accesses.ts';
 
-const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-model.ts');
-const ACCESSES_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-accesses-model.ts');
-const SAVINGS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-savings-model.ts');
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 128 };
 const LONG: ModelDims = { ...BASE, layers: 1, maxSeq: 256 };
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 32 };
@@ -268,8 +260,8 @@ function calibrate(build: Build, job: CalJob, v: number, terms: boolean, savings
 type Table = Record<string, Record<string, [number, number, number]>>;
 /** The rows of the builds not re-counted this time, from the table as it was. */
 const kept = (old: Table): Table => Object.fromEntries(Object.entries(old).filter(([cls]) => !builds.some((b) => b.tag === buildOfClass(cls))));
-const table: Table = kept(MODEL_ISSUE_TERMS);
-const accessTable: Table = kept(MODEL_ISSUE_ACCESSES);
+const table: Table = kept(calibration('issue-terms-model'));
+const accessTable: Table = kept(calibration('issue-accesses-model'));
 const meanOrNone = (xs: number[]) => (xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : -1);
 const savingsTable = (sums: Record<string, Record<string, Stretches>>, old: Table): Table => {
   const out = kept(old);
@@ -287,14 +279,9 @@ for (const [cls, paths] of Object.entries(sums)) {
   table[cls] = out;
 }
 const jobsText = (jobs: CalJob[]) => jobs.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ');
-writeFileSync(TERMS_FILE, `// Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace
-// (${jobsText(JOBS)}); the rv32im:, mxu16: and spad32: classes on model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and
-// model-spad32.elf (${jobsText(LADDER_JOBS)}): per code class, per path
-// between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts). Do not edit: re-run the script.
-export const MODEL_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
-console.log(`wrote ${TERMS_FILE}`);
-writeAccesses(ACCESSES_FILE, 'MODEL_ISSUE_ACCESSES', 'scripts/calibrate-model-issue.ts on model.elf', accessTable);
-writeSavings(SAVINGS_FILE, 'scripts/calibrate-model-issue.ts on the model builds (model.elf on the ladder jobs)', {
-  MODEL_ISSUE_SHIFT_SAVINGS: savingsTable(shiftSums, MODEL_ISSUE_SHIFT_SAVINGS),
-  MODEL_ISSUE_MUL_SAVINGS: savingsTable(Object.fromEntries(Object.entries(mulSums).filter(([cls]) => buildOfClass(cls) === 'rv32im:')), MODEL_ISSUE_MUL_SAVINGS),
+writeCalibration('issue-terms-model', `Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace (${jobsText(JOBS)}); the rv32im:, mxu16: and spad32: classes on model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and model-spad32.elf (${jobsText(LADDER_JOBS)}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts).`, table);
+writeAccesses('issue-accesses-model', 'scripts/calibrate-model-issue.ts on model.elf', accessTable);
+writeSavings('scripts/calibrate-model-issue.ts on the model builds (model.elf on the ladder jobs)', {
+  shift: savingsTable(shiftSums, calibration('issue-shift-savings-model')),
+  mul: savingsTable(Object.fromEntries(Object.entries(mulSums).filter(([cls]) => buildOfClass(cls) === 'rv32im:')), calibration('issue-mul-savings-model')),
 });

@@ -9,20 +9,17 @@
 // (issue), from the previous PUSH to the first poll read (firstRead) and from
 // the read that sees the awaited command done or message landed to the PUSH
 // (afterRead). Every board's trace counts (their paths differ by a few
-// clocks of branches). Writes model/issue-terms-tp.ts:
+// clocks of branches). Writes model/calibration/issue-terms-tp.jsonl:
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-tp-issue.ts
 
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KernelCpu } from '../model/issue-cost.ts';
+import { writeCalibration } from '../model/calibration.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import type { ModelDims } from '../model/format.ts';
 import { tpClass, tpProgram, TP_VARIANT_BITS } from '../model/tp-program.ts';
 import { traceTpBoards, type BoardTrace } from '../model/tp-run.ts';
 import { LINK, RX, type AnyUnit } from '../model/schedule.ts';
 
-const TERMS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', 'model', 'issue-terms-tp.ts');
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 64 };
 const SMALL: ModelDims = { d: 64, dFF: 256, heads: 8, layers: 1, vocab: 16, maxSeq: 64 };
 /** The tiled variants' code classes: base, db, tok, lean and their mixes, with FUSED and FLASH across them. */
@@ -107,8 +104,4 @@ for (const [cls, paths] of Object.entries(sums)) {
   }
   table[cls] = out;
 }
-writeFileSync(TERMS_FILE, `// Issue-cost terms of model_tp.c's flows, counted by scripts/calibrate-tp-issue.ts on model_tp.elf's traces
-// (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps on ${j.boards.join(', ')} boards`).join('; ')}; variants ${VARIANTS.join(', ')}):
-// per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/tp-program.ts). Do not edit: re-run the script.
-export const TP_ISSUE_TERMS: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(table, null, 1).replace(/\n\s*/g, ' ')};\n`);
-console.log(`wrote ${TERMS_FILE}`);
+writeCalibration('issue-terms-tp', `Issue-cost terms of model_tp.c's flows, counted by scripts/calibrate-tp-issue.ts on model_tp.elf's traces (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps on ${j.boards.join(', ')} boards`).join('; ')}; variants ${VARIANTS.join(', ')}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/tp-program.ts).`, table);

@@ -5,7 +5,7 @@
 // that the barrel-shifter and fast-multiplier boards are a formula of the terms
 // (model/issue-cost.ts boardTerms), and the file the counts are written to.
 
-import { writeFileSync } from 'node:fs';
+import { writeCalibration, type PathTable } from '../model/calibration.ts';
 import type { PlatformConfig } from '../emu/config.ts';
 import { INSNS, matchInsn, type TimingClass } from '../emu/isa.ts';
 import type { Machine } from '../boards/machine.ts';
@@ -69,12 +69,9 @@ export function savedIn(at: number[], sum: number[], from: number, to: number): 
   return sum[first(to)] - sum[first(from)];
 }
 
-export function writeSavings(file: string, source: string, tables: Record<string, Record<string, Record<string, [number, number, number]>>>): void {
-  writeFileSync(file, `// What the CPU what-ifs take off each code path, counted by ${source}'s trace,
-// instruction by instruction: per code class, per path between PUSH sites, [issue, firstRead, afterRead]
-// clocks — *_SHIFT_SAVINGS: per shift its clocks less BARREL_SHIFTER's; *_MUL_SAVINGS (the rv32im build, counted
-// at ENABLE_MUL): per multiply its clocks less ENABLE_FAST_MUL's (model/issue-cost.ts boardTerms). Means over
-// the runs counted. Do not edit: re-run the script.
-${Object.entries(tables).map(([name, t]) => `export const ${name}: Record<string, Record<string, [number, number, number]>> = ${JSON.stringify(t, null, 1).replace(/\n\s*/g, ' ')};\n`).join('')}`);
-  console.log(`wrote ${file}`);
+/** Writes the two savings tables (model/calibration/issue-{shift,mul}-savings-model.jsonl); `source`: the script and builds that counted them. */
+export function writeSavings(source: string, tables: { shift: PathTable; mul: PathTable }): void {
+  const about = `counted by ${source}'s trace, instruction by instruction: per code class, per path between PUSH sites, [issue, firstRead, afterRead] clocks`;
+  writeCalibration('issue-shift-savings-model', `What BARREL_SHIFTER takes off each code path, ${about}: per shift its clocks less BARREL_SHIFTER's (model/issue-cost.ts boardTerms). Means over the runs counted.`, tables.shift);
+  writeCalibration('issue-mul-savings-model', `What ENABLE_FAST_MUL takes off each code path of the rv32im build (counted at ENABLE_MUL), ${about}: per multiply its clocks less ENABLE_FAST_MUL's (model/issue-cost.ts boardTerms). Means over the runs counted.`, tables.mul);
 }

@@ -3,6 +3,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { MATMUL_RUN_BOUND_PCT, MODEL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { benchJson, EXPERIMENTS, formatBench, predictionError, RANDOM_SEED, runBench, summarize, summaryTable } from '../study/bench.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { predictMatmul } from '../model/analytic.ts';
@@ -115,7 +116,7 @@ describe('picotpu bench', () => {
     expect(limited.stdout).toBe('');
   });
 
-  it('--matmul 64x128x128 matches predictMatmul exactly (busy) and within 5 % (run clocks)', () => {
+  it(`--matmul 64x128x128 matches predictMatmul exactly (busy) and within ${MATMUL_RUN_BOUND_PCT} % (run clocks)`, () => {
     const m = runBench({ matmul: [{ m: 64, k: 128, n: 128 }] });
     expect(m.experiments).toHaveLength(1);
     const [e] = m.experiments;
@@ -123,17 +124,17 @@ describe('picotpu bench', () => {
     expect(e.prediction.total).toEqual(p);
     expect(e.counters.mxuBusy).toBe(p.mxu);
     expect(e.counters.dmaBusy).toBe(p.dma);
-    expect(Math.abs(predictionError(p.runClocks!, e.counters.cycles))).toBeLessThan(5);
+    expect(Math.abs(predictionError(p.runClocks!, e.counters.cycles))).toBeLessThan(MATMUL_RUN_BOUND_PCT);
     expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(p.runClocks);
     expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${p.runClocks} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
     expect(formatBench(m)).toContain('matmul 64x128x128, double-buffered');
   });
 
-  it('a model experiment carries its predicted run clocks per window and in total, within 5 %', () => {
+  it(`a model experiment carries its predicted run clocks per window and in total, within ${MODEL_RUN_BOUND_PCT} %`, () => {
     const m = runBench({ only: ['prefill, FFN on chip'] });
     const [e] = m.experiments, total = e.prediction.total.runClocks!;
     expect(e.prediction.phases.map((p) => p.runClocks)).toEqual([total]);
-    expect(Math.abs(predictionError(total, e.counters.cycles))).toBeLessThan(5);
+    expect(Math.abs(predictionError(total, e.counters.cycles))).toBeLessThan(MODEL_RUN_BOUND_PCT);
     expect(JSON.parse(benchJson(m)).experiments[0].prediction.total.runClocks).toBe(total);
     expect(summaryTable(m.experiments)).toMatch(new RegExp(`\\| +${total} \\([+-]\\d+\\.\\d\\d%\\) \\|`));
   });

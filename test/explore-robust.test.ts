@@ -13,6 +13,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWhenMissing } from './helpers/require.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { MATMUL_MAX_K } from '../model/run.ts';
 import { OutputError } from '../emu/observe/output-file.ts';
@@ -211,9 +212,7 @@ describe('the thread pool', () => {
 
 // ---- the queue, on a real redis-server ----
 
-const noRedis = !hasRedisServer();
-if (noRedis && process.env.CI) throw new Error('redis-server is missing: .ci/run installs it (toolchain/ensure-toolchain.sh --with-test-tools)');
-if (noRedis) console.log('explore-robust: redis-server is not installed: the queue\'s cases are skipped');
+const noRedis = skipWhenMissing(hasRedisServer(), 'explore-robust.test.ts', 'redis-server', 'install: bash toolchain/ensure-toolchain.sh --with-test-tools');
 
 interface Server { port: number; url: string; child: ChildProcess; stop(): Promise<void> }
 async function redisOn(port: number): Promise<Server> {

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { skipWhenMissing } from './helpers/require.ts';
 import { expandGrid, GridError, MAX_GRID_POINTS, parseGrid } from '../study/explore/grid.ts';
 import { hasRedisServer, startRedis } from '../study/explore/local-redis.ts';
 import { checkRecord, checkRunnable } from '../study/explore/point-check.ts';
@@ -167,9 +168,7 @@ describe('fuzz: results files', () => {
 
 // ---- queue jobs through a real redis-server ----
 
-const noRedis = !hasRedisServer();
-if (noRedis && process.env.CI) throw new Error('redis-server is missing: .ci/run installs it (toolchain/ensure-toolchain.sh --with-test-tools)');
-if (noRedis) console.log('fuzz-explore: redis-server is not installed: the queue-jobs class is skipped');
+const noRedis = skipWhenMissing(hasRedisServer(), 'fuzz-explore.test.ts', 'redis-server', 'install: bash toolchain/ensure-toolchain.sh --with-test-tools');
 
 describe.skipIf(noRedis)('fuzz: queue jobs', () => {
   it('each job completes with a valid record or fails with one line; the worker goes on', async () => {

@@ -8,13 +8,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { skipWhenMissing } from './helpers/require.ts';
 import { hasToolchain } from '../toolchain/toolchain.ts';
 import { elfPath, root, runCli } from './helpers/cli-process.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'picotpu-mem-'));
 const MAX_RSS_KIB = 300 * 1024;
 
-describe.skipIf(!hasToolchain())('5 M TPU commands under every observer', () => {
+describe.skipIf(skipWhenMissing(hasToolchain(), 'io-memory.test.ts', 'the RISC-V toolchain', 'install: bash toolchain/ensure-toolchain.sh'))('5 M TPU commands under every observer', () => {
   it('stay under 300 MB of resident memory, and every file is complete', async () => {
     const f = (n: string) => join(tmp, n);
     const r = await runCli(['run', elfPath('tpu_flood'), '--no-report', '--profile', '--profile-json', f('p.json'), '--trace', f('t.trace'),

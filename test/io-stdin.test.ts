@@ -5,6 +5,7 @@
 // upper-casing a-z, until RX reads 0xFFFF_FFFF (the end).
 
 import { describe, expect, it } from 'vitest';
+import { skipWhenMissing } from './helpers/require.ts';
 import { hasToolchain } from '../toolchain/toolchain.ts';
 import { mulberry32 } from './helpers/rng.ts';
 import { spawnSync } from 'node:child_process';
@@ -42,7 +43,7 @@ async function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[
   return results;
 }
 
-describe.skipIf(!hasToolchain())('standard input as console input', () => {
+describe.skipIf(skipWhenMissing(hasToolchain(), 'io-stdin.test.ts', 'the RISC-V toolchain', 'install: bash toolchain/ensure-toolchain.sh'))('standard input as console input', () => {
   it('yes | picotpu run echo.elf: the input is there (not taken for empty), until the cycle limit', async () => {
     const r = await runShell(`yes | "${process.execPath}" bin/picotpu.mjs run "${ECHO}" --no-report --max-cycles 2000000`);
     expect(r.status, r.stderr).toBe(162);
@@ -64,7 +65,7 @@ describe.skipIf(!hasToolchain())('standard input as console input', () => {
     expect(r.stdout.toString()).toBe('LATE AND SLOW\n');
   });
 
-  it.skipIf(spawnSync('python3', ['--version']).status !== 0)('a non-blocking pipe whose writer is late: EAGAIN is waited out, not taken for the end', async () => {
+  it.skipIf(skipWhenMissing(spawnSync('python3', ['--version']).status === 0, 'io-stdin.test.ts', 'python3', 'install: apt-get install python3'))('a non-blocking pipe whose writer is late: EAGAIN is waited out, not taken for the end', async () => {
     const r = await runShellArgs('python3', [join(root, 'test', 'helpers', 'nonblocking-pipe.py'), process.execPath, CLI, 'run', ECHO, '--no-report']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.toString()).toBe('NON-BLOCKING PIPE\n');

@@ -7,13 +7,14 @@
 // hand from the spec). Random mixed code against qemu is in diff-qemu.test.ts.
 
 import { describe, expect, it } from 'vitest';
+import { skipWhenMissing } from './helpers/require.ts';
 import { defaultConfig } from '../emu/config.ts';
 import { CINSNS, expandCompressed, matchCompressed } from '../emu/isa.ts';
 import { Machine } from '../boards/machine.ts';
 import { parseElf } from '../emu/elf.ts';
 import { assemble, hasToolchain } from '../toolchain/toolchain.ts';
 
-const suite = describe.skipIf(!hasToolchain());
+const suite = describe.skipIf(skipWhenMissing(hasToolchain(), 'rvc.test.ts', 'the RISC-V toolchain', 'install: bash toolchain/ensure-toolchain.sh'));
 
 /** [compressed source, the 32-bit instruction the spec expands it to]. */
 const PAIRS: [string, string][] = [

@@ -2,8 +2,9 @@
 // (test/seed-rtl/streams/, built by test/global-setup.ts) measured on the RTL
 // under Verilator (test/seed-rtl/streams-measured.json, howMeasured there): the
 // ten counters, issued/retired, the DONE value and the final SRAM must be the
-// RTL's. (2) The seed's own test firmware (built outside this repository into
-// /work/seed/out; skipped where that does not exist — it is never committed):
+// RTL's. (2) The seed's own test firmware (built outside this repository into the
+// folder PICOTPU_SEED_FIRMWARE names; skipped, with one line, where it is not set — it
+// is never committed):
 // the ten counters of test/seed-rtl/seed-firmware-measured.json. (3) Speed:
 // tiled_simple on --board seed against the RTL under Verilator, side by side.
 
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { skipWithoutLocal } from './helpers/require.ts';
 import { type BoardRunResult as RunResult } from '../boards/machine.ts';
 import { Machine } from '../boards/machine.ts';
 import type { SeedCounters } from '../boards/transformer-tpu-int4/tpu.ts';
@@ -105,10 +107,13 @@ describe('our TPU command streams: --board seed equals the seed\'s RTL', () => {
   }
 });
 
-const SEED_OUT = '/work/seed/out';
-const haveSeedFirmware = existsSync(SEED_OUT);
+/** The folder of the seed's own test firmware, built as test/seed-rtl/seed-firmware-measured.json says (<name>.elf, <name>.hex). */
+const SEED_OUT = process.env.PICOTPU_SEED_FIRMWARE ?? '';
+const haveSeedFirmware = !skipWithoutLocal(SEED_OUT !== '' && existsSync(SEED_OUT), 'seed-board-rtl.test.ts', "the seed's own test firmware", 'PICOTPU_SEED_FIRMWARE');
+const missingKernels = FIRMWARE.firmware.map((f: { name: string }) => f.name).filter((name: string) => haveSeedFirmware && !existsSync(join(SEED_OUT, `${name}.elf`)));
+if (missingKernels.length) console.warn(`seed-board-rtl.test.ts: ${missingKernels.join(', ')}.elf not in PICOTPU_SEED_FIRMWARE=${SEED_OUT}; skipping their tests`);
 
-describe.skipIf(!haveSeedFirmware)('the seed\'s own test firmware (/work/seed/out, built outside this repository)', () => {
+describe.skipIf(!haveSeedFirmware)('the seed\'s own test firmware (PICOTPU_SEED_FIRMWARE, built outside this repository)', () => {
   const runs = new Map<string, RunResult>();
   const runFirmware = (name: string, elfSha256: string): RunResult => {
     let r = runs.get(name);
@@ -135,10 +140,14 @@ describe.skipIf(!haveSeedFirmware)('the seed\'s own test firmware (/work/seed/ou
   }
 });
 
-const VERILATOR_RUN = '/work/seed/glue/run.sh';
+/** A script that runs a firmware .hex on the seed's RTL under Verilator and prints its counters (PERF run=...). */
+const VERILATOR_RUN = process.env.PICOTPU_SEED_RTL_RUN ?? '';
 const TILED = join(SEED_OUT, 'tiled_simple.elf');
+// Without the firmware the line above said so (and names a missing tiled_simple.elf).
+const noRtlSpeed = !haveSeedFirmware || !existsSync(TILED)
+  || skipWithoutLocal(VERILATOR_RUN !== '' && existsSync(VERILATOR_RUN), 'seed-board-rtl.test.ts', "a script running the seed's RTL under Verilator (the speed test)", 'PICOTPU_SEED_RTL_RUN');
 
-describe.skipIf(!existsSync(VERILATOR_RUN) || !existsSync(TILED))('speed: --board seed against the RTL under Verilator', () => {
+describe.skipIf(noRtlSpeed)('speed: --board seed against the RTL under Verilator', () => {
   it('tiled_simple runs at least 100x faster than the seed\'s RTL under Verilator, measured side by side', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'seed-speed-'));
     try {

@@ -8,6 +8,11 @@
 # and redis-server (test/explore.test.ts runs the explore queue on it).
 # Quiet when all is there. Installs with apt-get when run as root; otherwise
 # prints the command to run and exits 1.
+# Then checks the compiler, binutils and picolibc against the versions the tests'
+# ELF hashes and clocks were made with (Debian 12 bookworm's packages, PINNED
+# below): another version builds working firmware, but its code differs, so the
+# tests that pin ELF hashes or clock counts may fail. A difference is one warning
+# line per package, not a failure.
 set -euo pipefail
 
 with_test_tools=0
@@ -19,6 +24,15 @@ for arg in "$@"; do
 done
 
 CROSS=riscv64-unknown-elf-
+
+# The Debian 12 (bookworm) packages the tests' ELF hashes and clocks were made with.
+PINNED_DISTRIBUTION="Debian 12 (bookworm)"
+PINNED=(
+	"gcc-riscv64-unknown-elf 12.2.0-14+deb12u1+11+b2"
+	"binutils-riscv64-unknown-elf 2.40-2+4+b1"
+	"picolibc-riscv64-unknown-elf 1.8-1"
+)
+PINNED_GCC=12.2.0
 
 # Compiles and links a program that uses picolibc's string.h for rv32i: this
 # is what the firmware needs, and it fails if the multilib is missing.
@@ -50,8 +64,33 @@ missing_packages() {
 	echo "${pkgs[@]}"
 }
 
+# One warning line per package whose version is not the pinned one (says what differs).
+check_versions() {
+	local entry pkg want have gcc
+	for entry in "${PINNED[@]}"; do
+		pkg=${entry%% *} want=${entry#* }
+		have=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
+		if [[ -z "$have" ]]; then
+			# Not from a Debian package (another distribution, or built from source): compare what gcc says.
+			if [[ $pkg == gcc-* ]]; then
+				gcc=$("${CROSS}gcc" -dumpfullversion 2>/dev/null || echo unknown)
+				[[ $gcc == "$PINNED_GCC" ]] ||
+					echo "picotpu: warning: ${CROSS}gcc is $gcc, not $PINNED_GCC ($pkg $want on $PINNED_DISTRIBUTION): the firmware builds, but tests that pin ELF hashes or clocks may fail" >&2
+			else
+				echo "picotpu: warning: $pkg is not installed as a Debian package; the tests' ELF hashes and clocks were made with $pkg $want on $PINNED_DISTRIBUTION" >&2
+			fi
+		elif [[ $have != "$want" ]]; then
+			echo "picotpu: warning: $pkg is $have, not $want ($PINNED_DISTRIBUTION): the firmware builds, but tests that pin ELF hashes or clocks may fail" >&2
+		fi
+	done
+	return 0
+}
+
 missing=$(missing_packages)
-[[ -z "$missing" ]] && exit 0
+if [[ -z "$missing" ]]; then
+	check_versions
+	exit 0
+fi
 
 if [[ $(id -u) -ne 0 ]]; then
 	echo "picotpu: missing toolchain packages: $missing" >&2
@@ -69,3 +108,4 @@ if [[ -n "$missing" ]]; then
 	echo "picotpu: still missing after install: $missing" >&2
 	exit 1
 fi
+check_versions
