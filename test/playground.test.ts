@@ -10,7 +10,7 @@
 // PICOTPU_SCREENSHOT=1, docs/figures/playground.png, the README's). Without
 // chromium it is skipped, except in CI (CI set), where it fails.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import { ExecutionControl } from '../emu/debug/control.ts';
 import { ProgramView } from '../emu/debug/program.ts';
 import { demoProblem, formatDemo, loadAdder, runDemo } from '../study/addition-run.ts';
 import { buildWeb, serveStatic } from '../scripts/web.ts';
+import { formatReport } from '../periph/counters.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -112,6 +113,11 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     expect(first.total).toEqual(cli.r.total);
     // The demo's report is the CLI's, but for its last line (the host's wall time).
     expect(withoutWall(await text(page, 'demo-report'))).toBe(withoutWall(formatDemo(cli.r)));
+    // The performance report panel: prefill, decode and the whole run, each labelled, with the CLI's counters.
+    const sections = (await text(page, 'report')).split(/^== /m).filter(Boolean);
+    expect(sections.map((t) => t.split(' ')[0])).toEqual(['prefill', 'decode', 'whole']);
+    expect(sections.map((t) => t.slice(t.indexOf('==\n') + 3).trimEnd()))
+      .toEqual([cli.r.prefill, cli.r.decode!, cli.r.total].map((c) => formatReport(c, defaultConfig().clockHz).trimEnd()));
 
     // The timeline's lanes: each unit's busy clocks over the whole run, as the CLI's machine counted them.
     for (const lane of ['MXU', 'VPU', 'DMA'] as const) {
@@ -155,6 +161,72 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await page.locator('#run').click();
     const resumed = await pageDemo(page, 'wait');
     expect(resumed.clocks).toBe(want);
+  });
+
+  it('a new #problem= in the URL starts a new demo', async () => {
+    await clear(page, 'demo-figures');
+    await page.evaluate(`location.hash = '#problem=12+34'`);
+    const figures = await pageDemo(page, 'wait') as unknown as { problem: string; sum: string };
+    expect(figures.problem).toBe('12+34');
+    expect(figures.sum).toBe('46');
+    await page.evaluate(`history.replaceState(null, '', '#problem=${PROBLEM}')`);
+  });
+
+  it('a fresh page shows the program it loaded (fib) in the selector, and the memory panel is not clipped', async () => {
+    await page.goto('about:blank');
+    await page.goto(url);
+    await stateIs(page, 'fib: loaded');
+    expect(await page.locator('#program').inputValue()).toBe('fib');
+    expect(await page.locator('#board').inputValue()).toBe('picotpu');
+    // Every column of the memory dump inside its panel (no horizontal scroll).
+    expect(await page.evaluate(`(() => { const e = document.getElementById('memory'); return e.scrollWidth - e.clientWidth; })()`)).toBeLessThanOrEqual(0);
+  });
+
+  it('samples the timeline while a breakpoint is set: fib to a breakpoint on printf', async () => {
+    const m = new Machine(defaultConfig());
+    m.loadElf(readFileSync(join(root, 'build', 'fw', 'fib.elf')));
+    const control = new ExecutionControl(new ProgramView(m), 1e9);
+    const printf = m.symbols.lookup('printf')!.addr;
+    control.addBreakpoint(printf, false);
+    expect((await control.run({})).kind).toBe('breakpoint');
+    const stopClock = m.cpu.cycle;
+
+    await page.locator('#program').selectOption('hello');
+    await stateIs(page, 'hello: loaded');
+    await page.locator('#program').selectOption('fib');
+    await stateIs(page, 'fib: loaded');
+    await page.locator('#functions').selectOption({ label: 'printf' });
+    await page.locator(`#disassembly div[data-addr="${printf}"]`).click();
+    await page.locator(`#disassembly div.bp[data-addr="${printf}"]`).waitFor({ timeout: 5000 });
+    await page.locator('#run').click();
+    await stateIs(page, 'stopped', 60_000);
+    expect(await text(page, 'note')).toContain(`clock ${stopClock.toLocaleString('en-US')},`);
+    // One sample per 65,536 clocks, as a free run takes them, and the CPU's time mostly in fib.
+    await page.waitForFunction(`Number(document.getElementById('timeline').dataset.samples) === ${Math.ceil(stopClock / 65536)}`, undefined, { timeout: 5000 });
+    expect(await page.locator('#timeline g[data-lane="CPU"] rect').count()).toBeGreaterThan(1);
+    expect(await text(page, 'timeline')).toMatch(/fib 9\d%/);
+  });
+
+  it('refuses an ELF made for the other board with one line naming its board', async () => {
+    await page.locator('#elf-file').setInputFiles(join(root, 'build', 'fw', 'seed', 'done.elf'));
+    await page.waitForFunction(`document.getElementById('error').textContent !== ''`, undefined, { timeout: 10_000 });
+    const refusal = await text(page, 'error');
+    expect(refusal).toContain('it looks made for the transformer-tpu-int4 board');
+    expect(refusal.split('\n')).toHaveLength(1);
+    // On the seed board: its own programs run, and picotpu's hello is refused naming picotpu.
+    await page.locator('#board').selectOption('transformer-tpu-int4');
+    await stateIs(page, 'seed/dma_roundtrip: loaded');
+    await page.locator('#run').click();
+    await stateIs(page, 'ended');
+    // Its report is the one `picotpu run --board seed` prints on standard error.
+    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', '--board', 'seed', join(root, 'build', 'fw', 'seed', 'dma_roundtrip.elf')], { encoding: 'utf8' });
+    const report = await text(page, 'report');
+    expect(report.slice(report.lastIndexOf('==\n') + 3)).toBe(cli.stderr);
+    await page.locator('#elf-file').setInputFiles(join(root, 'build', 'fw', 'hello.elf'));
+    await page.waitForFunction(`document.getElementById('error').textContent.includes('it looks made for the picotpu board')`, undefined, { timeout: 10_000 });
+    await page.locator('#elf-file').setInputFiles([]);
+    await page.locator('#board').selectOption('picotpu');
+    await stateIs(page, 'fib: loaded');
   });
 
   it('runs your own ELF from a file: hello prints on the console', async () => {

@@ -5,7 +5,7 @@
 // `#problem=1234+5678` in the URL opens the demo with that problem and runs it.
 
 import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
-import { BUNDLED, DEMO_ELF, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
+import { BOARDS, BUNDLED, DEMO_ELF, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
@@ -24,16 +24,35 @@ function showError(message: string | null): void {
   e.textContent = message ?? '';
 }
 
+/** The board chosen in the page (the programs it loads are made for it). */
+const board = (): BoardName => ($('board') as HTMLSelectElement).value as BoardName;
+
+/** The program selector's choices: the board's bundled programs, the demo (picotpu's), and the ELF you chose, if any. */
+function fillPrograms(own: string | null): void {
+  const program = $('program') as HTMLSelectElement;
+  const b = board();
+  program.replaceChildren(...BUNDLED[b].map((n) => new Option(`${n}.elf`, n)));
+  if (b === 'picotpu') program.append(new Option('demo (model.elf + adder.ptm)', 'demo'));
+  if (own !== null) program.append(new Option(`your ELF: ${own}`, OWN));
+}
+
+/** The selector's value for your own ELF. */
+const OWN = '(own)';
+
 async function loadBundled(name: string): Promise<void> {
   showError(null);
+  // The selector shows what is loaded, whoever asked for it (the start, the board selector, the program selector).
+  ($('program') as HTMLSelectElement).value = name;
   const bytes = await fetchBytes(`${name}.elf`);
-  send({ type: 'load', name, bytes }, [bytes]);
+  send({ type: 'load', name, bytes, board: board() }, [bytes]);
 }
 
 async function runDemo(problem: string): Promise<void> {
   showError(null);
   $('demo-headline').hidden = true;
   $('demo-report').textContent = '';
+  // The demo's model runs on picotpu's TPU.
+  if (board() !== 'picotpu') { ($('board') as HTMLSelectElement).value = 'picotpu'; fillPrograms(null); }
   ($('program') as HTMLSelectElement).value = 'demo';
   const [elf, model] = await Promise.all([fetchBytes(`${DEMO_ELF}.elf`), fetchBytes(DEMO_MODEL)]);
   send({ type: 'demo', problem, elf, model }, [elf, model]);
@@ -172,6 +191,7 @@ function drawTimeline(): void {
     lx += 24 + 7 * label.length;
   }
   svg.setAttribute('height', String(y + laneH + 42));
+  svg.dataset.samples = String(samples.length);
   svg.replaceChildren(...children);
 }
 
@@ -192,9 +212,16 @@ worker.onmessage = (e: MessageEvent<FromWorker>) => {
 // ---- the controls ----
 
 function wire(): void {
+  const boards = $('board') as HTMLSelectElement;
+  boards.append(...BOARDS.map((b) => new Option(b, b)));
+  boards.onchange = () => {
+    fillPrograms(null);
+    void loadBundled(BUNDLED[board()][0]).catch((e) => showError((e as Error).message));
+  };
+  fillPrograms(null);
   const program = $('program') as HTMLSelectElement;
-  program.append(...BUNDLED.map((n) => new Option(`${n}.elf`, n)), new Option('demo (model.elf + adder.ptm)', 'demo'));
   program.onchange = () => {
+    if (program.value === OWN) return;
     if (program.value === 'demo') void runDemo(($('problem') as HTMLInputElement).value).catch((e) => showError((e as Error).message));
     else void loadBundled(program.value).catch((e) => showError((e as Error).message));
   };
@@ -204,8 +231,10 @@ function wire(): void {
     // The command line's limit, checked before the file is read.
     if (file.size > MAX_PROGRAM_BYTES) { showError(programTooBig(file.name, file.size)); return; }
     showError(null);
+    fillPrograms(file.name);
+    program.value = OWN;
     const bytes = await file.arrayBuffer();
-    send({ type: 'load', name: file.name, bytes }, [bytes]);
+    send({ type: 'load', name: file.name, bytes, board: board() }, [bytes]);
   };
   $('demo-form').onsubmit = (e) => {
     e.preventDefault();
@@ -231,11 +260,13 @@ function wire(): void {
 
 wire();
 start().catch((e) => showError((e as Error).message));
+// A new #problem= (typed in the address bar, or a link) starts a new demo; the page's own form only replaces the URL.
+window.addEventListener('hashchange', () => { start().catch((e) => showError((e as Error).message)); });
 
 /** The demo with the problem `#problem=` names, else fib.elf; a problem that is not valid percent-encoding is said so, and fib.elf loads. */
 async function start(): Promise<void> {
   const problem = /^#problem=(.+)$/.exec(location.hash);
-  if (!problem) return loadBundled('fib');
+  if (!problem) return loadBundled(BUNDLED[board()][0]);
   let text: string;
   try {
     text = decodeURIComponent(problem[1]);

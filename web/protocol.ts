@@ -1,8 +1,14 @@
 // The messages between the playground's page (web/main.ts) and the worker
 // that runs the emulator (web/worker.ts).
 
-/** The bundled programs (build/fw/<name>.elf), in the build under fw/. */
-export const BUNDLED = ['hello', 'fib', 'tpubench'] as const;
+/** The boards the page offers (boards/registry.ts names), the default first. */
+export const BOARDS = ['picotpu', 'transformer-tpu-int4'] as const;
+export type BoardName = (typeof BOARDS)[number];
+/** Each board's bundled programs (build/fw/<name>.elf), in the build under fw/; the first loads when the board is chosen. */
+export const BUNDLED: Record<BoardName, readonly string[]> = {
+  picotpu: ['fib', 'hello', 'tpubench'],
+  'transformer-tpu-int4': ['seed/dma_roundtrip', 'seed/long_dma', 'seed/done'],
+};
 /** The demo's program and model blob, in the build under fw/. */
 export const DEMO_ELF = 'model';
 export const DEMO_MODEL = 'adder.ptm';
@@ -10,7 +16,7 @@ export const DEMO_MODEL = 'adder.ptm';
 export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
 
 export type ToWorker =
-  | { type: 'load'; name: string; bytes: ArrayBuffer }
+  | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName }
   | { type: 'demo'; problem: string; elf: ArrayBuffer; model: ArrayBuffer }
   | { type: 'run' }
   | { type: 'pause' }

@@ -15,7 +15,7 @@ export const WEB_OUT = join(root, 'build', 'web');
 
 /** The files the page fetches from fw/: name in the build → path in the repository. */
 export const FIRMWARE_FILES: Record<string, string> = {
-  ...Object.fromEntries([...BUNDLED, DEMO_ELF].map((n) => [`${n}.elf`, join(root, 'build', 'fw', `${n}.elf`)])),
+  ...Object.fromEntries([...Object.values(BUNDLED).flat(), DEMO_ELF].map((n) => [`${n}.elf`, join(root, 'build', 'fw', `${n}.elf`)])),
   [DEMO_MODEL]: join(root, 'models', DEMO_MODEL),
 };
 

@@ -12,12 +12,13 @@ import { defaultConfig } from '../emu/config.ts';
 import { latin1Text } from '../emu/latin1.ts';
 import { DEFAULT_MAX_CYCLES, describeStop, hex8, type RunResult } from '../emu/machine.ts';
 import { Machine } from '../boards/machine.ts';
-import { ExecutionControl, nextSpec, type RunSpec } from '../emu/debug/control.ts';
+import { ExecutionControl, nextSpec, type RunSpec, type Stop } from '../emu/debug/control.ts';
 import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/format.ts';
-import { ProgramView } from '../emu/debug/program.ts';
+import { ProgramView, SP } from '../emu/debug/program.ts';
 import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
 import type { Problem } from '../model/addition.ts';
 import { ADDER_VARIANT, adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
+import { sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { DEMO_MODEL_SHOWN, type DisasLine, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 /** Clocks per timeline sample (and per slice of a free run). */
@@ -30,6 +31,8 @@ const POST_MS = 100;
 const CONSOLE_KEEP = 64 * 1024;
 /** Memory words shown. */
 const MEMORY_WORDS = 64;
+/** The demo's PERF_CTRL windows, as `picotpu demo` labels them (study/addition.ts formatDemo). */
+const DEMO_WINDOWS = ['prefill (PERF_CTRL window 1): the prompt, the first sum digit', 'decode (PERF_CTRL window 2): one token a step'];
 /** Instructions shown before and after the pc (or the chosen address). */
 const DISAS_BEFORE = 8, DISAS_AFTER = 24;
 
@@ -88,8 +91,8 @@ function newSession(m: Machine, program: string, demo: Session['demo']): Session
   return session;
 }
 
-function load(name: string, bytes: ArrayBuffer): void {
-  const m = new Machine(defaultConfig());
+function load(name: string, bytes: ArrayBuffer, board: string): void {
+  const m = new Machine(defaultConfig(), { board });
   m.loadElf(new Uint8Array(bytes));
   s = newSession(m, name, null);
   s.note = `${name} loaded: Run, Step, or click a disassembly line for a breakpoint`;
@@ -177,11 +180,32 @@ function finishDemo(session: Session, result: RunResult): void {
   });
 }
 
-/** Runs through the debugger's control (breakpoints, steps) to its stop. */
+/**
+ * Runs through the debugger's control (breakpoints, steps) to its stop. A run
+ * without a count goes in pieces of SAMPLE_CLOCKS (a target at the next sample's
+ * clock; a breakpoint there still wins, ExecutionControl checks it first) so
+ * the timeline is sampled as in a free run, and lets messages in every SLICE_MS.
+ */
 async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
   session.state = 'running';
   postState();
-  const stop = await session.control.run(spec);
+  const { m } = session;
+  let stop: Stop;
+  let since = performance.now();
+  for (;;) {
+    if (spec.count !== undefined) { stop = await session.control.run(spec); break; }
+    const next = (Math.floor(m.cpu.cycle / SAMPLE_CLOCKS) + 1) * SAMPLE_CLOCKS;
+    const own = spec.target;
+    stop = await session.control.run({ target: (pc, sp) => m.cpu.cycle >= next || (own !== undefined && own(pc, sp)) });
+    if (session !== s || stop.kind !== 'target' || (own && own(m.cpu.pc >>> 0, m.cpu.regs[SP] >>> 0))) break;
+    sample(session);
+    if (performance.now() - since < SLICE_MS) continue;
+    await yieldToMessages();
+    since = performance.now();
+    if (performance.now() - lastPost > POST_MS) postState();
+    if (session !== s) return;
+    if (session.state !== 'running') { stop = { kind: 'interrupt' }; break; }
+  }
   if (session !== s) return;
   if (session.control.result) {
     end(session, session.control.result);
@@ -195,9 +219,17 @@ async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
   postState();
 }
 
+/** A yield to the worker's message queue (a MessageChannel round trip, as the free run's). */
+const yieldChannel = new MessageChannel();
+let yielded: (() => void) | null = null;
+yieldChannel.port1.onmessage = () => { const r = yielded; yielded = null; r?.(); };
+const yieldToMessages = () => new Promise<void>((resolve) => { yielded = resolve; yieldChannel.port2.postMessage(null); });
+
 function pause(session: Session): void {
   if (session.state !== 'running') return;
   if (session.control.busy) { session.control.interrupt(); return; }
+  // A controlled run between its pieces sees the state and stops (controlledRun).
+  if (session.control.breakpoints.length && !session.control.result) { session.state = 'paused'; return; }
   session.runMs += performance.now() - session.runSince;
   session.state = 'paused';
   session.note = 'paused';
@@ -241,12 +273,33 @@ function snapshot(session: Session): Snapshot {
     registers: registerLines(view, [32, ...Array.from({ length: 31 }, (_, i) => i + 1)]),
     disassembly: disassembly(session, session.disasAddr ?? pc),
     units: unitsLines(m),
-    report: m.devices.formatReport(session.result ? m.figuresOf(session.result) : m.devices.figures(), m.config.clockHz),
+    report: reportText(session),
     console: session.console,
     memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
     demoPhase: session.demo ? (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done') : '',
     functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
   };
+}
+
+/**
+ * The performance report of every closed PERF_CTRL window, each labelled (the
+ * demo's as `picotpu demo` labels them: prefill, decode, and their sum as the
+ * whole run), then the whole run from reset for any other program.
+ */
+function reportText(session: Session): string {
+  const { m } = session;
+  const f = session.result ? m.figuresOf(session.result) : m.devices.figures();
+  const clock = session.result ? session.result.clocks : m.cpu.cycle;
+  const section = (label: string, counters: CounterSnapshot, perfWindow: boolean) =>
+    `== ${label} ==\n${m.devices.formatReport({ ...f, counters, perfWindow }, m.config.clockHz)}`;
+  if (session.demo) {
+    const parts = f.windows.slice(0, DEMO_WINDOWS.length).map((w, i) => section(DEMO_WINDOWS[i], w, true));
+    if (f.windows.length) parts.push(section('whole run: prefill + decode (the sum of the windows)', sumCounters(f.windows.slice(0, 2)), false));
+    return parts.join('\n') || '(no PERF_CTRL window closed yet)';
+  }
+  const parts = f.windows.map((w, i) => section(`PERF_CTRL window ${i + 1}`, w, true));
+  parts.push(section(`whole run: reset to clock ${clock}`, m.devices.wholeRun(clock), false));
+  return parts.join('\n');
 }
 
 function postState(): void {
@@ -260,7 +313,7 @@ function postState(): void {
 }
 
 function handle(msg: ToWorker): void {
-  if (msg.type === 'load') { load(msg.name, msg.bytes); postState(); return; }
+  if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); postState(); return; }
   if (msg.type === 'demo') { loadDemo(msg.problem, msg.elf, msg.model); postState(); return; }
   if (!s) throw new Error('load a program first');
   switch (msg.type) {
