@@ -5,6 +5,7 @@
 // `#problem=1234+5678` in the URL opens the demo with that problem and runs it.
 
 import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
+import { setupEditor } from './editor.ts';
 import { BOARDS, BUNDLED, DEMO_ELF, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -216,6 +217,7 @@ function wire(): void {
   boards.append(...BOARDS.map((b) => new Option(b, b)));
   boards.onchange = () => {
     fillPrograms(null);
+    editor.showBoard(board());
     void loadBundled(BUNDLED[board()][0]).catch((e) => showError((e as Error).message));
   };
   fillPrograms(null);
@@ -259,6 +261,13 @@ function wire(): void {
 }
 
 wire();
+// A kernel built in the editor runs as your own ELF would, on the chosen board.
+const editor = setupEditor(board, (name, bytes) => {
+  showError(null);
+  fillPrograms(name);
+  ($('program') as HTMLSelectElement).value = OWN;
+  send({ type: 'load', name, bytes, board: board(), run: true }, [bytes]);
+});
 start().catch((e) => showError((e as Error).message));
 // A new #problem= (typed in the address bar, or a link) starts a new demo; the page's own form only replaces the URL.
 window.addEventListener('hashchange', () => { start().catch((e) => showError((e as Error).message)); });

@@ -16,7 +16,7 @@ export const DEMO_MODEL = 'adder.ptm';
 export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
 
 export type ToWorker =
-  | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName }
+  | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName; /** Run it once loaded (the editor's Build and run). */ run?: boolean }
   | { type: 'demo'; problem: string; elf: ArrayBuffer; model: ArrayBuffer }
   | { type: 'run' }
   | { type: 'pause' }

@@ -313,7 +313,7 @@ function postState(): void {
 }
 
 function handle(msg: ToWorker): void {
-  if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); postState(); return; }
+  if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); if (msg.run) startRunning(s!); postState(); return; }
   if (msg.type === 'demo') { loadDemo(msg.problem, msg.elf, msg.model); postState(); return; }
   if (!s) throw new Error('load a program first');
   switch (msg.type) {
