@@ -11,7 +11,7 @@
 // chromium it is skipped, except in CI (CI set), where it fails.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,9 @@ import { ExecutionControl } from '../emu/debug/control.ts';
 import { ProgramView } from '../emu/debug/program.ts';
 import { demoProblem, formatDemo, loadAdder, runDemo } from '../study/addition-run.ts';
 import { buildWeb, serveStatic } from '../scripts/web.ts';
+import { BUILD_PATH, compileKernel } from '../scripts/web-build.ts';
+import { PICOTPU_TEMPLATE, SEED_TEMPLATE } from '../web/templates.ts';
+import { request } from 'node:http';
 import { formatReport } from '../periph/counters.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,7 +84,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (toolchain/ensure-toolchain.sh --with-test-tools)`);
-    ({ server, url } = await serveStatic(await buildWeb(false)));
+    ({ server, url } = await serveStatic(await buildWeb(false), 0, '127.0.0.1', { build: true }));
     profile = mkdtempSync(join(tmpdir(), 'picotpu-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM, headless: true, viewport: { width: 1400, height: 1000 },
@@ -227,6 +230,70 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await page.locator('#elf-file').setInputFiles([]);
     await page.locator('#board').selectOption('picotpu');
     await stateIs(page, 'fib: loaded');
+  });
+
+  it('edit → build → run: the template kernel builds, runs as `picotpu run` runs it, on both boards', async () => {
+    await page.locator('#board').selectOption('picotpu');
+    await stateIs(page, 'fib: loaded');
+    await page.locator('#build-run').click();
+    await stateIs(page, 'kernel.elf: ended', 60_000);
+    // The same source built in process with the same fixed flags: the same ELF, and the page's console is the CLI's.
+    const built = await compileKernel('picotpu', PICOTPU_TEMPLATE);
+    expect(built.ok).toBe(true);
+    const elf = join(profile, 'kernel.elf');
+    writeFileSync(elf, Buffer.from(built.elf!, 'base64'));
+    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', elf], { encoding: 'utf8' });
+    expect(cli.stdout).toMatch(/^copied 1024 bytes in \d+ clocks, 0 wrong\n$/);
+    expect(await text(page, 'console')).toBe(cli.stdout);
+    expect(await text(page, 'note')).toContain('exit 0');
+    // The seed board: its own template, its own flags (RV32IC), DONE = 0.
+    await page.locator('#board').selectOption('transformer-tpu-int4');
+    await stateIs(page, 'seed/dma_roundtrip: loaded');
+    expect(await page.locator('.cm-content').textContent()).toContain('seed.h');
+    await page.locator('#build-run').click();
+    await stateIs(page, 'kernel.elf: ended', 60_000);
+    expect(await text(page, 'note')).toContain('exit 0');
+    expect((await compileKernel('transformer-tpu-int4', SEED_TEMPLATE)).ok).toBe(true);
+    await page.locator('#board').selectOption('picotpu');
+    await stateIs(page, 'fib: loaded');
+  });
+
+  it('edit → build → run: a compile error is shown beside the source, and nothing runs', async () => {
+    await page.locator('.cm-content').fill('int main(void) { return x; }\n');
+    await page.locator('#build-run').click();
+    await page.waitForFunction(`document.getElementById('build-messages').textContent !== ''`, undefined, { timeout: 60_000 });
+    expect(await text(page, 'build-messages')).toContain("kernel.c:1:25: error: 'x' undeclared");
+    expect(await page.locator('#build-messages.error').count()).toBe(1);
+    expect(await text(page, 'state')).toBe('fib: loaded');
+  });
+
+  it('the build endpoint refuses a request from another origin or for another host, and the static build hides the button', async () => {
+    const post = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+      const u = new URL(BUILD_PATH, url);
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => { res.resume(); resolve(res.statusCode!); });
+      req.on('error', reject);
+      req.end(JSON.stringify({ board: 'picotpu', source: 'int main(void) { return 0; }' }));
+    });
+    const own = new URL(url).host;
+    expect(await post({ origin: 'http://evil.example' })).toBe(403);
+    expect(await post({})).toBe(403);
+    expect(await post({ host: 'evil.example', origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ origin: `http://${own}` })).toBe(200);
+    // A page of another origin (the static server on another port) cannot build through it.
+    const other = await serveStatic(join(root, 'build', 'web'));
+    try {
+      const p = await context!.newPage();
+      await p.goto(other.url);
+      await p.waitForFunction(`document.getElementById('build-state').textContent.includes('static build')`, undefined, { timeout: 10_000 });
+      expect(await p.locator('#build-run').isHidden()).toBe(true);
+      // The browser sends its own Origin (the other port's); the server answers 403 (the page cannot read it: no CORS).
+      const answered = p.waitForResponse(new URL(BUILD_PATH, url).href);
+      await p.evaluate(`fetch(${JSON.stringify(new URL(BUILD_PATH, url).href)}, { method: 'POST', mode: 'no-cors', body: '{}' }).catch(() => null)`);
+      expect((await answered).status()).toBe(403);
+      await p.close();
+    } finally {
+      other.server.close();
+    }
   });
 
   it('runs your own ELF from a file: hello prints on the console', async () => {
