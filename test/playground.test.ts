@@ -28,6 +28,8 @@ import { demoProblem, formatDemo, loadAdder, runDemo } from '../study/addition-r
 import { buildWeb, serveStatic } from '../scripts/web.ts';
 import { BUILD_PATH, compileKernel } from '../scripts/web-build.ts';
 import { PICOTPU_TEMPLATE, SEED_TEMPLATE } from '../web/templates.ts';
+import { LADDER_NAMES } from '../study/sweep/charts.ts';
+import { studyRecords } from '../web/vite.config.ts';
 import { request } from 'node:http';
 import { formatReport } from '../periph/counters.ts';
 
@@ -84,6 +86,12 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (toolchain/ensure-toolchain.sh --with-test-tools)`);
+    // The charts' records (the page's build bundles them): the ladder and roofline sweeps, seconds each, their docs kept out of docs/.
+    const docs = mkdtempSync(join(tmpdir(), 'picotpu-sweep-docs-'));
+    for (const [name, records] of Object.entries(studyRecords())) {
+      if (!records) execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'sweep', name, '--docs', docs], { stdio: 'ignore' });
+    }
+    rmSync(docs, { recursive: true, force: true });
     ({ server, url } = await serveStatic(await buildWeb(false), 0, '127.0.0.1', { build: true }));
     profile = mkdtempSync(join(tmpdir(), 'picotpu-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
@@ -164,6 +172,13 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await page.locator('#run').click();
     const resumed = await pageDemo(page, 'wait');
     expect(resumed.clocks).toBe(want);
+  });
+
+  it('draws the study\'s ladder and roofline with vega-embed from the sweep\'s records', async () => {
+    for (const name of ['ladder', 'roofline']) await page.locator(`#chart-${name}[data-drawn="yes"] svg`).waitFor({ timeout: 30_000 });
+    const ladder = await text(page, 'chart-ladder');
+    for (const rung of Object.values(LADDER_NAMES)) expect(ladder).toContain(rung);
+    expect(await text(page, 'chart-roofline')).toContain('arithmetic intensity');
   });
 
   it('a new #problem= in the URL starts a new demo', async () => {

@@ -5,6 +5,7 @@
 // `#problem=1234+5678` in the URL opens the demo with that problem and runs it.
 
 import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
+import { drawCharts } from './charts.ts';
 import { setupEditor } from './editor.ts';
 import { BOARDS, BUNDLED, DEMO_ELF, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
@@ -269,6 +270,7 @@ const editor = setupEditor(board, (name, bytes) => {
   send({ type: 'load', name, bytes, board: board(), run: true }, [bytes]);
 });
 start().catch((e) => showError((e as Error).message));
+drawCharts().catch((e) => showError(`the study's charts: ${(e as Error).message}`));
 // A new #problem= (typed in the address bar, or a link) starts a new demo; the page's own form only replaces the URL.
 window.addEventListener('hashchange', () => { start().catch((e) => showError((e as Error).message)); });
 

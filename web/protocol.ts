@@ -9,6 +9,9 @@ export const BUNDLED: Record<BoardName, readonly string[]> = {
   picotpu: ['fib', 'hello', 'tpubench'],
   'transformer-tpu-int4': ['seed/dma_roundtrip', 'seed/long_dma', 'seed/done'],
 };
+/** The sweep experiments the page charts (study/sweep/charts.ts), and the file of their records in the build. */
+export const CHART_EXPERIMENTS = ['ladder', 'roofline'] as const;
+export const STUDY_RECORDS = 'study/records.json';
 /** The demo's program and model blob, in the build under fw/. */
 export const DEMO_ELF = 'model';
 export const DEMO_MODEL = 'adder.ptm';
