@@ -174,6 +174,25 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     expect(resumed.clocks).toBe(want);
   });
 
+  it('the demo\'s timeline: a clock axis, the prefill and decode windows marked with their clocks, a zoom', async () => {
+    const cli = cliDemo();
+    const marks = page.locator('#timeline g[data-window]');
+    expect(await marks.evaluateAll((gs) => gs.map((g) => g.getAttribute('data-window')))).toEqual(['prefill', 'decode']);
+    // Each mark's title gives its window's exact clocks (those of the CLI's report).
+    expect(await marks.nth(0).locator('title').textContent()).toContain(`${cli.r.prefill.cycles.toLocaleString('en-US')} clocks`);
+    expect(await marks.nth(1).locator('title').textContent()).toContain(`${cli.r.decode!.cycles.toLocaleString('en-US')} clocks`);
+    expect(await page.locator('#timeline-axis text').count()).toBeGreaterThan(4);
+    const whole = await page.locator('#timeline').getAttribute('data-view');
+    await page.locator('#timeline').hover({ position: { x: 300, y: 40 } });
+    await page.mouse.wheel(0, -100);
+    await page.waitForFunction(`document.getElementById('timeline').dataset.view !== ${JSON.stringify(whole)}`, undefined, { timeout: 5000 });
+    const [from, to] = (await page.locator('#timeline').getAttribute('data-view'))!.split(' ').map(Number);
+    const [, end] = whole!.split(' ').map(Number);
+    expect(to - from).toBe(Math.round(end / 2));
+    await page.locator('#timeline').dblclick({ position: { x: 300, y: 40 } });
+    await page.waitForFunction(`document.getElementById('timeline').dataset.view === ${JSON.stringify(whole)}`, undefined, { timeout: 5000 });
+  });
+
   it('draws the study\'s ladder and roofline with vega-embed from the sweep\'s records', async () => {
     for (const name of ['ladder', 'roofline']) await page.locator(`#chart-${name}[data-drawn="yes"] svg`).waitFor({ timeout: 30_000 });
     const ladder = await text(page, 'chart-ladder');

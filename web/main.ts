@@ -126,12 +126,16 @@ function queueDraw(): void {
   requestAnimationFrame(() => { drawQueued = false; drawTimeline(); });
 }
 
-/** The samples merged into at most `n` buckets of whole samples. */
-function buckets(n: number): Sample[] {
-  const per = Math.max(1, Math.ceil(samples.length / n));
+/** The clocks the timeline shows: [from, to), or null for the whole run (the zoom). */
+let view: [number, number] | null = null;
+
+/** The samples overlapping [from, to), merged into at most `n` buckets of whole samples. */
+function buckets(n: number, from: number, to: number): Sample[] {
+  const shown = samples.filter((b) => b.clock + b.clocks > from && b.clock < to);
+  const per = Math.max(1, Math.ceil(shown.length / n));
   const out: Sample[] = [];
-  for (let i = 0; i < samples.length; i += per) {
-    const part = samples.slice(i, i + per);
+  for (let i = 0; i < shown.length; i += per) {
+    const part = shown.slice(i, i + per);
     out.push(part.reduce((a, b) => ({ clock: a.clock, clocks: a.clocks + b.clocks, mxu: a.mxu + b.mxu, vpu: a.vpu + b.vpu, dma: a.dma + b.dma, fn: b.fn })));
   }
   return out;
@@ -143,58 +147,117 @@ function hue(name: string): number {
   return h;
 }
 
+/** A round step (1, 2 or 5 × 10^k clocks) giving about `n` ticks over `span`. */
+function tickStep(span: number, n: number): number {
+  const raw = span / n, p = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) ?? 10 * p;
+}
+
+/** A clock count short: 1.5M, 250k, 800. */
+const shortClocks = (c: number) => (c >= 1e6 ? `${+(c / 1e6).toFixed(3)}M` : c >= 1e3 ? `${+(c / 1e3).toFixed(3)}k` : String(c));
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+function svgEl(tag: string, attrs: Record<string, string | number>, text?: string): SVGElement {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+const LABEL_W = 44, LANE_H = 26, GAP = 6;
+
 function drawTimeline(): void {
   const svg = $('timeline') as unknown as SVGSVGElement;
-  const width = svg.clientWidth || 900, labelW = 44, laneH = 26, gap = 6;
-  const ns = 'http://www.w3.org/2000/svg';
-  const el = (tag: string, attrs: Record<string, string | number>, text?: string) => {
-    const e = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
-  const bs = buckets(Math.max(1, width - labelW));
-  const end = bs.length ? bs[bs.length - 1].clock + bs[bs.length - 1].clocks : 1;
-  const x = (c: number) => labelW + ((width - labelW - 4) * c) / end;
+  const width = svg.clientWidth || 900, el = svgEl;
+  const runEnd = samples.length ? samples[samples.length - 1].clock + samples[samples.length - 1].clocks : 1;
+  const [from, to] = view ?? [0, runEnd];
+  const bs = buckets(Math.max(1, width - LABEL_W), from, to);
+  const plotW = width - LABEL_W - 4;
+  const x = (c: number) => LABEL_W + (plotW * (Math.min(Math.max(c, from), to) - from)) / (to - from);
   const children: Element[] = [];
+  // The PERF_CTRL windows above the lanes: each its exact length, ending within the sample it closed in.
+  const markY = 0, lanesY = 18;
+  for (const w of samples) {
+    if (!w.window) continue;
+    const end = w.clock + w.clocks, start = end - w.window.cycles;
+    if (end <= from || start >= to) continue;
+    const g = el('g', { 'data-window': w.window.label });
+    g.append(el('rect', { x: x(start), y: markY + 2, width: Math.max(1, x(end) - x(start)), height: 12, fill: '#e9d8fd', stroke: '#6b46c1', 'stroke-width': 0.5 }));
+    g.append(el('title', {}, `${w.window.label}: PERF_CTRL window of ${w.window.cycles.toLocaleString('en-US')} clocks, closed between clocks ${w.clock.toLocaleString('en-US')} and ${end.toLocaleString('en-US')} (one sample)`));
+    if (x(end) - x(start) > 7 * w.window.label.length) g.append(el('text', { x: x(start) + 3, y: markY + 12 }, w.window.label));
+    children.push(g);
+  }
   LANES.forEach((lane, i) => {
-    const y = i * (laneH + gap);
+    const y = lanesY + i * (LANE_H + GAP);
     const key = lane.toLowerCase() as 'mxu' | 'vpu' | 'dma';
-    const g = el('g', { 'data-lane': lane, 'data-busy': bs.reduce((t, b) => t + b[key], 0) });
-    g.append(el('text', { x: 0, y: y + 17 }, lane), el('rect', { x: labelW, y, width: width - labelW - 4, height: laneH, fill: '#f0f2f5' }));
+    // data-busy: the unit's busy clocks over the whole run (the TPU's whole-run counter), whatever the zoom.
+    const g = el('g', { 'data-lane': lane, 'data-busy': samples.reduce((t, b) => t + b[key], 0) });
+    g.append(el('text', { x: 0, y: y + 17 }, lane), el('rect', { x: LABEL_W, y, width: plotW, height: LANE_H, fill: '#f0f2f5' }));
     for (const b of bs) {
       if (!b[key]) continue;
-      g.append(el('rect', { x: x(b.clock), y, width: Math.max(0.5, x(b.clock + b.clocks) - x(b.clock)), height: laneH, fill: LANE_COLOR[lane], 'fill-opacity': (b[key] / b.clocks).toFixed(3) }));
+      g.append(el('rect', { x: x(b.clock), y, width: Math.max(0.5, x(b.clock + b.clocks) - x(b.clock)), height: LANE_H, fill: LANE_COLOR[lane], 'fill-opacity': (b[key] / b.clocks).toFixed(3) }));
     }
     children.push(g);
   });
   // The CPU's function: runs of buckets that ended in the same function.
-  const y = LANES.length * (laneH + gap);
+  const y = lanesY + LANES.length * (LANE_H + GAP);
   const cpu = el('g', { 'data-lane': 'CPU' });
   cpu.append(el('text', { x: 0, y: y + 17 }, 'CPU'));
   for (let i = 0; i < bs.length;) {
     let j = i;
     while (j + 1 < bs.length && bs[j + 1].fn === bs[i].fn) j++;
     const x0 = x(bs[i].clock), x1 = x(bs[j].clock + bs[j].clocks);
-    const rect = el('rect', { x: x0, y, width: Math.max(0.5, x1 - x0), height: laneH, fill: `hsl(${hue(bs[i].fn)} 55% 75%)` });
+    const rect = el('rect', { x: x0, y, width: Math.max(0.5, x1 - x0), height: LANE_H, fill: `hsl(${hue(bs[i].fn)} 55% 75%)` });
     rect.append(el('title', {}, bs[i].fn || '(no symbol)'));
     cpu.append(rect);
     if (x1 - x0 > 8 * bs[i].fn.length) cpu.append(el('text', { x: x0 + 3, y: y + 17 }, bs[i].fn));
     i = j + 1;
   }
-  children.push(cpu, el('text', { x: labelW, y: y + laneH + 16 }, `0 … ${end.toLocaleString('en-US')} clocks`));
-  // The CPU lane's legend: the functions it spent the most sampled clocks in.
+  children.push(cpu);
+  // The clock axis: round ticks over the shown range.
+  const axisY = y + LANE_H + 4;
+  const axis = el('g', { id: 'timeline-axis' });
+  axis.append(el('line', { x1: LABEL_W, x2: LABEL_W + plotW, y1: axisY, y2: axisY, stroke: '#4a5568' }));
+  const step = tickStep(Math.max(1, to - from), 8);
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) {
+    axis.append(el('line', { x1: x(t), x2: x(t), y1: axisY, y2: axisY + 4, stroke: '#4a5568' }), el('text', { x: x(t), y: axisY + 15, 'text-anchor': 'middle' }, shortClocks(t)));
+  }
+  axis.append(el('text', { x: LABEL_W + plotW, y: axisY + 28, 'text-anchor': 'end' }, `clock (${view ? `zoomed: ${from.toLocaleString('en-US')} … ${to.toLocaleString('en-US')}; double-click for the whole run` : 'wheel to zoom'})`));
+  children.push(axis);
+  // The CPU lane's legend: the functions it spent the most sampled clocks in (over the whole run).
   const byFn = new Map<string, number>();
   for (const b of samples) byFn.set(b.fn, (byFn.get(b.fn) ?? 0) + b.clocks);
-  let lx = labelW;
+  let lx = LABEL_W;
+  const legendY = axisY + 34;
   for (const [fn, clocks] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
-    const label = `${fn || '(no symbol)'} ${((100 * clocks) / end).toFixed(0)}%`;
-    children.push(el('rect', { x: lx, y: y + laneH + 26, width: 10, height: 10, fill: `hsl(${hue(fn)} 55% 75%)` }), el('text', { x: lx + 14, y: y + laneH + 35 }, label));
+    const label = `${fn || '(no symbol)'} ${((100 * clocks) / runEnd).toFixed(0)}%`;
+    children.push(el('rect', { x: lx, y: legendY, width: 10, height: 10, fill: `hsl(${hue(fn)} 55% 75%)` }), el('text', { x: lx + 14, y: legendY + 9 }, label));
     lx += 24 + 7 * label.length;
   }
-  svg.setAttribute('height', String(y + laneH + 42));
+  svg.setAttribute('height', String(legendY + 16));
   svg.dataset.samples = String(samples.length);
+  svg.dataset.view = `${from} ${to}`;
   svg.replaceChildren(...children);
+}
+
+/** Wheel over the timeline zooms around the pointer's clock; a double-click shows the whole run again. */
+function wireZoom(): void {
+  const svg = $('timeline') as unknown as SVGSVGElement;
+  svg.addEventListener('wheel', (e) => {
+    if (!samples.length) return;
+    e.preventDefault();
+    const runEnd = samples[samples.length - 1].clock + samples[samples.length - 1].clocks;
+    const [from, to] = view ?? [0, runEnd];
+    const plotW = (svg.clientWidth || 900) - LABEL_W - 4;
+    const at = from + ((to - from) * Math.min(Math.max(e.offsetX - LABEL_W, 0), plotW)) / plotW;
+    const f = e.deltaY < 0 ? 0.5 : 2;
+    // No narrower than one sample, no wider than the run.
+    const span = Math.min(runEnd, Math.max(samples[0].clocks, (to - from) * f));
+    const lo = Math.max(0, Math.min(runEnd - span, at - (at - from) * (span / (to - from))));
+    view = span >= runEnd ? null : [Math.round(lo), Math.round(lo + span)];
+    queueDraw();
+  }, { passive: false });
+  svg.addEventListener('dblclick', () => { view = null; queueDraw(); });
 }
 
 worker.onmessage = (e: MessageEvent<FromWorker>) => {
@@ -202,7 +265,7 @@ worker.onmessage = (e: MessageEvent<FromWorker>) => {
   switch (msg.type) {
     case 'state': render(msg.snapshot); break;
     case 'samples':
-      if (msg.reset) samples = [];
+      if (msg.reset) { samples = []; view = null; }
       samples.push(...msg.samples);
       queueDraw();
       break;
@@ -262,6 +325,7 @@ function wire(): void {
 }
 
 wire();
+wireZoom();
 // A kernel built in the editor runs as your own ELF would, on the chosen board.
 const editor = setupEditor(board, (name, bytes) => {
   showError(null);

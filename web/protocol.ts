@@ -33,7 +33,11 @@ export type ToWorker =
 export interface DisasLine { addr: number; text: string; pc: boolean; breakpoint: boolean }
 
 /** Busy clocks of each unit over one sample of the run, and the CPU's function at its end. */
-export interface Sample { clock: number; clocks: number; mxu: number; vpu: number; dma: number; fn: string }
+export interface Sample {
+  clock: number; clocks: number; mxu: number; vpu: number; dma: number; fn: string;
+  /** A PERF_CTRL window that closed within this sample: its label and its exact clocks (its end is known to the sample, not the clock). */
+  window?: { label: string; cycles: number };
+}
 
 export interface Snapshot {
   program: string;

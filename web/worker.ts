@@ -51,6 +51,8 @@ interface Session {
   /** The timeline: busy clocks at the last sample, per unit (DMA, MXU, VPU), and its clock. */
   lastBusy: number[];
   lastClock: number;
+  /** PERF_CTRL windows closed as of the last sample. */
+  windowsSeen: number;
   pending: Sample[];
   /** Host ms of free running so far, and when the current stretch began. */
   runMs: number;
@@ -82,7 +84,7 @@ function newSession(m: Machine, program: string, demo: Session['demo']): Session
   const view = new ProgramView(m);
   const session: Session = {
     m, view, control: new ExecutionControl(view, DEFAULT_MAX_CYCLES), program, state: 'loaded', note: '', console: '', result: null,
-    memoryAddr: 0x4000_0000, disasAddr: null, lastBusy: [0, 0, 0], lastClock: 0, pending: [], runMs: 0, runSince: 0, demo,
+    memoryAddr: 0x4000_0000, disasAddr: null, lastBusy: [0, 0, 0], lastClock: 0, windowsSeen: 0, pending: [], runMs: 0, runSince: 0, demo,
   };
   m.bus.console.setSink((bytes) => {
     session.console = (session.console + latin1Text(bytes, 0, bytes.length)).slice(-CONSOLE_KEEP);
@@ -115,7 +117,15 @@ function sample(session: Session): void {
   const clock = whole.cycles;
   if (clock <= session.lastClock) return;
   const [dma, mxu, vpu] = busy.map((b, u) => b - session.lastBusy[u]);
-  session.pending.push({ clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' });
+  const next: Sample = { clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' };
+  // A window closed in this sample: the timeline marks it (one window per sample is all a program with PERF_CTRL around kernels closes).
+  const windows = m.devices.figures().windows;
+  if (windows.length > session.windowsSeen) {
+    const i = windows.length - 1;
+    next.window = { label: session.demo ? (['prefill', 'decode'][i] ?? `window ${i + 1}`) : `window ${i + 1}`, cycles: windows[i].cycles };
+    session.windowsSeen = windows.length;
+  }
+  session.pending.push(next);
   session.lastBusy = busy.slice();
   session.lastClock = clock;
 }
