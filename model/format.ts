@@ -82,6 +82,7 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
   { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together, 1..64 (0, as buildBlob writes for one sequence, reads as 1)' },
   { name: 'SEQ_GENERATED', offset: 116, doc: 'u32 [batch]: written by the firmware: tokens written per sequence (batch > 1; 0 when batch is 1)' },
+  { name: 'W_OUT_T', offset: 120, doc: 'int4 [vocab, d] the output head transposed, for the seed board\'s DOT logits (0 in a picotpu blob, which does not use it)' },
 ];
 
 /** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */

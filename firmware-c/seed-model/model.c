@@ -1,0 +1,324 @@
+/* The int4 transformer on the seed board (--board seed; docs/seed-board.md for
+ * the command plane, docs/model-format.md for the blob, docs/addition.md for
+ * running it). Reads the model blob the host put at SRAM offset 0 (header,
+ * layer records and prompt come into the scratchpad by DMA and are read
+ * through the window), runs the prefill and the decode steps on the MXU, VPU
+ * and DMA, and writes OUT_TOKENS, LOGITS, the K/V caches, GENERATED and
+ * STATUS back to the SRAM by DMA spills (the CPU cannot reach the SRAM).
+ * The numbers are model/golden-seed.ts's, for every variant.
+ *
+ * Variant bits (the header's VARIANT, the same bit values as picotpu's):
+ *   1 DOUBLE_BUFFER  weight panels load into one of two buffers while the MXU
+ *                    works on the other
+ *   2 FUSED          the residual add rides on the MXU's accumulate (C = X),
+ *                    a hardtanh bound of 7 is one DYT over x afterwards
+ *   4 FLASH          attention row block by row block: only the key blocks up
+ *                    to the block's last query are scored, P·V over just those
+ *                    keys (one MM per output tile: the seed has no int32 path)
+ * Other bits are ignored. */
+#include <stdint.h>
+#include "tpu_seed.h"
+#include "model_format.h"
+
+/* Scratchpad plan: 16 banks of 4 KB. A and B of every MM sit in different
+ * banks (the RTL never grants B otherwise). */
+#define SP_X      0x0000u /* int4 [rows][d]: activations; bank 0 */
+#define SP_Q      0x1000u /* queries; bank 1 */
+#define SP_ATT    0x2000u /* attention output; V rows of this forward; token rows at the embedding; bank 2 */
+#define SP_TMP    0x3000u /* projection output; K rows of this forward; position rows at the embedding; bank 3 */
+#define SP_K      0x4000u /* int4 [T][d]: this layer's keys; banks 4-5 */
+#define SP_V      0x6000u /* values; banks 6-7 */
+#define SP_S      0x8000u /* int4 [rows][Tp]: one head's scores P; bank 8 */
+#define SP_MASK   0x9000u /* int4 [rows][Tp]: the causal mask, 0 or -8; bank 9 */
+#define SP_HID    0xA000u /* int4 [rows][d_ff]: the FFN's hidden rows; banks 10-13 */
+#define SP_PANEL0 0xE000u /* a weight panel [K][8] (or W_OUT_T at the logits); bank 14 */
+#define SP_HDR    0xF000u /* the blob header (128 B); bank 15 */
+#define SP_LAYERS 0xF080u /* the layer records, up to MAX_LAYERS */
+#define SP_PROMPT 0xF480u /* the prompt bytes, up to MAX_PROMPT */
+#define SP_LOGIT  0xF580u /* int32 [vocab]: the DOT results */
+#define SP_WORD   0xF680u /* one word on its way to the SRAM */
+#define SP_PANEL1 0xF800u /* the second weight panel (DOUBLE_BUFFER); bank 15 */
+
+#define BANK       4096u
+#define PANEL1_MAX 2048u
+#define MAX_LAYERS 16u
+#define MAX_PROMPT 256u
+#define MAX_VOCAB  64u
+#define VPU_CHUNK  1016u /* vlen is 10 bits; a multiple of 8 keeps every chunk word-aligned */
+
+#define V_DOUBLE_BUFFER 1u
+#define V_FUSED         2u
+#define V_FLASH         4u
+
+enum { STATUS_DONE = 1, STATUS_BAD_HEADER = 2 };
+
+typedef struct {
+    uint32_t wq, wk, wv, wo, w1, w2, kc, vc;
+    uint8_t sq, sk, sv, ss, so, sa, sf1, sf2, b1, b2;
+} Layer;
+
+static Layer layer[MAX_LAYERS];
+static uint8_t prompt[MAX_PROMPT];
+static uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
+static uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
+
+/* ---- primitives ---- */
+
+static uint32_t hdr(uint32_t off) { return SEED_SPAD_WORD(SP_HDR + off); }
+
+static void fill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
+{
+    seed_dma_move(0, spad, sram, elems, rows, 0, 0);
+}
+
+static void spill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
+{
+    seed_dma_move(1, spad, sram, elems, rows, 0, 0);
+}
+
+/* Waits until `unit` has at most `left` commands not retired. */
+static void wait_until(uint32_t unit, int32_t left)
+{
+    while (seed_tpu_pending(unit) > left) {}
+}
+
+/* A VPU op over `count` elements (a multiple of 8), in chunks vlen can carry. */
+static void vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t n)
+{
+    while (count) {
+        uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
+        seed_vpu_op(op, dst, s0, s1, c, 1, n);
+        dst += c >> 1; s0 += c >> 1; s1 += c >> 1;
+        count -= c;
+    }
+}
+
+/* One word to the SRAM through the scratchpad (bytes 1 or 4). */
+static void put_sram(uint32_t sram, uint32_t value, uint32_t bytes)
+{
+    wait_until(SEED_UNIT_DMA, 0);
+    SEED_SPAD_WORD(SP_WORD) = value;
+    spill(SP_WORD, sram, bytes << 1, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+}
+
+/* ---- kernels ---- */
+
+/* C[rows][n] = R(A[rows][k] · W[k][n], shift) (accumulate: C = clip4(that + C)),
+ * W row-major in the SRAM, streamed as 8-column panels. */
+static void matmul(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t n,
+                   uint32_t shift, uint32_t c, uint32_t c_stride, uint32_t acc)
+{
+    uint32_t panels = n >> 3, blocks = rows >> 3;
+    uint32_t dbuf = (VARIANT & V_DOUBLE_BUFFER) != 0;
+    seed_mxu_geom(a_stride, 4, c_stride, k);
+    /* A panel is 8 columns of W: k rows of 4 bytes, n/2 bytes apart in the SRAM, dense here. */
+    seed_dma_move(0, SP_PANEL0, w, 8, k, n >> 1, 0);
+    for (uint32_t j = 0; j < panels; j++) {
+        uint32_t panel = (dbuf && (j & 1)) ? SP_PANEL1 : SP_PANEL0;
+        wait_until(SEED_UNIT_DMA, 0);
+        for (uint32_t i = 0; i < blocks; i++)
+            seed_mxu_mm(acc, 0, c + i * 8 * c_stride + j * 4, a + i * 8 * a_stride, panel, 1, shift);
+        if (j + 1 < panels) {
+            uint32_t next = (dbuf && !(j & 1)) ? SP_PANEL1 : SP_PANEL0;
+            /* The next panel's buffer is free once the MMs that read it are done:
+             * those of panel j-1 (double-buffered) or of panel j. */
+            wait_until(SEED_UNIT_MXU, dbuf ? (int32_t)blocks : 0);
+            seed_dma_move(0, next, w + (j + 1) * 4, 8, k, n >> 1, 0);
+        }
+    }
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* x = hardtanh(x + t) for bound 8 (ADD) or 7 (DYT), over `count` elements. */
+static void residual(uint32_t t, uint32_t count, uint32_t bound)
+{
+    vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, t, count, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+}
+
+/* x = hardtanh(x + R(a · W)): the projection, then the residual. */
+static void project_residual(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t shift, uint32_t bound)
+{
+    uint32_t rowb = D >> 1;
+    if (VARIANT & V_FUSED) {
+        /* C = clip4(R(a·W) + x) on the MXU; DYT(x, x) with n = 1 is clip(x, -7, 7). */
+        matmul(a, a_stride, rows, k, w, D, shift, SP_X, rowb, 1);
+        if (bound == 7) {
+            vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, rows * D, 1);
+            wait_until(SEED_UNIT_VPU, 0);
+        }
+    } else {
+        matmul(a, a_stride, rows, k, w, D, shift, SP_TMP, rowb, 0);
+        residual(SP_TMP, rows * D, bound);
+    }
+}
+
+/* The causal mask of rows pos0.. against keys 0..tp-1: -8 where the key is later. */
+static void build_mask(uint32_t pos0, uint32_t rows, uint32_t tp)
+{
+    uint32_t sb = tp >> 1;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t last = pos0 + r; /* the last key row r may see */
+        for (uint32_t u = 0; u < tp; u += 8) {
+            uint32_t word = 0;
+            for (uint32_t i = 0; i < 8; i++)
+                if (u + i > last) word |= 8u << (4 * i);
+            SEED_SPAD_WORD(SP_MASK + r * sb + (u >> 1)) = word;
+        }
+    }
+}
+
+/* Scores of row blocks [i0, i1) against key blocks [0, kb), mask, ReLU, then
+ * ATT = R(P · V) over the first `keys` keys; S holds the row blocks from SP_S. */
+static void attend_rows(uint32_t h, uint32_t i0, uint32_t i1, uint32_t kb, uint32_t keys, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1);
+    seed_mxu_geom(rowb, rowb, sb, DH);
+    for (uint32_t i = i0; i < i1; i++)
+        for (uint32_t j = 0; j < kb; j++)
+            seed_mxu_mm(0, 1, SP_S + (i - i0) * 8 * sb + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, 1, L->ss);
+    wait_until(SEED_UNIT_MXU, 0);
+    uint32_t count = (i1 - i0) * 8 * tp;
+    vpu_ew(SEED_VOP_ADD, SP_S, SP_S, SP_MASK + i0 * 8 * sb, count, 0);
+    vpu_ew(SEED_VOP_RELU, SP_S, SP_S, 0, count, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+    seed_mxu_geom(sb, rowb, rowb, keys);
+    for (uint32_t i = i0; i < i1; i++)
+        for (uint32_t c = 0; c < (DH >> 3); c++)
+            seed_mxu_mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, SP_S + (i - i0) * 8 * sb, SP_V + hoff + c * 4, 1, L->so);
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* ReLU attention of rows pos0..pos0+rows-1 (padded to `blocks` blocks of 8) over keys 0..t-1. */
+static void attention(uint32_t pos0, uint32_t blocks, uint32_t t, const Layer *L)
+{
+    uint32_t tp = (t + 7) & ~7u;
+    for (uint32_t h = 0; h < HEADS; h++) {
+        if (VARIANT & V_FLASH) {
+            for (uint32_t i = 0; i < blocks; i++) {
+                uint32_t keys = pos0 + 8 * i + 8;
+                if (keys > t) keys = t;
+                attend_rows(h, i, i + 1, (keys + 7) >> 3, keys, tp, L);
+            }
+        } else {
+            attend_rows(h, 0, blocks, tp >> 3, t, tp, L);
+        }
+    }
+}
+
+/* Positions pos0..pos0+rows-1 (tokens tok[]) through every layer; the last row's
+ * logits into SP_LOGIT. */
+static void forward(uint32_t pos0, uint32_t rows, const uint8_t *tok)
+{
+    uint32_t rowb = D >> 1, blocks = (rows + 7) >> 3, rp = blocks * 8, t = pos0 + rows;
+    /* Embedding: token rows and position rows in, one ADD. */
+    for (uint32_t r = 0; r < rows; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
+    fill(SP_TMP, POS_EMB + pos0 * rowb, D, rows);
+    build_mask(pos0, rp, (t + 7) & ~7u);
+    wait_until(SEED_UNIT_DMA, 0);
+    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, rows * D, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        const Layer *L = &layer[l];
+        matmul(SP_X, rowb, rp, D, L->wq, D, L->sq, SP_Q, rowb, 0);
+        matmul(SP_X, rowb, rp, D, L->wk, D, L->sk, SP_TMP, rowb, 0);
+        spill(SP_TMP, L->kc + pos0 * rowb, D, rows);
+        matmul(SP_X, rowb, rp, D, L->wv, D, L->sv, SP_ATT, rowb, 0);
+        spill(SP_ATT, L->vc + pos0 * rowb, D, rows);
+        fill(SP_K, L->kc, D, t);
+        fill(SP_V, L->vc, D, t);
+        wait_until(SEED_UNIT_DMA, 0);
+        attention(pos0, blocks, t, L);
+        project_residual(SP_ATT, rowb, rp, D, L->wo, L->sa, L->b1);
+        matmul(SP_X, rowb, rp, D, L->w1, DFF, L->sf1, SP_HID, DFF >> 1, 0);
+        vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, rp * DFF, 0);
+        wait_until(SEED_UNIT_VPU, 0);
+        project_residual(SP_HID, DFF >> 1, rp, DFF, L->w2, L->sf2, L->b2);
+    }
+    fill(SP_PANEL0, W_OUT_T, D, VOCAB);
+    wait_until(SEED_UNIT_DMA, 0);
+    for (uint32_t j = 0; j < VOCAB; j++)
+        seed_vpu_op(SEED_VOP_DOT, SP_LOGIT + 4 * j, SP_X + (rows - 1) * rowb, SP_PANEL0 + j * rowb, D, 1, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+}
+
+/* The first index of the largest logit; the logits go to LOGITS row `step`, the token to OUT_TOKENS. */
+static uint32_t emit(uint32_t step)
+{
+    uint32_t best = 0;
+    int32_t max = (int32_t)SEED_SPAD_WORD(SP_LOGIT);
+    for (uint32_t j = 1; j < VOCAB; j++) {
+        int32_t v = (int32_t)SEED_SPAD_WORD(SP_LOGIT + 4 * j);
+        if (v > max) { max = v; best = j; }
+    }
+    spill(SP_LOGIT, LOGITS + step * VOCAB * 4, VOCAB * 8, 1);
+    put_sram(OUT_TOKENS + step, best, 1);
+    return best;
+}
+
+/* ---- the job ---- */
+
+static uint32_t fits(uint32_t bytes, uint32_t room) { return bytes <= room; }
+
+/* Reads and checks the header and the layer records; 0 if the seed cannot run it. */
+static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
+{
+    fill(SP_HDR, 0, 256, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+    if (hdr(MODEL_H_MAGIC) != MODEL_MAGIC || hdr(MODEL_H_VERSION) != MODEL_VERSION) return 0;
+    D = hdr(MODEL_H_D); DFF = hdr(MODEL_H_D_FF); HEADS = hdr(MODEL_H_HEADS); LAYERS = hdr(MODEL_H_LAYERS);
+    VOCAB = hdr(MODEL_H_VOCAB); VARIANT = hdr(MODEL_H_VARIANT);
+    uint32_t max_seq = hdr(MODEL_H_MAX_SEQ);
+    *plen = hdr(MODEL_H_PROMPT_LEN); *steps = hdr(MODEL_H_DECODE_STEPS); *stop = hdr(MODEL_H_STOP_TOKEN);
+    TOK_EMB = hdr(MODEL_H_TOK_EMB); POS_EMB = hdr(MODEL_H_POS_EMB); W_OUT_T = hdr(MODEL_H_W_OUT_T);
+    OUT_TOKENS = hdr(MODEL_H_OUT_TOKENS); LOGITS = hdr(MODEL_H_LOGITS);
+    DH = 0; /* D / HEADS without a divide instruction */
+    while (HEADS && DH < 1024 && (DH + 1) * HEADS <= D) DH++;
+    uint32_t rp = (*plen + 7) & ~7u, tp = (max_seq + 7) & ~7u;
+    if (!D || !HEADS || DH * HEADS != D || (D | DFF | DH | VOCAB) & 7u || !LAYERS || LAYERS > MAX_LAYERS) return 0;
+    if (hdr(MODEL_H_BATCH) > 1 || !W_OUT_T || !*plen || *plen > MAX_PROMPT || *plen + *steps > max_seq) return 0;
+    if (!fits(rp * D / 2, BANK) || !fits(max_seq * D / 2, 2 * BANK) || !fits(rp * tp / 2, BANK)
+        || !fits(rp * DFF / 2, 4 * BANK) || !fits(D * 4, PANEL1_MAX) || !fits(DFF * 4, PANEL1_MAX)
+        || !fits(VOCAB * D / 2, BANK) || VOCAB > MAX_VOCAB) return 0;
+    fill(SP_LAYERS, hdr(MODEL_H_LAYER_TABLE), LAYERS * 128, 1);
+    fill(SP_PROMPT, hdr(MODEL_H_PROMPT), *plen * 2, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        uint32_t r = SP_LAYERS + l * 64;
+        Layer *L = &layer[l];
+        L->wq = SEED_SPAD_WORD(r + MODEL_L_WQ); L->wk = SEED_SPAD_WORD(r + MODEL_L_WK);
+        L->wv = SEED_SPAD_WORD(r + MODEL_L_WV); L->wo = SEED_SPAD_WORD(r + MODEL_L_WO);
+        L->w1 = SEED_SPAD_WORD(r + MODEL_L_W1); L->w2 = SEED_SPAD_WORD(r + MODEL_L_W2);
+        L->kc = SEED_SPAD_WORD(r + MODEL_L_K_CACHE); L->vc = SEED_SPAD_WORD(r + MODEL_L_V_CACHE);
+        uint32_t a = SEED_SPAD_WORD(r + MODEL_L_SHIFTS_QKVS), b = SEED_SPAD_WORD(r + MODEL_L_SHIFTS_OAF);
+        uint32_t bounds = SEED_SPAD_WORD(r + MODEL_L_BOUNDS);
+        L->sq = a; L->sk = a >> 8; L->sv = a >> 16; L->ss = a >> 24;
+        L->so = b; L->sa = b >> 8; L->sf1 = b >> 16; L->sf2 = b >> 24;
+        L->b1 = bounds; L->b2 = bounds >> 8;
+        if ((a | b) & 0xF0F0F0F0u) return 0; /* a shift beyond the seed's 4 bits */
+        if ((L->b1 != 7 && L->b1 != 8) || (L->b2 != 7 && L->b2 != 8)) return 0;
+    }
+    for (uint32_t i = 0; i < *plen; i++) prompt[i] = ((volatile uint8_t *)SEED_SPAD_BASE)[SP_PROMPT + i];
+    return 1;
+}
+
+int main(void)
+{
+    uint32_t plen, steps, stop;
+    if (!load_header(&plen, &steps, &stop)) {
+        put_sram(MODEL_H_STATUS, STATUS_BAD_HEADER, 4);
+        return STATUS_BAD_HEADER;
+    }
+    forward(0, plen, prompt);
+    uint8_t tok = emit(0);
+    uint32_t generated = 1;
+    for (uint32_t i = 1; i <= steps && tok != stop; i++) {
+        forward(plen + i - 1, 1, &tok);
+        tok = emit(i);
+        generated++;
+    }
+    put_sram(MODEL_H_GENERATED, generated, 4);
+    put_sram(MODEL_H_STATUS, STATUS_DONE, 4);
+    return 0;
+}
