@@ -8,7 +8,7 @@ import type { Argv } from 'yargs';
 import { writeFully } from '../emu/observe/output-file.ts';
 import { VARIANT_ALL } from '../model/format.ts';
 import { MODEL_ELF } from '../model/run.ts';
-import { shownPath } from '../study/addition-run.ts';
+import { shownPath, type AdderBoard } from '../study/addition-run.ts';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 import { UsageError } from './board-options.ts';
 
@@ -64,6 +64,12 @@ export function ensureModelElf(elfs: string[] = [MODEL_ELF]): boolean {
 }
 
 /** --variant: kernel variant bits 0..VARIANT_ALL. */
+/** demo's and eval's --board: picotpu or seed (exit 165 for anything else). */
+export function adderBoard(name: string | undefined): AdderBoard {
+  if (name === undefined || name === 'picotpu' || name === 'seed') return name ?? 'picotpu';
+  throw new UsageError(`--board must be picotpu or seed for demo and eval, got ${JSON.stringify(name)}`);
+}
+
 export function checkVariant(v: number): void {
   if (!Number.isInteger(v) || v < 0 || v > VARIANT_ALL) throw new UsageError(`--variant must be an integer 0-${VARIANT_ALL}, got ${v}`);
 }

@@ -5,9 +5,11 @@ import { EXIT } from '../emu/exit-status.ts';
 import { ADDER_MODEL, ADDER_VARIANT, demoProblem, formatDemo, freshSeed, loadAdder, randomProblem, runDemo, shownPath } from '../study/addition-run.ts';
 import { UsageError } from './board-options.ts';
 import { addition, ADDITION_EXITS } from './addition.ts';
-import { checkVariant, ensureModelElf, writeAllSync, type AddCommand } from './common.ts';
+import { adderBoard, checkVariant, ensureModelElf, writeAllSync, type AddCommand } from './common.ts';
+import { MODEL_ELF } from '../model/run.ts';
+import { SEED_MODEL_ELF } from '../model/seed-run.ts';
 
-export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean }
+export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean; board?: string }
 
 export const addDemo: AddCommand = (y, done) => y.command(
   'demo [problem]',
@@ -18,10 +20,11 @@ export const addDemo: AddCommand = (y, done) => y.command(
     .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
     .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits (default ${ADDER_VARIANT}: all, the fastest)` })
     .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+    .option('board', { type: 'string', default: 'picotpu', describe: 'picotpu | seed (the write-up\'s board: build/fw/seed-model.elf, docs/addition.md)' })
     .epilogue(`${ADDITION_EXITS}, or a problem that is not "a+b" of 1-31 digits each. A wrong sum is reported, not an error.`),
   (args) => {
     done(demoCommand({
-      problem: args.problem as string | undefined, seed: args.seed, model: args.model, variant: args.variant, reference: args.reference,
+      problem: args.problem as string | undefined, seed: args.seed, model: args.model, variant: args.variant, reference: args.reference, board: args.board,
     }));
   },
 );
@@ -29,6 +32,7 @@ export const addDemo: AddCommand = (y, done) => y.command(
 /** `picotpu demo`: one problem (given, or drawn at random) through the firmware on the emulated TPU, with its reports. */
 export function demoCommand(o: DemoCliOptions): number {
   checkVariant(o.variant);
+  const board = adderBoard(o.board);
   if (o.seed !== undefined && !(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 0xffffffff)) {
     throw new UsageError(`--seed must be an integer 0-4294967295, got ${o.seed}`);
   }
@@ -38,8 +42,8 @@ export function demoCommand(o: DemoCliOptions): number {
     const problem = o.problem === undefined ? randomProblem(seed!) : demoProblem(o.problem);
     const path = o.model ?? ADDER_MODEL;
     const model = loadAdder(path);
-    if (!ensureModelElf()) return EXIT.BAD_PROGRAM;
-    const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference });
+    if (!ensureModelElf([board === 'seed' ? SEED_MODEL_ELF : MODEL_ELF])) return EXIT.BAD_PROGRAM;
+    const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference }, board);
     writeAllSync(1, Buffer.from(formatDemo(r)));
     return 0;
   });

@@ -10,6 +10,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_CYCLES, Machine, type RunResult } from '../emu/machine.ts';
+import type { SeedCounters } from '../periph/seed/tpu.ts';
+import { parseElf } from '../emu/elf.ts';
+import { runObserved, type RunObserver } from '../emu/observe/observer.ts';
+import type { StepInfo } from '../emu/stepper.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { buildBlob, headerOffset, LayoutError, packInt4, type Job, type Layout, type Model } from './format.ts';
 import { checkRun, sramView, type EmulatorRun, type RunOptions } from './emulator-job.ts';
@@ -20,6 +24,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SEED_MODEL_ELF = join(root, 'build', 'fw', 'seed-model.elf');
 
 const align64 = (n: number) => (n + 63) & ~63;
+
+/**
+ * The VARIANT bits the seed firmware acts on (the same values as picotpu's
+ * DOUBLE_BUFFER, FUSED and FLASH; it ignores the others): the write-up's
+ * ladder base, double-buffered, fused, FlashAttention.
+ */
+export const SEED_VARIANT = { DOUBLE_BUFFER: 1, FUSED: 2, FLASH: 4 } as const;
+export const SEED_VARIANT_ALL = 7;
+
+/** "base", "double-buffered+fused", ... for the seed bits of a VARIANT value. */
+export function seedVariantName(v: number): string {
+  const names: [number, string][] = [[SEED_VARIANT.DOUBLE_BUFFER, 'double-buffered'], [SEED_VARIANT.FUSED, 'fused'], [SEED_VARIANT.FLASH, 'FlashAttention']];
+  const on = names.filter(([bit]) => v & bit).map(([, n]) => n);
+  return on.length ? on.join('+') : 'base';
+}
 
 /** The output head [d, vocab] transposed to [vocab, d]: row j is the weights of logit j. */
 export function transposedHead(model: Model): Int8Array {
@@ -54,10 +73,10 @@ function readImage(elf: string): Uint8Array {
 }
 
 /** A seed-board machine with the program and the job's blob loaded. */
-export function seedMachineFor(model: Model, job: Job, opts: RunOptions = {}): { m: Machine; layout: Layout } {
+export function seedMachineFor(model: Model, job: Job, opts: RunOptions = {}, image?: Uint8Array): { m: Machine; layout: Layout } {
   const { bytes, layout } = buildSeedBlob(model, job);
   const m = new Machine(undefined, { board: 'seed', reference: opts.reference ?? false });
-  m.loadElf(readImage(opts.elfPath ?? SEED_MODEL_ELF));
+  m.loadElf(image ?? readImage(opts.elfPath ?? SEED_MODEL_ELF));
   m.loadSram(bytes, 0);
   opts.onMachine?.(m);
   return { m, layout };
@@ -88,18 +107,41 @@ function readBack(m: Machine, model: Model, job: Job, layout: Layout, result: Ru
   };
 }
 
+/** A seed run: the EmulatorRun, and with `splitPrefill` the ten counters at the firmware's prefill_done(). */
+export interface SeedRun extends EmulatorRun { prefillCounters: SeedCounters | null }
+
+/** Watches for the firmware's prefill_done() and takes the seed's counters as they are there. */
+class PrefillMark implements RunObserver {
+  counters: SeedCounters | null = null;
+  constructor(private readonly addr: number) {}
+  step(info: StepInfo, m: Machine): void {
+    if (this.counters || info.pc !== this.addr) return;
+    m.activity.advanceTo(info.clockBefore);
+    this.counters = m.seed!.counters();
+  }
+  finish(): void {}
+}
+
 /**
  * Runs `job` on the seed board and reads GENERATED, OUT_TOKENS, LOGITS,
  * STATUS and the K/V caches back. The seed's ten counters (one window, run
  * pulse to DONE) are result.seedCounters. Throws ModelRunError unless DONE
  * got 0 and STATUS is 1.
  */
-export function runOnSeed(model: Model, job: Job, opts: RunOptions = {}): EmulatorRun {
-  const { m, layout } = seedMachineFor(model, job, opts);
+export function runOnSeed(model: Model, job: Job, opts: RunOptions & { splitPrefill?: boolean } = {}): SeedRun {
+  const image = readImage(opts.elfPath ?? SEED_MODEL_ELF);
+  const { m, layout } = seedMachineFor(model, job, { ...opts, elfPath: undefined }, image);
+  const mark = opts.splitPrefill ? new PrefillMark(prefillAddress(image)) : null;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const result = m.run(opts.maxCycles ?? DEFAULT_MAX_CYCLES);
+  const result = runObserved(m, opts.maxCycles ?? DEFAULT_MAX_CYCLES, mark ? [mark, ...(opts.observers ?? [])] : opts.observers ?? []);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
-  return readBack(m, model, job, layout, result, wallMs, (cpu.user + cpu.system) / 1000);
+  return { ...readBack(m, model, job, layout, result, wallMs, (cpu.user + cpu.system) / 1000), prefillCounters: mark?.counters ?? null };
+}
+
+function prefillAddress(image: Uint8Array): number {
+  const sym = parseElf(image).symbols.lookup('prefill_done');
+  if (!sym) throw new Error('the seed model program has no prefill_done symbol: rebuild it with `make -C firmware-c`');
+  return sym.addr;
 }

@@ -23,6 +23,9 @@ import {
 import type { Model } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { runOnEmulator, type RunOptions } from '../model/run.ts';
+import { runOnSeed, seedVariantName } from '../model/seed-run.ts';
+import { reportOfSeedCounters } from '../emu/machine.ts';
+import type { CounterSnapshot } from '../periph/counters.ts';
 
 export {
   ADDER_VARIANT, AdderModelError, adderJob, DemoInputError, demoProblem, formatDemo, randomProblem, readAdder, tokenName,
@@ -80,6 +83,19 @@ export const sameTokens = (a: number[], b: number[]) => a.length === b.length &&
 export const sameLogits = (a: Int32Array[], b: Int32Array[]) =>
   a.length === b.length && a.every((row, i) => row.length === b[i].length && row.every((v, j) => v === b[i][j]));
 
+/** The boards the adder runs on: picotpu (build/fw/model.elf) and the seed board (build/fw/seed-model.elf). */
+export type AdderBoard = 'picotpu' | 'seed';
+
+/** The problem through build/fw/seed-model.elf on the seed board; throws ModelRunError if the run fails. */
+export function solveOnSeed(model: Model, problem: Problem, variant: number = ADDER_VARIANT, opts: RunOptions & { splitPrefill?: boolean } = {}): TpuSolution {
+  const run = runOnSeed(model, adderJob(problem, variant), opts);
+  return { ...solution(problem, run.tokens, run.logits), run };
+}
+
+/** The problem on `board`. */
+const solveOn = (board: AdderBoard, model: Model, problem: Problem, variant: number, opts: RunOptions = {}): TpuSolution =>
+  (board === 'seed' ? solveOnSeed(model, problem, variant, opts) : solveOnTpu(model, problem, variant, opts));
+
 // ---- picotpu eval ----
 
 export interface EvalOptions {
@@ -89,6 +105,8 @@ export interface EvalOptions {
   tpu?: number;
   variant?: number;
   run?: RunOptions;
+  /** The board of the TPU runs (default picotpu). */
+  board?: AdderBoard;
   /** Called before each problem of a phase and once at its end (done === total). */
   onProgress?: (phase: 'golden' | 'tpu', done: number, total: number) => void;
 }
@@ -107,6 +125,7 @@ export interface Disagreement {
 export interface EvalResult {
   modelPath: string;
   variant: number;
+  board: AdderBoard;
   golden: {
     problems: number; exact: number; digits: number; digitsTotal: number;
     wrong: WrongAnswer[]; wallMs: number;
@@ -133,7 +152,7 @@ export class EvalUsageError extends Error {}
 export const MAX_EVAL_PROBLEMS = 100_000;
 
 export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): EvalResult {
-  const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT;
+  const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT, board = o.board ?? 'picotpu';
   if (!Number.isSafeInteger(n) || n < 1) throw new EvalUsageError(`--n must be a positive integer, got ${n}`);
   if (n > MAX_EVAL_PROBLEMS) throw new EvalUsageError(`--n must be at most ${MAX_EVAL_PROBLEMS} (docs/hardware.md §7), got ${n}`);
   if (!Number.isSafeInteger(tpuN) || tpuN < 0) throw new EvalUsageError(`--tpu must be an integer ≥ 0, got ${tpuN}`);
@@ -159,7 +178,7 @@ export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): E
   };
   for (let i = 0; i < tpuN; i++) {
     o.onProgress?.('tpu', i, tpuN);
-    const t = solveOnTpu(model, problems[i], variant, o.run);
+    const t = solveOn(board, model, problems[i], variant, o.run);
     const g = golden[i];
     const tokensAgree = sameTokens(t.tokens, g.tokens), logitsAgree = sameLogits(t.logits, g.logits);
     if (tokensAgree) tpu.tokensAgree++;
@@ -174,12 +193,13 @@ export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): E
       tpu.disagreements.push({ problem: problemKey(problems[i]), firstToken: first, golden: g.tokens, tpu: t.tokens, logitsAgree });
     }
     tpu.clocks.push(t.run.result.clocks);
-    tpu.windowClocks.push(sumCounters(t.run.windows).cycles);
+    // The seed's counters have one window, run pulse to DONE.
+    tpu.windowClocks.push(t.run.windows.length ? sumCounters(t.run.windows).cycles : t.run.result.counters.cycles);
     tpu.wallMs.push(t.run.wallMs);
   }
   if (tpuN) o.onProgress?.('tpu', tpuN, tpuN);
   return {
-    modelPath, variant,
+    modelPath, variant, board,
     golden: {
       problems: n, exact: n - wrong.length,
       digits, digitsTotal: n * SUM_DIGITS,
@@ -196,10 +216,10 @@ const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(2) : '0.00');
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const group = (n: number) => Math.round(n).toLocaleString('en-US');
 
-function clockLine(clocks: number[], wallMs: number[], clockHz: number): string {
+function clockLine(clocks: number[], wallMs: number[], clockHz: number, board: AdderBoard): string {
   const mean = sum(clocks) / clocks.length;
   const s = sum(wallMs) / 1000;
-  return `emulated clocks per problem (reset to EXIT): mean ${group(mean)}, min ${group(Math.min(...clocks))}, max ${group(Math.max(...clocks))}`
+  return `emulated clocks per problem (${board === 'seed' ? 'run pulse to DONE' : 'reset to EXIT'}): mean ${group(mean)}, min ${group(Math.min(...clocks))}, max ${group(Math.max(...clocks))}`
     + ` = ${(mean / clockHz).toFixed(3)} s on the ${clockHz / 1e6} MHz board\n`
     + `wall per TPU problem ${(s / clocks.length).toFixed(3)} s: ${(sum(clocks) / s / 1e6).toFixed(1)} M clocks/s, `
     + `${(sum(clocks) / clockHz / s).toFixed(2)}x real time\n`;
@@ -217,7 +237,9 @@ export function formatEval(r: EvalResult, model: Model): string {
   if (g.wrong.length > 5) out.push(`  ... and ${g.wrong.length - 5} more\n`);
   out.push(`wall ${(g.wallMs / 1000).toFixed(1)} s (${(g.wallMs / g.problems).toFixed(1)} ms per problem)\n`);
   if (t.problems) {
-    out.push(`\n== TPU: build/fw/model.elf on the emulated board, variant ${r.variant} (${variantName(r.variant)}), the first ${t.problems} problems ==\n`);
+    out.push(r.board === 'seed'
+      ? `\n== TPU: build/fw/seed-model.elf on the emulated seed board, variant ${r.variant} (${seedVariantName(r.variant)}), the first ${t.problems} problems ==\n`
+      : `\n== TPU: build/fw/model.elf on the emulated board, variant ${r.variant} (${variantName(r.variant)}), the first ${t.problems} problems ==\n`);
     out.push(`tokens identical to the golden model's: ${t.tokensAgree}/${t.problems}; logits identical: ${t.logitsAgree}/${t.problems}\n`);
     out.push(`exact match ${t.exact}/${t.problems} (${pct(t.exact, t.problems)}%)\n`);
     for (const x of t.disagreements.slice(0, 5)) {
@@ -225,7 +247,7 @@ export function formatEval(r: EvalResult, model: Model): string {
         ? `  DISAGREES: ${x.problem}: same tokens, different logits\n`
         : `  DISAGREES: ${x.problem}: first differing token ${x.firstToken}: golden ${x.golden.join(' ')}; TPU ${x.tpu.join(' ')}\n`);
     }
-    out.push(clockLine(t.clocks, t.wallMs, r.clockHz));
+    out.push(clockLine(t.clocks, t.wallMs, r.clockHz, r.board));
     out.push(evalAgrees(r) ? 'the TPU agrees with the golden model on every problem\n' : `the TPU DISAGREES with the golden model on ${t.disagreements.length} of ${t.problems} problems\n`);
   }
   out.push(`\nwall ${(r.wallMs / 1000).toFixed(1)} s\n`);
@@ -245,7 +267,7 @@ export function evalJson(r: EvalResult, model: Model): string {
       wrong: g.wrong, wallMs: g.wallMs,
     },
     tpu: {
-      problems: t.problems, variant: r.variant, variantName: variantName(r.variant),
+      board: r.board, problems: t.problems, variant: r.variant, variantName: r.board === 'seed' ? seedVariantName(r.variant) : variantName(r.variant),
       tokensAgree: t.tokensAgree, logitsAgree: t.logitsAgree, agrees: evalAgrees(r),
       exact: t.exact, exactMatch: t.problems ? t.exact / t.problems : null,
       clocks: t.clocks, windowClocks: t.windowClocks, wallMs: t.wallMs,
@@ -262,6 +284,29 @@ export function evalJson(r: EvalResult, model: Model): string {
 /** A seed from the system's random source: different every invocation, independent of the clock. */
 export const freshSeed = (): number => randomBytes(4).readUInt32LE(0);
 
-export function runDemo(model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}): DemoResult {
+export function runDemo(model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}, board: AdderBoard = 'picotpu'): DemoResult {
+  if (board === 'seed') return seedDemoResult(problem, seed, modelPath, variant, solveOnSeed(model, problem, variant, { ...run, splitPrefill: true }));
   return demoResultOf(problem, seed, modelPath, variant, solveOnTpu(model, problem, variant, run));
 }
+
+/** Field-by-field a − b. */
+function counterDiff(a: CounterSnapshot, b: CounterSnapshot): CounterSnapshot {
+  return {
+    cycles: a.cycles - b.cycles, mxuBusy: a.mxuBusy - b.mxuBusy, vpuBusy: a.vpuBusy - b.vpuBusy, dmaBusy: a.dmaBusy - b.dmaBusy,
+    idle: a.idle - b.idle, stall: a.stall - b.stall, overlap: a.overlap - b.overlap, depWait: 0, depWaitByUnit: { DMA: 0, MXU: 0, VPU: 0 },
+  };
+}
+
+/**
+ * The seed board's demo: its counters have one window (run pulse to DONE), so
+ * the prefill is that window as it stood when the firmware called
+ * prefill_done(), and the decode the rest.
+ */
+function seedDemoResult(problem: Problem, seed: number | null, modelPath: string, variant: number, s: TpuSolution): DemoResult {
+  const run = s.run as TpuSolution['run'] & { prefillCounters: Parameters<typeof reportOfSeedCounters>[0] | null };
+  const total = reportOfSeedCounters(run.result.seedCounters!);
+  const prefill = run.prefillCounters ? reportOfSeedCounters(run.prefillCounters) : total;
+  const decode = run.prefillCounters && s.tokens.length > 1 ? counterDiff(total, prefill) : null;
+  return { problem, seed, modelPath, variant, solution: s, prefill, decode, total, clockHz: defaultConfig().clockHz, board: 'seed' };
+}
+

@@ -12,6 +12,7 @@ import {
 import type { EmulatorRun } from '../model/emulator-job.ts';
 import { BEST_VARIANT, LayoutError, planLayout, readModel, variantName, type Job, type Model } from '../model/format.ts';
 import { mulberry32 } from '../model/random.ts';
+import { seedVariantName } from '../model/seed-run.ts';
 
 /**
  * The kernel variant the TPU runs by default: every optimisation bit
@@ -108,6 +109,8 @@ export interface DemoResult {
   decode: CounterSnapshot | null;
   total: CounterSnapshot;
   clockHz: number;
+  /** The seed board's run (build/fw/seed-model.elf; one counter window, split at prefill_done()); absent on picotpu. */
+  board?: 'seed';
 }
 
 /** The demo's result from the problem's run on the TPU: its PERF_CTRL windows (prefill, decode) and their sum. */
@@ -126,7 +129,10 @@ export function formatDemo(r: DemoResult): string {
   const out: string[] = [];
   const drawn = r.seed === null ? '' : `   (drawn at random, seed 0x${r.seed.toString(16).padStart(8, '0')}; pass "a+b" to choose one)`;
   out.push(`problem   ${p.a} + ${p.b}${drawn}\n`);
-  out.push(`model     ${r.modelPath} on build/fw/model.elf, variant ${r.variant} (${variantName(r.variant)})\n`);
+  const seedBoard = r.board === 'seed';
+  out.push(seedBoard
+    ? `model     ${r.modelPath} on build/fw/seed-model.elf, the seed board, variant ${r.variant} (${seedVariantName(r.variant)})\n`
+    : `model     ${r.modelPath} on build/fw/model.elf, variant ${r.variant} (${variantName(r.variant)})\n`);
   out.push(`prompt    ${encodePrompt(p).map(tokenName).join(' ')}\n`);
   out.push(`generated ${s.tokens.map(tokenName).join(' ')}   (${s.tokens.length} tokens, least significant digit first)\n`);
   out.push(`sum       ${s.answer ?? '(the firmware did not write a number followed by END)'}\n`);
@@ -135,9 +141,11 @@ export function formatDemo(r: DemoResult): string {
   const decodeSteps = s.tokens.length - 1;
   out.push(`== prefill: ${PROMPT_LEN} prompt tokens, the first sum digit ==\n`, formatReport(r.prefill, r.clockHz));
   if (r.decode) out.push(`\n== decode: ${decodeSteps} steps, one token each ==\n`, formatReport(r.decode, r.clockHz));
-  out.push(`\n== whole run: prefill + decode (the sum of the PERF_CTRL windows) ==\n`, formatReport(r.total, r.clockHz));
+  out.push(seedBoard
+    ? `\n== whole run: the seed's counters, run pulse to DONE (prefill: as they stood at prefill_done()) ==\n`
+    : `\n== whole run: prefill + decode (the sum of the PERF_CTRL windows) ==\n`, formatReport(r.total, r.clockHz));
   const res = s.run.result, sec = s.run.wallMs / 1000;
-  out.push(`\nwall ${sec.toFixed(3)} s for ${group(res.clocks)} emulated clocks (reset to EXIT): `
+  out.push(`\nwall ${sec.toFixed(3)} s for ${group(res.clocks)} emulated clocks (${seedBoard ? 'run pulse to DONE' : 'reset to EXIT'}): `
     + `${(res.clocks / sec / 1e6).toFixed(1)} M clocks/s, ${(res.clocks / r.clockHz / sec).toFixed(2)}x real time on the ${r.clockHz / 1e6} MHz board\n`);
   return out.join('');
 }
