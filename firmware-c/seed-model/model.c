@@ -14,7 +14,9 @@
  *                    a hardtanh bound of 7 is one DYT over x afterwards
  *   4 FLASH          attention row block by row block: only the key blocks up
  *                    to the block's last query are scored, P·V over just those
- *                    keys (one MM per output tile: the seed has no int32 path)
+ *                    keys (one MM per output tile: the seed has no int32 path),
+ *                    scores of the next block on the MXU while the VPU masks
+ *                    this one
  * Other bits are ignored. */
 #include <stdint.h>
 #include "tpu_seed.h"
@@ -64,6 +66,25 @@ static uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
 
 /* ---- primitives ---- */
 
+/* One 4-word command (the store to word 3 commits it). Forced inline, with
+ * the MM below: gcc -Os otherwise calls the header's inline helpers, and a
+ * call per MM costs more CPU clocks than the MM's own issue. */
+static inline __attribute__((always_inline)) void push(uint32_t unit, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
+{
+    volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (unit << 4));
+    port[0] = w0;
+    port[1] = w1;
+    port[2] = w2;
+    port[3] = w3;
+}
+
+/* MXU MM with m0 = 1 and shift n: C = clip4(R(A·B)) (+ C when acc). */
+static inline __attribute__((always_inline)) void mm(uint32_t acc, uint32_t transpose, uint32_t c, uint32_t a, uint32_t b, uint32_t n)
+{
+    push(SEED_UNIT_MXU, SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_TRANSPOSE(transpose) | SEED_MXU_MM_C_ADDR(c),
+         SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(b), SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(n), 0);
+}
+
 static uint32_t hdr(uint32_t off) { return SEED_SPAD_WORD(SP_HDR + off); }
 
 static void fill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
@@ -104,27 +125,55 @@ static void put_sram(uint32_t sram, uint32_t value, uint32_t bytes)
 
 /* ---- kernels ---- */
 
+/* The row blocks' MMs of one weight panel: the command words advance by a
+ * constant per row block, so the issue loop is four stores and two adds (the
+ * CPU's issue rate bounds short MMs). */
+static inline __attribute__((always_inline)) void panel_mms(uint32_t a, uint32_t a_stride, uint32_t blocks, uint32_t panel, uint32_t c, uint32_t c_stride,
+                      uint32_t shift, uint32_t acc)
+{
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_C_ADDR(c);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(panel);
+    uint32_t w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(shift);
+    uint32_t dw0 = SEED_MXU_MM_C_ADDR(8 * c_stride), dw1 = SEED_MXU_MM_A_ADDR(8 * a_stride);
+    for (uint32_t i = 0; i < blocks; i++, w0 += dw0, w1 += dw1) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+}
+
+/* One 8-column panel of W (k rows of 4 bytes, n/2 bytes apart in the SRAM) into `panel`, dense. */
+static inline __attribute__((always_inline)) void fill_panel(uint32_t panel, uint32_t w, uint32_t j, uint32_t k, uint32_t n)
+{
+    seed_dma_move(0, panel, w + j * 4, 8, k, n >> 1, 0);
+}
+
 /* C[rows][n] = R(A[rows][k] · W[k][n], shift) (accumulate: C = clip4(that + C)),
- * W row-major in the SRAM, streamed as 8-column panels. */
+ * W row-major in the SRAM, streamed as 8-column panels. Base: load a panel,
+ * wait, its MMs, wait. DOUBLE_BUFFER: two panel buffers, and the next panel's
+ * load is queued behind this one's before waiting, so the DMA never idles for
+ * the CPU (decode is bound by the weight stream). */
 static void matmul(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t n,
                    uint32_t shift, uint32_t c, uint32_t c_stride, uint32_t acc)
 {
     uint32_t panels = n >> 3, blocks = rows >> 3;
-    uint32_t dbuf = (VARIANT & V_DOUBLE_BUFFER) != 0;
     seed_mxu_geom(a_stride, 4, c_stride, k);
-    /* A panel is 8 columns of W: k rows of 4 bytes, n/2 bytes apart in the SRAM, dense here. */
-    seed_dma_move(0, SP_PANEL0, w, 8, k, n >> 1, 0);
-    for (uint32_t j = 0; j < panels; j++) {
-        uint32_t panel = (dbuf && (j & 1)) ? SP_PANEL1 : SP_PANEL0;
-        wait_until(SEED_UNIT_DMA, 0);
-        for (uint32_t i = 0; i < blocks; i++)
-            seed_mxu_mm(acc, 0, c + i * 8 * c_stride + j * 4, a + i * 8 * a_stride, panel, 1, shift);
-        if (j + 1 < panels) {
-            uint32_t next = (dbuf && !(j & 1)) ? SP_PANEL1 : SP_PANEL0;
-            /* The next panel's buffer is free once the MMs that read it are done:
-             * those of panel j-1 (double-buffered) or of panel j. */
-            wait_until(SEED_UNIT_MXU, dbuf ? (int32_t)blocks : 0);
-            seed_dma_move(0, next, w + (j + 1) * 4, 8, k, n >> 1, 0);
+    fill_panel(SP_PANEL0, w, 0, k, n);
+    if (!(VARIANT & V_DOUBLE_BUFFER)) {
+        for (uint32_t j = 0; j < panels; j++) {
+            if (j) {
+                wait_until(SEED_UNIT_MXU, 0);
+                fill_panel(SP_PANEL0, w, j, k, n);
+            }
+            wait_until(SEED_UNIT_DMA, 0);
+            panel_mms(a, a_stride, blocks, SP_PANEL0, c + j * 4, c_stride, shift, acc);
+        }
+    } else {
+        for (uint32_t j = 0; j < panels; j++) {
+            uint32_t more = j + 1 < panels;
+            if (more) {
+                /* Panel j+1's buffer was read by panel j-1's MMs: they must be done. */
+                wait_until(SEED_UNIT_MXU, 0);
+                fill_panel((j & 1) ? SP_PANEL0 : SP_PANEL1, w, j + 1, k, n);
+            }
+            wait_until(SEED_UNIT_DMA, (int32_t)more); /* panel j is in */
+            panel_mms(a, a_stride, blocks, (j & 1) ? SP_PANEL1 : SP_PANEL0, c + j * 4, c_stride, shift, acc);
         }
     }
     wait_until(SEED_UNIT_MXU, 0);
@@ -169,24 +218,63 @@ static void build_mask(uint32_t pos0, uint32_t rows, uint32_t tp)
     }
 }
 
-/* Scores of row blocks [i0, i1) against key blocks [0, kb), mask, ReLU, then
- * ATT = R(P · V) over the first `keys` keys; S holds the row blocks from SP_S. */
-static void attend_rows(uint32_t h, uint32_t i0, uint32_t i1, uint32_t kb, uint32_t keys, uint32_t tp, const Layer *L)
+/* Standard attention for head h: every row block's scores against every key
+ * block, mask and ReLU over the whole S, then ATT = R(P · V) over t keys. */
+static void attend_rows(uint32_t h, uint32_t blocks, uint32_t kb, uint32_t t, uint32_t tp, const Layer *L)
 {
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1);
     seed_mxu_geom(rowb, rowb, sb, DH);
-    for (uint32_t i = i0; i < i1; i++)
+    for (uint32_t i = 0; i < blocks; i++)
         for (uint32_t j = 0; j < kb; j++)
-            seed_mxu_mm(0, 1, SP_S + (i - i0) * 8 * sb + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, 1, L->ss);
+            mm(0, 1, SP_S + i * 8 * sb + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, L->ss);
     wait_until(SEED_UNIT_MXU, 0);
-    uint32_t count = (i1 - i0) * 8 * tp;
-    vpu_ew(SEED_VOP_ADD, SP_S, SP_S, SP_MASK + i0 * 8 * sb, count, 0);
+    uint32_t count = blocks * 8 * tp;
+    vpu_ew(SEED_VOP_ADD, SP_S, SP_S, SP_MASK, count, 0);
     vpu_ew(SEED_VOP_RELU, SP_S, SP_S, 0, count, 0);
     wait_until(SEED_UNIT_VPU, 0);
-    seed_mxu_geom(sb, rowb, rowb, keys);
-    for (uint32_t i = i0; i < i1; i++)
+    seed_mxu_geom(sb, rowb, rowb, t);
+    for (uint32_t i = 0; i < blocks; i++)
         for (uint32_t c = 0; c < (DH >> 3); c++)
-            seed_mxu_mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, SP_S + (i - i0) * 8 * sb, SP_V + hoff + c * 4, 1, L->so);
+            mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, SP_S + i * 8 * sb, SP_V + hoff + c * 4, L->so);
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* Keys row block i of rows from pos0 may see, of t. */
+static uint32_t keys_of(uint32_t pos0, uint32_t i, uint32_t t)
+{
+    uint32_t keys = pos0 + 8 * i + 8;
+    return keys > t ? t : keys;
+}
+
+/* Scores of row block i (its key blocks only) into `strip`. */
+static void flash_scores(uint32_t h, uint32_t i, uint32_t kb, uint32_t strip, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, hoff = h * (DH >> 1);
+    seed_mxu_geom(rowb, rowb, tp >> 1, DH);
+    for (uint32_t j = 0; j < kb; j++)
+        mm(0, 1, strip + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, L->ss);
+}
+
+/* FlashAttention's pipeline for head h: row block by row block, two score
+ * strips (banks 8 and 10, the hidden rows' first bank, free during attention):
+ * the MXU scores block i+1 while the VPU masks block i, and P·V of block i
+ * runs while the VPU masks block i+1. The units never share a bank. */
+static void attention_flash(uint32_t h, uint32_t pos0, uint32_t blocks, uint32_t t, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), pv = 1 + (DH >> 3);
+    flash_scores(h, 0, (keys_of(pos0, 0, t) + 7) >> 3, SP_S, tp, L);
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint32_t strip = (i & 1) ? SP_HID : SP_S, keys = keys_of(pos0, i, t);
+        /* Block i's scores are done once at most the previous block's P·V is left. */
+        wait_until(SEED_UNIT_MXU, i ? (int32_t)pv : 0);
+        vpu_ew(SEED_VOP_ADD, strip, strip, SP_MASK + i * 8 * sb, 8 * tp, 0);
+        vpu_ew(SEED_VOP_RELU, strip, strip, 0, 8 * tp, 0);
+        if (i + 1 < blocks) flash_scores(h, i + 1, (keys_of(pos0, i + 1, t) + 7) >> 3, (i & 1) ? SP_S : SP_HID, tp, L);
+        wait_until(SEED_UNIT_VPU, 0);
+        seed_mxu_geom(sb, rowb, rowb, keys);
+        for (uint32_t c = 0; c < (DH >> 3); c++)
+            mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, strip, SP_V + hoff + c * 4, L->so);
+    }
     wait_until(SEED_UNIT_MXU, 0);
 }
 
@@ -195,15 +283,8 @@ static void attention(uint32_t pos0, uint32_t blocks, uint32_t t, const Layer *L
 {
     uint32_t tp = (t + 7) & ~7u;
     for (uint32_t h = 0; h < HEADS; h++) {
-        if (VARIANT & V_FLASH) {
-            for (uint32_t i = 0; i < blocks; i++) {
-                uint32_t keys = pos0 + 8 * i + 8;
-                if (keys > t) keys = t;
-                attend_rows(h, i, i + 1, (keys + 7) >> 3, keys, tp, L);
-            }
-        } else {
-            attend_rows(h, 0, blocks, tp >> 3, t, tp, L);
-        }
+        if (VARIANT & V_FLASH) attention_flash(h, pos0, blocks, t, tp, L);
+        else attend_rows(h, blocks, tp >> 3, t, tp, L);
     }
 }
 
