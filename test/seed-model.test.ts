@@ -4,9 +4,11 @@
 // golden model's tokens, logits and K/V caches on random models and prompts;
 // a model the seed cannot compute is refused; the program and its deepest
 // stack fit the 16 KB firmware RAM, and it has no divide instruction (the
-// core has ENABLE_DIV = 0).
+// core has ENABLE_DIV = 0). `demo --board seed` and `eval --board seed` on
+// the trained adder.
 
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import type { StepInfo } from '../emu/stepper.ts';
 import { headerOffset, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
+import { EXIT } from '../emu/exit-status.ts';
 import { buildSeedBlob, runOnSeed, SEED_MODEL_ELF, SEED_VARIANT_ALL, seedMachineFor, seedVariantName } from '../model/seed-run.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -98,5 +101,36 @@ describe('the program fits the board', () => {
       const lst = readFileSync(join(root, 'build', 'fw', 'seed-model.lst'), 'utf8');
       expect(lst).not.toMatch(/\t(div|divu|rem|remu)\s/);
     });
+  });
+});
+
+describe('demo and eval --board seed', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), ...args], { encoding: 'utf8', timeout: 300_000 });
+  const haveAdder = existsSync(join(root, 'models', 'adder.ptm'));
+
+  it.skipIf(!haveAdder)('demo --board seed 1234+5678 prints sum 6912, correct yes and the three reports', () => {
+    const r = cli(['demo', '--board', 'seed', '1234+5678']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^sum {7}6912$/m);
+    expect(r.stdout).toMatch(/^correct {3}yes$/m);
+    expect(r.stdout).toMatch(/on build\/fw\/seed-model\.elf, the seed board, variant 4095 \(double-buffered\+fused\+FlashAttention\)/);
+    const runs = [...r.stdout.matchAll(/^run (\d+) clocks/gm)].map((m) => Number(m[1]));
+    expect(runs).toHaveLength(3);
+    expect(runs[0] + runs[1]).toBe(runs[2]); // prefill + decode = the one window
+    expect(r.stdout).toMatch(/emulated clocks \(run pulse to DONE\)/);
+  }, 300_000);
+
+  it.skipIf(!haveAdder)('eval --board seed holds the board to the golden model', () => {
+    const r = cli(['eval', '--board', 'seed', '--n', '2', '--tpu', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/TPU: build\/fw\/seed-model\.elf on the emulated seed board/);
+    expect(r.stdout).toMatch(/tokens identical to the golden model's: 1\/1; logits identical: 1\/1/);
+  }, 300_000);
+
+  it('an unknown --board is a usage error', () => {
+    const r = cli(['demo', '--board', 'nope', '1+1']);
+    expect(r.status).toBe(EXIT.USAGE);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--board must be picotpu or seed/);
   });
 });
