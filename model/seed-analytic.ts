@@ -10,8 +10,7 @@
 // The walk mirrors firmware-c/seed-model/model.c loop for loop: keep the two
 // in step when either changes.
 
-import type { ModelDims } from './format.ts';
-import { SEED_VARIANT } from './seed-run.ts';
+import { SEED_VARIANT, type ModelDims } from './format.ts';
 
 export interface SeedBusy {
   mxu: number; vpu: number; dma: number;

@@ -15,7 +15,9 @@ import { parseElf } from '../emu/elf.ts';
 import { runObserved, type RunObserver } from '../emu/observe/observer.ts';
 import type { StepInfo } from '../emu/stepper.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
-import { buildBlob, headerOffset, LayoutError, packInt4, type Job, type Layout, type Model } from './format.ts';
+import { buildBlob, headerOffset, LayoutError, packInt4, transposedHead, type Job, type Layout, type Model } from './format.ts';
+
+export { SEED_VARIANT, SEED_VARIANT_ALL, seedVariantName, transposedHead } from './format.ts';
 import { checkRun, sramView, type EmulatorRun, type RunOptions } from './emulator-job.ts';
 import { seedIncompatibility } from './golden-seed.ts';
 
@@ -24,29 +26,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SEED_MODEL_ELF = join(root, 'build', 'fw', 'seed-model.elf');
 
 const align64 = (n: number) => (n + 63) & ~63;
-
-/**
- * The VARIANT bits the seed firmware acts on (the same values as picotpu's
- * DOUBLE_BUFFER, FUSED and FLASH; it ignores the others): the write-up's
- * ladder base, double-buffered, fused, FlashAttention.
- */
-export const SEED_VARIANT = { DOUBLE_BUFFER: 1, FUSED: 2, FLASH: 4 } as const;
-export const SEED_VARIANT_ALL = 7;
-
-/** "base", "double-buffered+fused", ... for the seed bits of a VARIANT value. */
-export function seedVariantName(v: number): string {
-  const names: [number, string][] = [[SEED_VARIANT.DOUBLE_BUFFER, 'double-buffered'], [SEED_VARIANT.FUSED, 'fused'], [SEED_VARIANT.FLASH, 'FlashAttention']];
-  const on = names.filter(([bit]) => v & bit).map(([, n]) => n);
-  return on.length ? on.join('+') : 'base';
-}
-
-/** The output head [d, vocab] transposed to [vocab, d]: row j is the weights of logit j. */
-export function transposedHead(model: Model): Int8Array {
-  const { d, vocab } = model.dims;
-  const t = new Int8Array(vocab * d);
-  for (let i = 0; i < d; i++) for (let j = 0; j < vocab; j++) t[j * d + i] = model.wOut[i * vocab + j];
-  return t;
-}
 
 /** buildBlob's image with W_OUT_T appended (64-byte aligned) and BLOB_END after it. */
 export function buildSeedBlob(model: Model, job: Job): { bytes: Uint8Array; layout: Layout } {

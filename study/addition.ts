@@ -10,9 +10,8 @@ import {
   decodeAnswer, DECODE_STEPS, DIGITS, encodePrompt, fullWidthProblem, parseProblem, PROMPT_LEN, sumOf, TOKEN, VOCAB, type Problem,
 } from '../model/addition.ts';
 import type { EmulatorRun } from '../model/emulator-job.ts';
-import { BEST_VARIANT, LayoutError, planLayout, readModel, variantName, type Job, type Model } from '../model/format.ts';
+import { BEST_VARIANT, LayoutError, planLayout, readModel, seedVariantName, variantName, type Job, type Model } from '../model/format.ts';
 import { mulberry32 } from '../model/random.ts';
-import { seedVariantName } from '../model/seed-run.ts';
 
 /**
  * The kernel variant the TPU runs by default: every optimisation bit
