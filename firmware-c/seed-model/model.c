@@ -283,7 +283,8 @@ static void attention(uint32_t pos0, uint32_t blocks, uint32_t t, const Layer *L
 {
     uint32_t tp = (t + 7) & ~7u;
     for (uint32_t h = 0; h < HEADS; h++) {
-        if (VARIANT & V_FLASH) attention_flash(h, pos0, blocks, t, tp, L);
+        /* One row block (a decode step): both paths push the same commands; the standard one has less to compute. */
+        if ((VARIANT & V_FLASH) && blocks > 1) attention_flash(h, pos0, blocks, t, tp, L);
         else attend_rows(h, blocks, tp >> 3, t, tp, L);
     }
 }
