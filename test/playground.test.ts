@@ -193,6 +193,27 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await page.waitForFunction(`document.getElementById('timeline').dataset.view === ${JSON.stringify(whole)}`, undefined, { timeout: 5000 });
   });
 
+  it('the ladder: the demo once per variant, side by side, with the clocks of `picotpu demo --variant N`', async () => {
+    await page.locator('#ladder-run').click();
+    await page.waitForFunction(`document.getElementById('ladder-state').textContent.includes('variants, each as')`, undefined, { timeout: 120_000 });
+    const names = await page.locator('#ladder tr').first().locator('th').allTextContents();
+    expect(names).toEqual(['', 'base', 'double-buffered', 'fused', 'FlashAttention', 'best']);
+    const row = async (label: string) => (await page.locator(`#ladder tr[data-row="${label}"] td`).allTextContents()).slice(1);
+    const variants = (await row('variant')).map(Number);
+    expect(variants).toEqual([0, 1, 3, 7, 4095]);
+    const clocks = { prefill: await row('prefill clocks'), decode: await row('decode clocks'), whole: await row('whole run clocks') };
+    for (const [i, variant] of variants.entries()) {
+      const d = runDemo(loadAdder(), 'models/adder.ptm', demoProblem(PROBLEM), null, variant);
+      expect(clocks.prefill[i], `variant ${variant}`).toBe(d.prefill.cycles.toLocaleString('en-US'));
+      expect(clocks.decode[i], `variant ${variant}`).toBe(d.decode!.cycles.toLocaleString('en-US'));
+      expect(clocks.whole[i], `variant ${variant}`).toBe(d.total.cycles.toLocaleString('en-US'));
+    }
+    const gains = await row('whole run gain over the rung before');
+    expect(gains[0]).toBe('');
+    const whole = clocks.whole.map((c) => Number(c.replaceAll(',', '')));
+    for (let i = 1; i < gains.length; i++) expect(gains[i]).toBe(`${(whole[i - 1] / whole[i]).toFixed(2)}x`);
+  });
+
   it('draws the study\'s ladder and roofline with vega-embed from the sweep\'s records', async () => {
     for (const name of ['ladder', 'roofline']) await page.locator(`#chart-${name}[data-drawn="yes"] svg`).waitFor({ timeout: 30_000 });
     const ladder = await text(page, 'chart-ladder');

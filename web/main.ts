@@ -7,7 +7,7 @@
 import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
 import { drawCharts } from './charts.ts';
 import { setupEditor } from './editor.ts';
-import { BOARDS, BUNDLED, DEMO_ELF, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
+import { BOARDS, BUNDLED, DEMO_ELF, DEMO_VARIANTS, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
@@ -49,7 +49,10 @@ async function loadBundled(name: string): Promise<void> {
   send({ type: 'load', name, bytes, board: board() }, [bytes]);
 }
 
-async function runDemo(problem: string): Promise<void> {
+/** The variant chosen for the demo. */
+const chosenVariant = () => Number(($('variant') as HTMLSelectElement).value);
+
+async function runDemo(problem: string, variant = chosenVariant()): Promise<void> {
   showError(null);
   $('demo-headline').hidden = true;
   $('demo-report').textContent = '';
@@ -57,7 +60,7 @@ async function runDemo(problem: string): Promise<void> {
   if (board() !== 'picotpu') { ($('board') as HTMLSelectElement).value = 'picotpu'; fillPrograms(null); }
   ($('program') as HTMLSelectElement).value = 'demo';
   const [elf, model] = await Promise.all([fetchBytes(`${DEMO_ELF}.elf`), fetchBytes(DEMO_MODEL)]);
-  send({ type: 'demo', problem, elf, model }, [elf, model]);
+  send({ type: 'demo', problem, variant, elf, model }, [elf, model]);
 }
 
 // ---- what the worker posts ----
@@ -104,6 +107,68 @@ function showDemo(text: string, f: DemoFigures): void {
   h.hidden = false;
   $('demo-report').textContent = text;
   $('demo-figures').textContent = JSON.stringify(f);
+  const w = demoWaiter;
+  demoWaiter = null;
+  w?.resolve(f);
+}
+
+// ---- the ladder: the demo once per variant, the reports side by side ----
+
+/** The ladder waiting for a demo's figures (or for the worker's error, which ends the ladder). */
+let demoWaiter: { resolve: (f: DemoFigures) => void; reject: (e: Error) => void } | null = null;
+
+interface Counters { cycles: number; mxuBusy: number; vpuBusy: number; dmaBusy: number; idle: number; stall: number; overlap: number }
+
+async function runLadder(problem: string): Promise<void> {
+  const state = $('ladder-state');
+  $('ladder-panel').hidden = false;
+  const done: { name: string; f: DemoFigures }[] = [];
+  for (const { name, variant } of DEMO_VARIANTS) {
+    state.textContent = `running ${name} (variant ${variant}), ${done.length + 1} of ${DEMO_VARIANTS.length}…`;
+    const figures = new Promise<DemoFigures>((resolve, reject) => { demoWaiter = { resolve, reject }; });
+    await runDemo(problem, variant);
+    try {
+      done.push({ name, f: await figures });
+    } catch (e) {
+      state.textContent = `the ladder stopped at ${name}: ${(e as Error).message}`;
+      return;
+    }
+    drawLadder(done);
+  }
+  state.textContent = `${problem}: ${DEMO_VARIANTS.length} variants, each as picotpu demo ${problem} --variant N prints it`;
+}
+
+function drawLadder(done: { name: string; f: DemoFigures }[]): void {
+  const pct = (n: number, c: Counters) => `${(c.cycles ? (100 * n) / c.cycles : 0).toFixed(1)}%`;
+  const gain = (i: number, pick: (f: DemoFigures) => Counters) => (i ? `${(pick(done[i - 1].f).cycles / pick(done[i].f).cycles).toFixed(2)}x` : '');
+  const rows: [string, (f: DemoFigures, i: number) => string][] = [
+    ['variant', (f) => String(f.variant)],
+    ['sum', (f) => `${f.sum ?? '(none)'} ${f.correct ? '✓' : '✗'}`],
+  ];
+  for (const [label, pick] of [['prefill', (f: DemoFigures) => f.prefill], ['decode', (f: DemoFigures) => f.decode], ['whole run', (f: DemoFigures) => f.total]] as const) {
+    const c = (f: DemoFigures) => pick(f) as Counters;
+    rows.push(
+      [`${label} clocks`, (f) => c(f).cycles.toLocaleString('en-US')],
+      [`${label} gain over the rung before`, (_, i) => gain(i, c)],
+      [`${label} MXU / VPU / DMA busy`, (f) => `${pct(c(f).mxuBusy, c(f))} / ${pct(c(f).vpuBusy, c(f))} / ${pct(c(f).dmaBusy, c(f))}`],
+      [`${label} no unit busy`, (f) => pct(c(f).idle, c(f))],
+    );
+  }
+  const table = $('ladder');
+  const head = document.createElement('tr');
+  head.append(cell('th', ''), ...done.map((d) => cell('th', d.name)));
+  table.replaceChildren(head, ...rows.map(([label, value]) => {
+    const tr = document.createElement('tr');
+    tr.dataset.row = label;
+    tr.append(cell('td', label), ...done.map((d, i) => cell('td', value(d.f, i))));
+    return tr;
+  }));
+}
+
+function cell(tag: 'td' | 'th', text: string): HTMLElement {
+  const e = document.createElement(tag);
+  e.textContent = text;
+  return e;
 }
 
 function span(id: string, text: string): HTMLSpanElement {
@@ -270,7 +335,11 @@ worker.onmessage = (e: MessageEvent<FromWorker>) => {
       queueDraw();
       break;
     case 'demo': showDemo(msg.text, msg.figures); break;
-    case 'error': showError(msg.message); break;
+    case 'error':
+      showError(msg.message);
+      demoWaiter?.reject(new Error(msg.message));
+      demoWaiter = null;
+      break;
   }
 };
 
@@ -301,6 +370,12 @@ function wire(): void {
     program.value = OWN;
     const bytes = await file.arrayBuffer();
     send({ type: 'load', name: file.name, bytes, board: board() }, [bytes]);
+  };
+  const variants = $('variant') as HTMLSelectElement;
+  variants.append(...DEMO_VARIANTS.map((v) => new Option(`${v.name} (variant ${v.variant})`, String(v.variant))));
+  variants.value = String(DEMO_VARIANTS[DEMO_VARIANTS.length - 1].variant);
+  $('ladder-run').onclick = () => {
+    void runLadder(($('problem') as HTMLInputElement).value).catch((err) => showError((err as Error).message));
   };
   $('demo-form').onsubmit = (e) => {
     e.preventDefault();

@@ -12,6 +12,11 @@ export const BUNDLED: Record<BoardName, readonly string[]> = {
 /** The sweep experiments the page charts (study/sweep/charts.ts), and the file of their records in the build. */
 export const CHART_EXPERIMENTS = ['ladder', 'roofline'] as const;
 export const STUDY_RECORDS = 'study/records.json';
+/** The demo's kernel variants, the write-up's ladder (model/format.ts VARIANT bits; `picotpu demo --variant N`). */
+export const DEMO_VARIANTS: readonly { name: string; variant: number }[] = [
+  { name: 'base', variant: 0 }, { name: 'double-buffered', variant: 1 }, { name: 'fused', variant: 3 },
+  { name: 'FlashAttention', variant: 7 }, { name: 'best', variant: 4095 },
+];
 /** The demo's program and model blob, in the build under fw/. */
 export const DEMO_ELF = 'model';
 export const DEMO_MODEL = 'adder.ptm';
@@ -20,7 +25,7 @@ export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
 
 export type ToWorker =
   | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName; /** Run it once loaded (the editor's Build and run). */ run?: boolean }
-  | { type: 'demo'; problem: string; elf: ArrayBuffer; model: ArrayBuffer }
+  | { type: 'demo'; problem: string; variant: number; elf: ArrayBuffer; model: ArrayBuffer }
   | { type: 'run' }
   | { type: 'pause' }
   | { type: 'step' }
@@ -65,6 +70,7 @@ export interface Snapshot {
 /** The demo's figures, for the page's report and the test's comparison with the CLI. */
 export interface DemoFigures {
   problem: string;
+  variant: number;
   sum: string | null;
   correct: boolean;
   clocks: number;

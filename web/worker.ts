@@ -17,7 +17,7 @@ import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/fo
 import { ProgramView, SP } from '../emu/debug/program.ts';
 import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
 import type { Problem } from '../model/addition.ts';
-import { ADDER_VARIANT, adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
+import { adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
 import { sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { DEMO_MODEL_SHOWN, type DisasLine, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
@@ -57,7 +57,7 @@ interface Session {
   /** Host ms of free running so far, and when the current stretch began. */
   runMs: number;
   runSince: number;
-  demo: { started: StartedJob; problem: Problem } | null;
+  demo: { started: StartedJob; problem: Problem; variant: number } | null;
 }
 
 let s: Session | null = null;
@@ -100,11 +100,11 @@ function load(name: string, bytes: ArrayBuffer, board: string): void {
   s.note = `${name} loaded: Run, Step, or click a disassembly line for a breakpoint`;
 }
 
-function loadDemo(problemText: string, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
+function loadDemo(problemText: string, variant: number, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
   const problem = demoProblem(problemText);
   const model = readAdder(new Uint8Array(modelBytes), DEMO_MODEL_SHOWN);
-  const started = startJob(model, adderJob(problem, ADDER_VARIANT), () => new Uint8Array(elf));
-  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, problem });
+  const started = startJob(model, adderJob(problem, variant), () => new Uint8Array(elf));
+  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, problem, variant });
   s.note = `adding ${problem.a} + ${problem.b} on the TPU`;
   startRunning(s);
 }
@@ -177,14 +177,14 @@ function end(session: Session, result: RunResult): void {
 }
 
 function finishDemo(session: Session, result: RunResult): void {
-  const { started, problem } = session.demo!;
+  const { started, problem, variant } = session.demo!;
   const run = finishJob(started, result, session.runMs, session.runMs);
-  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, ADDER_VARIANT, { ...solution(problem, run.tokens, run.logits), run });
+  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, variant, { ...solution(problem, run.tokens, run.logits), run });
   const sol = demo.solution;
   post({
     type: 'demo', text: formatDemo(demo),
     figures: {
-      problem: `${problem.a}+${problem.b}`, sum: sol.answer, correct: sol.correct, clocks: result.clocks, instret: result.instret,
+      problem: `${problem.a}+${problem.b}`, variant, sum: sol.answer, correct: sol.correct, clocks: result.clocks, instret: result.instret,
       prefill: demo.prefill, decode: demo.decode, total: demo.total, wallMs: session.runMs, clocksPerSecond: result.clocks / (session.runMs / 1000),
     },
   });
@@ -324,7 +324,7 @@ function postState(): void {
 
 function handle(msg: ToWorker): void {
   if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); if (msg.run) startRunning(s!); postState(); return; }
-  if (msg.type === 'demo') { loadDemo(msg.problem, msg.elf, msg.model); postState(); return; }
+  if (msg.type === 'demo') { loadDemo(msg.problem, msg.variant, msg.elf, msg.model); postState(); return; }
   if (!s) throw new Error('load a program first');
   switch (msg.type) {
     case 'run': if (s.state !== 'running') startRunning(s); postState(); return;
