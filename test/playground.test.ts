@@ -1,14 +1,14 @@
-// The browser playground (web/, docs/playground.md, #21), driven by
-// playwright-core through Debian's chromium (no browser download): the built
-// page served on a free loopback port runs `#problem=1234+5678` and must show
-// `sum 6912` and `correct yes` with the clocks and counters of the CLI's demo
-// (computed here by the same in-process code, study/addition-run.ts), a
+// The browser playground (web/, docs/playground.md), driven by playwright-core
+// through Debian's chromium (no browser download): the built page served with
+// its build endpoint on a free loopback port runs `#problem=1234+5678` and must
+// show `sum 6912` and `correct yes` with the clocks and counters of the CLI's
+// demo (computed here by the same in-process code, study/addition-run.ts), a
 // timeline whose MXU/VPU/DMA lanes add up to the run's busy clocks, and an
-// emulation rate of at least half the CLI's; fib stops at a breakpoint set by
-// clicking its disassembly line with the registers and clock of the
-// debugger's own run. The test saves build/playground.png (and, with
-// PICOTPU_SCREENSHOT=1, docs/figures/playground.png, the README's). Without
-// chromium it is skipped, except in CI (CI set), where it fails.
+// emulation rate of at least half the CLI's; the ladder's clocks are those of
+// the demo per variant; both boards' programs, the editor's build and the
+// endpoint's refusals, the charts and the fixed bugs each have a case. The
+// test saves build/playground.png; docs/figures/ is scripts/playground-screenshots.ts's.
+// Without chromium it is skipped, except in CI (CI set), where it fails.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -144,9 +144,8 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     // The test's own clock around the second run (click to report, fetches and messages included): a floor under the page's rate.
     const outerRate = second.clocks / ((performance.now() - t0) / 1000);
     expect(second.clocks).toBe(want.clocks);
-    // The README's picture is refreshed on request only, so a test run leaves the checkout as it was.
-    const shot = process.env.PICOTPU_SCREENSHOT === '1' ? join(root, 'docs', 'figures', 'playground.png') : join(root, 'build', 'playground.png');
-    await page.screenshot({ path: shot });
+    // docs/figures/ is refreshed by npm run screenshots:web only, so a test run leaves the checkout as it was.
+    await page.screenshot({ path: join(root, 'build', 'playground.png') });
     const cliRates = [cli.rate, cliDemo().rate];
     const pageRate = Math.max(first.clocksPerSecond, second.clocksPerSecond), cliRate = Math.max(...cliRates);
     console.log(`demo ${PROBLEM}: page ${(pageRate / 1e6).toFixed(1)} M clocks/s, CLI in process ${(cliRate / 1e6).toFixed(1)} M clocks/s (${(pageRate / cliRate).toFixed(2)}x);`
