@@ -30,6 +30,7 @@ import { BUILD_PATH, compileKernel } from '../scripts/web-build.ts';
 import { PICOTPU_TEMPLATE, SEED_TEMPLATE } from '../web/templates.ts';
 import { LADDER_NAMES } from '../study/sweep/charts.ts';
 import { studyRecords } from '../web/vite.config.ts';
+import { modelTargetOf } from '../model/targets.ts';
 import { request } from 'node:http';
 import { formatReport } from '../periph/counters.ts';
 
@@ -211,6 +212,23 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     expect(gains[0]).toBe('');
     const whole = clocks.whole.map((c) => Number(c.replaceAll(',', '')));
     for (let i = 1; i < gains.length; i++) expect(gains[i]).toBe(`${(whole[i - 1] / whole[i]).toFixed(2)}x`);
+  });
+
+  it('the demo on the write-up\'s board: the clocks and counters of `picotpu demo --board seed`', async () => {
+    if (!page.url().startsWith(url)) await page.goto(url);
+    await page.locator('#board').selectOption('transformer-tpu-int4');
+    await stateIs(page, 'seed/dma_roundtrip: loaded');
+    await clear(page, 'demo-figures');
+    await page.locator('#demo-run').click();
+    const f = await pageDemo(page, 'wait');
+    const want = runDemo(loadAdder(), 'models/adder.ptm', demoProblem(PROBLEM), null, 7, {}, modelTargetOf('transformer-tpu-int4')!);
+    expect(f.clocks).toBe(want.solution.run.result.clocks);
+    expect(f.prefill).toEqual(want.prefill);
+    expect(f.decode).toEqual(want.decode);
+    expect(f.total).toEqual(want.total);
+    expect(withoutWall(await text(page, 'demo-report'))).toBe(withoutWall(formatDemo(want)));
+    await page.locator('#board').selectOption('picotpu');
+    await stateIs(page, 'fib: loaded');
   });
 
   it('draws the study\'s ladder and roofline with vega-embed from the sweep\'s records', async () => {

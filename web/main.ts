@@ -7,7 +7,7 @@
 import { MAX_PROGRAM_BYTES, programTooBig } from '../emu/elf.ts';
 import { drawCharts } from './charts.ts';
 import { setupEditor } from './editor.ts';
-import { BOARDS, BUNDLED, DEMO_ELF, DEMO_VARIANTS, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
+import { BOARDS, BUNDLED, DEMO_ELFS, demoVariantsOf, type BoardName, DEMO_MODEL, type DemoFigures, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
@@ -34,7 +34,12 @@ function fillPrograms(own: string | null): void {
   const program = $('program') as HTMLSelectElement;
   const b = board();
   program.replaceChildren(...BUNDLED[b].map((n) => new Option(`${n}.elf`, n)));
-  if (b === 'picotpu') program.append(new Option('demo (model.elf + adder.ptm)', 'demo'));
+  program.append(new Option(`demo (${DEMO_ELFS[b]}.elf + adder.ptm)`, 'demo'));
+  // The board's demo variants, its best chosen.
+  const variants = $('variant') as HTMLSelectElement;
+  const vs = demoVariantsOf(b);
+  variants.replaceChildren(...vs.map((v) => new Option(`${v.name} (variant ${v.variant})`, String(v.variant))));
+  variants.value = String(vs[vs.length - 1].variant);
   if (own !== null) program.append(new Option(`your ELF: ${own}`, OWN));
 }
 
@@ -56,11 +61,10 @@ async function runDemo(problem: string, variant = chosenVariant()): Promise<void
   showError(null);
   $('demo-headline').hidden = true;
   $('demo-report').textContent = '';
-  // The demo's model runs on picotpu's TPU.
-  if (board() !== 'picotpu') { ($('board') as HTMLSelectElement).value = 'picotpu'; fillPrograms(null); }
   ($('program') as HTMLSelectElement).value = 'demo';
-  const [elf, model] = await Promise.all([fetchBytes(`${DEMO_ELF}.elf`), fetchBytes(DEMO_MODEL)]);
-  send({ type: 'demo', problem, variant, elf, model }, [elf, model]);
+  const b = board();
+  const [elf, model] = await Promise.all([fetchBytes(`${DEMO_ELFS[b]}.elf`), fetchBytes(DEMO_MODEL)]);
+  send({ type: 'demo', problem, variant, board: b, elf, model }, [elf, model]);
 }
 
 // ---- what the worker posts ----
@@ -123,8 +127,9 @@ async function runLadder(problem: string): Promise<void> {
   const state = $('ladder-state');
   $('ladder-panel').hidden = false;
   const done: { name: string; f: DemoFigures }[] = [];
-  for (const { name, variant } of DEMO_VARIANTS) {
-    state.textContent = `running ${name} (variant ${variant}), ${done.length + 1} of ${DEMO_VARIANTS.length}…`;
+  const rungs = demoVariantsOf(board());
+  for (const { name, variant } of rungs) {
+    state.textContent = `running ${name} (variant ${variant}), ${done.length + 1} of ${rungs.length}…`;
     const figures = new Promise<DemoFigures>((resolve, reject) => { demoWaiter = { resolve, reject }; });
     await runDemo(problem, variant);
     try {
@@ -135,7 +140,7 @@ async function runLadder(problem: string): Promise<void> {
     }
     drawLadder(done);
   }
-  state.textContent = `${problem}: ${DEMO_VARIANTS.length} variants, each as picotpu demo ${problem} --variant N prints it`;
+  state.textContent = `${problem} on ${board()}: ${rungs.length} variants, each as picotpu demo ${problem} --board ${board()} --variant N prints it`;
 }
 
 function drawLadder(done: { name: string; f: DemoFigures }[]): void {
@@ -371,9 +376,6 @@ function wire(): void {
     const bytes = await file.arrayBuffer();
     send({ type: 'load', name: file.name, bytes, board: board() }, [bytes]);
   };
-  const variants = $('variant') as HTMLSelectElement;
-  variants.append(...DEMO_VARIANTS.map((v) => new Option(`${v.name} (variant ${v.variant})`, String(v.variant))));
-  variants.value = String(DEMO_VARIANTS[DEMO_VARIANTS.length - 1].variant);
   $('ladder-run').onclick = () => {
     void runLadder(($('problem') as HTMLInputElement).value).catch((err) => showError((err as Error).message));
   };

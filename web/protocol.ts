@@ -19,13 +19,17 @@ export const DEMO_VARIANTS: readonly { name: string; variant: number }[] = [
 ];
 /** The demo's program and model blob, in the build under fw/. */
 export const DEMO_ELF = 'model';
+/** Each board's demo program (model/targets.ts MODEL_TARGETS), in the build under fw/. */
+export const DEMO_ELFS: Record<BoardName, string> = { picotpu: DEMO_ELF, 'transformer-tpu-int4': 'seed-model' };
+/** The variants a board's demo firmware has (the seed's acts on the first three bits: its best is FlashAttention, 7). */
+export const demoVariantsOf = (board: BoardName) => (board === 'picotpu' ? DEMO_VARIANTS : DEMO_VARIANTS.filter((v) => v.variant <= 7));
 export const DEMO_MODEL = 'adder.ptm';
 /** The blob's name as the demo's report shows it (the CLI's default path). */
 export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
 
 export type ToWorker =
   | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName; /** Run it once loaded (the editor's Build and run). */ run?: boolean }
-  | { type: 'demo'; problem: string; variant: number; elf: ArrayBuffer; model: ArrayBuffer }
+  | { type: 'demo'; problem: string; variant: number; board: BoardName; elf: ArrayBuffer; model: ArrayBuffer }
   | { type: 'run' }
   | { type: 'pause' }
   | { type: 'step' }

@@ -11,7 +11,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { fingerprint, readRecords } from '../study/sweep/engine.ts';
 import { findExperiment } from '../study/sweep/experiments.ts';
 import type { RunRecord } from '../study/sweep/runs.ts';
-import { BUNDLED, CHART_EXPERIMENTS, DEMO_ELF, DEMO_MODEL, STUDY_RECORDS } from './protocol.ts';
+import { BUNDLED, CHART_EXPERIMENTS, DEMO_ELFS, DEMO_MODEL, STUDY_RECORDS } from './protocol.ts';
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = join(web, '..');
@@ -19,7 +19,7 @@ export const WEB_OUT = join(root, 'build', 'web');
 
 /** The files the page fetches from fw/: name in the build → path in the repository. */
 export const FIRMWARE_FILES: Record<string, string> = {
-  ...Object.fromEntries([...Object.values(BUNDLED).flat(), DEMO_ELF].map((n) => [`${n}.elf`, join(root, 'build', 'fw', `${n}.elf`)])),
+  ...Object.fromEntries([...Object.values(BUNDLED).flat(), ...Object.values(DEMO_ELFS)].map((n) => [`${n}.elf`, join(root, 'build', 'fw', `${n}.elf`)])),
   [DEMO_MODEL]: join(root, 'models', DEMO_MODEL),
 };
 

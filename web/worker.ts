@@ -16,6 +16,11 @@ import { ExecutionControl, nextSpec, type RunSpec, type Stop } from '../emu/debu
 import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/format.ts';
 import { ProgramView, SP } from '../emu/debug/program.ts';
 import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
+import { prefillAddress, readSeedBack, seedMachineFor } from '../model/seed-job.ts';
+import { modelTargetOf } from '../model/targets.ts';
+import type { Job, Layout, Model } from '../model/format.ts';
+import { withFigures } from '../boards/machine.ts';
+import { subtractCounters } from '../periph/counters.ts';
 import type { Problem } from '../model/addition.ts';
 import { adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
 import { sumCounters, type CounterSnapshot } from '../periph/counters.ts';
@@ -57,8 +62,11 @@ interface Session {
   /** Host ms of free running so far, and when the current stretch began. */
   runMs: number;
   runSince: number;
-  demo: { started: StartedJob; problem: Problem; variant: number } | null;
+  demo: { started: StartedJob | null; seed: SeedDemo | null; problem: Problem; variant: number } | null;
 }
+
+/** The demo on the write-up's board (model/seed-job.ts): its job, and the counters taken at prefill_done() (model/seed-run.ts's PrefillMark). */
+interface SeedDemo { model: Model; job: Job; layout: Layout; prefillAddr: number; prefill: ReturnType<Machine['devices']['wholeRun']> | null }
 
 let s: Session | null = null;
 let lastPost = 0;
@@ -100,11 +108,19 @@ function load(name: string, bytes: ArrayBuffer, board: string): void {
   s.note = `${name} loaded: Run, Step, or click a disassembly line for a breakpoint`;
 }
 
-function loadDemo(problemText: string, variant: number, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
+function loadDemo(problemText: string, variant: number, board: string, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
   const problem = demoProblem(problemText);
   const model = readAdder(new Uint8Array(modelBytes), DEMO_MODEL_SHOWN);
+  if (board === 'transformer-tpu-int4') {
+    const image = new Uint8Array(elf), job = adderJob(problem, variant);
+    const { m, layout } = seedMachineFor(model, job, {}, image);
+    s = newSession(m, `demo ${problem.a}+${problem.b}`, { started: null, seed: { model, job, layout, prefillAddr: prefillAddress(image), prefill: null }, problem, variant });
+    s.note = `adding ${problem.a} + ${problem.b} on the write-up's board`;
+    startRunning(s);
+    return;
+  }
   const started = startJob(model, adderJob(problem, variant), () => new Uint8Array(elf));
-  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, problem, variant });
+  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, seed: null, problem, variant });
   s.note = `adding ${problem.a} + ${problem.b} on the TPU`;
   startRunning(s);
 }
@@ -135,16 +151,19 @@ function startRunning(session: Session): void {
   session.state = 'running';
   session.note = session.demo ? session.note : 'running';
   session.runSince = performance.now();
-  if (session.control.breakpoints.length) void controlledRun(session, {});
+  if (session.control.breakpoints.length || awaitsPrefill(session)) void controlledRun(session, {});
   else scheduleSlice();
 }
+
+/** A seed demo before prefill_done(): it runs through the control, which stops there (PrefillMark's instruction) for the counters. */
+const awaitsPrefill = (session: Session) => session.demo?.seed != null && session.demo.seed.prefill === null;
 
 /** One slice of a free run: advance in SAMPLE_CLOCKS steps for SLICE_MS, then yield (or finish). */
 function freeRunSlice(): void {
   const session = s;
   if (!session || session.state !== 'running') return;
   // A breakpoint set while running: go on through the debugger's control, which stops at it.
-  if (session.control.breakpoints.length) {
+  if (session.control.breakpoints.length || awaitsPrefill(session)) {
     void controlledRun(session, {});
     return;
   }
@@ -177,9 +196,17 @@ function end(session: Session, result: RunResult): void {
 }
 
 function finishDemo(session: Session, result: RunResult): void {
-  const { started, problem, variant } = session.demo!;
-  const run = finishJob(started, result, session.runMs, session.runMs);
-  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, variant, { ...solution(problem, run.tokens, run.logits), run });
+  const { started, seed, problem, variant } = session.demo!;
+  let run;
+  if (seed) {
+    const r = withFigures(result);
+    run = readSeedBack(session.m, seed.model, seed.job, seed.layout, r, session.runMs, session.runMs);
+    if (seed.prefill && run.tokens.length > 1) run.windows = [seed.prefill, subtractCounters(r.counters, seed.prefill)];
+  } else {
+    run = finishJob(started!, result, session.runMs, session.runMs);
+  }
+  const target = modelTargetOf(seed ? 'transformer-tpu-int4' : 'picotpu')!;
+  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, variant, { ...solution(problem, run.tokens, run.logits), run }, target);
   const sol = demo.solution;
   post({
     type: 'demo', text: formatDemo(demo),
@@ -206,8 +233,21 @@ async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
     if (spec.count !== undefined) { stop = await session.control.run(spec); break; }
     const next = (Math.floor(m.cpu.cycle / SAMPLE_CLOCKS) + 1) * SAMPLE_CLOCKS;
     const own = spec.target;
-    stop = await session.control.run({ target: (pc, sp) => m.cpu.cycle >= next || (own !== undefined && own(pc, sp)) });
+    const mark = session.demo?.seed?.prefill === null ? session.demo.seed.prefillAddr : -1;
+    stop = await session.control.run({ target: (pc, sp) => m.cpu.cycle >= next || pc === mark || (own !== undefined && own(pc, sp)) });
     if (session !== s || stop.kind !== 'target' || (own && own(m.cpu.pc >>> 0, m.cpu.regs[SP] >>> 0))) break;
+    if ((m.cpu.pc >>> 0) === mark) {
+      // PrefillMark's counters (model/seed-run.ts), taken as it takes them: after prefill_done()'s first instruction ran, at the clock it began.
+      const before = m.cpu.cycle;
+      await session.control.run({ count: 1 });
+      session.demo!.seed!.prefill = m.devices.wholeRun(before);
+      if (session.control.result) { end(session, session.control.result); return; }
+      if (!session.control.breakpoints.length) {
+        session.runMs += performance.now() - session.runSince;
+        startRunning(session);
+        return;
+      }
+    }
     sample(session);
     if (performance.now() - since < SLICE_MS) continue;
     await yieldToMessages();
@@ -286,7 +326,8 @@ function snapshot(session: Session): Snapshot {
     report: reportText(session),
     console: session.console,
     memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
-    demoPhase: session.demo ? (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done') : '',
+    demoPhase: !session.demo ? '' : session.demo.seed ? (session.result ? 'done' : session.demo.seed.prefill ? 'decode' : 'prefill')
+      : (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done'),
     functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
   };
 }
@@ -302,6 +343,14 @@ function reportText(session: Session): string {
   const clock = session.result ? session.result.clocks : m.cpu.cycle;
   const section = (label: string, counters: CounterSnapshot, perfWindow: boolean) =>
     `== ${label} ==\n${m.devices.formatReport({ ...f, counters, perfWindow }, m.config.clockHz)}`;
+  const seed = session.demo?.seed;
+  if (seed) {
+    // The seed has one counter window (run pulse to DONE): prefill as it stood at prefill_done(), then the rest.
+    const whole = session.result ? f.counters : m.devices.wholeRun(clock);
+    const parts = seed.prefill ? [section('prefill: run pulse to prefill_done()', seed.prefill, true), section('decode: the rest so far', subtractCounters(whole, seed.prefill), true)] : [];
+    parts.push(section(session.result ? "whole run: the board's counters, run pulse to DONE" : 'whole run so far', whole, false));
+    return parts.join('\n');
+  }
   if (session.demo) {
     const parts = f.windows.slice(0, DEMO_WINDOWS.length).map((w, i) => section(DEMO_WINDOWS[i], w, true));
     if (f.windows.length) parts.push(section('whole run: prefill + decode (the sum of the windows)', sumCounters(f.windows.slice(0, 2)), false));
@@ -324,7 +373,7 @@ function postState(): void {
 
 function handle(msg: ToWorker): void {
   if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); if (msg.run) startRunning(s!); postState(); return; }
-  if (msg.type === 'demo') { loadDemo(msg.problem, msg.variant, msg.elf, msg.model); postState(); return; }
+  if (msg.type === 'demo') { loadDemo(msg.problem, msg.variant, msg.board, msg.elf, msg.model); postState(); return; }
   if (!s) throw new Error('load a program first');
   switch (msg.type) {
     case 'run': if (s.state !== 'running') startRunning(s); postState(); return;
