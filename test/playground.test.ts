@@ -214,7 +214,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     for (let i = 1; i < gains.length; i++) expect(gains[i]).toBe(`${(whole[i - 1] / whole[i]).toFixed(2)}x`);
   });
 
-  it('the demo on the write-up\'s board: the clocks and counters of `picotpu demo --board seed`', async () => {
+  it('the demo and its ladder on the write-up\'s board: the clocks and counters of `picotpu demo --board seed --variant N`', async () => {
     if (!page.url().startsWith(url)) await page.goto(url);
     await page.locator('#board').selectOption('transformer-tpu-int4');
     await stateIs(page, 'seed/dma_roundtrip: loaded');
@@ -227,6 +227,18 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     expect(f.decode).toEqual(want.decode);
     expect(f.total).toEqual(want.total);
     expect(withoutWall(await text(page, 'demo-report'))).toBe(withoutWall(formatDemo(want)));
+
+    // Its ladder: the seed firmware's four rungs, each with `demo --board seed --variant N`'s clocks.
+    await page.locator('#ladder-run').click();
+    await page.waitForFunction(`document.getElementById('ladder-state').textContent.includes('on transformer-tpu-int4: 4 variants')`, undefined, { timeout: 120_000 });
+    const row = async (label: string) => (await page.locator(`#ladder tr[data-row="${label}"] td`).allTextContents()).slice(1);
+    expect((await row('variant')).map(Number)).toEqual([0, 1, 3, 7]);
+    const prefill = await row('prefill clocks'), whole = await row('whole run clocks');
+    for (const [i, variant] of [0, 1, 3, 7].entries()) {
+      const d = runDemo(loadAdder(), 'models/adder.ptm', demoProblem(PROBLEM), null, variant, {}, modelTargetOf('transformer-tpu-int4')!);
+      expect(prefill[i], `variant ${variant}`).toBe(d.prefill.cycles.toLocaleString('en-US'));
+      expect(whole[i], `variant ${variant}`).toBe(d.total.cycles.toLocaleString('en-US'));
+    }
     await page.locator('#board').selectOption('picotpu');
     await stateIs(page, 'fib: loaded');
   });
