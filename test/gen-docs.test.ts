@@ -1,0 +1,37 @@
+// The docs' generated sections (scripts/gen-docs.ts) are what the tool prints
+// today: every section of README.md and docs/ is regenerated from `picotpu
+// bench` and `picotpu run`, and any difference fails with `npm run gen:docs`
+// as the fix.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GENERATOR_NAMES, docFiles, regenerate } from '../scripts/gen-docs.ts';
+
+const root = join(import.meta.dirname, '..');
+const MARK = (name: string) => `<!-- generated: npm run gen:docs -- ${name} -->`;
+
+describe('generated sections of README and docs/', () => {
+  it('rewrites a section that differs from its generator, and nothing outside it', () => {
+    const text = ['before', MARK('bench-base-windows'), '| prefill | 1 | 2 |', '<!-- end generated -->', 'after'].join('\n');
+    const fresh = regenerate('x.md', text);
+    expect(fresh).not.toEqual(text);
+    expect(fresh.startsWith(`before\n${MARK('bench-base-windows')}\n| window |`)).toBe(true);
+    expect(fresh.endsWith('<!-- end generated -->\nafter')).toBe(true);
+  }, 60_000);
+
+  it('refuses an unknown generator and an unterminated section', () => {
+    expect(() => regenerate('x.md', `${MARK('no-such-thing')}\n<!-- end generated -->`)).toThrow(/no generator named "no-such-thing"/);
+    expect(() => regenerate('x.md', `${MARK('bench-set')}\ntext`)).toThrow(/has no "<!-- end generated -->"/);
+  });
+
+  it('every generator is used by some doc', () => {
+    const all = docFiles().map((f) => readFileSync(join(root, f), 'utf8')).join('\n');
+    for (const name of GENERATOR_NAMES) expect(all, name).toContain(MARK(name));
+  });
+
+  it.each(docFiles())('%s is up to date (npm run gen:docs)', (file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    expect(regenerate(file, text)).toEqual(text);
+  }, 120_000);
+});
