@@ -6,6 +6,14 @@
 // and NAME picks its generator below. `npm run gen:docs` rewrites every
 // section; `npm run gen:docs -- NAME ...` only those; `--check` rewrites
 // nothing and exits 1 naming each stale section (test/gen-docs.test.ts runs it).
+//
+// A figure inside a sentence is generated the same way, inline:
+//   <!--=prefill, base.cycles-->4,133,696<!--/=-->
+// names a counter of a `bench` experiment (`bench --json`'s field names;
+// `EXPERIMENT>WINDOW.FIELD` for a window, `matmul SHAPE vVARIANT.FIELD` for
+// `bench --matmul SHAPE --variant VARIANT`), or two of them joined by
+// ` - ` (their difference), ` / ` (their ratio; ` @N` sets the decimals, 3
+// by default) or ` % ` (the first as a percentage of the second, one decimal).
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -78,19 +86,95 @@ function benchSummary(): string[] {
   return summary;
 }
 
-/** `bench --matmul SHAPE --variant V`'s report of one matmul. */
-const matmulCache = new Map<string, Report>();
-function matmul(shape: string, variant: number): Report {
-  const key = `${shape}/${variant}`;
-  let report = matmulCache.get(key);
-  if (!report) {
-    const lines = spawn(['bench', '--matmul', shape, '--variant', String(variant)]).stdout.split('\n');
-    const start = lines.findIndex((l) => l.startsWith(`== matmul ${shape}`));
-    report = parseReport(lines.slice(start + 1, start + 8));
-    matmulCache.set(key, report);
-  }
-  return report;
+/** One experiment of `bench --json` (the fields the docs quote). */
+interface JsonCounters { cycles: number; mxuBusy: number; vpuBusy: number; dmaBusy: number; idle: number; overlap: number }
+interface JsonExperiment {
+  name: string;
+  counters: JsonCounters;
+  windows: { label: string; counters: JsonCounters }[];
+  seed: { run: number; mxu: number; vpu: number; dma: number; idle: number } | null;
 }
+
+/** The standard `bench --json` run, once per process. */
+let benchJsonCache: JsonExperiment[] | undefined;
+function benchJson(): JsonExperiment[] {
+  benchJsonCache ??= (JSON.parse(spawn(['bench', '--json']).stdout) as { experiments: JsonExperiment[] }).experiments;
+  return benchJsonCache;
+}
+
+function experiment(name: string): JsonExperiment {
+  const e = benchJson().find((x) => x.name === name);
+  if (!e) throw new Error(`bench --json has no experiment "${name}"`);
+  return e;
+}
+
+/** A signed count as the docs write a difference: −1,234 or +1,234. */
+const signed = (x: number) => `${x < 0 ? '−' : '+'}${n(Math.abs(x))}`;
+
+/** The matmuls the docs quote: the transformer's weight matmuls, one row (decode) and 64 rows (prefill). */
+const MATMUL_SHAPES = ['1x128x128', '1x128x512', '1x512x128', '64x128x128', '64x128x512', '64x512x128'];
+
+/**
+ * `bench --matmul SHAPE --variant V --json`'s counters. One process runs every
+ * shape of MATMUL_SHAPES for a variant, once per process.
+ */
+const matmulJsonCache = new Map<string, JsonCounters>();
+function matmulJson(shape: string, variant: number): JsonCounters {
+  const key = `${shape}/${variant}`;
+  if (!matmulJsonCache.has(key)) {
+    const shapes = MATMUL_SHAPES.includes(shape) ? MATMUL_SHAPES : [shape];
+    const args = ['bench', ...shapes.flatMap((x) => ['--matmul', x]), '--variant', String(variant), '--json'];
+    const experiments = (JSON.parse(spawn(args).stdout) as { experiments: JsonExperiment[] }).experiments;
+    if (experiments.length !== shapes.length) throw new Error(`bench ${args.join(' ')}: ${experiments.length} experiments, not ${shapes.length}`);
+    shapes.forEach((x, i) => matmulJsonCache.set(`${x}/${variant}`, experiments[i].counters));
+  }
+  return matmulJsonCache.get(key)!;
+}
+
+/** One counter named as an inline figure names it (see the top of this file). */
+function counterOf(path: string): number {
+  const dot = path.lastIndexOf('.');
+  const where = path.slice(0, dot).trim();
+  let field = path.slice(dot + 1);
+  let counters: JsonCounters;
+  const mm = /^matmul (\d+x\d+x\d+) v(\d+)$/.exec(where);
+  if (mm) counters = matmulJson(mm[1], Number(mm[2]));
+  else {
+    const [name, window] = where.split('>');
+    const e = experiment(name);
+    if (window) {
+      const w = e.windows.find((x) => x.label === window);
+      if (!w) throw new Error(`bench experiment "${name}" has no window "${window}"`);
+      counters = w.counters;
+    } else counters = e.counters;
+  }
+  let value: unknown = counters;
+  if (field.startsWith('depWaitByUnit:')) {
+    value = (counters as unknown as { depWaitByUnit: Record<string, number> }).depWaitByUnit;
+    field = field.slice('depWaitByUnit:'.length);
+  }
+  const v = (value as Record<string, unknown>)[field];
+  if (typeof v !== 'number') throw new Error(`no counter "${field}" in "${where}"`);
+  return v;
+}
+
+/** An inline figure's text from its expression. */
+export function inlineFigure(expr: string): string {
+  const digits = /\s@(\d+)$/.exec(expr);
+  const body = digits ? expr.slice(0, digits.index) : expr;
+  for (const op of [' - ', ' / ', ' % ']) {
+    const at = body.indexOf(op);
+    if (at < 0) continue;
+    const a = counterOf(body.slice(0, at));
+    const b = counterOf(body.slice(at + op.length));
+    if (op === ' - ') return n(a - b);
+    if (op === ' / ') return (a / b).toFixed(digits ? Number(digits[1]) : 3);
+    return ((100 * a) / b).toFixed(digits ? Number(digits[1]) : 1);
+  }
+  return n(counterOf(body));
+}
+
+const INLINE = /<!--=(.+?)-->(.*?)<!--\/=-->/g;
 
 /** 8×8 output tiles of an MxKxN matmul. */
 function tiles(shape: string): number {
@@ -155,18 +239,48 @@ const GENERATORS: Record<string, () => string[]> = {
     '| matmul (double-buffered) | run | MXU busy | DMA busy | no unit busy | idle per 8×8 tile | two or more busy |',
     '|---|---:|---:|---:|---:|---:|---:|',
     ...WEIGHT_SHAPES.map(([shape, label]) => {
-      const r = matmul(shape, 1);
-      return `| ${label} | ${n(r.run)} | ${n(r.mxu)} | ${n(r.dma)} | ${n(r.idle)} | ${n(Math.round(r.idle / tiles(shape)))} | ${n(r.overlap)} |`;
+      const r = matmulJson(shape, 1);
+      return `| ${label} | ${n(r.cycles)} | ${n(r.mxuBusy)} | ${n(r.dmaBusy)} | ${n(r.idle)} | ${n(Math.round(r.idle / tiles(shape)))} | ${n(r.overlap)} |`;
     }),
   ],
   'matmul-lean': () => [
     '| matmul | double-buffered | + LEAN | change | DB + tokens | + LEAN | change |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...['1x128x128', '1x128x512', '1x512x128', '64x128x128', '64x128x512', '64x512x128'].map((shape) => {
-      const [db, lean, tok, tokLean] = [1, 17, 9, 25].map((v) => matmul(shape, v).run);
+    ...MATMUL_SHAPES.map((shape) => {
+      const [db, lean, tok, tokLean] = [1, 17, 9, 25].map((v) => matmulJson(shape, v).cycles);
       return `| ${shape.replaceAll('x', '×')} | ${n(db)} | ${n(lean)} | ${change(db, lean)} | ${n(tok)} | ${n(tokLean)} | ${change(tok, tokLean)} |`;
     }),
   ],
+};
+
+GENERATORS['seed-comparison'] = () => [
+  '| experiment | ours | seed | ours / seed | no unit busy, ours | seed |',
+  '|---|---:|---:|---:|---:|---:|',
+  ...benchJson()
+    .filter((e) => e.seed)
+    .map((e) => {
+      const seed = e.seed!;
+      return `| ${e.name} | ${n(e.counters.cycles)} | ${n(seed.run)} | ${(e.counters.cycles / seed.run).toFixed(3)} | ${n(e.counters.idle)} | ${n(seed.idle)} |`;
+    }),
+];
+
+GENERATORS['seed-difference'] = () => {
+  const full = experiment('full inference, base');
+  const prefill = experiment('prefill, base');
+  const ours = full.counters;
+  const seed = full.seed!;
+  const decode = full.windows.find((w) => w.label === 'decode')!.counters;
+  const seedDecode = seed.run - prefill.seed!.run;
+  const seedDecodeIdle = seed.idle - prefill.seed!.idle;
+  return [
+    `Our base full inference takes ${n(ours.cycles - seed.run)} clocks more than the seed's, and its`,
+    `no-unit-busy clocks are ${n(ours.idle - seed.idle)} more; every unit is busy *less* than in the`,
+    `seed (MXU ${signed(ours.mxuBusy - seed.mxu)}, VPU ${signed(ours.vpuBusy - seed.vpu)}, DMA ${signed(ours.dmaBusy - seed.dma)}). Neither run overlaps units`,
+    '(base), so run = MXU + VPU + DMA + idle in both, and the whole difference is',
+    `CPU time. Of it, ${n(decode.cycles - seedDecode)} clocks are in decode (ours ${n(decode.cycles)}, the seed's`,
+    `${n(seed.run)} − ${n(prefill.seed!.run)} = ${n(seedDecode)}), whose idle clocks differ by ${n(decode.idle - seedDecodeIdle)}`,
+    `(${n(decode.idle)} against ${n(seedDecodeIdle)}).`,
+  ];
 };
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
@@ -181,7 +295,7 @@ export function regenerate(file: string, text: string, only?: Set<string>): stri
   const lines = text.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    out.push(lines[i]);
+    out.push(only ? lines[i] : lines[i].replace(INLINE, (_, expr: string) => `<!--=${expr}-->${inlineFigure(expr)}<!--/=-->`));
     const m = BEGIN.exec(lines[i]);
     if (!m) continue;
     const end = lines.indexOf(END, i + 1);
