@@ -93,6 +93,7 @@ interface JsonExperiment {
   counters: JsonCounters;
   windows: { label: string; counters: JsonCounters }[];
   seed: { run: number; mxu: number; vpu: number; dma: number; idle: number } | null;
+  prediction?: { total: { lowerBound: number } };
 }
 
 /** The standard `bench --json` run, once per process. */
@@ -119,6 +120,7 @@ const MATMUL_SHAPES = ['1x128x128', '1x128x512', '1x512x128', '64x128x128', '64x
  * shape of MATMUL_SHAPES for a variant, once per process.
  */
 const matmulJsonCache = new Map<string, JsonCounters>();
+const matmulBoundCache = new Map<string, number>();
 function matmulJson(shape: string, variant: number): JsonCounters {
   const key = `${shape}/${variant}`;
   if (!matmulJsonCache.has(key)) {
@@ -126,9 +128,18 @@ function matmulJson(shape: string, variant: number): JsonCounters {
     const args = ['bench', ...shapes.flatMap((x) => ['--matmul', x]), '--variant', String(variant), '--json'];
     const experiments = (JSON.parse(spawn(args).stdout) as { experiments: JsonExperiment[] }).experiments;
     if (experiments.length !== shapes.length) throw new Error(`bench ${args.join(' ')}: ${experiments.length} experiments, not ${shapes.length}`);
-    shapes.forEach((x, i) => matmulJsonCache.set(`${x}/${variant}`, experiments[i].counters));
+    shapes.forEach((x, i) => {
+      matmulJsonCache.set(`${x}/${variant}`, experiments[i].counters);
+      matmulBoundCache.set(`${x}/${variant}`, experiments[i].prediction?.total.lowerBound ?? NaN);
+    });
   }
   return matmulJsonCache.get(key)!;
+}
+
+/** The analytic model's lower bound of a `bench --matmul` run. */
+function matmulBound(shape: string, variant: number): number {
+  matmulJson(shape, variant);
+  return matmulBoundCache.get(`${shape}/${variant}`)!;
 }
 
 /** One counter named as an inline figure names it (see the top of this file). */
@@ -282,6 +293,18 @@ GENERATORS['seed-difference'] = () => {
     `(${n(decode.idle)} against ${n(seedDecodeIdle)}).`,
   ];
 };
+
+GENERATORS['matmul-ladder'] = () => [
+  '| matmul | before | run / bound | 1023 | run / bound |',
+  '|---|---:|---:|---:|---:|',
+  ...MATMUL_SHAPES.map((shape) => {
+    const before = shape.startsWith('1x') ? 25 : 31;
+    const a = matmulJson(shape, before).cycles;
+    const b = matmulJson(shape, 1023).cycles;
+    const ratio = (run: number, v: number) => (run / matmulBound(shape, v)).toFixed(2);
+    return `| ${shape.replaceAll('x', '×')} | ${n(a)} (${before}) | ${ratio(a, before)} | ${n(b)} | ${ratio(b, 1023)} |`;
+  }),
+];
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
 
