@@ -1,5 +1,6 @@
 // Docs are for users: README.md and docs/*.md name no machine path, no issue
-// number and no person of the team that built the project. Development
+// number, no person of the team that built the project and no dated lab
+// note (a day or a clock time of a measurement). Development
 // history belongs to the git log; a doc says what the tool is, how to use it
 // and what it shows.
 
@@ -22,6 +23,8 @@ const FORBIDDEN: [pattern: RegExp, what: string][] = [
   [/\bengineers'/i, 'a person of the team ("other engineers\' jobs")'],
   [/\bthe lead(?:'s)?\b/i, 'a person of the team ("the lead")'],
   [/\b(?:other|five|six) sessions\b/i, 'the team\'s working sessions'],
+  [/\b\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December)\b/, 'a dated lab note ("on 4 December")'],
+  [/\b\d{2}:\d{2}(?:[–-]\d{2}:\d{2})? UTC\b/, 'a dated lab note ("at 21:21 UTC")'],
 ];
 
 /** README.md and every Markdown file of docs/. */
@@ -53,6 +56,8 @@ describe('docs name no machine path, issue number or person', () => {
       'while the lead ran the test suite',
       'other engineers\' test suites',
       'with the machine shared by five sessions',
+      'Measured on 4 December 2026 at 19:43',
+      'pair 3 (04:20–04:22 UTC; load average 5.9)',
     ];
     for (const line of bad) expect(hygieneFindings('x.md', line), line).not.toEqual([]);
   });
