@@ -11,7 +11,8 @@
 //   <!--=prefill, base.cycles-->4,133,696<!--/=-->
 // names a counter of a `bench` experiment (`bench --json`'s field names;
 // `EXPERIMENT>WINDOW.FIELD` for a window, `matmul SHAPE vVARIANT.FIELD` for
-// `bench --matmul SHAPE --variant VARIANT`), or two of them joined by
+// `bench --matmul SHAPE --variant VARIANT`; the field `bound` is the analytic
+// model's lower bound of the run or window), or two of them joined by
 // ` - ` (their difference), ` / ` (their ratio; ` @N` sets the decimals, 3
 // by default) or ` % ` (the first as a percentage of the second, one decimal).
 
@@ -92,8 +93,8 @@ interface JsonExperiment {
   name: string;
   counters: JsonCounters;
   windows: { label: string; counters: JsonCounters }[];
+  prediction?: { total: { lowerBound: number }; phases: { name: string; lowerBound: number }[] };
   seed: { run: number; mxu: number; vpu: number; dma: number; idle: number } | null;
-  prediction?: { total: { lowerBound: number } };
 }
 
 /** The standard `bench --json` run, once per process. */
@@ -149,10 +150,16 @@ function counterOf(path: string): number {
   let field = path.slice(dot + 1);
   let counters: JsonCounters;
   const mm = /^matmul (\d+x\d+x\d+) v(\d+)$/.exec(where);
+  if (mm && field === 'bound') return matmulBound(mm[1], Number(mm[2]));
   if (mm) counters = matmulJson(mm[1], Number(mm[2]));
   else {
     const [name, window] = where.split('>');
     const e = experiment(name);
+    if (field === 'bound') {
+      const bound = window ? e.prediction?.phases.find((p) => p.name === window)?.lowerBound : e.prediction?.total.lowerBound;
+      if (bound === undefined) throw new Error(`bench experiment "${where}" has no predicted bound`);
+      return bound;
+    }
     if (window) {
       const w = e.windows.find((x) => x.label === window);
       if (!w) throw new Error(`bench experiment "${name}" has no window "${window}"`);
