@@ -211,10 +211,14 @@ const WEIGHT_SHAPES: [shape: string, label: string][] = [
   ['1x512x128', '1×512×128 (W2)'],
 ];
 
+/** `picotpu run build/fw/tpubench.elf`, once per process (README and debugging.md quote it). */
+let tpubenchRun: { stdout: string; stderr: string } | undefined;
+
 /** Each generator returns the section's lines, markers excluded. */
 const GENERATORS: Record<string, () => string[]> = {
   'run-report': () => {
-    const { stdout, stderr } = spawn(['run', 'build/fw/tpubench.elf']);
+    tpubenchRun ??= spawn(['run', 'build/fw/tpubench.elf']);
+    const { stdout, stderr } = tpubenchRun;
     return ['```', '$ node bin/picotpu.mjs run build/fw/tpubench.elf', ...stdout.trimEnd().split('\n'), ...stderr.trimEnd().split('\n'), '```'];
   },
   'bench-set': () => {
