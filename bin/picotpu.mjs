@@ -73,7 +73,7 @@ let main, storeCache;
 if (built?.quick?.commands.includes(argv[0])) {
   ({ main, storeCache } = quickMain(built.quick, argv[0]));
 } else if (built) {
-  ({ main } = await import('../dist/cli.mjs'));
+  ({ main } = await import(new URL('../dist/cli.mjs', import.meta.url).href));
 } else {
   const { register } = await import('tsx/esm/api');
   register();
