@@ -44,21 +44,17 @@ const builtinsByRequire = {
   },
 };
 
-// string-width (yargs' and cliui's help layout) builds an Intl.Segmenter and four Unicode
-// property regular expressions when it loads: ICU's segmentation data, about 13 ms, and
-// \p{RGI_Emoji} alone about 15 ms of every start, for help text that most runs never lay
+// string-width (yargs' and cliui's help layout; two versions) builds an Intl.Segmenter and
+// Unicode property regular expressions when it loads: ICU's segmentation data, about 13 ms,
+// and \p{RGI_Emoji} alone about 15 ms of every start, for help text that most runs never lay
 // out. Each is built on its first use instead (the same segmenter, the same expressions).
-const LAZY_REGEXES = ['visibleCharacterRegex', 'spacingMarkRegex', 'rgiEmojiRegex', 'extendedPictographicRegex'];
 function lazyStringWidth(text) {
   const eager = 'const segmenter = new Intl.Segmenter();';
-  if (!text.includes(eager)) return undefined;
+  if (!text.includes(eager)) return undefined; // another version of the package: bundled as it is
   let out = text.replace(eager, 'let segmenterMade; const segmenter = { segment: (s) => (segmenterMade ??= new Intl.Segmenter()).segment(s) };');
-  for (const name of LAZY_REGEXES) {
-    const declared = new RegExp(`const ${name} = /(.+)/([a-z]*);`).exec(out);
-    if (!declared) return undefined; // another version of the package: bundled as it is
-    const [line, pattern, flags] = declared;
+  for (const [line, name, pattern, flags] of text.matchAll(/^const (\w+) = \/(.*\\p\{.*)\/([a-z]*);$/gm)) {
     out = out.replace(line, `let ${name}Made; const ${name}Of = () => (${name}Made ??= new RegExp(${JSON.stringify(pattern)}, ${JSON.stringify(flags)}));`);
-    out = out.replace(new RegExp(`\\b${name}\\b`, 'g'), `${name}Of()`);
+    out = out.replace(new RegExp(`\\b${name}\\b(?!Made|Of)`, 'g'), `${name}Of()`);
   }
   return out;
 }
