@@ -41,7 +41,7 @@ function quickMain(quick, command) {
   const file = join(dist, 'cli.cjs');
   const cacheDir = join(dist, 'code-cache');
   const cacheFile = join(cacheDir, `${command}-${quick.hash}.bin`);
-  const source = readFileSync(file, 'utf8');
+  const source = readFileSync(file, 'latin1'); // written in ASCII by the build
   let cachedData;
   try {
     cachedData = readFileSync(cacheFile);

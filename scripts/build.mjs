@@ -124,7 +124,13 @@ await build({
   external: ['bullmq', 'ioredis'],
   logLevel: 'warning',
 });
-const quickHash = createHash('sha256').update(readFileSync(join(outdir, 'cli.cjs'))).digest('hex').slice(0, 16);
+// In ASCII only (a few comments and a regular expression carry other characters, written as
+// \\u escapes, which mean the same there), so that bin/picotpu.mjs reads it as Latin-1: a
+// one-byte string, without decoding UTF-8.
+const quickFile = join(outdir, 'cli.cjs');
+const quickSource = readFileSync(quickFile, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+writeFileSync(quickFile, quickSource);
+const quickHash = createHash('sha256').update(quickSource).digest('hex').slice(0, 16);
 
 // The bundled packages are as package-lock.json says; the bundle is as this script makes it.
 const sources = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/') && !f.includes(':'));
