@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_CYCLES, type Machine, type RunResult } from '../emu/machine.ts';
+import { ElfError } from '../emu/elf.ts';
 import { runObserved } from '../emu/observe/observer.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { MATMUL_FIELDS, MATMUL_MAGIC, type Job, type Model } from './format.ts';
@@ -22,12 +23,17 @@ export const MODEL_ELF = join(root, 'build', 'fw', 'model.elf');
 /** The single-matmul benchmark (firmware-c/model/mmbench.c). */
 export const MMBENCH_ELF = join(root, 'build', 'fw', 'mmbench.elf');
 
+/** A firmware build the host needs is not there: a bad program (164), one line saying how to build it. */
+export function firmwareMissing(elf: string): ElfError {
+  return new ElfError(`${elf} is missing: build the firmware with \`make -C firmware-c\``);
+}
+
 /** The program's bytes, or the one line saying how to build it. */
 function readImage(elf: string): Uint8Array {
   try {
     return readFileSync(elf);
   } catch {
-    throw new Error(`${elf} is missing: build the firmware with \`make -C firmware-c\``);
+    throw firmwareMissing(elf);
   }
 }
 

@@ -357,3 +357,15 @@ describe('disassembly of fence.i', () => {
     expect(disassemble(0x0000108f, 0)).toBe('.4byte\t0x108f');
   });
 });
+
+describe('a firmware build the host needs is missing', () => {
+  it('is a bad program (ElfError, 164) saying how to build it, not an internal error', async () => {
+    const { runOnEmulator } = await import('../model/run.ts');
+    const { randomModel, randomPrompt } = await import('../model/random.ts');
+    const dims = { d: 8, dFF: 8, heads: 1, layers: 1, vocab: 8, maxSeq: 8 };
+    const job = { prompt: randomPrompt(dims, 2, 1), decodeSteps: 1, variant: 0 };
+    const missing = join(tmpdir(), 'picotpu-no-such-dir', 'model.elf');
+    expect(() => runOnEmulator(randomModel(dims, 1), job, { elfPath: missing })).toThrow(ElfError);
+    expect(() => runOnEmulator(randomModel(dims, 1), job, { elfPath: missing })).toThrow(/model\.elf is missing: build the firmware with `make -C firmware-c`/);
+  });
+});

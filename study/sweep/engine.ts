@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errnoText, makeDirectories, OutputError } from '../../emu/observe/output-file.ts';
+import { firmwareMissing } from '../../model/run.ts';
 import { recordShapeError, runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
 /** Bump when RunRecord's meaning changes. */
@@ -37,7 +38,7 @@ export interface SweepOptions {
 export function fingerprint(): string {
   const h = createHash('sha256').update(`format ${RECORD_FORMAT}\n`);
   for (const elf of SWEEP_ELFS) {
-    if (!existsSync(elf)) throw new Error(`${elf} is missing: build the firmware with \`make -C firmware-c\``);
+    if (!existsSync(elf)) throw firmwareMissing(elf);
     h.update(readFileSync(elf));
   }
   return h.digest('hex').slice(0, 16);
