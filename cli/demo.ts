@@ -4,10 +4,10 @@
 import { EXIT } from '../emu/exit-status.ts';
 import { ADDER_MODEL, ADDER_VARIANT, demoProblem, formatDemo, freshSeed, loadAdder, randomProblem, runDemo, shownPath } from '../study/addition-run.ts';
 import { UsageError } from './board-options.ts';
-import { addition, ADDITION_EXITS, readModelFile } from './addition.ts';
+import { addition, ADDITION_EXITS, modelTargetNamed, readModelFile, targetElf } from './addition.ts';
 import { checkVariant, ensureModelElf, writeAllSync, type AddCommand } from './common.ts';
 
-export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean }
+export interface DemoCliOptions { problem?: string; seed?: number; model?: string; variant: number; reference: boolean; board?: string }
 
 export const addDemo: AddCommand = (y, done) => y.command(
   'demo [problem]',
@@ -18,10 +18,11 @@ export const addDemo: AddCommand = (y, done) => y.command(
     .option('model', { type: 'string', describe: 'the model blob (default models/adder.ptm)' })
     .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits (default ${ADDER_VARIANT}: all, the fastest)` })
     .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+    .option('board', { type: 'string', default: 'picotpu', describe: 'the board: picotpu, or transformer-tpu-int4 (alias seed: the write-up\'s board, build/fw/seed-model.elf; docs/addition.md)' })
     .epilogue(`${ADDITION_EXITS}, or a problem that is not "a+b" of 1-31 digits each. A wrong sum is reported, not an error.`),
   (args) => {
     done(demoCommand({
-      problem: args.problem as string | undefined, seed: args.seed, model: args.model, variant: args.variant, reference: args.reference,
+      problem: args.problem as string | undefined, seed: args.seed, model: args.model, variant: args.variant, reference: args.reference, board: args.board,
     }));
   },
 );
@@ -29,6 +30,7 @@ export const addDemo: AddCommand = (y, done) => y.command(
 /** `picotpu demo`: one problem (given, or drawn at random) through the firmware on the emulated TPU, with its reports. */
 export function demoCommand(o: DemoCliOptions): number {
   checkVariant(o.variant);
+  const target = modelTargetNamed(o.board ?? 'picotpu');
   if (o.seed !== undefined && !(Number.isInteger(o.seed) && o.seed >= 0 && o.seed <= 0xffffffff)) {
     throw new UsageError(`--seed must be an integer 0-4294967295, got ${o.seed}`);
   }
@@ -38,8 +40,8 @@ export function demoCommand(o: DemoCliOptions): number {
     const problem = o.problem === undefined ? randomProblem(seed!) : demoProblem(o.problem);
     const path = o.model ?? ADDER_MODEL;
     const model = loadAdder(path, readModelFile);
-    if (!ensureModelElf()) return EXIT.BAD_PROGRAM;
-    const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference });
+    if (!ensureModelElf([targetElf(target)])) return EXIT.BAD_PROGRAM;
+    const r = runDemo(model, shownPath(path), problem, seed, o.variant, { reference: o.reference }, target);
     writeAllSync(1, Buffer.from(formatDemo(r)));
     return 0;
   });

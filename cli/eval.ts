@@ -5,10 +5,10 @@ import { EXIT } from '../emu/exit-status.ts';
 import {
   ADDER_MODEL, ADDER_VARIANT, MAX_EVAL_PROBLEMS, evalAgrees, evalJson, formatEval, loadAdder, runEval, shownPath,
 } from '../study/addition-run.ts';
-import { addition, ADDITION_EXITS, readModelFile } from './addition.ts';
+import { addition, ADDITION_EXITS, modelTargetNamed, readModelFile, targetElf } from './addition.ts';
 import { checkVariant, ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
 
-export interface EvalCliOptions { n: number; tpu: number; model?: string; variant: number; json: boolean; reference: boolean }
+export interface EvalCliOptions { n: number; tpu: number; model?: string; variant: number; json: boolean; reference: boolean; board?: string }
 
 export const addEval: AddCommand = (y, done) => y.command(
   'eval',
@@ -20,9 +20,10 @@ export const addEval: AddCommand = (y, done) => y.command(
     .option('variant', { type: 'number', default: ADDER_VARIANT, describe: `kernel variant bits of the TPU runs (default ${ADDER_VARIANT}: all, the fastest)` })
     .option('json', { type: 'boolean', default: false, describe: 'print one JSON document and nothing else' })
     .option('reference', { type: 'boolean', default: false, describe: 'use the literal clock-by-clock TPU unit models (slow)' })
+    .option('board', { type: 'string', default: 'picotpu', describe: 'the board of the TPU runs: picotpu, or transformer-tpu-int4 (alias seed: build/fw/seed-model.elf)' })
     .epilogue(`${ADDITION_EXITS}; ${EXIT.MISMATCH} the TPU's tokens or logits differ from the golden model's on some problem.`),
   async (args) => {
-    done(await evalCommand({ n: args.n, tpu: args.tpu, model: args.model, variant: args.variant, json: args.json, reference: args.reference }));
+    done(await evalCommand({ n: args.n, tpu: args.tpu, model: args.model, variant: args.variant, json: args.json, reference: args.reference, board: args.board }));
   },
 );
 
@@ -33,16 +34,17 @@ export const addEval: AddCommand = (y, done) => y.command(
  */
 export async function evalCommand(o: EvalCliOptions): Promise<number> {
   checkVariant(o.variant);
+  const target = modelTargetNamed(o.board ?? 'picotpu');
   const path = o.model ?? ADDER_MODEL;
   const bar = await progressBar(Boolean(process.stderr.isTTY) && !o.json, 'eval [{bar}] {value}/{total} {phase} {eta_formatted}');
   let phase = '';
   return addition(() => {
     const model = loadAdder(path, readModelFile);
-    if (o.tpu > 0 && !ensureModelElf()) return EXIT.BAD_PROGRAM;
+    if (o.tpu > 0 && !ensureModelElf([targetElf(target)])) return EXIT.BAD_PROGRAM;
     let r;
     try {
       r = runEval(model, shownPath(path), {
-        n: o.n, tpu: o.tpu, variant: o.variant, run: { reference: o.reference },
+        n: o.n, tpu: o.tpu, variant: o.variant, run: { reference: o.reference }, target,
         onProgress: (p, done, total) => {
           if (!bar) return;
           const name = p === 'golden' ? 'golden model' : 'TPU (emulated)';

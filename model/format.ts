@@ -45,6 +45,29 @@ export function variantName(v: number): string {
   return names.length ? names.join('+') : 'base';
 }
 
+/**
+ * The VARIANT bits the seed firmware acts on (the same values as picotpu's
+ * DOUBLE_BUFFER, FUSED and FLASH; it ignores the others): the write-up's
+ * ladder base, double-buffered, fused, FlashAttention.
+ */
+export const SEED_VARIANT = { DOUBLE_BUFFER: 1, FUSED: 2, FLASH: 4 } as const;
+export const SEED_VARIANT_ALL = 7;
+
+/** "base", "double-buffered+fused", ... for the seed bits of a VARIANT value. */
+export function seedVariantName(v: number): string {
+  const names: [number, string][] = [[SEED_VARIANT.DOUBLE_BUFFER, 'double-buffered'], [SEED_VARIANT.FUSED, 'fused'], [SEED_VARIANT.FLASH, 'FlashAttention']];
+  const on = names.filter(([bit]) => v & bit).map(([, n]) => n);
+  return on.length ? on.join('+') : 'base';
+}
+
+/** The output head [d, vocab] transposed to [vocab, d]: row j is the weights of logit j. */
+export function transposedHead(model: Model): Int8Array {
+  const { d, vocab } = model.dims;
+  const t = new Int8Array(vocab * d);
+  for (let i = 0; i < d; i++) for (let j = 0; j < vocab; j++) t[j * d + i] = model.wOut[i * vocab + j];
+  return t;
+}
+
 /** Every variant bit set: the largest VARIANT value. */
 export const VARIANT_ALL = Object.values(VARIANT).reduce((a, b) => a | b, 0);
 
@@ -82,6 +105,7 @@ export const HEADER_FIELDS: readonly HeaderField[] = [
   { name: 'BLOB_END', offset: 108, doc: 'first byte after every buffer' },
   { name: 'BATCH', offset: 112, doc: 'job: sequences decoded together, 1..64 (0, as buildBlob writes for one sequence, reads as 1)' },
   { name: 'SEQ_GENERATED', offset: 116, doc: 'u32 [batch]: written by the firmware: tokens written per sequence (batch > 1; 0 when batch is 1)' },
+  { name: 'W_OUT_T', offset: 120, doc: 'int4 [vocab, d] the output head transposed, for the seed board\'s DOT logits (0 in a picotpu blob, which does not use it)' },
 ];
 
 /** Layer record words; SHIFTS_* pack four u8 shifts, BOUNDS two u8 hardtanh bounds. */

@@ -85,6 +85,17 @@ export function sumCounters(list: CounterSnapshot[]): CounterSnapshot {
   return t;
 }
 
+/** The field-by-field difference a − b: the window from snapshot b to snapshot a of one run. */
+export function subtractCounters(a: CounterSnapshot, b: CounterSnapshot): CounterSnapshot {
+  return {
+    cycles: a.cycles - b.cycles, mxuBusy: a.mxuBusy - b.mxuBusy, vpuBusy: a.vpuBusy - b.vpuBusy, dmaBusy: a.dmaBusy - b.dmaBusy,
+    idle: a.idle - b.idle, stall: a.stall - b.stall, overlap: a.overlap - b.overlap, depWait: a.depWait - b.depWait,
+    depWaitByUnit: {
+      DMA: a.depWaitByUnit.DMA - b.depWaitByUnit.DMA, MXU: a.depWaitByUnit.MXU - b.depWaitByUnit.MXU, VPU: a.depWaitByUnit.VPU - b.depWaitByUnit.VPU,
+    },
+  };
+}
+
 /** The report of PLATFORM.md §7, exactly in its shape. */
 export function formatReport(c: CounterSnapshot, clockHz: number): string {
   const pct = (n: number) => (c.cycles ? (100 * n) / c.cycles : 0).toFixed(1);

@@ -25,6 +25,8 @@ import {
 import type { Model } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { runOnEmulator, type RunOptions } from '../model/run.ts';
+import { runOnTarget, type TargetRunOptions } from '../model/target-run.ts';
+import { DEFAULT_TARGET, type ModelTarget } from '../model/targets.ts';
 
 export { shownPath };
 export {
@@ -86,6 +88,12 @@ export const sameTokens = (a: number[], b: number[]) => a.length === b.length &&
 export const sameLogits = (a: Int32Array[], b: Int32Array[]) =>
   a.length === b.length && a.every((row, i) => row.length === b[i].length && row.every((v, j) => v === b[i][j]));
 
+/** The problem through the model firmware of `target`'s board; throws ModelRunError if the run fails. */
+export function solveOnTarget(target: ModelTarget, model: Model, problem: Problem, variant: number = ADDER_VARIANT, opts: TargetRunOptions = {}): TpuSolution {
+  const run = runOnTarget(target, model, adderJob(problem, variant), opts);
+  return { ...solution(problem, run.tokens, run.logits), run };
+}
+
 // ---- picotpu eval ----
 
 export interface EvalOptions {
@@ -95,6 +103,8 @@ export interface EvalOptions {
   tpu?: number;
   variant?: number;
   run?: RunOptions;
+  /** The board (and its model firmware) of the TPU runs (default picotpu's). */
+  target?: ModelTarget;
   /** Called before each problem of a phase and once at its end (done === total). */
   onProgress?: (phase: 'golden' | 'tpu', done: number, total: number) => void;
 }
@@ -113,6 +123,7 @@ export interface Disagreement {
 export interface EvalResult {
   modelPath: string;
   variant: number;
+  target: ModelTarget;
   golden: {
     problems: number; exact: number; digits: number; digitsTotal: number;
     wrong: WrongAnswer[]; wallMs: number;
@@ -139,7 +150,7 @@ export class EvalUsageError extends Error {}
 export const MAX_EVAL_PROBLEMS = 100_000;
 
 export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): EvalResult {
-  const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT;
+  const n = o.n ?? 1000, tpuN = o.tpu ?? 20, variant = o.variant ?? ADDER_VARIANT, target = o.target ?? DEFAULT_TARGET;
   if (!Number.isSafeInteger(n) || n < 1) throw new EvalUsageError(`--n must be a positive integer, got ${n}`);
   if (n > MAX_EVAL_PROBLEMS) throw new EvalUsageError(`--n must be at most ${MAX_EVAL_PROBLEMS} (docs/hardware.md §7), got ${n}`);
   if (!Number.isSafeInteger(tpuN) || tpuN < 0) throw new EvalUsageError(`--tpu must be an integer ≥ 0, got ${tpuN}`);
@@ -165,7 +176,7 @@ export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): E
   };
   for (let i = 0; i < tpuN; i++) {
     o.onProgress?.('tpu', i, tpuN);
-    const t = solveOnTpu(model, problems[i], variant, o.run);
+    const t = solveOnTarget(target, model, problems[i], variant, o.run);
     const g = golden[i];
     const tokensAgree = sameTokens(t.tokens, g.tokens), logitsAgree = sameLogits(t.logits, g.logits);
     if (tokensAgree) tpu.tokensAgree++;
@@ -180,12 +191,13 @@ export function runEval(model: Model, modelPath: string, o: EvalOptions = {}): E
       tpu.disagreements.push({ problem: problemKey(problems[i]), firstToken: first, golden: g.tokens, tpu: t.tokens, logitsAgree });
     }
     tpu.clocks.push(t.run.result.clocks);
-    tpu.windowClocks.push(sumCounters(t.run.windows).cycles);
+    // A board with one counter window (run pulse to DONE) has no PERF_CTRL windows: its whole run.
+    tpu.windowClocks.push(t.run.windows.length ? sumCounters(t.run.windows).cycles : t.run.result.counters.cycles);
     tpu.wallMs.push(t.run.wallMs);
   }
   if (tpuN) o.onProgress?.('tpu', tpuN, tpuN);
   return {
-    modelPath, variant,
+    modelPath, variant, target,
     golden: {
       problems: n, exact: n - wrong.length,
       digits, digitsTotal: n * SUM_DIGITS,
@@ -202,10 +214,10 @@ const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(2) : '0.00');
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 const group = (n: number) => Math.round(n).toLocaleString('en-US');
 
-function clockLine(clocks: number[], wallMs: number[], clockHz: number): string {
+function clockLine(clocks: number[], wallMs: number[], clockHz: number, runSpan: string): string {
   const mean = sum(clocks) / clocks.length;
   const s = sum(wallMs) / 1000;
-  return `emulated clocks per problem (reset to EXIT): mean ${group(mean)}, min ${group(Math.min(...clocks))}, max ${group(Math.max(...clocks))}`
+  return `emulated clocks per problem (${runSpan}): mean ${group(mean)}, min ${group(Math.min(...clocks))}, max ${group(Math.max(...clocks))}`
     + ` = ${(mean / clockHz).toFixed(3)} s on the ${clockHz / 1e6} MHz board\n`
     + `wall per TPU problem ${(s / clocks.length).toFixed(3)} s: ${(sum(clocks) / s / 1e6).toFixed(1)} M clocks/s, `
     + `${(sum(clocks) / clockHz / s).toFixed(2)}x real time\n`;
@@ -223,7 +235,8 @@ export function formatEval(r: EvalResult, model: Model): string {
   if (g.wrong.length > 5) out.push(`  ... and ${g.wrong.length - 5} more\n`);
   out.push(`wall ${(g.wallMs / 1000).toFixed(1)} s (${(g.wallMs / g.problems).toFixed(1)} ms per problem)\n`);
   if (t.problems) {
-    out.push(`\n== TPU: build/fw/model.elf on the emulated board, variant ${r.variant} (${variantName(r.variant)}), the first ${t.problems} problems ==\n`);
+    const tg = r.target;
+    out.push(`\n== TPU: ${tg.firmware} on the emulated board${tg.boardLabel}, variant ${r.variant} (${tg.variantName(r.variant)}), the first ${t.problems} problems ==\n`);
     out.push(`tokens identical to the golden model's: ${t.tokensAgree}/${t.problems}; logits identical: ${t.logitsAgree}/${t.problems}\n`);
     out.push(`exact match ${t.exact}/${t.problems} (${pct(t.exact, t.problems)}%)\n`);
     for (const x of t.disagreements.slice(0, 5)) {
@@ -231,7 +244,7 @@ export function formatEval(r: EvalResult, model: Model): string {
         ? `  DISAGREES: ${x.problem}: same tokens, different logits\n`
         : `  DISAGREES: ${x.problem}: first differing token ${x.firstToken}: golden ${x.golden.join(' ')}; TPU ${x.tpu.join(' ')}\n`);
     }
-    out.push(clockLine(t.clocks, t.wallMs, r.clockHz));
+    out.push(clockLine(t.clocks, t.wallMs, r.clockHz, r.target.runSpan));
     out.push(evalAgrees(r) ? 'the TPU agrees with the golden model on every problem\n' : `the TPU DISAGREES with the golden model on ${t.disagreements.length} of ${t.problems} problems\n`);
   }
   out.push(`\nwall ${(r.wallMs / 1000).toFixed(1)} s\n`);
@@ -251,7 +264,7 @@ export function evalJson(r: EvalResult, model: Model): string {
       wrong: g.wrong, wallMs: g.wallMs,
     },
     tpu: {
-      problems: t.problems, variant: r.variant, variantName: variantName(r.variant),
+      board: r.target.board, problems: t.problems, variant: r.variant, variantName: r.target.variantName(r.variant),
       tokensAgree: t.tokensAgree, logitsAgree: t.logitsAgree, agrees: evalAgrees(r),
       exact: t.exact, exactMatch: t.problems ? t.exact / t.problems : null,
       clocks: t.clocks, windowClocks: t.windowClocks, wallMs: t.wallMs,
@@ -268,6 +281,8 @@ export function evalJson(r: EvalResult, model: Model): string {
 /** A seed from the system's random source: different every invocation, independent of the clock. */
 export const freshSeed = (): number => randomBytes(4).readUInt32LE(0);
 
-export function runDemo(model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}): DemoResult {
-  return demoResultOf(problem, seed, modelPath, variant, solveOnTpu(model, problem, variant, run));
+export function runDemo(
+  model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}, target: ModelTarget = DEFAULT_TARGET,
+): DemoResult {
+  return demoResultOf(problem, seed, modelPath, variant, solveOnTarget(target, model, problem, variant, { ...run, splitPrefill: true }), target);
 }

@@ -11,6 +11,7 @@ import {
 } from '../model/addition.ts';
 import type { EmulatorRun } from '../model/emulator-job.ts';
 import { BEST_VARIANT, LayoutError, planLayout, readModel, variantName, type Job, type Model } from '../model/format.ts';
+import { DEFAULT_TARGET, type ModelTarget } from '../model/targets.ts';
 import { mulberry32 } from '../model/random.ts';
 
 /**
@@ -108,13 +109,17 @@ export interface DemoResult {
   decode: CounterSnapshot | null;
   total: CounterSnapshot;
   clockHz: number;
+  /** The board and its model firmware the problem ran on. */
+  target: ModelTarget;
 }
 
 /** The demo's result from the problem's run on the TPU: its PERF_CTRL windows (prefill, decode) and their sum. */
-export function demoResultOf(problem: Problem, seed: number | null, modelPath: string, variant: number, solution: TpuSolution): DemoResult {
+export function demoResultOf(
+  problem: Problem, seed: number | null, modelPath: string, variant: number, solution: TpuSolution, target: ModelTarget = DEFAULT_TARGET,
+): DemoResult {
   const w = solution.run.windows.length ? solution.run.windows : [solution.run.result.counters];
   return {
-    problem, seed, modelPath, variant, solution,
+    problem, seed, modelPath, variant, solution, target,
     prefill: w[0], decode: w[1] ?? null, total: sumCounters(w), clockHz: defaultConfig().clockHz,
   };
 }
@@ -126,7 +131,8 @@ export function formatDemo(r: DemoResult): string {
   const out: string[] = [];
   const drawn = r.seed === null ? '' : `   (drawn at random, seed 0x${r.seed.toString(16).padStart(8, '0')}; pass "a+b" to choose one)`;
   out.push(`problem   ${p.a} + ${p.b}${drawn}\n`);
-  out.push(`model     ${r.modelPath} on build/fw/model.elf, variant ${r.variant} (${variantName(r.variant)})\n`);
+  const t = r.target;
+  out.push(`model     ${r.modelPath} on ${t.firmware}${t.boardLabel}, variant ${r.variant} (${t.variantName(r.variant)})\n`);
   out.push(`prompt    ${encodePrompt(p).map(tokenName).join(' ')}\n`);
   out.push(`generated ${s.tokens.map(tokenName).join(' ')}   (${s.tokens.length} tokens, least significant digit first)\n`);
   out.push(`sum       ${s.answer ?? '(the firmware did not write a number followed by END)'}\n`);
@@ -135,9 +141,9 @@ export function formatDemo(r: DemoResult): string {
   const decodeSteps = s.tokens.length - 1;
   out.push(`== prefill: ${PROMPT_LEN} prompt tokens, the first sum digit ==\n`, formatReport(r.prefill, r.clockHz));
   if (r.decode) out.push(`\n== decode: ${decodeSteps} steps, one token each ==\n`, formatReport(r.decode, r.clockHz));
-  out.push(`\n== whole run: prefill + decode (the sum of the PERF_CTRL windows) ==\n`, formatReport(r.total, r.clockHz));
+  out.push(`\n== whole run: ${t.wholeRun} ==\n`, formatReport(r.total, r.clockHz));
   const res = s.run.result, sec = s.run.wallMs / 1000;
-  out.push(`\nwall ${sec.toFixed(3)} s for ${group(res.clocks)} emulated clocks (reset to EXIT): `
+  out.push(`\nwall ${sec.toFixed(3)} s for ${group(res.clocks)} emulated clocks (${t.runSpan}): `
     + `${(res.clocks / sec / 1e6).toFixed(1)} M clocks/s, ${(res.clocks / r.clockHz / sec).toFixed(2)}x real time on the ${r.clockHz / 1e6} MHz board\n`);
   return out.join('');
 }

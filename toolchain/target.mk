@@ -27,5 +27,10 @@ LDLIBS := -lc -lgcc
 # for it. No libc and no libgcc (the seed links neither): our seed-board
 # programs avoid what would need them.
 SEED_ARCH_FLAGS := -march=rv32ic_zmmul -mabi=ilp32
+# The transformer (seed-model/) multiplies: gcc 12 calls libgcc's __mulsi3 for
+# zmmul, so it is built rv32imc, the same contract on this core as long as it
+# has no divide or remainder (ENABLE_DIV = 0 traps them; a test checks none is
+# in its disassembly).
+SEED_MUL_ARCH_FLAGS := -march=rv32imc -mabi=ilp32
 SEED_CFLAGS := -Os -g -std=gnu11 -ffreestanding -fno-common -ffunction-sections -fdata-sections -Wall -Wextra -Wshadow -Wundef
 SEED_LDFLAGS := -nostdlib -nostartfiles -T seed/link.ld -Wl,--gc-sections -Wl,--no-warn-rwx-segments

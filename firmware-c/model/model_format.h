@@ -40,6 +40,7 @@
 #define MODEL_H_BLOB_END 108u /* first byte after every buffer */
 #define MODEL_H_BATCH 112u /* job: sequences decoded together, 1..64 (0, as buildBlob writes for one sequence, reads as 1) */
 #define MODEL_H_SEQ_GENERATED 116u /* u32 [batch]: written by the firmware: tokens written per sequence (batch > 1; 0 when batch is 1) */
+#define MODEL_H_W_OUT_T 120u /* int4 [vocab, d] the output head transposed, for the seed board's DOT logits (0 in a picotpu blob, which does not use it) */
 
 /* Layer record words (byte offsets within a record) */
 #define MODEL_L_WQ 0u /* int4 [d, d] */

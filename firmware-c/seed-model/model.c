@@ -1,0 +1,414 @@
+/* The int4 transformer on the seed board (--board seed; docs/seed-board.md for
+ * the command plane, docs/model-format.md for the blob, docs/addition.md for
+ * running it). Reads the model blob the host put at SRAM offset 0 (header,
+ * layer records and prompt come into the scratchpad by DMA and are read
+ * through the window), runs the prefill and the decode steps on the MXU, VPU
+ * and DMA, and writes OUT_TOKENS, LOGITS, the K/V caches, GENERATED and
+ * STATUS back to the SRAM by DMA spills (the CPU cannot reach the SRAM).
+ * The numbers are model/golden-seed.ts's, for every variant.
+ *
+ * Variant bits (the header's VARIANT, the same bit values as picotpu's):
+ *   1 DOUBLE_BUFFER  weight panels load into one of two buffers while the MXU
+ *                    works on the other
+ *   2 FUSED          the residual add rides on the MXU's accumulate (C = X),
+ *                    a hardtanh bound of 7 is one DYT over x afterwards
+ *   4 FLASH          attention row block by row block: only the key blocks up
+ *                    to the block's last query are scored, P·V over just those
+ *                    keys (one MM per output tile: the seed has no int32 path),
+ *                    scores of the next block on the MXU while the VPU masks
+ *                    this one
+ * Other bits are ignored. */
+#include <stdint.h>
+#include "tpu_seed.h"
+#include "model_format.h"
+
+/* Scratchpad plan: 16 banks of 4 KB. A and B of every MM sit in different
+ * banks (the RTL never grants B otherwise). */
+#define SP_X      0x0000u /* int4 [rows][d]: activations; bank 0 */
+#define SP_Q      0x1000u /* queries; bank 1 */
+#define SP_ATT    0x2000u /* attention output; V rows of this forward; token rows at the embedding; bank 2 */
+#define SP_TMP    0x3000u /* projection output; K rows of this forward; position rows at the embedding; bank 3 */
+#define SP_K      0x4000u /* int4 [T][d]: this layer's keys; banks 4-5 */
+#define SP_V      0x6000u /* values; banks 6-7 */
+#define SP_S      0x8000u /* int4 [rows][Tp]: one head's scores P; bank 8 */
+#define SP_MASK   0x9000u /* int4 [rows][Tp]: the causal mask, 0 or -8; bank 9 */
+#define SP_HID    0xA000u /* int4 [rows][d_ff]: the FFN's hidden rows; banks 10-13 */
+#define SP_PANEL0 0xE000u /* a weight panel [K][8] (or W_OUT_T at the logits); bank 14 */
+#define SP_HDR    0xF000u /* the blob header (128 B); bank 15 */
+#define SP_LAYERS 0xF080u /* the layer records, up to MAX_LAYERS */
+#define SP_PROMPT 0xF480u /* the prompt bytes, up to MAX_PROMPT */
+#define SP_LOGIT  0xF580u /* int32 [vocab]: the DOT results */
+#define SP_WORD   0xF680u /* one word on its way to the SRAM */
+#define SP_PANEL1 0xF800u /* the second weight panel (DOUBLE_BUFFER); bank 15 */
+
+#define BANK       4096u
+#define PANEL1_MAX 2048u
+#define MAX_LAYERS 16u
+#define MAX_PROMPT 256u
+#define MAX_VOCAB  64u
+#define VPU_CHUNK  1016u /* vlen is 10 bits; a multiple of 8 keeps every chunk word-aligned */
+
+#define V_DOUBLE_BUFFER 1u
+#define V_FUSED         2u
+#define V_FLASH         4u
+
+enum { STATUS_DONE = 1, STATUS_BAD_HEADER = 2 };
+
+typedef struct {
+    uint32_t wq, wk, wv, wo, w1, w2, kc, vc;
+    uint8_t sq, sk, sv, ss, so, sa, sf1, sf2, b1, b2;
+} Layer;
+
+static Layer layer[MAX_LAYERS];
+static uint8_t prompt[MAX_PROMPT];
+static uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
+static uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
+
+/* ---- primitives ---- */
+
+/* One 4-word command (the store to word 3 commits it). Forced inline, with
+ * the MM below: gcc -Os otherwise calls the header's inline helpers, and a
+ * call per MM costs more CPU clocks than the MM's own issue. */
+static inline __attribute__((always_inline)) void push(uint32_t unit, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
+{
+    volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (unit << 4));
+    port[0] = w0;
+    port[1] = w1;
+    port[2] = w2;
+    port[3] = w3;
+}
+
+/* MXU MM with m0 = 1 and shift n: C = clip4(R(A·B)) (+ C when acc). */
+static inline __attribute__((always_inline)) void mm(uint32_t acc, uint32_t transpose, uint32_t c, uint32_t a, uint32_t b, uint32_t n)
+{
+    push(SEED_UNIT_MXU, SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_TRANSPOSE(transpose) | SEED_MXU_MM_C_ADDR(c),
+         SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(b), SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(n), 0);
+}
+
+static uint32_t hdr(uint32_t off) { return SEED_SPAD_WORD(SP_HDR + off); }
+
+static void fill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
+{
+    seed_dma_move(0, spad, sram, elems, rows, 0, 0);
+}
+
+static void spill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
+{
+    seed_dma_move(1, spad, sram, elems, rows, 0, 0);
+}
+
+/* Waits until `unit` has at most `left` commands not retired. */
+static void wait_until(uint32_t unit, int32_t left)
+{
+    while (seed_tpu_pending(unit) > left) {}
+}
+
+/* A VPU op over `count` elements (a multiple of 8), in chunks vlen can carry. */
+static void vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t n)
+{
+    while (count) {
+        uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
+        seed_vpu_op(op, dst, s0, s1, c, 1, n);
+        dst += c >> 1; s0 += c >> 1; s1 += c >> 1;
+        count -= c;
+    }
+}
+
+/* One word to the SRAM through the scratchpad (bytes 1 or 4). */
+static void put_sram(uint32_t sram, uint32_t value, uint32_t bytes)
+{
+    wait_until(SEED_UNIT_DMA, 0);
+    SEED_SPAD_WORD(SP_WORD) = value;
+    spill(SP_WORD, sram, bytes << 1, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+}
+
+/* ---- kernels ---- */
+
+/* The row blocks' MMs of one weight panel: the command words advance by a
+ * constant per row block, so the issue loop is four stores and two adds (the
+ * CPU's issue rate bounds short MMs). */
+static inline __attribute__((always_inline)) void panel_mms(uint32_t a, uint32_t a_stride, uint32_t blocks, uint32_t panel, uint32_t c, uint32_t c_stride,
+                      uint32_t shift, uint32_t acc)
+{
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_C_ADDR(c);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(panel);
+    uint32_t w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(shift);
+    uint32_t dw0 = SEED_MXU_MM_C_ADDR(8 * c_stride), dw1 = SEED_MXU_MM_A_ADDR(8 * a_stride);
+    for (uint32_t i = 0; i < blocks; i++, w0 += dw0, w1 += dw1) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+}
+
+/* One 8-column panel of W (k rows of 4 bytes, n/2 bytes apart in the SRAM) into `panel`, dense. */
+static inline __attribute__((always_inline)) void fill_panel(uint32_t panel, uint32_t w, uint32_t j, uint32_t k, uint32_t n)
+{
+    seed_dma_move(0, panel, w + j * 4, 8, k, n >> 1, 0);
+}
+
+/* C[rows][n] = R(A[rows][k] · W[k][n], shift) (accumulate: C = clip4(that + C)),
+ * W row-major in the SRAM, streamed as 8-column panels. Base: load a panel,
+ * wait, its MMs, wait. DOUBLE_BUFFER: two panel buffers, and the next panel's
+ * load is queued behind this one's before waiting, so the DMA never idles for
+ * the CPU (decode is bound by the weight stream). */
+static void matmul(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t n,
+                   uint32_t shift, uint32_t c, uint32_t c_stride, uint32_t acc)
+{
+    uint32_t panels = n >> 3, blocks = rows >> 3;
+    seed_mxu_geom(a_stride, 4, c_stride, k);
+    fill_panel(SP_PANEL0, w, 0, k, n);
+    if (!(VARIANT & V_DOUBLE_BUFFER)) {
+        for (uint32_t j = 0; j < panels; j++) {
+            if (j) {
+                wait_until(SEED_UNIT_MXU, 0);
+                fill_panel(SP_PANEL0, w, j, k, n);
+            }
+            wait_until(SEED_UNIT_DMA, 0);
+            panel_mms(a, a_stride, blocks, SP_PANEL0, c + j * 4, c_stride, shift, acc);
+        }
+    } else {
+        for (uint32_t j = 0; j < panels; j++) {
+            uint32_t more = j + 1 < panels;
+            if (more) {
+                /* Panel j+1's buffer was read by panel j-1's MMs: they must be done. */
+                wait_until(SEED_UNIT_MXU, 0);
+                fill_panel((j & 1) ? SP_PANEL0 : SP_PANEL1, w, j + 1, k, n);
+            }
+            wait_until(SEED_UNIT_DMA, (int32_t)more); /* panel j is in */
+            panel_mms(a, a_stride, blocks, (j & 1) ? SP_PANEL1 : SP_PANEL0, c + j * 4, c_stride, shift, acc);
+        }
+    }
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* x = hardtanh(x + t) for bound 8 (ADD) or 7 (DYT), over `count` elements. */
+static void residual(uint32_t t, uint32_t count, uint32_t bound)
+{
+    vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, t, count, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+}
+
+/* x = hardtanh(x + R(a · W)): the projection, then the residual. */
+static void project_residual(uint32_t a, uint32_t a_stride, uint32_t rows, uint32_t k, uint32_t w, uint32_t shift, uint32_t bound)
+{
+    uint32_t rowb = D >> 1;
+    if (VARIANT & V_FUSED) {
+        /* C = clip4(R(a·W) + x) on the MXU; DYT(x, x) with n = 1 is clip(x, -7, 7). */
+        matmul(a, a_stride, rows, k, w, D, shift, SP_X, rowb, 1);
+        if (bound == 7) {
+            vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, rows * D, 1);
+            wait_until(SEED_UNIT_VPU, 0);
+        }
+    } else {
+        matmul(a, a_stride, rows, k, w, D, shift, SP_TMP, rowb, 0);
+        residual(SP_TMP, rows * D, bound);
+    }
+}
+
+/* The causal mask of rows pos0.. against keys 0..tp-1: -8 where the key is later. */
+static void build_mask(uint32_t pos0, uint32_t rows, uint32_t tp)
+{
+    uint32_t sb = tp >> 1;
+    for (uint32_t r = 0; r < rows; r++) {
+        uint32_t last = pos0 + r; /* the last key row r may see */
+        for (uint32_t u = 0; u < tp; u += 8) {
+            uint32_t word = 0;
+            for (uint32_t i = 0; i < 8; i++)
+                if (u + i > last) word |= 8u << (4 * i);
+            SEED_SPAD_WORD(SP_MASK + r * sb + (u >> 1)) = word;
+        }
+    }
+}
+
+/* Standard attention for head h: every row block's scores against every key
+ * block, mask and ReLU over the whole S, then ATT = R(P · V) over t keys. */
+static void attend_rows(uint32_t h, uint32_t blocks, uint32_t kb, uint32_t t, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1);
+    seed_mxu_geom(rowb, rowb, sb, DH);
+    for (uint32_t i = 0; i < blocks; i++)
+        for (uint32_t j = 0; j < kb; j++)
+            mm(0, 1, SP_S + i * 8 * sb + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, L->ss);
+    wait_until(SEED_UNIT_MXU, 0);
+    uint32_t count = blocks * 8 * tp;
+    vpu_ew(SEED_VOP_ADD, SP_S, SP_S, SP_MASK, count, 0);
+    vpu_ew(SEED_VOP_RELU, SP_S, SP_S, 0, count, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+    seed_mxu_geom(sb, rowb, rowb, t);
+    for (uint32_t i = 0; i < blocks; i++)
+        for (uint32_t c = 0; c < (DH >> 3); c++)
+            mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, SP_S + i * 8 * sb, SP_V + hoff + c * 4, L->so);
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* Keys row block i of rows from pos0 may see, of t. */
+static uint32_t keys_of(uint32_t pos0, uint32_t i, uint32_t t)
+{
+    uint32_t keys = pos0 + 8 * i + 8;
+    return keys > t ? t : keys;
+}
+
+/* Scores of row block i (its key blocks only) into `strip`. */
+static void flash_scores(uint32_t h, uint32_t i, uint32_t kb, uint32_t strip, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, hoff = h * (DH >> 1);
+    seed_mxu_geom(rowb, rowb, tp >> 1, DH);
+    for (uint32_t j = 0; j < kb; j++)
+        mm(0, 1, strip + j * 4, SP_Q + i * 8 * rowb + hoff, SP_K + j * 8 * rowb + hoff, L->ss);
+}
+
+/* FlashAttention's pipeline for head h: row block by row block, two score
+ * strips (banks 8 and 10, the hidden rows' first bank, free during attention):
+ * the MXU scores block i+1 while the VPU masks block i, and P·V of block i
+ * runs while the VPU masks block i+1. The units never share a bank. */
+static void attention_flash(uint32_t h, uint32_t pos0, uint32_t blocks, uint32_t t, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), pv = 1 + (DH >> 3);
+    flash_scores(h, 0, (keys_of(pos0, 0, t) + 7) >> 3, SP_S, tp, L);
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint32_t strip = (i & 1) ? SP_HID : SP_S, keys = keys_of(pos0, i, t);
+        /* Block i's scores are done once at most the previous block's P·V is left. */
+        wait_until(SEED_UNIT_MXU, i ? (int32_t)pv : 0);
+        vpu_ew(SEED_VOP_ADD, strip, strip, SP_MASK + i * 8 * sb, 8 * tp, 0);
+        vpu_ew(SEED_VOP_RELU, strip, strip, 0, 8 * tp, 0);
+        if (i + 1 < blocks) flash_scores(h, i + 1, (keys_of(pos0, i + 1, t) + 7) >> 3, (i & 1) ? SP_S : SP_HID, tp, L);
+        wait_until(SEED_UNIT_VPU, 0);
+        seed_mxu_geom(sb, rowb, rowb, keys);
+        for (uint32_t c = 0; c < (DH >> 3); c++)
+            mm(0, 0, SP_ATT + i * 8 * rowb + hoff + c * 4, strip, SP_V + hoff + c * 4, L->so);
+    }
+    wait_until(SEED_UNIT_MXU, 0);
+}
+
+/* ReLU attention of rows pos0..pos0+rows-1 (padded to `blocks` blocks of 8) over keys 0..t-1. */
+static void attention(uint32_t pos0, uint32_t blocks, uint32_t t, const Layer *L)
+{
+    uint32_t tp = (t + 7) & ~7u;
+    for (uint32_t h = 0; h < HEADS; h++) {
+        /* One row block (a decode step): both paths push the same commands; the standard one has less to compute. */
+        if ((VARIANT & V_FLASH) && blocks > 1) attention_flash(h, pos0, blocks, t, tp, L);
+        else attend_rows(h, blocks, tp >> 3, t, tp, L);
+    }
+}
+
+/* Positions pos0..pos0+rows-1 (tokens tok[]) through every layer; the last row's
+ * logits into SP_LOGIT. */
+static void forward(uint32_t pos0, uint32_t rows, const uint8_t *tok)
+{
+    uint32_t rowb = D >> 1, blocks = (rows + 7) >> 3, rp = blocks * 8, t = pos0 + rows;
+    /* Embedding: token rows and position rows in, one ADD. */
+    for (uint32_t r = 0; r < rows; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
+    fill(SP_TMP, POS_EMB + pos0 * rowb, D, rows);
+    build_mask(pos0, rp, (t + 7) & ~7u);
+    wait_until(SEED_UNIT_DMA, 0);
+    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, rows * D, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        const Layer *L = &layer[l];
+        matmul(SP_X, rowb, rp, D, L->wq, D, L->sq, SP_Q, rowb, 0);
+        matmul(SP_X, rowb, rp, D, L->wk, D, L->sk, SP_TMP, rowb, 0);
+        spill(SP_TMP, L->kc + pos0 * rowb, D, rows);
+        matmul(SP_X, rowb, rp, D, L->wv, D, L->sv, SP_ATT, rowb, 0);
+        spill(SP_ATT, L->vc + pos0 * rowb, D, rows);
+        fill(SP_K, L->kc, D, t);
+        fill(SP_V, L->vc, D, t);
+        wait_until(SEED_UNIT_DMA, 0);
+        attention(pos0, blocks, t, L);
+        project_residual(SP_ATT, rowb, rp, D, L->wo, L->sa, L->b1);
+        matmul(SP_X, rowb, rp, D, L->w1, DFF, L->sf1, SP_HID, DFF >> 1, 0);
+        vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, rp * DFF, 0);
+        wait_until(SEED_UNIT_VPU, 0);
+        project_residual(SP_HID, DFF >> 1, rp, DFF, L->w2, L->sf2, L->b2);
+    }
+    fill(SP_PANEL0, W_OUT_T, D, VOCAB);
+    wait_until(SEED_UNIT_DMA, 0);
+    for (uint32_t j = 0; j < VOCAB; j++)
+        seed_vpu_op(SEED_VOP_DOT, SP_LOGIT + 4 * j, SP_X + (rows - 1) * rowb, SP_PANEL0 + j * rowb, D, 1, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+}
+
+/* The first index of the largest logit; the logits go to LOGITS row `step`, the token to OUT_TOKENS. */
+static uint32_t emit(uint32_t step)
+{
+    uint32_t best = 0;
+    int32_t max = (int32_t)SEED_SPAD_WORD(SP_LOGIT);
+    for (uint32_t j = 1; j < VOCAB; j++) {
+        int32_t v = (int32_t)SEED_SPAD_WORD(SP_LOGIT + 4 * j);
+        if (v > max) { max = v; best = j; }
+    }
+    spill(SP_LOGIT, LOGITS + step * VOCAB * 4, VOCAB * 8, 1);
+    put_sram(OUT_TOKENS + step, best, 1);
+    return best;
+}
+
+/* ---- the job ---- */
+
+static uint32_t fits(uint32_t bytes, uint32_t room) { return bytes <= room; }
+
+/* Reads and checks the header and the layer records; 0 if the seed cannot run it. */
+static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
+{
+    fill(SP_HDR, 0, 256, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+    if (hdr(MODEL_H_MAGIC) != MODEL_MAGIC || hdr(MODEL_H_VERSION) != MODEL_VERSION) return 0;
+    D = hdr(MODEL_H_D); DFF = hdr(MODEL_H_D_FF); HEADS = hdr(MODEL_H_HEADS); LAYERS = hdr(MODEL_H_LAYERS);
+    VOCAB = hdr(MODEL_H_VOCAB); VARIANT = hdr(MODEL_H_VARIANT);
+    uint32_t max_seq = hdr(MODEL_H_MAX_SEQ);
+    *plen = hdr(MODEL_H_PROMPT_LEN); *steps = hdr(MODEL_H_DECODE_STEPS); *stop = hdr(MODEL_H_STOP_TOKEN);
+    TOK_EMB = hdr(MODEL_H_TOK_EMB); POS_EMB = hdr(MODEL_H_POS_EMB); W_OUT_T = hdr(MODEL_H_W_OUT_T);
+    OUT_TOKENS = hdr(MODEL_H_OUT_TOKENS); LOGITS = hdr(MODEL_H_LOGITS);
+    DH = 0; /* D / HEADS without a divide instruction */
+    while (HEADS && DH < 1024 && (DH + 1) * HEADS <= D) DH++;
+    uint32_t rp = (*plen + 7) & ~7u, tp = (max_seq + 7) & ~7u;
+    if (!D || !HEADS || DH * HEADS != D || (D | DFF | DH | VOCAB) & 7u || !LAYERS || LAYERS > MAX_LAYERS) return 0;
+    if (hdr(MODEL_H_BATCH) > 1 || !W_OUT_T || !*plen || *plen > MAX_PROMPT || *plen + *steps > max_seq) return 0;
+    if (!fits(rp * D / 2, BANK) || !fits(max_seq * D / 2, 2 * BANK) || !fits(rp * tp / 2, BANK)
+        || !fits(rp * DFF / 2, 4 * BANK) || !fits(D * 4, PANEL1_MAX) || !fits(DFF * 4, PANEL1_MAX)
+        || !fits(VOCAB * D / 2, BANK) || VOCAB > MAX_VOCAB) return 0;
+    fill(SP_LAYERS, hdr(MODEL_H_LAYER_TABLE), LAYERS * 128, 1);
+    fill(SP_PROMPT, hdr(MODEL_H_PROMPT), *plen * 2, 1);
+    wait_until(SEED_UNIT_DMA, 0);
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        uint32_t r = SP_LAYERS + l * 64;
+        Layer *L = &layer[l];
+        L->wq = SEED_SPAD_WORD(r + MODEL_L_WQ); L->wk = SEED_SPAD_WORD(r + MODEL_L_WK);
+        L->wv = SEED_SPAD_WORD(r + MODEL_L_WV); L->wo = SEED_SPAD_WORD(r + MODEL_L_WO);
+        L->w1 = SEED_SPAD_WORD(r + MODEL_L_W1); L->w2 = SEED_SPAD_WORD(r + MODEL_L_W2);
+        L->kc = SEED_SPAD_WORD(r + MODEL_L_K_CACHE); L->vc = SEED_SPAD_WORD(r + MODEL_L_V_CACHE);
+        uint32_t a = SEED_SPAD_WORD(r + MODEL_L_SHIFTS_QKVS), b = SEED_SPAD_WORD(r + MODEL_L_SHIFTS_OAF);
+        uint32_t bounds = SEED_SPAD_WORD(r + MODEL_L_BOUNDS);
+        L->sq = a; L->sk = a >> 8; L->sv = a >> 16; L->ss = a >> 24;
+        L->so = b; L->sa = b >> 8; L->sf1 = b >> 16; L->sf2 = b >> 24;
+        L->b1 = bounds; L->b2 = bounds >> 8;
+        if ((a | b) & 0xF0F0F0F0u) return 0; /* a shift beyond the seed's 4 bits */
+        if ((L->b1 != 7 && L->b1 != 8) || (L->b2 != 7 && L->b2 != 8)) return 0;
+    }
+    for (uint32_t i = 0; i < *plen; i++) prompt[i] = ((volatile uint8_t *)SEED_SPAD_BASE)[SP_PROMPT + i];
+    return 1;
+}
+
+/* Called once the prefill's token and logits are out: the host may read the
+ * seed's counters here (an observer on this address) to split prefill from decode. */
+__attribute__((noinline)) void prefill_done(void)
+{
+    __asm__ volatile("");
+}
+
+int main(void)
+{
+    uint32_t plen, steps, stop;
+    if (!load_header(&plen, &steps, &stop)) {
+        put_sram(MODEL_H_STATUS, STATUS_BAD_HEADER, 4);
+        return STATUS_BAD_HEADER;
+    }
+    forward(0, plen, prompt);
+    uint8_t tok = emit(0);
+    prefill_done();
+    uint32_t generated = 1;
+    for (uint32_t i = 1; i <= steps && tok != stop; i++) {
+        forward(plen + i - 1, 1, &tok);
+        tok = emit(i);
+        generated++;
+    }
+    put_sram(MODEL_H_GENERATED, generated, 4);
+    put_sram(MODEL_H_STATUS, STATUS_DONE, 4);
+    return 0;
+}
