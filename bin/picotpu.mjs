@@ -4,29 +4,80 @@
 // is newer than dist/cli.mjs. Otherwise, or with PICOTPU_FROM_SOURCE=1, it
 // runs the TypeScript sources through tsx's loader, so a checkout that was
 // never built, or was edited since, still runs what its sources say.
-import { readFileSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// The quick commands (run, demo, ...) run from dist/cli.cjs, compiled with the
+// V8 code cache the command's first run left in dist/code-cache/: a start then
+// neither parses nor compiles the code that command ran before.
+import { createRequire } from 'node:module';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const compiled = new URL('../dist/cli.mjs', import.meta.url);
+// Node's built-ins through require(): an ESM import of node:fs builds its ESM facade,
+// which reads every export and so loads all of node:stream (a few ms of every start).
+const require = createRequire(import.meta.url);
+const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+const { fileURLToPath } = require('node:url');
+const vm = require('node:vm');
 
-function builtAndFresh() {
-  if (process.env.PICOTPU_FROM_SOURCE === '1') return false;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+
+/** dist/inputs.json when dist/ is built and no source is newer than the build, else undefined. */
+function freshBuild() {
+  if (process.env.PICOTPU_FROM_SOURCE === '1') return undefined;
   try {
-    const built = statSync(compiled).mtimeMs;
-    const { inputs } = JSON.parse(readFileSync(new URL('../dist/inputs.json', import.meta.url), 'utf8'));
-    return inputs.every((f) => statSync(root + f).mtimeMs <= built);
+    const built = statSync(join(dist, 'cli.mjs')).mtimeMs;
+    const manifest = JSON.parse(readFileSync(join(dist, 'inputs.json'), 'utf8'));
+    return manifest.inputs.every((f) => statSync(join(root, f)).mtimeMs <= built) ? manifest : undefined;
   } catch {
-    return false; // not built, or a source file is gone
+    return undefined; // not built, or a source file is gone
   }
 }
 
-let main;
-if (builtAndFresh()) {
-  ({ main } = await import(compiled));
+/**
+ * dist/cli.cjs's main, compiled with the code cache of this command's earlier runs. Also
+ * returns a function that stores the cache when there was none or V8 refused it (another
+ * Node): called after the command ran, so the cache holds what it compiled while running.
+ */
+function quickMain(quick, command) {
+  const file = join(dist, 'cli.cjs');
+  const cacheDir = join(dist, 'code-cache');
+  const cacheFile = join(cacheDir, `${command}-${quick.hash}.bin`);
+  const source = readFileSync(file, 'latin1'); // written in ASCII by the build
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined; // the command's first run
+  }
+  const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  const script = new vm.Script(wrapper, { filename: file, cachedData, importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dist);
+  const storeCache = () => {
+    if (cachedData && !script.cachedDataRejected) return;
+    try {
+      // Written beside and renamed into place: a start meanwhile reads the whole cache or none.
+      mkdirSync(cacheDir, { recursive: true });
+      const partial = `${cacheFile}.${process.pid}`;
+      writeFileSync(partial, script.createCachedData());
+      renameSync(partial, cacheFile);
+    } catch {
+      // a read-only checkout runs without a cache
+    }
+  };
+  return { main: module.exports.main, storeCache };
+}
+
+const argv = process.argv.slice(2);
+const built = freshBuild();
+let main, storeCache;
+if (built?.quick?.commands.includes(argv[0])) {
+  ({ main, storeCache } = quickMain(built.quick, argv[0]));
+} else if (built) {
+  ({ main } = await import(new URL('../dist/cli.mjs', import.meta.url).href));
 } else {
   const { register } = await import('tsx/esm/api');
   register();
   ({ main } = await import('../cli/main.ts'));
 }
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);
+storeCache?.();

@@ -340,14 +340,19 @@ const RELU_TAB = new Uint8Array(256);
 const HARDTANH_TAB = new Uint8Array(9 * 256);
 {
   const clamp = (x: number, p: number): number => sat4(x < -p ? -p : x > p ? p : x);
+  // ADD of two nibbles: NIBBLE_ADD[a | b << 4]. ADD_TAB is built from it without calls:
+  // the tables are built at every start, before the JIT has compiled anything.
+  const NIBBLE_ADD = new Uint8Array(256);
+  for (let a = 0; a < 16; a++) for (let b = 0; b < 16; b++) NIBBLE_ADD[a | (b << 4)] = sat4(nib(a) + nib(b)) & 15;
   for (let x = 0; x < 256; x++) {
     const lo = nib(x & 15);
     const hi = nib(x >> 4);
     RELU_TAB[x] = pack(lo < 0 ? 0 : lo, hi < 0 ? 0 : hi);
     for (let p = 0; p <= 8; p++) HARDTANH_TAB[p * 256 + x] = pack(clamp(lo, p), clamp(hi, p));
-    for (let y = 0; y < 256; y++) {
-      ADD_TAB[x | (y << 8)] = pack(sat4(lo + nib(y & 15)), sat4(hi + nib(y >> 4)));
-    }
+  }
+  for (let y = 0; y < 256; y++) {
+    const yLo = (y & 15) << 4, yHi = y & 0xf0, row = y << 8;
+    for (let x = 0; x < 256; x++) ADD_TAB[row | x] = NIBBLE_ADD[(x & 15) | yLo] | (NIBBLE_ADD[(x >> 4) | yHi] << 4);
   }
 }
 

@@ -104,7 +104,11 @@ function compareWithObjdump(path: string): { count: number; mismatches: Mismatch
 }
 
 describe('disassembly of the firmware is objdump -d, word for word', () => {
-  const elfs = readdirSync(FW).filter((f) => f.endsWith('.elf')).sort();
+  // Word by word: the RV32I(M) builds. A compressed build (e_flags EF_RISCV_RVC, such as the
+  // write-up's board's seed-model.elf) mixes halfwords in; the compressed encodings are held to
+  // objdump by the generated RVC cases below.
+  const compressed = (f: string) => (readFileSync(join(FW, f)).readUInt32LE(0x24) & 1) !== 0;
+  const elfs = readdirSync(FW).filter((f) => f.endsWith('.elf') && !compressed(f)).sort();
   it('finds the firmware ELFs', () => {
     expect(elfs.length).toBeGreaterThan(10);
   });

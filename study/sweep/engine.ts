@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errnoText, makeDirectories, OutputError } from '../../emu/observe/output-file.ts';
+import { programSha256 } from '../../model/calibration.ts';
 import { firmwareMissing } from '../../model/run.ts';
 import { recordShapeError, runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
@@ -34,12 +35,17 @@ export interface SweepOptions {
   warn?: (line: string) => void;
 }
 
-/** Identifies the firmware and record format the results were made with. */
+/**
+ * Identifies the firmware and record format the results were made with: the
+ * program images (model/calibration.ts programSha256), not the ELF files,
+ * whose debug sections name the folder they were built in, so that two
+ * checkouts of one commit agree.
+ */
 export function fingerprint(): string {
   const h = createHash('sha256').update(`format ${RECORD_FORMAT}\n`);
   for (const elf of SWEEP_ELFS) {
     if (!existsSync(elf)) throw firmwareMissing(elf);
-    h.update(readFileSync(elf));
+    h.update(programSha256(readFileSync(elf)));
   }
   return h.digest('hex').slice(0, 16);
 }

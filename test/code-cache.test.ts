@@ -1,0 +1,71 @@
+// The quick commands' start (bin/picotpu.mjs, scripts/build.mjs): dist/cli.cjs
+// compiled with a V8 code cache that the command's first run writes into
+// dist/code-cache/, which later runs use (V8 accepts it: it is not written
+// again), a damaged cache is compiled around and replaced, and the output is
+// the same byte for byte with a cache, without one and from the sources.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, elfPath, root } from './helpers/cli-process.ts';
+
+const dist = join(root, 'dist');
+
+/** Why the compiled command line cannot be tested here, or undefined when it can. */
+function missing(): string | undefined {
+  if (!existsSync(join(dist, 'cli.mjs'))) return 'dist/ is not built (npm run build)';
+  const built = statSync(join(dist, 'cli.mjs')).mtimeMs;
+  const { inputs } = JSON.parse(readFileSync(join(dist, 'inputs.json'), 'utf8')) as { inputs: string[] };
+  if (inputs.some((f) => !existsSync(join(root, f)) || statSync(join(root, f)).mtimeMs > built)) return 'dist/ is older than its sources (npm run build)';
+  if (!existsSync(elfPath('hello'))) return 'build/fw/hello.elf (make -C firmware-c)';
+  return undefined;
+}
+const why = missing();
+if (why) console.log(`code-cache tests skipped: ${why} is missing`);
+
+function picotpu(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.skipIf(why !== undefined)('the quick commands\' code cache', () => {
+  const manifest = () => JSON.parse(readFileSync(join(dist, 'inputs.json'), 'utf8')) as { quick: { commands: string[]; hash: string } };
+  const cacheOf = (command: string) => join(dist, 'code-cache', `${command}-${manifest().quick.hash}.bin`);
+  const args = ['run', elfPath('hello')];
+
+  it('names the quick commands and the bundle\'s hash; the bundle is ASCII (read as Latin-1)', () => {
+    const { quick } = manifest();
+    expect(quick.commands).toEqual(expect.arrayContaining(['run', 'demo', 'eval', 'debug', 'gdb']));
+    expect(quick.hash).toMatch(/^[0-9a-f]{16}$/);
+    const bundle = readFileSync(join(dist, 'cli.cjs'));
+    expect(bundle.every((b) => b < 0x80)).toBe(true);
+  });
+
+  it('the first run writes the cache, the next uses it (not rewritten), output identical', () => {
+    rmSync(cacheOf('run'), { force: true });
+    const first = picotpu(args);
+    expect(first.status).toBe(0);
+    expect(existsSync(cacheOf('run'))).toBe(true);
+    const written = statSync(cacheOf('run')).mtimeMs;
+    const cache = readFileSync(cacheOf('run'));
+    const second = picotpu(args);
+    expect(second).toEqual(first);
+    expect(statSync(cacheOf('run')).mtimeMs).toBe(written);
+    expect(readFileSync(cacheOf('run')).equals(cache)).toBe(true);
+  });
+
+  it('a damaged cache is compiled around and replaced; output identical', () => {
+    const good = picotpu(args);
+    writeFileSync(cacheOf('run'), Buffer.alloc(4096, 0x5a));
+    const damaged = picotpu(args);
+    expect(damaged).toEqual(good);
+    expect(readFileSync(cacheOf('run')).equals(Buffer.alloc(4096, 0x5a))).toBe(false);
+  });
+
+  it('the same output and status from the sources, for a run and for a bad command line', () => {
+    for (const a of [args, ['run', '--no-such-option', elfPath('hello')]]) {
+      expect(picotpu(a)).toEqual(picotpu(a, { PICOTPU_FROM_SOURCE: '1' }));
+    }
+  });
+});
