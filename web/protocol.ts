@@ -61,7 +61,7 @@ export interface Snapshot {
   registers: string[];
   disassembly: DisasLine[];
   units: string[];
-  /** The PLATFORM.md §7 report of the counters so far (periph/counters.ts formatReport). */
+  /** The performance report (docs/hardware.md §5.9) of each closed PERF_CTRL window, labelled, and of the whole run (web/worker.ts reportText). */
   report: string;
   console: string;
   memory: string[];
