@@ -9,40 +9,26 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Machine, withFigures, type BoardRunResult } from '../boards/machine.ts';
+import { withFigures } from '../boards/machine.ts';
 import { DEFAULT_MAX_CYCLES } from '../emu/machine.ts';
-import { ElfError, parseElf } from '../emu/elf.ts';
-import { runObserved, type RunObserver } from '../emu/observe/observer.ts';
-import type { StepInfo } from '../emu/stepper.ts';
-import { subtractCounters, type CounterSnapshot } from '../periph/counters.ts';
-import { SRAM_SIZE } from '../periph/sram.ts';
-import { buildBlob, headerOffset, LayoutError, packInt4, transposedHead, type Job, type Layout, type Model } from './format.ts';
+import { runObserved } from '../emu/observe/observer.ts';
+import { subtractCounters } from '../periph/counters.ts';
+import type { Job, Model } from './format.ts';
+import type { RunOptions } from './emulator-job.ts';
+import { firmwareMissing } from './run.ts';
+import { PrefillMark, prefillAddress, readSeedBack, seedMachineFor as seedMachineWith, type SeedRun } from './seed-job.ts';
 
 export { SEED_VARIANT, SEED_VARIANT_ALL, seedVariantName, transposedHead } from './format.ts';
-import { checkRun, sramView, type EmulatorRun, type RunOptions } from './emulator-job.ts';
-import { firmwareMissing } from './run.ts';
-import { seedIncompatibility } from './golden-seed.ts';
+// The job's halves without files (the playground's worker runs them): model/seed-job.ts.
+export { buildSeedBlob, PrefillMark, prefillAddress, readSeedBack, SEED_MODEL_BOARD, type SeedRun } from './seed-job.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The transformer for the seed board, built by `make -C firmware-c`. */
 export const SEED_MODEL_ELF = join(root, 'build', 'fw', 'seed-model.elf');
 
-const align64 = (n: number) => (n + 63) & ~63;
-
-/** buildBlob's image with W_OUT_T appended (64-byte aligned) and BLOB_END after it. */
-export function buildSeedBlob(model: Model, job: Job): { bytes: Uint8Array; layout: Layout } {
-  const why = seedIncompatibility(model);
-  if (why) throw new Error(`the seed board cannot compute this model exactly: ${why}`);
-  const { bytes: base, layout } = buildBlob(model, job);
-  const at = align64(base.length), end = at + (model.dims.vocab * model.dims.d) / 2;
-  if (end > SRAM_SIZE) throw new LayoutError(`the model, its buffers and the transposed head need ${end} bytes of SRAM, more than the board's ${SRAM_SIZE}`);
-  const bytes = new Uint8Array(end);
-  bytes.set(base);
-  packInt4(transposedHead(model), bytes, at);
-  const dv = sramView(bytes);
-  dv.setUint32(headerOffset('W_OUT_T'), at, true);
-  dv.setUint32(headerOffset('BLOB_END'), end, true);
-  return { bytes, layout };
+/** A seed-board machine with the program (build/fw/seed-model.elf, or opts.elfPath, or `image`) and the job's blob loaded. */
+export function seedMachineFor(model: Model, job: Job, opts: RunOptions = {}, image?: Uint8Array): ReturnType<typeof seedMachineWith> {
+  return seedMachineWith(model, job, opts, image ?? readImage(opts.elfPath ?? SEED_MODEL_ELF));
 }
 
 function readImage(elf: string): Uint8Array {
@@ -51,63 +37,6 @@ function readImage(elf: string): Uint8Array {
   } catch {
     throw firmwareMissing(elf);
   }
-}
-
-/** The board this firmware is built for (boards/registry.ts). */
-export const SEED_MODEL_BOARD = 'transformer-tpu-int4';
-
-/** A seed-board machine with the program and the job's blob loaded. */
-export function seedMachineFor(model: Model, job: Job, opts: RunOptions = {}, image?: Uint8Array): { m: Machine; layout: Layout } {
-  const { bytes, layout } = buildSeedBlob(model, job);
-  const m = new Machine(undefined, { board: SEED_MODEL_BOARD, reference: opts.reference ?? false });
-  m.loadElf(image ?? readImage(opts.elfPath ?? SEED_MODEL_ELF));
-  m.loadSram(bytes, 0);
-  opts.onMachine?.(m);
-  return { m, layout };
-}
-
-/** Tokens, logits and caches of a finished run, read back from the SRAM (as model/emulator-job.ts does for picotpu). */
-function readBack(m: Machine, model: Model, job: Job, layout: Layout, result: BoardRunResult, wallMs: number, cpuMs: number): SeedRun {
-  const sram = m.sramBytes;
-  const dv = sramView(sram);
-  const status = dv.getUint32(headerOffset('STATUS'), true);
-  checkRun('seed model run', result, status, '');
-  const generated = dv.getUint32(headerOffset('GENERATED'), true);
-  const { vocab, d } = model.dims;
-  if (generated < 1 || generated > job.decodeSteps + 1) throw new Error(`seed model run: GENERATED is ${generated}, not 1..${job.decodeSteps + 1}`);
-  const tokens = Array.from(sram.subarray(layout.outTokens, layout.outTokens + generated));
-  const logits = tokens.map((_, i) => {
-    const row = new Int32Array(vocab);
-    for (let j = 0; j < vocab; j++) row[j] = dv.getInt32(layout.logits + (i * vocab + j) * 4, true);
-    return row;
-  });
-  const bytes = ((job.prompt.length + generated - 1) * d) / 2;
-  const kCache = layout.layers.map((l) => sram.slice(l.kCache, l.kCache + bytes));
-  const vCache = layout.layers.map((l) => sram.slice(l.vCache, l.vCache + bytes));
-  const copy = sram.slice();
-  return {
-    tokens, logits, kCache, vCache, status, result, windows: [], sramBytes: copy, sram: copy, wallMs, cpuMs, generated,
-    sequences: [{ tokens, logits, kCache, vCache }],
-  };
-}
-
-/**
- * A run on the write-up's board: its result carries the board's ten counters
- * (result.seedCounters); with `splitPrefill`, `windows` are the prefill (the
- * counters as they stood at the firmware's prefill_done()) and the rest of the
- * run (decode), whose sum is the whole run pulse..DONE window.
- */
-export interface SeedRun extends EmulatorRun { result: BoardRunResult }
-
-/** Watches for the firmware's prefill_done() and takes the board's counters (PLATFORM.md §7 shape) as they are there. */
-class PrefillMark implements RunObserver {
-  counters: CounterSnapshot | null = null;
-  constructor(private readonly addr: number) {}
-  step(info: StepInfo, m: Machine): void {
-    if (this.counters || info.pc !== this.addr) return;
-    this.counters = m.devices.wholeRun(info.clockBefore);
-  }
-  finish(): void {}
 }
 
 /**
@@ -125,14 +54,8 @@ export function runOnSeed(model: Model, job: Job, opts: RunOptions & { splitPref
   const result = withFigures(runObserved(m, opts.maxCycles ?? DEFAULT_MAX_CYCLES, mark ? [mark, ...(opts.observers ?? [])] : opts.observers ?? []));
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
-  const run = readBack(m, model, job, layout, result, wallMs, (cpu.user + cpu.system) / 1000);
+  const run = readSeedBack(m, model, job, layout, result, wallMs, (cpu.user + cpu.system) / 1000);
   const prefill = mark?.counters;
   if (prefill && run.tokens.length > 1) run.windows = [prefill, subtractCounters(result.counters, prefill)];
   return run;
-}
-
-function prefillAddress(image: Uint8Array): number {
-  const sym = parseElf(image).symbols.lookup('prefill_done');
-  if (!sym) throw new ElfError('the seed model program has no prefill_done symbol: rebuild it with `make -C firmware-c`');
-  return sym.addr;
 }

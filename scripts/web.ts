@@ -1,6 +1,8 @@
 // The browser playground (web/, docs/playground.md):
 //   npm run build:web        builds the firmware (make -C firmware-c) and the page into build/web/
 //   npm run web [-- --port N] builds, then serves build/web/ on http://127.0.0.1:N/ (default 5173)
+// Served so, the page's C editor builds through scripts/web-build.ts's endpoint;
+// the static build has none, and the page says so.
 // Without the RISC-V toolchain the build stops with one line saying what to install.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'vite';
 import { buildFirmware, hasToolchain } from '../toolchain/toolchain.ts';
 import config, { FIRMWARE_FILES, WEB_OUT } from '../web/vite.config.ts';
+import { BUILD_PATH, handleBuild } from './web-build.ts';
 
 export class WebBuildError extends Error {}
 
@@ -34,10 +37,26 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png', '.wasm': 'application/wasm', '.json': 'application/json',
 };
 
-/** Serves `dir`'s files on host:port (0: a free port); resolves once listening, with its URL. */
-export function serveStatic(dir: string, port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
+/**
+ * Serves `dir`'s files on host:port (0: a free port); resolves once listening,
+ * with its URL. With `build`, also the editor's build endpoint
+ * (scripts/web-build.ts); without it the page says it has none (the static build).
+ */
+export function serveStatic(dir: string, port = 0, host = '127.0.0.1', options: { build?: boolean } = {}): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (options.build && pathname === BUILD_PATH) {
+      const a = server.address();
+      handleBuild(req, res, String(typeof a === 'object' && a ? a.port : port));
+      return;
+    }
+    let path: string;
+    try {
+      path = decodeURIComponent(pathname);
+    } catch {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('bad path\n');
+      return;
+    }
     const file = normalize(join(dir, path.endsWith('/') ? `${path}index.html` : path));
     if (!file.startsWith(dir + sep) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -69,7 +88,7 @@ async function main(args: string[]): Promise<number> {
       process.stdout.write(`the playground is in ${dir} (serve it with npm run web)\n`);
       return 0;
     }
-    const { url } = await serveStatic(dir, port);
+    const { url } = await serveStatic(dir, port, '127.0.0.1', { build: true });
     process.stdout.write(`the picotpu playground: ${url}  (the demo: ${url}#problem=1234+5678; Ctrl-C stops)\n`);
     return -1;
   } catch (e) {

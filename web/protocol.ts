@@ -1,17 +1,35 @@
 // The messages between the playground's page (web/main.ts) and the worker
 // that runs the emulator (web/worker.ts).
 
-/** The bundled programs (build/fw/<name>.elf), in the build under fw/. */
-export const BUNDLED = ['hello', 'fib', 'tpubench'] as const;
+/** The boards the page offers (boards/registry.ts names), the default first. */
+export const BOARDS = ['picotpu', 'transformer-tpu-int4'] as const;
+export type BoardName = (typeof BOARDS)[number];
+/** Each board's bundled programs (build/fw/<name>.elf), in the build under fw/; the first loads when the board is chosen. */
+export const BUNDLED: Record<BoardName, readonly string[]> = {
+  picotpu: ['fib', 'hello', 'tpubench'],
+  'transformer-tpu-int4': ['seed/dma_roundtrip', 'seed/long_dma', 'seed/done'],
+};
+/** The sweep experiments the page charts (study/sweep/charts.ts), and the file of their records in the build. */
+export const CHART_EXPERIMENTS = ['ladder', 'roofline'] as const;
+export const STUDY_RECORDS = 'study/records.json';
+/** The demo's kernel variants, the write-up's ladder (model/format.ts VARIANT bits; `picotpu demo --variant N`). */
+export const DEMO_VARIANTS: readonly { name: string; variant: number }[] = [
+  { name: 'base', variant: 0 }, { name: 'double-buffered', variant: 1 }, { name: 'fused', variant: 3 },
+  { name: 'FlashAttention', variant: 7 }, { name: 'best', variant: 4095 },
+];
 /** The demo's program and model blob, in the build under fw/. */
 export const DEMO_ELF = 'model';
+/** Each board's demo program (model/targets.ts MODEL_TARGETS), in the build under fw/. */
+export const DEMO_ELFS: Record<BoardName, string> = { picotpu: DEMO_ELF, 'transformer-tpu-int4': 'seed-model' };
+/** The variants a board's demo firmware has (the seed's acts on the first three bits: its best is FlashAttention, 7). */
+export const demoVariantsOf = (board: BoardName) => (board === 'picotpu' ? DEMO_VARIANTS : DEMO_VARIANTS.filter((v) => v.variant <= 7));
 export const DEMO_MODEL = 'adder.ptm';
 /** The blob's name as the demo's report shows it (the CLI's default path). */
 export const DEMO_MODEL_SHOWN = 'models/adder.ptm';
 
 export type ToWorker =
-  | { type: 'load'; name: string; bytes: ArrayBuffer }
-  | { type: 'demo'; problem: string; elf: ArrayBuffer; model: ArrayBuffer }
+  | { type: 'load'; name: string; bytes: ArrayBuffer; board: BoardName; /** Run it once loaded (the editor's Build and run). */ run?: boolean }
+  | { type: 'demo'; problem: string; variant: number; board: BoardName; elf: ArrayBuffer; model: ArrayBuffer }
   | { type: 'run' }
   | { type: 'pause' }
   | { type: 'step' }
@@ -24,7 +42,11 @@ export type ToWorker =
 export interface DisasLine { addr: number; text: string; pc: boolean; breakpoint: boolean }
 
 /** Busy clocks of each unit over one sample of the run, and the CPU's function at its end. */
-export interface Sample { clock: number; clocks: number; mxu: number; vpu: number; dma: number; fn: string }
+export interface Sample {
+  clock: number; clocks: number; mxu: number; vpu: number; dma: number; fn: string;
+  /** A PERF_CTRL window that closed within this sample: its label and its exact clocks (its end is known to the sample, not the clock). */
+  window?: { label: string; cycles: number };
+}
 
 export interface Snapshot {
   program: string;
@@ -39,7 +61,7 @@ export interface Snapshot {
   registers: string[];
   disassembly: DisasLine[];
   units: string[];
-  /** The PLATFORM.md §7 report of the counters so far (periph/counters.ts formatReport). */
+  /** The performance report (docs/hardware.md §5.9) of each closed PERF_CTRL window, labelled, and of the whole run (web/worker.ts reportText). */
   report: string;
   console: string;
   memory: string[];
@@ -52,6 +74,7 @@ export interface Snapshot {
 /** The demo's figures, for the page's report and the test's comparison with the CLI. */
 export interface DemoFigures {
   problem: string;
+  variant: number;
   sum: string | null;
   correct: boolean;
   clocks: number;

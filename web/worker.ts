@@ -12,12 +12,18 @@ import { defaultConfig } from '../emu/config.ts';
 import { latin1Text } from '../emu/latin1.ts';
 import { DEFAULT_MAX_CYCLES, describeStop, hex8, type RunResult } from '../emu/machine.ts';
 import { Machine } from '../boards/machine.ts';
-import { ExecutionControl, nextSpec, type RunSpec } from '../emu/debug/control.ts';
+import { ExecutionControl, nextSpec, type RunSpec, type Stop } from '../emu/debug/control.ts';
 import { disasLine, dumpLines, registerLines, unitsLines } from '../emu/debug/format.ts';
-import { ProgramView } from '../emu/debug/program.ts';
+import { ProgramView, SP } from '../emu/debug/program.ts';
 import { finishJob, startJob, type StartedJob } from '../model/emulator-job.ts';
+import { prefillAddress, readSeedBack, seedMachineFor } from '../model/seed-job.ts';
+import { modelTargetOf } from '../model/targets.ts';
+import type { Job, Layout, Model } from '../model/format.ts';
+import { withFigures } from '../boards/machine.ts';
+import { subtractCounters } from '../periph/counters.ts';
 import type { Problem } from '../model/addition.ts';
-import { ADDER_VARIANT, adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
+import { adderJob, demoProblem, demoResultOf, formatDemo, readAdder, solution } from '../study/addition.ts';
+import { sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { DEMO_MODEL_SHOWN, type DisasLine, type FromWorker, type Sample, type Snapshot, type ToWorker } from './protocol.ts';
 
 /** Clocks per timeline sample (and per slice of a free run). */
@@ -30,6 +36,8 @@ const POST_MS = 100;
 const CONSOLE_KEEP = 64 * 1024;
 /** Memory words shown. */
 const MEMORY_WORDS = 64;
+/** The demo's PERF_CTRL windows, as `picotpu demo` labels them (study/addition.ts formatDemo). */
+const DEMO_WINDOWS = ['prefill (PERF_CTRL window 1): the prompt, the first sum digit', 'decode (PERF_CTRL window 2): one token a step'];
 /** Instructions shown before and after the pc (or the chosen address). */
 const DISAS_BEFORE = 8, DISAS_AFTER = 24;
 
@@ -48,12 +56,17 @@ interface Session {
   /** The timeline: busy clocks at the last sample, per unit (DMA, MXU, VPU), and its clock. */
   lastBusy: number[];
   lastClock: number;
+  /** PERF_CTRL windows closed as of the last sample. */
+  windowsSeen: number;
   pending: Sample[];
   /** Host ms of free running so far, and when the current stretch began. */
   runMs: number;
   runSince: number;
-  demo: { started: StartedJob; problem: Problem } | null;
+  demo: { started: StartedJob | null; seed: SeedDemo | null; problem: Problem; variant: number } | null;
 }
+
+/** The demo on the write-up's board (model/seed-job.ts): its job, and the counters taken at prefill_done() (model/seed-run.ts's PrefillMark). */
+interface SeedDemo { model: Model; job: Job; layout: Layout; prefillAddr: number; prefill: ReturnType<Machine['devices']['wholeRun']> | null }
 
 let s: Session | null = null;
 let lastPost = 0;
@@ -79,7 +92,7 @@ function newSession(m: Machine, program: string, demo: Session['demo']): Session
   const view = new ProgramView(m);
   const session: Session = {
     m, view, control: new ExecutionControl(view, DEFAULT_MAX_CYCLES), program, state: 'loaded', note: '', console: '', result: null,
-    memoryAddr: 0x4000_0000, disasAddr: null, lastBusy: [0, 0, 0], lastClock: 0, pending: [], runMs: 0, runSince: 0, demo,
+    memoryAddr: 0x4000_0000, disasAddr: null, lastBusy: [0, 0, 0], lastClock: 0, windowsSeen: 0, pending: [], runMs: 0, runSince: 0, demo,
   };
   m.bus.console.setSink((bytes) => {
     session.console = (session.console + latin1Text(bytes, 0, bytes.length)).slice(-CONSOLE_KEEP);
@@ -88,18 +101,26 @@ function newSession(m: Machine, program: string, demo: Session['demo']): Session
   return session;
 }
 
-function load(name: string, bytes: ArrayBuffer): void {
-  const m = new Machine(defaultConfig());
+function load(name: string, bytes: ArrayBuffer, board: string): void {
+  const m = new Machine(defaultConfig(), { board });
   m.loadElf(new Uint8Array(bytes));
   s = newSession(m, name, null);
   s.note = `${name} loaded: Run, Step, or click a disassembly line for a breakpoint`;
 }
 
-function loadDemo(problemText: string, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
+function loadDemo(problemText: string, variant: number, board: string, elf: ArrayBuffer, modelBytes: ArrayBuffer): void {
   const problem = demoProblem(problemText);
   const model = readAdder(new Uint8Array(modelBytes), DEMO_MODEL_SHOWN);
-  const started = startJob(model, adderJob(problem, ADDER_VARIANT), () => new Uint8Array(elf));
-  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, problem });
+  if (board === 'transformer-tpu-int4') {
+    const image = new Uint8Array(elf), job = adderJob(problem, variant);
+    const { m, layout } = seedMachineFor(model, job, {}, image);
+    s = newSession(m, `demo ${problem.a}+${problem.b}`, { started: null, seed: { model, job, layout, prefillAddr: prefillAddress(image), prefill: null }, problem, variant });
+    s.note = `adding ${problem.a} + ${problem.b} on the write-up's board`;
+    startRunning(s);
+    return;
+  }
+  const started = startJob(model, adderJob(problem, variant), () => new Uint8Array(elf));
+  s = newSession(started.m, `demo ${problem.a}+${problem.b}`, { started, seed: null, problem, variant });
   s.note = `adding ${problem.a} + ${problem.b} on the TPU`;
   startRunning(s);
 }
@@ -112,7 +133,15 @@ function sample(session: Session): void {
   const clock = whole.cycles;
   if (clock <= session.lastClock) return;
   const [dma, mxu, vpu] = busy.map((b, u) => b - session.lastBusy[u]);
-  session.pending.push({ clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' });
+  const next: Sample = { clock: session.lastClock, clocks: clock - session.lastClock, mxu, vpu, dma, fn: m.symbols.at(m.cpu.pc >>> 0)?.name ?? '' };
+  // A window closed in this sample: the timeline marks it (one window per sample is all a program with PERF_CTRL around kernels closes).
+  const windows = m.devices.figures().windows;
+  if (windows.length > session.windowsSeen) {
+    const i = windows.length - 1;
+    next.window = { label: session.demo ? (['prefill', 'decode'][i] ?? `window ${i + 1}`) : `window ${i + 1}`, cycles: windows[i].cycles };
+    session.windowsSeen = windows.length;
+  }
+  session.pending.push(next);
   session.lastBusy = busy.slice();
   session.lastClock = clock;
 }
@@ -122,16 +151,19 @@ function startRunning(session: Session): void {
   session.state = 'running';
   session.note = session.demo ? session.note : 'running';
   session.runSince = performance.now();
-  if (session.control.breakpoints.length) void controlledRun(session, {});
+  if (session.control.breakpoints.length || awaitsPrefill(session)) void controlledRun(session, {});
   else scheduleSlice();
 }
+
+/** A seed demo before prefill_done(): it runs through the control, which stops there (PrefillMark's instruction) for the counters. */
+const awaitsPrefill = (session: Session) => session.demo?.seed != null && session.demo.seed.prefill === null;
 
 /** One slice of a free run: advance in SAMPLE_CLOCKS steps for SLICE_MS, then yield (or finish). */
 function freeRunSlice(): void {
   const session = s;
   if (!session || session.state !== 'running') return;
   // A breakpoint set while running: go on through the debugger's control, which stops at it.
-  if (session.control.breakpoints.length) {
+  if (session.control.breakpoints.length || awaitsPrefill(session)) {
     void controlledRun(session, {});
     return;
   }
@@ -164,24 +196,66 @@ function end(session: Session, result: RunResult): void {
 }
 
 function finishDemo(session: Session, result: RunResult): void {
-  const { started, problem } = session.demo!;
-  const run = finishJob(started, result, session.runMs, session.runMs);
-  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, ADDER_VARIANT, { ...solution(problem, run.tokens, run.logits), run });
+  const { started, seed, problem, variant } = session.demo!;
+  let run;
+  if (seed) {
+    const r = withFigures(result);
+    run = readSeedBack(session.m, seed.model, seed.job, seed.layout, r, session.runMs, session.runMs);
+    if (seed.prefill && run.tokens.length > 1) run.windows = [seed.prefill, subtractCounters(r.counters, seed.prefill)];
+  } else {
+    run = finishJob(started!, result, session.runMs, session.runMs);
+  }
+  const target = modelTargetOf(seed ? 'transformer-tpu-int4' : 'picotpu')!;
+  const demo = demoResultOf(problem, null, DEMO_MODEL_SHOWN, variant, { ...solution(problem, run.tokens, run.logits), run }, target);
   const sol = demo.solution;
   post({
     type: 'demo', text: formatDemo(demo),
     figures: {
-      problem: `${problem.a}+${problem.b}`, sum: sol.answer, correct: sol.correct, clocks: result.clocks, instret: result.instret,
+      problem: `${problem.a}+${problem.b}`, variant, sum: sol.answer, correct: sol.correct, clocks: result.clocks, instret: result.instret,
       prefill: demo.prefill, decode: demo.decode, total: demo.total, wallMs: session.runMs, clocksPerSecond: result.clocks / (session.runMs / 1000),
     },
   });
 }
 
-/** Runs through the debugger's control (breakpoints, steps) to its stop. */
+/**
+ * Runs through the debugger's control (breakpoints, steps) to its stop. A run
+ * without a count goes in pieces of SAMPLE_CLOCKS (a target at the next sample's
+ * clock; a breakpoint there still wins, ExecutionControl checks it first) so
+ * the timeline is sampled as in a free run, and lets messages in every SLICE_MS.
+ */
 async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
   session.state = 'running';
   postState();
-  const stop = await session.control.run(spec);
+  const { m } = session;
+  let stop: Stop;
+  let since = performance.now();
+  for (;;) {
+    if (spec.count !== undefined) { stop = await session.control.run(spec); break; }
+    const next = (Math.floor(m.cpu.cycle / SAMPLE_CLOCKS) + 1) * SAMPLE_CLOCKS;
+    const own = spec.target;
+    const mark = session.demo?.seed?.prefill === null ? session.demo.seed.prefillAddr : -1;
+    stop = await session.control.run({ target: (pc, sp) => m.cpu.cycle >= next || pc === mark || (own !== undefined && own(pc, sp)) });
+    if (session !== s || stop.kind !== 'target' || (own && own(m.cpu.pc >>> 0, m.cpu.regs[SP] >>> 0))) break;
+    if ((m.cpu.pc >>> 0) === mark) {
+      // PrefillMark's counters (model/seed-run.ts), taken as it takes them: after prefill_done()'s first instruction ran, at the clock it began.
+      const before = m.cpu.cycle;
+      await session.control.run({ count: 1 });
+      session.demo!.seed!.prefill = m.devices.wholeRun(before);
+      if (session.control.result) { end(session, session.control.result); return; }
+      if (!session.control.breakpoints.length) {
+        session.runMs += performance.now() - session.runSince;
+        startRunning(session);
+        return;
+      }
+    }
+    sample(session);
+    if (performance.now() - since < SLICE_MS) continue;
+    await yieldToMessages();
+    since = performance.now();
+    if (performance.now() - lastPost > POST_MS) postState();
+    if (session !== s) return;
+    if (session.state !== 'running') { stop = { kind: 'interrupt' }; break; }
+  }
   if (session !== s) return;
   if (session.control.result) {
     end(session, session.control.result);
@@ -195,9 +269,17 @@ async function controlledRun(session: Session, spec: RunSpec): Promise<void> {
   postState();
 }
 
+/** A yield to the worker's message queue (a MessageChannel round trip, as the free run's). */
+const yieldChannel = new MessageChannel();
+let yielded: (() => void) | null = null;
+yieldChannel.port1.onmessage = () => { const r = yielded; yielded = null; r?.(); };
+const yieldToMessages = () => new Promise<void>((resolve) => { yielded = resolve; yieldChannel.port2.postMessage(null); });
+
 function pause(session: Session): void {
   if (session.state !== 'running') return;
   if (session.control.busy) { session.control.interrupt(); return; }
+  // A controlled run between its pieces sees the state and stops (controlledRun).
+  if (session.control.breakpoints.length && !session.control.result) { session.state = 'paused'; return; }
   session.runMs += performance.now() - session.runSince;
   session.state = 'paused';
   session.note = 'paused';
@@ -241,12 +323,42 @@ function snapshot(session: Session): Snapshot {
     registers: registerLines(view, [32, ...Array.from({ length: 31 }, (_, i) => i + 1)]),
     disassembly: disassembly(session, session.disasAddr ?? pc),
     units: unitsLines(m),
-    report: m.devices.formatReport(session.result ? m.figuresOf(session.result) : m.devices.figures(), m.config.clockHz),
+    report: reportText(session),
     console: session.console,
     memory: dumpLines((a) => `0x${hex8(a)}`, session.memoryAddr, MEMORY_WORDS, 'x', 4, byte).lines,
-    demoPhase: session.demo ? (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done') : '',
+    demoPhase: !session.demo ? '' : session.demo.seed ? (session.result ? 'done' : session.demo.seed.prefill ? 'decode' : 'prefill')
+      : (['prefill', 'decode'][m.devices.figures().windows.length] ?? 'done'),
     functions: m.symbols.all.filter((f) => f.isFunction).sort((x, y) => x.addr - y.addr).map((f) => ({ name: f.name, addr: f.addr })),
   };
+}
+
+/**
+ * The performance report of every closed PERF_CTRL window, each labelled (the
+ * demo's as `picotpu demo` labels them: prefill, decode, and their sum as the
+ * whole run), then the whole run from reset for any other program.
+ */
+function reportText(session: Session): string {
+  const { m } = session;
+  const f = session.result ? m.figuresOf(session.result) : m.devices.figures();
+  const clock = session.result ? session.result.clocks : m.cpu.cycle;
+  const section = (label: string, counters: CounterSnapshot, perfWindow: boolean) =>
+    `== ${label} ==\n${m.devices.formatReport({ ...f, counters, perfWindow }, m.config.clockHz)}`;
+  const seed = session.demo?.seed;
+  if (seed) {
+    // The seed has one counter window (run pulse to DONE): prefill as it stood at prefill_done(), then the rest.
+    const whole = session.result ? f.counters : m.devices.wholeRun(clock);
+    const parts = seed.prefill ? [section('prefill: run pulse to prefill_done()', seed.prefill, true), section('decode: the rest so far', subtractCounters(whole, seed.prefill), true)] : [];
+    parts.push(section(session.result ? "whole run: the board's counters, run pulse to DONE" : 'whole run so far', whole, false));
+    return parts.join('\n');
+  }
+  if (session.demo) {
+    const parts = f.windows.slice(0, DEMO_WINDOWS.length).map((w, i) => section(DEMO_WINDOWS[i], w, true));
+    if (f.windows.length) parts.push(section('whole run: prefill + decode (the sum of the windows)', sumCounters(f.windows.slice(0, 2)), false));
+    return parts.join('\n') || '(no PERF_CTRL window closed yet)';
+  }
+  const parts = f.windows.map((w, i) => section(`PERF_CTRL window ${i + 1}`, w, true));
+  parts.push(section(`whole run: reset to clock ${clock}`, m.devices.wholeRun(clock), false));
+  return parts.join('\n');
 }
 
 function postState(): void {
@@ -260,8 +372,8 @@ function postState(): void {
 }
 
 function handle(msg: ToWorker): void {
-  if (msg.type === 'load') { load(msg.name, msg.bytes); postState(); return; }
-  if (msg.type === 'demo') { loadDemo(msg.problem, msg.elf, msg.model); postState(); return; }
+  if (msg.type === 'load') { load(msg.name, msg.bytes, msg.board); if (msg.run) startRunning(s!); postState(); return; }
+  if (msg.type === 'demo') { loadDemo(msg.problem, msg.variant, msg.board, msg.elf, msg.model); postState(); return; }
   if (!s) throw new Error('load a program first');
   switch (msg.type) {
     case 'run': if (s.state !== 'running') startRunning(s); postState(); return;
