@@ -11,8 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { disassemble } from '../emu/disasm.ts';
 import { ElfError, parseElf } from '../emu/elf.ts';
 import { EXIT } from '../emu/exit-status.ts';
@@ -21,6 +20,7 @@ import { AdderModelError, loadAdder } from '../study/addition-run.ts';
 import { assemble } from '../toolchain/toolchain.ts';
 import { skipWhenMissing } from './helpers/require.ts';
 import { mulberry32 } from './helpers/rng.ts';
+import { cliInProcess } from './helpers/cli-in-process.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HELLO = join(root, 'build', 'fw', 'hello.elf');
@@ -29,18 +29,7 @@ const NO_LLVM_OBJCOPY = skipWhenMissing(spawnSync('llvm-objcopy', ['--version'])
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** `picotpu ARGS` in this process: the status and what it wrote to standard error. */
-async function cli(...args: string[]): Promise<{ status: number; stderr: string }> {
-  let stderr = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-    return true;
-  });
-  try {
-    return { status: await main(args), stderr };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = (...args: string[]) => cliInProcess(args);
 
 /** One line of picotpu's own, neither a stack trace nor an internal error. */
 function expectOneLine(stderr: string, pattern: RegExp): void {

@@ -13,8 +13,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../cli/main.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { EXIT } from '../emu/exit-status.ts';
 import { INSNS } from '../emu/isa.ts';
@@ -24,6 +23,7 @@ import { SRAM_BASE } from '../periph/sram.ts';
 import { CLI, elfPath, root } from './helpers/cli-process.ts';
 import { buildElf, Campaigns, EHDR_FIELDS, exitZero, fuzzScale, fuzzSeed, PHDR, PHDR_FIELDS, rv, setField, words } from './helpers/fuzz-kit.ts';
 import { drive, type SeedOp } from './helpers/seed-driver.ts';
+import { cliInProcess } from './helpers/cli-in-process.ts';
 
 const SEED = fuzzSeed();
 const SCALE = fuzzScale();
@@ -111,18 +111,7 @@ describe('fuzz: --boards', () => {
 // ---------------------------------------------------------------------------
 
 /** `picotpu ARGS` in this process: the status and what it wrote to standard error. */
-async function cli(args: string[]): Promise<{ status: number; stderr: string }> {
-  let stderr = '';
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-    return true;
-  });
-  try {
-    return { status: await main(args), stderr };
-  } finally {
-    spy.mockRestore();
-  }
-}
+const cli = cliInProcess;
 
 const NO_STACK = /internal error|\n\s+at |TypeError|RangeError/;
 
