@@ -1,6 +1,6 @@
 // The study's figures as Vega-Lite specifications: pure functions from a
-// chart's rows to a spec, and from the sweep's records to the roofline's and
-// the ladder's charts, with no Node import, so the playground can render the
+// chart's rows to a spec, and from the sweep's records to the roofline's, the
+// ladder's and prefill vs decode's charts, with no Node import, so the playground can render the
 // same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
 // render to SVG (study/sweep/render.ts).
 //
