@@ -1,8 +1,8 @@
 // The study's figures as Vega-Lite specifications: pure functions from a
 // chart's rows to a spec, and from the sweep's records to the roofline's, the
-// ladder's and prefill vs decode's charts, with no Node import, so the playground can render the
-// same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
-// render to SVG (study/sweep/render.ts).
+// ladder's and prefill vs decode's charts, with no Node import, so the
+// playground can render the same specs live (vega-embed) that `picotpu sweep`
+// and `picotpu explore` render to SVG (study/sweep/render.ts).
 //
 // One convention in every figure: a series has one colour; its prediction is
 // a line (solid: the analytic bound or prediction, dashed: the schedule
