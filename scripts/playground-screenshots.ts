@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { buildWeb, serveStatic, WebBuildError } from './web.ts';
+import { CHART_EXPERIMENTS } from '../web/protocol.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = '/usr/bin/chromium';
@@ -39,7 +40,7 @@ async function main(): Promise<number> {
     // The ladder side by side, and the study's charts below it.
     await page.locator('#ladder-run').click();
     await until(page, `document.getElementById('ladder-state').textContent.includes('variants, each as')`);
-    await until(page, `document.querySelectorAll('[id^=chart-][data-drawn=yes]').length === 2`);
+    await until(page, `document.querySelectorAll('[id^=chart-][data-drawn=yes]').length === ${CHART_EXPERIMENTS.length}`);
     await page.locator('#ladder-panel').screenshot({ path: join(figures, 'playground-ladder.png') });
     await page.locator('#charts-panel').screenshot({ path: join(figures, 'playground-charts.png') });
     // Edit → build → run: the template with a mistake, its message beside the source.

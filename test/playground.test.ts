@@ -30,6 +30,7 @@ import { BUILD_PATH, compileKernel } from '../scripts/web-build.ts';
 import { PICOTPU_TEMPLATE, SEED_TEMPLATE } from '../web/templates.ts';
 import { LADDER_NAMES } from '../study/sweep/charts.ts';
 import { studyRecords } from '../web/vite.config.ts';
+import { CHART_EXPERIMENTS } from '../web/protocol.ts';
 import { modelTargetOf } from '../model/targets.ts';
 import { request } from 'node:http';
 import { formatReport } from '../periph/counters.ts';
@@ -87,7 +88,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
 
   beforeAll(async () => {
     if (!hasChromium) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (toolchain/ensure-toolchain.sh --with-test-tools)`);
-    // The charts' records (the page's build bundles them): the ladder and roofline sweeps, seconds each, their docs kept out of docs/.
+    // The charts' records (the page's build bundles them): the ladder, roofline and prefill-decode sweeps, seconds each, their docs kept out of docs/.
     const docs = mkdtempSync(join(tmpdir(), 'picotpu-sweep-docs-'));
     for (const [name, records] of Object.entries(studyRecords())) {
       if (!records) execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'sweep', name, '--docs', docs], { stdio: 'ignore' });
@@ -243,11 +244,13 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await stateIs(page, 'fib: loaded');
   });
 
-  it('draws the study\'s ladder and roofline with vega-embed from the sweep\'s records', async () => {
-    for (const name of ['ladder', 'roofline']) await page.locator(`#chart-${name}[data-drawn="yes"] svg`).waitFor({ timeout: 30_000 });
+  it('draws the study\'s ladder, roofline and prefill vs decode with vega-embed from the sweep\'s records', async () => {
+    for (const name of CHART_EXPERIMENTS) await page.locator(`#chart-${name}[data-drawn="yes"] svg`).waitFor({ timeout: 30_000 });
     const ladder = await text(page, 'chart-ladder');
     for (const rung of Object.values(LADDER_NAMES)) expect(ladder).toContain(rung);
     expect(await text(page, 'chart-roofline')).toContain('arithmetic intensity');
+    const prefillDecode = await text(page, 'chart-prefill-decode');
+    for (const label of ['clocks per token', 'prompt length (tokens)', 'decode, wait tokens', 'prefill, best variant']) expect(prefillDecode).toContain(label);
   });
 
   it('a new #problem= in the URL starts a new demo', async () => {

@@ -10,7 +10,7 @@ export const BUNDLED: Record<BoardName, readonly string[]> = {
   'transformer-tpu-int4': ['seed/dma_roundtrip', 'seed/long_dma', 'seed/done'],
 };
 /** The sweep experiments the page charts (study/sweep/charts.ts), and the file of their records in the build. */
-export const CHART_EXPERIMENTS = ['ladder', 'roofline'] as const;
+export const CHART_EXPERIMENTS = ['ladder', 'roofline', 'prefill-decode'] as const;
 export const STUDY_RECORDS = 'study/records.json';
 /** The demo's kernel variants, the write-up's ladder (model/format.ts VARIANT bits; `picotpu demo --variant N`). */
 export const DEMO_VARIANTS: readonly { name: string; variant: number }[] = [

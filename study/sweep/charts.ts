@@ -1,8 +1,8 @@
 // The study's figures as Vega-Lite specifications: pure functions from a
-// chart's rows to a spec, and from the sweep's records to the roofline's and
-// the ladder's charts, with no Node import, so the playground can render the
-// same specs live (vega-embed) that `picotpu sweep` and `picotpu explore`
-// render to SVG (study/sweep/render.ts).
+// chart's rows to a spec, and from the sweep's records to the roofline's, the
+// ladder's and prefill vs decode's charts, with no Node import, so the
+// playground can render the same specs live (vega-embed) that `picotpu sweep`
+// and `picotpu explore` render to SVG (study/sweep/render.ts).
 //
 // One convention in every figure: a series has one colour; its prediction is
 // a line (solid: the analytic bound or prediction, dashed: the schedule
@@ -307,5 +307,35 @@ export function ladderChart(records: readonly RunRecord[]): Chart {
   return {
     title: 'Speed-up over base, one technique at a time', subtitle: BARS_AND_MARKS, seriesTitle: 'run', categories: vs.map((v) => LADDER_NAMES[v] ?? `v${v}`), reference: 1,
     x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true }, rows,
+  };
+}
+
+/** The key suffix of a prefill-decode run on the best variant (the wait-tokens runs keep their keys). */
+export const PREFILL_DECODE_BEST_KEY = ' best';
+
+/** Clocks per token against prompt length from the prefill-decode sweep's records (keys `P<n>+<steps>[ best]`; the `full …` runs left out): prefill and decode, wait-tokens kernels and best variant, each measured (points), bound and predicted run (lines). */
+export function prefillDecodeChart(records: readonly RunRecord[]): Chart {
+  const isBest = (r: RunRecord) => r.key.endsWith(PREFILL_DECODE_BEST_KEY);
+  const perToken = (best: boolean, phase: 'prefill' | 'decode', of: (r: RunRecord) => number): [number, number][] =>
+    records.filter((r) => !r.key.startsWith('full') && isBest(r) === best).map((r) => {
+      const p = r.point as ModelPoint;
+      return [p.promptLength, of(r) / (phase === 'prefill' ? p.promptLength : p.decodeSteps)];
+    });
+  const boundAndMeasured = (best: boolean, phase: 'prefill' | 'decode', series: string): ChartRow[] => [
+    ...rowsOf(series, BOUND, perToken(best, phase, (r) => predictedPhase(r, phase).lowerBound)),
+    ...rowsOf(series, MEASURED, perToken(best, phase, (r) => measuredPhase(r, phase).cycles)),
+  ];
+  const hasBest = records.some((r) => !r.key.startsWith('full') && isBest(r));
+  // The schedule model's predicted run per token (dashed), where it covers the window.
+  const run = (best: boolean, phase: 'prefill' | 'decode', series: string): ChartRow[] =>
+    rowsOf(series, PREDICTED_RUN, perToken(best, phase, (r) => predictedPhase(r, phase).runClocks ?? NaN).filter(([, y]) => Number.isFinite(y)));
+  return {
+    title: 'Clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, kernels', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true },
+    rows: [
+      ...boundAndMeasured(false, 'prefill', 'prefill, wait tokens'), ...boundAndMeasured(false, 'decode', 'decode, wait tokens'),
+      ...(hasBest ? [...boundAndMeasured(true, 'prefill', 'prefill, best variant'), ...boundAndMeasured(true, 'decode', 'decode, best variant')] : []),
+      ...run(false, 'prefill', 'prefill, wait tokens'), ...run(false, 'decode', 'decode, wait tokens'),
+      ...run(true, 'prefill', 'prefill, best variant'), ...run(true, 'decode', 'decode, best variant'),
+    ],
   };
 }

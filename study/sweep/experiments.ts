@@ -16,7 +16,7 @@ import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
 import type { PhasePrediction } from '../../model/analytic.ts';
-import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, powersOfTwo, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
+import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, powersOfTwo, PREDICTED, PREDICTED_RUN, predictedPhase, prefillDecodeChart, PREFILL_DECODE_BEST_KEY, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
 import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
@@ -205,16 +205,14 @@ const roofline: Experiment = {
 // ---- prefill vs decode ----
 
 /** The key suffix of a prefill-decode run on the best variant (the wait-tokens runs keep their keys and numbers). */
-const BEST_KEY = ' best';
+const BEST_KEY = PREFILL_DECODE_BEST_KEY;
 
-/** One variant's rows of the prefill-decode table and its per-token series. */
-function prefillDecodeRows(records: readonly RunRecord[], s: { pre: Compared; dec: Compared; rPre: Compared; rDec: Compared }): string[][] {
+/** One variant's rows of the prefill-decode table and its DMA/MXU series (its clocks-per-token figure is charts.ts's prefillDecodeChart). */
+function prefillDecodeRows(records: readonly RunRecord[], s: { rPre: Compared; rDec: Compared }): string[][] {
   return records.map((r) => {
     const p = r.point as ModelPoint, steps = p.decodeSteps;
     const mp = measuredPhase(r, 'prefill'), pp = predictedPhase(r, 'prefill'), md = measuredPhase(r, 'decode'), pd = predictedPhase(r, 'decode');
     const P = p.promptLength;
-    s.pre.add(P, pp.lowerBound / P, mp.cycles / P);
-    s.dec.add(P, pd.lowerBound / steps, md.cycles / steps);
     s.rPre.add(P, pp.dma / pp.mxu, mp.dma / mp.mxu);
     s.rDec.add(P, pd.dma / pd.mxu, md.dma / md.mxu);
     return [`${P}${r.key.endsWith(BEST_KEY) ? ', best' : ''}`, f0(mp.cycles / P), f0(pp.lowerBound / P), f2(mp.dma / mp.mxu), f0(md.cycles / steps), f0(pd.lowerBound / steps), f2(md.dma / md.mxu),
@@ -239,8 +237,8 @@ const prefillDecode: Experiment = {
   report(records) {
     const isBest = (r: RunRecord) => r.key.endsWith(BEST_KEY), isFull = (r: RunRecord) => r.key.startsWith('full');
     const full = records.find((r) => isFull(r) && !isBest(r))!, fullBest = records.find((r) => isFull(r) && isBest(r));
-    const s = { pre: new Compared(), dec: new Compared(), rPre: new Compared(), rDec: new Compared() };
-    const b = { pre: new Compared(), dec: new Compared(), rPre: new Compared(), rDec: new Compared() };
+    const s = { rPre: new Compared(), rDec: new Compared() };
+    const b = { rPre: new Compared(), rDec: new Compared() };
     const rows = prefillDecodeRows(records.filter((r) => !isFull(r) && !isBest(r)), s);
     const bestRows = prefillDecodeRows(records.filter((r) => !isFull(r) && isBest(r)), b);
     const shareOf = (r: RunRecord) => {
@@ -255,19 +253,10 @@ const prefillDecode: Experiment = {
       line(w, 'wait tokens variant'), ...(wb ? [line(wb, 'best variant')] : []),
       busyCheck(records),
     ].join('\n');
-    const bestSeries: ChartRow[] = bestRows.length ? [...b.pre.rows('prefill, best variant', BOUND), ...b.dec.rows('decode, best variant', BOUND)] : [];
-    // The schedule model's predicted run per token (dashed), wait-tokens and best variant.
-    const perToken = (best: boolean, phase: string) => records.filter((r) => !isFull(r) && isBest(r) === best).map((r) => {
-      const p = r.point as ModelPoint;
-      return [p.promptLength, (predictedPhase(r, phase).runClocks ?? NaN) / (phase === 'prefill' ? p.promptLength : p.decodeSteps)] as [number, number];
-    });
-    const runSeries = [...predictedRunRows('prefill, wait tokens', perToken(false, 'prefill')), ...predictedRunRows('decode, wait tokens', perToken(false, 'decode')),
-      ...predictedRunRows('prefill, best variant', perToken(true, 'prefill')), ...predictedRunRows('decode, best variant', perToken(true, 'decode'))];
     const fig1: Figure = {
       file: 'prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode',
       shows: 'Clocks per token of prefill and of decode against the prompt length, with the wait-tokens kernels and the best variant: measured, bound and predicted run.',
-      spec: chartSpec({ title: 'Clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, kernels', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true },
-        rows: [...s.pre.rows('prefill, wait tokens', BOUND), ...s.dec.rows('decode, wait tokens', BOUND), ...bestSeries, ...runSeries] }),
+      spec: chartSpec(prefillDecodeChart(records)),
     };
     const fig2: Figure = {
       file: 'prefill-decode-ratio.svg', title: 'DMA busy over MXU busy',
