@@ -4,13 +4,13 @@
 // threads and into the JSON-lines results file unchanged.
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
-import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
+import { predict, predictMatmul, type PhasePrediction } from '../../model/predict/analytic.ts';
 import type { Job, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
-import { predictTpRun } from '../../model/tp-program.ts';
+import { predictTpRun } from '../../model/predict/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */

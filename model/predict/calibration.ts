@@ -1,4 +1,4 @@
-// The issue-cost calibration tables (model/calibration/*.jsonl): what each one holds, which
+// The issue-cost calibration tables (model/predict/calibration/*.jsonl): what each one holds, which
 // script counts it on which ELFs, and how they are read and written.
 //
 // A table is JSON lines, so that a recalibration reviews as a diff of the paths that changed:
@@ -12,13 +12,13 @@ import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseElf } from '../emu/elf.ts';
+import { parseElf } from '../../emu/elf.ts';
 
 /** Per code class, per path between PUSH sites: [issue, firstRead, afterRead] (clocks, accesses or savings). */
 export type PathTable = Record<string, Record<string, [number, number, number]>>;
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const CALIBRATION_DIR = join(ROOT, 'model', 'calibration');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CALIBRATION_DIR = join(ROOT, 'model', 'predict', 'calibration');
 const FW_DIR = join(ROOT, 'build', 'fw');
 
 const MMBENCH_ELFS = ['mmbench.elf', 'mmbench-mxu16.elf', 'mmbench-spad32.elf'];
@@ -104,7 +104,7 @@ export function staleCalibrations(names: readonly CalibrationName[], headerOf = 
     const stamps = headerOf(name).elfs;
     for (const elf of elfs) {
       if (!hashes.has(elf)) hashes.set(elf, programSha256(readFileSync(firmwareFile(elf))));
-      if (hashes.get(elf) !== stamps[elf]) stale.push(`model/calibration/${name}.jsonl was counted on another build/fw/${elf}: re-run npx tsx ${script}`);
+      if (hashes.get(elf) !== stamps[elf]) stale.push(`model/predict/calibration/${name}.jsonl was counted on another build/fw/${elf}: re-run npx tsx ${script}`);
     }
   }
   return stale;

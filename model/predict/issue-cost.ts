@@ -1,6 +1,6 @@
 // The issue-cost model: the CPU clocks the firmware spends between one PUSH
 // and the next, per code path, and the kernels' command programs that the
-// schedule model (model/schedule.ts) runs to predict run clocks.
+// schedule model (model/predict/schedule.ts) runs to predict run clocks.
 //
 // A code path is named by the PUSH sites at its two ends ("B>M0": from a B
 // tile's LOAD to the tile's first MATMUL). Its term has three numbers:
@@ -11,7 +11,7 @@
 // poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
 // The terms are counted on the emulator's trace of a few calibration shapes
 // per kernel and code class (scripts/calibrate-issue.ts prints the table,
-// model/calibration/issue-terms.jsonl) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// model/predict/calibration/issue-terms.jsonl) — instruction clocks follow docs/hardware.md §1.2, a TPU
 // register access adds tpuWait (2; the accesses per path are counted on the
 // same trace, so another wait is a formula: waitTerms), a DONE poll iteration
 // is lw + sub + bltz = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
@@ -19,9 +19,9 @@
 // or a token waits for, and each command's busy clocks come from the kernel's
 // code (firmware-c/kernels) and analytic.ts's timing rules.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { classClocks, shiftSteps } from '../emu/timing.ts';
-import { VARIANT } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { classClocks, shiftSteps } from '../../emu/timing.ts';
+import { VARIANT } from '../format.ts';
 import { DMA, MXU, Schedule, SEQ, VPU, type AnyUnit, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { calibration } from './calibration.ts';
@@ -99,7 +99,7 @@ const CALIBRATED_TPU_WAIT = 2;
 
 /**
  * The terms on a board whose TPU register port waits `tpuWait` clocks: each path's clocks are its counted
- * clocks plus, per TPU-register access on it (counted on the same trace, model/calibration/issue-accesses*.jsonl), the
+ * clocks plus, per TPU-register access on it (counted on the same trace, model/predict/calibration/issue-accesses*.jsonl), the
  * change in wait: path clocks = base + accesses × tpuWait. A path whose accesses were not counted throws
  * MissingTermError (no prediction).
  */
@@ -115,7 +115,7 @@ export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): Term
 
 /**
  * The terms with each path's clocks less what a CPU what-if takes off the instructions on it (`saved`, counted
- * per path on the calibration trace and the documented clocks, model/calibration/issue-*-savings-model.jsonl): BARREL_SHIFTER's
+ * per path on the calibration trace and the documented clocks, model/predict/calibration/issue-*-savings-model.jsonl): BARREL_SHIFTER's
  * shifts, ENABLE_FAST_MUL's multiplies. A path whose savings were not counted throws MissingTermError.
  */
 export function savedTerms(terms: TermSource, saved: (cls: string) => Record<string, [number, number, number]> | undefined, what: string): TermSource {

@@ -3,7 +3,7 @@
 // attention.c, panel.c, stream_ffn.c, long.c) transcribed as the commands it pushes,
 // in the firmware's order, with its waits (k_need: a wait token or a poll)
 // and each command's busy clocks (analytic.ts's rules), over a KernelCpu
-// (model/issue-cost.ts). A PUSH site is named by the model's call (its
+// (model/predict/issue-cost.ts). A PUSH site is named by the model's call (its
 // context: "q" the Q projection, "a" attention, "H" the head …), the kernel
 // ("t" tiled, "p" panel, "s" stream, "f" stream_ffn, "e" elementwise, "E"
 // embedding, "F" FlashAttention, "D" decode attention, "K" block attention,
@@ -19,8 +19,8 @@
 // TOKENS or a list memory, a stop token that may end decoding early, paths
 // no calibration run took.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
 import { boardTerms, codeClass, firmwareTag, KernelCpu, MissingTermError, multiplyExtra, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 

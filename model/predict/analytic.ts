@@ -9,15 +9,15 @@
 // A phase's bound is the sum over its kernel calls (each call starts from an
 // empty pipeline, as the kernels' barriers make it).
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
 import { predictMatmulRun } from './issue-cost.ts';
 import { predictModelRun } from './model-program.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
 export interface PhasePrediction {
   name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number;
-  /** Predicted run clocks of the window (model/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
+  /** Predicted run clocks of the window (model/predict/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
   runClocks?: number | null;
 }
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
@@ -507,7 +507,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
     for (let i = 1; i <= job.decodeSteps; i++) decodeStepCalls(decode, decode, k, dims, B, P + i - 1, job.variant);
     phases.push(decode.result());
   }
-  // The schedule model's run clocks per window (model/model-program.ts), null where it does not model the job.
+  // The schedule model's run clocks per window (model/predict/model-program.ts), null where it does not model the job.
   const runs = predictModelRun(dims, job, cfg);
   phases.forEach((ph, i) => { ph.runClocks = runs ? runs[i] : null; });
   return { ...sumPhases('total', phases), runClocks: runs ? runs.reduce((a, b) => a + b, 0) : null, phases };
