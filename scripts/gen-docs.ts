@@ -15,11 +15,14 @@
 // model's lower bound of the run or window), or two of them joined by
 // ` - ` (their difference), ` / ` (their ratio; ` @N` sets the decimals, 3
 // by default) or ` % ` (the first as a percentage of the second, one decimal).
+// `needs BIT` is what a variant bit needs besides itself (model/firmware-facts.ts
+// VARIANT_NEEDS), in words: `<!--=needs STREAM-->PANEL<!--/=-->`.
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bitNames, VARIANT_NEEDS, type VariantBitName } from '../model/firmware-facts.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'bin', 'picotpu.mjs');
@@ -178,6 +181,12 @@ function counterOf(path: string): number {
 
 /** An inline figure's text from its expression. */
 export function inlineFigure(expr: string): string {
+  const needs = /^needs ([A-Z_]+)$/.exec(expr);
+  if (needs) {
+    const mask = VARIANT_NEEDS[needs[1] as VariantBitName];
+    if (mask === undefined) throw new Error(`VARIANT_NEEDS names no bit "${needs[1]}"`);
+    return bitNames(mask);
+  }
   const digits = /\s@(\d+)$/.exec(expr);
   const body = digits ? expr.slice(0, digits.index) : expr;
   for (const op of [' - ', ' / ', ' % ']) {

@@ -11,6 +11,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, PANEL_CHUNK_BYTES, STREAM_CHUNK_BYTES } from '../firmware-facts.ts';
 import { predictMatmulRun } from './issue-cost.ts';
 import { predictModelRun } from './model-program.ts';
 
@@ -48,16 +49,8 @@ const ceilTo = (n: number, D: number) => Math.ceil(n / D) * D;
 
 enum Epi { None, Relu, Residual, MaskRelu }
 
-/** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
-const PANEL_CHUNK_BYTES = 1024;
-/** Tiles per panel chunk: the largest power of two whose K × D/2-byte tiles fit PANEL_CHUNK_BYTES (at least 1). */
-function panelChunk(k: number, D: number, limit = PANEL_CHUNK_BYTES): number {
-  let chunk = 1;
-  for (let bytes = k * (D / 2); 2 * bytes <= limit; bytes *= 2) chunk *= 2;
-  return chunk;
-}
-/** kernels/panel.c STREAM_CHUNK_BYTES: matmul_stream's chunk limit. */
-const STREAM_CHUNK_BYTES = 2048;
+/** Tiles per panel chunk (K × D/2-byte tiles in PANEL_CHUNK_BYTES, the most B bytes one panel load moves), or per stream chunk with STREAM_CHUNK_BYTES. */
+const panelChunk = (k: number, D: number, limit: number = PANEL_CHUNK_BYTES) => chunkTiles(k, limit, D / 2);
 
 interface MatmulCall {
   m: number; k: number; n: number;
@@ -424,9 +417,6 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
   const head: MatmulCall = { m: 1, k: d, n: dims.vocab, out32: true };
   p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));
 }
-
-/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's matmuls go by blocks of this many rows. */
-const LONG_BLOCK_ROWS = 64;
 
 /** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes the FFN-on-chip matmuls, and attention_long holds the prompt. */
 function longPrefills(k: Kernels, dims: ModelDims, P: number): boolean {

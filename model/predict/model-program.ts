@@ -21,6 +21,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, withNeeds, PANEL_AHEAD_BUFFER, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES } from '../firmware-facts.ts';
 import { boardTerms, codeClass, firmwareTag, KernelCpu, MissingTermError, multiplyExtra, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
@@ -47,14 +48,6 @@ const EPI_NONE = 0, EPI_RELU = 1, EPI_RESIDUAL = 2, EPI_MASK_RELU = 3;
 /** kernels.h struct mm_args, as far as the commands depend on it. */
 interface Mm { m: number; k: number; n: number; transpose?: boolean; out32?: boolean; causal?: boolean; epi?: number; row0?: number }
 
-/** Tiles per B chunk (panel.c panel_chunk, matmul_stream's stream_init): the largest power of two whose K × ROW4-byte tiles fit `limit`. */
-function chunkTiles(k: number, limit: number, row4: number): number {
-  let chunk = 1;
-  for (let bytes = k * row4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
-  return chunk;
-}
-const PANEL_CHUNK_BYTES = 1024, PANEL_AHEAD_BUFFER = 5;
-const STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2, RELU_BLOCKS_MAX = 8;
 const STREAM_KEEP_A = 1, STREAM_UP = 2, STREAM_DOWN = 4, STREAM_RES_OUT = 8;
 
 /** kernels/long.c query_block: query rows per block, the most row groups whose Q rows fit a region and whose P block against all ctx keys fits two. */
@@ -581,10 +574,8 @@ const longAttentionFits = (pl: KernelPlan, v: number, d: number, rows: number) =
   const D = pl.D, ctx = ceilTo(rows, D);
   return (v & VARIANT.LONG_CONTEXT) !== 0 && (v & VARIANT.TOKENS) !== 0 && pl.spad64 && ctx * (d / 2) <= 4 * REGION && longQueryBlock(d, ctx, D) >= D;
 };
-/** The bits LONG_CONTEXT's flow needs (model.c long_prefill_fits: PANEL, STREAM, FFN_ON_CHIP; long.c attention_long_fits: TOKENS). */
-export const LONG_CONTEXT_NEEDS = VARIANT.PANEL | VARIANT.STREAM | VARIANT.FFN_ON_CHIP | VARIANT.TOKENS | VARIANT.LONG_CONTEXT;
-/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's weight matmuls go by blocks of this many rows. */
-const LONG_BLOCK_ROWS = 64;
+/** LONG_CONTEXT with the bits its flow needs (model/firmware-facts.ts VARIANT_NEEDS). */
+export const LONG_CONTEXT_NEEDS = withNeeds('LONG_CONTEXT');
 /** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes FFN_ON_CHIP's matmuls, and attention_long holds the prompt. */
 const longPrefillFits = (pl: KernelPlan, v: number, d: number, dFF: number, P: number) => {
   const R = LONG_BLOCK_ROWS, up: Mm = { m: R, k: d, n: dFF, epi: EPI_RELU };
