@@ -89,29 +89,29 @@ const GENERATED_WHOLE = new Set(['docs/study.md', 'docs/scaling.md', 'docs/explo
 
 describe('every large figure in the docs is generated or names its source', () => {
   it('catches a bare measured figure and lets generated, marked and constant ones through', () => {
-    const doc = [
-      'The run takes 1,234,567 clocks.',
-      '',
-      '<!--=prefill, base.cycles-->4,133,696<!--/=--> clocks, and 123456 on the next line',
-      '',
-      '<!-- figures: measured on the RTL (test/rtl/firmware-measured.json) -->',
-      '| a | 98,765 |',
-      '| b | 43,210 |',
-      '',
-      'after the table 55,555 is bare again; 65,536 and 100,000 and 0x12345 and `--max-cycles 12345678` are not',
-      '<!-- generated: npm run gen:docs -- bench-summary -->',
-      'run 76543 clocks',
-      '<!-- end generated -->',
-      '<!-- figures: a session of picotpu debug -->',
-      '```',
-      'clock 66942',
-      '',
-      'clock 66943',
-      '```',
-      '```',
-      'clock 77777',
-      '```',
-    ].join('\n');
+    const doc = `
+The run takes 1,234,567 clocks.
+
+<!--=prefill, base.cycles-->4,133,696<!--/=--> clocks, and 123456 on the next line
+
+<!-- figures: measured on the RTL (test/rtl/firmware-measured.json) -->
+| a | 98,765 |
+| b | 43,210 |
+
+after the table 55,555 is bare again; 65,536 and 100,000 and 0x12345 and \`--max-cycles 12345678\` are not
+<!-- generated: npm run gen:docs -- bench-summary -->
+run 76543 clocks
+<!-- end generated -->
+<!-- figures: a session of picotpu debug -->
+\`\`\`
+clock 66942
+
+clock 66943
+\`\`\`
+\`\`\`
+clock 77777
+\`\`\`
+`;
     expect(bareFigures('x.md', doc).map((f) => f.split(': ')[1])).toEqual(['1,234,567', '123456', '55,555', '77777']);
   });
 
