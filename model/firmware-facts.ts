@@ -30,6 +30,7 @@ export const KERNEL_CONSTANTS = {
   },
   STREAM_BUFFERS: { value: 7, doc: 'panel.c, stream_ffn.c: the ring of one-region B buffers of matmul_stream (regions 9-15)' },
   STREAM_AHEAD: { value: 2, doc: 'panel.c, stream_ffn.c: chunks loaded ahead of the one the MXU works on' },
+  STREAM_MAX_ROWS: { value: 64, doc: 'panel.c matmul_stream_fits: the most rows one matmul_stream call takes (A in four regions)' },
   RELU_BLOCKS_MAX: { value: 8, doc: 'stream_ffn.c: the ReLU\'d hidden blocks FFN_ON_CHIP keeps in the scratchpad, at most' },
   LONG_BLOCK_ROWS: { value: 64, doc: 'model.c: LONG_CONTEXT\'s weight matmuls go by blocks of this many rows (the stream kernels\' most)' },
 } as const satisfies Record<string, KernelConstant>;
@@ -39,6 +40,7 @@ export const PANEL_AHEAD_BUFFER = KERNEL_CONSTANTS.PANEL_AHEAD_BUFFER.value;
 export const STREAM_CHUNK_BYTES = KERNEL_CONSTANTS.STREAM_CHUNK_BYTES.value;
 export const STREAM_BUFFERS = KERNEL_CONSTANTS.STREAM_BUFFERS.value;
 export const STREAM_AHEAD = KERNEL_CONSTANTS.STREAM_AHEAD.value;
+export const STREAM_MAX_ROWS = KERNEL_CONSTANTS.STREAM_MAX_ROWS.value;
 export const RELU_BLOCKS_MAX = KERNEL_CONSTANTS.RELU_BLOCKS_MAX.value;
 export const LONG_BLOCK_ROWS = KERNEL_CONSTANTS.LONG_BLOCK_ROWS.value;
 

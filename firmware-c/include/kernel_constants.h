@@ -22,6 +22,9 @@
 /* panel.c, stream_ffn.c: chunks loaded ahead of the one the MXU works on */
 #define STREAM_AHEAD 2u
 
+/* panel.c matmul_stream_fits: the most rows one matmul_stream call takes (A in four regions) */
+#define STREAM_MAX_ROWS 64u
+
 /* stream_ffn.c: the ReLU'd hidden blocks FFN_ON_CHIP keeps in the scratchpad, at most */
 #define RELU_BLOCKS_MAX 8u
 

@@ -179,7 +179,7 @@ int matmul_stream_fits(const struct mm_args *p) {
   /* The chunk's C block: rows × (at most PANEL_CHUNK_BYTES / K tiles) of int4. */
   uint32_t rows = (p->m + (TILE - 1)) & ~(TILE - 1u), chunk = 1;
   for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
-  return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= 64 && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
+  return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= STREAM_MAX_ROWS && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
     && rows * (p->k / 2) <= SS_BLOCK && rows * chunk * TILE_ROW4 <= SP_REGION && (p->epi != EPI_RESIDUAL || p->m * (p->n / 2) <= SP_REGION)
     && p->k * TILE_ROW4 <= SP_REGION;
 }

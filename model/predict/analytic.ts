@@ -11,7 +11,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
-import { chunkTiles, LONG_BLOCK_ROWS, PANEL_CHUNK_BYTES, STREAM_CHUNK_BYTES } from '../firmware-facts.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { predictMatmulRun } from './issue-cost.ts';
 import { predictModelRun } from './model-program.ts';
 
@@ -184,7 +184,7 @@ class Kernels {
   /** kernels/panel.c matmul_stream_fits: STREAM, the 64 KiB plan, up to 64 rows of int4 output, A in four regions, a chunk's C block and the residual rows in one. */
   streamFits(c: MatmulCall): boolean {
     const D = this.D, rows = ceilTo(c.m, D);
-    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
+    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= STREAM_MAX_ROWS && !c.transpose && !c.causal && !c.out32
       && rows * (c.k / 2) <= 4 * this.region && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= this.region
       && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= this.region) && c.k * (D / 2) <= this.region;
   }
@@ -211,9 +211,9 @@ class Kernels {
       if (on !== 'resOut') w.store(c.m, nt * row4);
     }
     if (on === 'up') {
-      // One ReLU per block of rows (D << log2 rows, at most a region's; panel.c's stream_relu).
+      // One ReLU per block of rows (D << log2 rows, at most a region's and RELU_BLOCKS_MAX blocks; stream_ffn.c's stream_relu).
       let log2 = 0;
-      while ((c.n / 2) * (D << (log2 + 1)) <= this.region && (1 << (log2 + 1)) <= 8) log2++;
+      while ((c.n / 2) * (D << (log2 + 1)) <= this.region && (1 << (log2 + 1)) <= RELU_BLOCKS_MAX) log2++;
       for (let r = 0; r < c.m; r += D << log2) w.vector(Math.min(D << log2, c.m - r), c.n);
     }
   }

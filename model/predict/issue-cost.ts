@@ -22,7 +22,7 @@
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { classClocks, shiftSteps } from '../../emu/timing.ts';
 import { VARIANT } from '../format.ts';
-import { buildsNeeded, chunkTiles, FIRMWARE_BUILDS, PANEL_CHUNK_BYTES, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES } from '../firmware-facts.ts';
+import { buildsNeeded, chunkTiles, FIRMWARE_BUILDS, PANEL_CHUNK_BYTES, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { DMA, MXU, Schedule, SEQ, VPU, type AnyUnit, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { calibration } from './calibration.ts';
@@ -372,7 +372,7 @@ export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: Platform
 export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | 'panel' | 'stream' {
   const REGION = 4096, rows = Math.ceil(sh.m / 8) * 8;
   if ((variant & VARIANT.PANEL) && sh.m <= 8 && 8 * (sh.n / 2) <= REGION && 8 * (sh.k / 2) <= REGION && sh.k * 4 <= REGION) return 'panel';
-  if ((variant & VARIANT.STREAM) && sh.m <= 64 && rows * (sh.k / 2) <= 4 * REGION && rows * tilesPerChunk(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
+  if ((variant & VARIANT.STREAM) && sh.m <= STREAM_MAX_ROWS && rows * (sh.k / 2) <= 4 * REGION && rows * tilesPerChunk(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
   return 'tiled';
 }
 

@@ -21,7 +21,7 @@
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
-import { chunkTiles, LONG_BLOCK_ROWS, withNeeds, PANEL_AHEAD_BUFFER, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES } from '../firmware-facts.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, withNeeds, PANEL_AHEAD_BUFFER, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { boardTerms, codeClass, firmwareTag, KernelCpu, MissingTermError, multiplyExtra, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
@@ -560,7 +560,7 @@ const panelFits = (pl: KernelPlan, v: number, p: Mm) => {
 };
 const streamFits = (pl: KernelPlan, v: number, p: Mm) => {
   const { D, ROW4 } = pl, rows = ceilTo(p.m, D), chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES, ROW4);
-  return (v & VARIANT.STREAM) !== 0 && pl.spad64 && p.m <= 64 && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
+  return (v & VARIANT.STREAM) !== 0 && pl.spad64 && p.m <= STREAM_MAX_ROWS && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
     && rows * chunk * ROW4 <= REGION && (p.epi !== EPI_RESIDUAL || p.m * (p.n / 2) <= REGION) && p.k * ROW4 <= REGION;
 };
 const streamUpFits = (pl: KernelPlan, v: number, p: Mm) =>
