@@ -12,7 +12,7 @@ export const HEADER_BYTES = 128;
 export const LAYER_RECORD_BYTES = 64;
 export const NO_STOP_TOKEN = 0xffffffff;
 
-/** Kernel variant bits (header VARIANT). */
+/** Kernel variant bits (header VARIANT); what a bit needs besides itself to act is model/firmware-facts.ts VARIANT_NEEDS. */
 export const VARIANT = {
   DOUBLE_BUFFER: 1, // B tiles and C tiles double-buffered: loads overlap the MXU
   FUSED: 2, // epilogues (ReLU, residual add + hardtanh, mask + ReLU) on output tiles in the scratchpad
@@ -20,12 +20,12 @@ export const VARIANT = {
   TOKENS: 8, // units synchronise through wait tokens; the CPU never polls inside a kernel
   LEAN: 16, // matmul staging words computed once per call, ARG registers rewritten only where they change
   PANEL: 32, // decode (one row): weight panels of several tiles per DMA command, C kept in the scratchpad and stored once, epilogues fused on the row
-  HEADS: 64, // decode with PANEL: one-query attention, every head's keys in one load, heads pipelined through MXU and VPU, one output store
-  STREAM: 128, // prefill with PANEL: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
-  BLOCK_ATTN: 256, // prefill with PANEL: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
-  CHAIN: 512, // decode with PANEL: the next weight matmul's first chunk loads ahead of this one's C store
-  FFN_ON_CHIP: 1024, // prefill with STREAM: W1's ReLU'd output stays in the scratchpad as W2's A (never stored), W1's A region is W2's residual
-  SEQUENCER: 4096, // decode with PANEL, on the sequencer what-if (sequencer = 1, seqListKiB > 0): the first step's weight matmuls are recorded into the list memory, every later step replays them by RUN commands
+  HEADS: 64, // decode: one-query attention, every head's keys in one load, heads pipelined through MXU and VPU, one output store
+  STREAM: 128, // prefill: weight matmuls stream B chunks over every row group, each chunk's C columns stored behind the next chunk's load, epilogues fused
+  BLOCK_ATTN: 256, // prefill: attention over the whole prompt block, Q, K, V in three loads, heads pipelined, one output store
+  CHAIN: 512, // decode: the next weight matmul's first chunk loads ahead of this one's C store
+  FFN_ON_CHIP: 1024, // prefill: W1's ReLU'd output stays in the scratchpad as W2's A (never stored), W1's A region is W2's residual
+  SEQUENCER: 4096, // decode, on the sequencer what-if (sequencer = 1, seqListKiB > 0): the first step's weight matmuls are recorded into the list memory, every later step replays them by RUN commands
   LONG_CONTEXT: 2048, // prefill of more rows than one 64-row block: the stream and FFN-on-chip matmuls by 64-row blocks, attention over query blocks with K and V whole in eight regions
 } as const;
 /** The fastest variant on the board as built (docs/study.md §7): every bit but SEQUENCER, which needs the sequencer what-if. */

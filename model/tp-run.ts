@@ -15,7 +15,7 @@ import type { CounterSnapshot } from '../periph/counters.ts';
 import { runOnEmulator, type EmulatorRun } from './run.ts';
 import { finishJob, windowsOf } from './emulator-job.ts';
 import { buildBlob, type Job, type Model } from './format.ts';
-import type { LinkFigures } from './tp-program.ts';
+import type { LinkFigures } from './predict/tp-program.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The tensor-parallel model program (firmware-c/model/model_tp.c). */

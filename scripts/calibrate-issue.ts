@@ -1,22 +1,22 @@
-// Counts the issue-cost terms of model/issue-cost.ts on the emulator's trace:
+// Counts the issue-cost terms of model/predict/issue-cost.ts on the emulator's trace:
 // runs mmbench.elf (and the tiled kernel of its -mxu16 and -spad32 builds) on a calibration shape per code class with the TPU's
 // command records, the PERF_CTRL writes and the DONE reads logged, aligns the
 // model's PUSH sequence with the trace's, and for each code path takes the
 // fewest clocks seen from the previous PUSH where the CPU did not poll
 // (issue), from the previous PUSH to the first DONE read (firstRead) and from
 // the read that sees the awaited command done to the PUSH (afterRead).
-// Writes model/calibration/issue-terms.jsonl and issue-accesses.jsonl (re-run it whenever the kernels change):
+// Writes model/predict/calibration/issue-terms.jsonl and issue-accesses.jsonl (re-run it whenever the kernels change):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-issue.ts
 
 import { runMatmulOnEmulator } from '../model/run.ts';
-import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/issue-cost.ts';
+import { codeClass, KernelCpu, matmulProgram, matmulProgramKind } from '../model/predict/issue-cost.ts';
 import { VARIANT } from '../model/format.ts';
-import type { MatmulShape } from '../model/analytic.ts';
+import type { MatmulShape } from '../model/predict/analytic.ts';
 import type { CommandRecord } from '../periph/tpu.ts';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { completeAccesses, writeAccesses } from './issue-accesses.ts';
-import { writeCalibration } from '../model/calibration.ts';
+import { writeCalibration } from '../model/predict/calibration.ts';
 
 const CLASSES = [0, 1, 8, 9, 16, 17, 24, 25];
 /** Calibration shapes (the 1x8x8 one: the shortest commands, so that the CPU's own path shows where every other shape waits): several row groups and tiles, or one group (K = 64, and K = 8: the shortest commands, so that waits bind least), and one with two A blocks (K = 512: 128-row blocks). */
@@ -106,5 +106,5 @@ for (const fw of FIRMWARES) for (const kind of Object.keys(fw.shapes)) for (cons
   table[cls] = terms;
   accessTable[cls] = completeAccesses(acc);
 }
-writeCalibration('issue-terms', `Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the mxu16: classes on mmbench-mxu16.elf, shapes ${MXU16_TILED.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the spad32: classes on mmbench-spad32.elf, the tiled shapes): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/issue-cost.ts).`, table);
+writeCalibration('issue-terms', `Issue-cost terms, counted by scripts/calibrate-issue.ts on mmbench.elf's trace (shapes ${Object.values(SHAPES).flat().map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the mxu16: classes on mmbench-mxu16.elf, shapes ${MXU16_TILED.map((s) => `${s.m}x${s.k}x${s.n}`).join(', ')}; the spad32: classes on mmbench-spad32.elf, the tiled shapes): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/predict/issue-cost.ts).`, table);
 writeAccesses('issue-accesses', 'scripts/calibrate-issue.ts on mmbench.elf', accessTable);

@@ -1,4 +1,4 @@
-// Counts the issue-cost terms of model.c's flows (model/model-program.ts) on
+// Counts the issue-cost terms of model.c's flows (model/predict/model-program.ts) on
 // the emulator's trace, as scripts/calibrate-issue.ts does for mmbench: runs
 // model.elf on a few calibration jobs (prompt lengths and decode steps other
 // than the bench's, so that the bench and sweep runs are predictions) with
@@ -9,17 +9,17 @@
 // from the read that sees the awaited command done to the PUSH (afterRead).
 // The mean, not the fewest: a path's clocks vary a little with its operands
 // (libgcc multiplies by positions and strides), and the runs span them.
-// Writes model/calibration/issue-terms-model.jsonl (and its accesses and savings) (re-run it whenever model.c or the kernels change):
+// Writes model/predict/calibration/issue-terms-model.jsonl (and its accesses and savings) (re-run it whenever model.c or the kernels change):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-model-issue.ts
 
 import { MODEL_ELF, runOnEmulator } from '../model/run.ts';
 import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
 import { MXU16_ELFS, RV32IM_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
 import { SEQUENCER_SET } from '../study/bench.ts';
-import { calibration, writeCalibration } from '../model/calibration.ts';
+import { calibration, writeCalibration } from '../model/predict/calibration.ts';
 import { SavingsCounter, savedIn, writeSavings } from './issue-savings.ts';
-import { KernelCpu } from '../model/issue-cost.ts';
-import { LONG_CONTEXT_NEEDS, modelClass, modelProgram, ModelProgram } from '../model/model-program.ts';
+import { KernelCpu } from '../model/predict/issue-cost.ts';
+import { LONG_CONTEXT_NEEDS, modelClass, modelProgram, ModelProgram } from '../model/predict/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import type { CommandRecord as UnitRecord, TpuUnitName } from '../periph/tpu.ts';
@@ -102,7 +102,7 @@ const LADDER_JOBS: CalJob[] = [
 /**
  * The builds whose terms it counts (study/sweep/runs.ts firmwareFor): model.elf (its terms on JOBS, its savings on
  * LADDER_JOBS), and model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and model-spad32.elf, each on LADDER_JOBS,
- * their classes prefixed with the build's tag (model/issue-cost.ts firmwareTag). CAL_BUILDS (tags, "default" for
+ * their classes prefixed with the build's tag (model/predict/issue-cost.ts firmwareTag). CAL_BUILDS (tags, "default" for
  * model.elf) re-counts only those and keeps the other builds' rows of the tables.
  */
 interface Build { tag: string; elfPath: string; config: PlatformConfig; jobs: CalJob[]; savingsJobs: CalJob[] }
@@ -279,7 +279,7 @@ for (const [cls, paths] of Object.entries(sums)) {
   table[cls] = out;
 }
 const jobsText = (jobs: CalJob[]) => jobs.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.batch ? `, batch ${j.batch}` : ''}, ${j.variants.length} variants`).join('; ');
-writeCalibration('issue-terms-model', `Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace (${jobsText(JOBS)}); the rv32im:, mxu16: and spad32: classes on model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and model-spad32.elf (${jobsText(LADDER_JOBS)}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/model-program.ts).`, table);
+writeCalibration('issue-terms-model', `Issue-cost terms of model.c's flows, counted by scripts/calibrate-model-issue.ts on model.elf's trace (${jobsText(JOBS)}); the rv32im:, mxu16: and spad32: classes on model-rv32im.elf (at ENABLE_MUL), model-mxu16.elf and model-spad32.elf (${jobsText(LADDER_JOBS)}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/predict/model-program.ts).`, table);
 writeAccesses('issue-accesses-model', 'scripts/calibrate-model-issue.ts on model.elf', accessTable);
 writeSavings('scripts/calibrate-model-issue.ts on the model builds (model.elf on the ladder jobs)', {
   shift: savingsTable(shiftSums, calibration('issue-shift-savings-model')),

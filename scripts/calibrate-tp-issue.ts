@@ -1,4 +1,4 @@
-// Counts the issue-cost terms of model_tp.c's flows (model/tp-program.ts) on
+// Counts the issue-cost terms of model_tp.c's flows (model/predict/tp-program.ts) on
 // the emulator's trace, as scripts/calibrate-model-issue.ts does for
 // model.elf: runs build/fw/model_tp.elf on N boards for a few calibration
 // jobs (prompt lengths, decode steps and widths other than the bench's and
@@ -9,16 +9,16 @@
 // (issue), from the previous PUSH to the first poll read (firstRead) and from
 // the read that sees the awaited command done or message landed to the PUSH
 // (afterRead). Every board's trace counts (their paths differ by a few
-// clocks of branches). Writes model/calibration/issue-terms-tp.jsonl:
+// clocks of branches). Writes model/predict/calibration/issue-terms-tp.jsonl:
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-tp-issue.ts
 
-import { KernelCpu } from '../model/issue-cost.ts';
-import { writeCalibration } from '../model/calibration.ts';
+import { KernelCpu } from '../model/predict/issue-cost.ts';
+import { writeCalibration } from '../model/predict/calibration.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import type { ModelDims } from '../model/format.ts';
-import { tpClass, tpProgram, TP_VARIANT_BITS } from '../model/tp-program.ts';
+import { tpClass, tpProgram, TP_VARIANT_BITS } from '../model/predict/tp-program.ts';
 import { traceTpBoards, type BoardTrace } from '../model/tp-run.ts';
-import { LINK, RX, type AnyUnit } from '../model/schedule.ts';
+import { LINK, RX, type AnyUnit } from '../model/predict/schedule.ts';
 
 const BASE: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 2, vocab: 16, maxSeq: 64 };
 const SMALL: ModelDims = { d: 64, dFF: 256, heads: 8, layers: 1, vocab: 16, maxSeq: 64 };
@@ -104,4 +104,4 @@ for (const [cls, paths] of Object.entries(sums)) {
   }
   table[cls] = out;
 }
-writeCalibration('issue-terms-tp', `Issue-cost terms of model_tp.c's flows, counted by scripts/calibrate-tp-issue.ts on model_tp.elf's traces (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps on ${j.boards.join(', ')} boards`).join('; ')}; variants ${VARIANTS.join(', ')}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/tp-program.ts).`, table);
+writeCalibration('issue-terms-tp', `Issue-cost terms of model_tp.c's flows, counted by scripts/calibrate-tp-issue.ts on model_tp.elf's traces (${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps on ${j.boards.join(', ')} boards`).join('; ')}; variants ${VARIANTS.join(', ')}): per code class, per path between PUSH sites, [issue, firstRead, afterRead] in CPU clocks (model/predict/tp-program.ts).`, table);

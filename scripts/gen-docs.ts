@@ -14,12 +14,16 @@
 // `bench --matmul SHAPE --variant VARIANT`; the field `bound` is the analytic
 // model's lower bound of the run or window), or two of them joined by
 // ` - ` (their difference), ` / ` (their ratio; ` @N` sets the decimals, 3
-// by default) or ` % ` (the first as a percentage of the second, one decimal).
+// by default), ` % ` (the first as a percentage of the second, one decimal) or
+// ` => ` (the change from the first to the second in per cent, signed, one decimal).
+// `needs BIT` is what a variant bit needs besides itself (model/firmware-facts.ts
+// VARIANT_NEEDS), in words: `<!--=needs STREAM-->PANEL<!--/=-->`.
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bitNames, VARIANT_NEEDS, type VariantBitName } from '../model/firmware-facts.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'bin', 'picotpu.mjs');
@@ -178,13 +182,20 @@ function counterOf(path: string): number {
 
 /** An inline figure's text from its expression. */
 export function inlineFigure(expr: string): string {
+  const needs = /^needs ([A-Z_]+)$/.exec(expr);
+  if (needs) {
+    const mask = VARIANT_NEEDS[needs[1] as VariantBitName];
+    if (mask === undefined) throw new Error(`VARIANT_NEEDS names no bit "${needs[1]}"`);
+    return bitNames(mask);
+  }
   const digits = /\s@(\d+)$/.exec(expr);
   const body = digits ? expr.slice(0, digits.index) : expr;
-  for (const op of [' - ', ' / ', ' % ']) {
+  for (const op of [' => ', ' - ', ' / ', ' % ']) {
     const at = body.indexOf(op);
     if (at < 0) continue;
     const a = counterOf(body.slice(0, at));
     const b = counterOf(body.slice(at + op.length));
+    if (op === ' => ') { const c = (100 * (b - a)) / a; return `${c < 0 ? '−' : '+'}${Math.abs(c).toFixed(digits ? Number(digits[1]) : 1)}`; }
     if (op === ' - ') return n(a - b);
     if (op === ' / ') return (a / b).toFixed(digits ? Number(digits[1]) : 3);
     return ((100 * a) / b).toFixed(digits ? Number(digits[1]) : 1);
@@ -316,6 +327,65 @@ GENERATORS['matmul-ladder'] = () => [
     return `| ${shape.replaceAll('x', '×')} | ${n(a)} (${before}) | ${ratio(a, before)} | ${n(b)} | ${ratio(b, 1023)} |`;
   }),
 ];
+
+/** One `picotpu demo` run, once per process and arguments: its reports and the line the docs quote. */
+interface DemoRun { sum: string; correct: string; prefill: Report; decode: Report; whole: Report; clocks: number }
+const demoRuns = new Map<string, DemoRun>();
+function demo(args: string[]): DemoRun {
+  const key = args.join(' ');
+  let run = demoRuns.get(key);
+  if (!run) {
+    const lines = spawn(['demo', ...args]).stdout.split('\n');
+    const field = (name: string) => lines.find((l) => l.startsWith(`${name} `))?.slice(name.length).trim() ?? '';
+    const report = (header: string) => {
+      const at = lines.findIndex((l) => l.startsWith(`== ${header}`));
+      if (at < 0) throw new Error(`picotpu demo ${key} printed no "${header}" report`);
+      return parseReport(lines.slice(at + 1, at + 8));
+    };
+    // The wall line's clock count is the run's (reset to EXIT, or run pulse to DONE); its times are the machine's.
+    const clocks = Number(/ for ([\d,]+) emulated clocks/.exec(lines.find((l) => l.startsWith('wall ')) ?? '')?.[1].replaceAll(',', ''));
+    run = { sum: field('sum'), correct: field('correct'), prefill: report('prefill'), decode: report('decode'), whole: report('whole run'), clocks };
+    demoRuns.set(key, run);
+  }
+  return run;
+}
+
+/** Seconds on the 12 MHz board, as the docs write them. */
+const seconds = (clocks: number, digits = 2) => (clocks / 12e6).toFixed(digits);
+
+GENERATORS['demo-clocks'] = () => {
+  const best = demo(['123456789+987654321']);
+  const v2047 = demo(['123456789+987654321', '--variant', '2047']);
+  return [
+    '`picotpu demo 123456789+987654321` on the trained model (default variant',
+    `4095; sum ${best.sum}, ${best.correct === 'yes' ? 'correct' : 'wrong'}) prints a prefill window of ${n(best.prefill.run)} clocks,`,
+    `a decode window of ${n(best.decode.run)} clocks (32 steps), ${n(best.whole.run)} for both, and`,
+    `${n(best.clocks)} emulated clocks from reset to EXIT: about ${seconds(best.clocks)} s on the 12 MHz`,
+    `board (variant 2047: ${n(v2047.prefill.run)}, ${n(v2047.decode.run)}, ${n(v2047.whole.run)} and ${n(v2047.clocks)}).`,
+  ];
+};
+
+/** The seed board's demo at the write-up's ladder: base, double-buffered, fused, FlashAttention (4095 acts as 7); its clocks are the board's counters, run pulse to DONE. */
+const SEED_LADDER: [variant: number, label: string][] = [[0, 'base'], [1, 'double-buffered'], [3, '+ fused'], [4095, '+ FlashAttention']];
+
+GENERATORS['seed-demo'] = () => {
+  const run = demo(['--board', 'seed', '1234+5678', '--variant', '4095']);
+  return [
+    '`demo --board seed 1234+5678` on the trained model (default variant 4095, of',
+    `which the seed firmware acts on bits 1, 2 and 4) prints \`sum ${run.sum}\` and`,
+    `\`correct ${run.correct}\`, a prefill of ${n(run.prefill.run)} clocks, a decode of ${n(run.decode.run)} clocks`,
+    `(32 steps) and ${n(run.whole.run)} clocks from the run pulse to DONE: ${seconds(run.whole.run)} s on the`,
+    "seed's 12 MHz clock. Whole runs of that problem, as `demo --board seed",
+    '1234+5678 --variant V` prints them:',
+    '',
+    '| variant | | run pulse to DONE | MXU busy | VPU busy | DMA busy |',
+    '|---|---|---:|---:|---:|---:|',
+    ...SEED_LADDER.map(([v, label]) => {
+      const r = demo(['--board', 'seed', '1234+5678', '--variant', String(v)]);
+      return `| ${v === 4095 ? 7 : v} | ${label} | ${n(r.whole.run)} | ${n(r.whole.mxu)} | ${n(r.whole.vpu)} | ${n(r.whole.dma)} |`;
+    }),
+  ];
+};
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
 

@@ -1,8 +1,8 @@
 // Shared by the two issue-cost calibrations (calibrate-issue.ts, calibrate-model-issue.ts):
 // the per-path counts of TPU-register accesses, which make the register wait (tpuWait) a
-// named term of every path (model/issue-cost.ts boardTerms), and the table they are written to.
+// named term of every path (model/predict/issue-cost.ts boardTerms), and the table they are written to.
 
-import { writeCalibration, type PathTable } from '../model/calibration.ts';
+import { writeCalibration, type PathTable } from '../model/predict/calibration.ts';
 
 /**
  * A path's [issue, firstRead, afterRead] access counts from the counts seen (−1: that stretch
@@ -20,7 +20,7 @@ export function completeAccesses(acc: Record<string, number[]>): Record<string, 
   return out;
 }
 
-/** Writes a table of access counts (model/calibration/issue-accesses*.jsonl); `source`: the script and ELF that counted them. */
+/** Writes a table of access counts (model/predict/calibration/issue-accesses*.jsonl); `source`: the script and ELF that counted them. */
 export function writeAccesses(name: 'issue-accesses' | 'issue-accesses-model', source: string, table: PathTable): void {
-  writeCalibration(name, `TPU-register accesses per code path, counted by ${source}'s trace: per code class, per path between PUSH sites, [issue, firstRead, afterRead] accesses (each waits tpuWait clocks: model/issue-cost.ts boardTerms), in the runs whose clocks the terms took.`, table);
+  writeCalibration(name, `TPU-register accesses per code path, counted by ${source}'s trace: per code class, per path between PUSH sites, [issue, firstRead, afterRead] accesses (each waits tpuWait clocks: model/predict/issue-cost.ts boardTerms), in the runs whose clocks the terms took.`, table);
 }

@@ -3,9 +3,9 @@
 // calibration run — per shift, its clocks less BARREL_SHIFTER's (1 + its two-stage shift steps,
 // hardware.md §1.2); per multiply on the rv32im build, its clocks less ENABLE_FAST_MUL's — so
 // that the barrel-shifter and fast-multiplier boards are a formula of the terms
-// (model/issue-cost.ts boardTerms), and the file the counts are written to.
+// (model/predict/issue-cost.ts boardTerms), and the file the counts are written to.
 
-import { writeCalibration, type PathTable } from '../model/calibration.ts';
+import { writeCalibration, type PathTable } from '../model/predict/calibration.ts';
 import type { PlatformConfig } from '../emu/config.ts';
 import { INSNS, matchInsn, type TimingClass } from '../emu/isa.ts';
 import type { Machine } from '../boards/machine.ts';
@@ -69,9 +69,9 @@ export function savedIn(at: number[], sum: number[], from: number, to: number): 
   return sum[first(to)] - sum[first(from)];
 }
 
-/** Writes the two savings tables (model/calibration/issue-{shift,mul}-savings-model.jsonl); `source`: the script and builds that counted them. */
+/** Writes the two savings tables (model/predict/calibration/issue-{shift,mul}-savings-model.jsonl); `source`: the script and builds that counted them. */
 export function writeSavings(source: string, tables: { shift: PathTable; mul: PathTable }): void {
   const about = `counted by ${source}'s trace, instruction by instruction: per code class, per path between PUSH sites, [issue, firstRead, afterRead] clocks`;
-  writeCalibration('issue-shift-savings-model', `What BARREL_SHIFTER takes off each code path, ${about}: per shift its clocks less BARREL_SHIFTER's (model/issue-cost.ts boardTerms). Means over the runs counted.`, tables.shift);
-  writeCalibration('issue-mul-savings-model', `What ENABLE_FAST_MUL takes off each code path of the rv32im build (counted at ENABLE_MUL), ${about}: per multiply its clocks less ENABLE_FAST_MUL's (model/issue-cost.ts boardTerms). Means over the runs counted.`, tables.mul);
+  writeCalibration('issue-shift-savings-model', `What BARREL_SHIFTER takes off each code path, ${about}: per shift its clocks less BARREL_SHIFTER's (model/predict/issue-cost.ts boardTerms). Means over the runs counted.`, tables.shift);
+  writeCalibration('issue-mul-savings-model', `What ENABLE_FAST_MUL takes off each code path of the rv32im build (counted at ENABLE_MUL), ${about}: per multiply its clocks less ENABLE_FAST_MUL's (model/predict/issue-cost.ts boardTerms). Means over the runs counted.`, tables.mul);
 }

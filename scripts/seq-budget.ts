@@ -8,7 +8,7 @@
 
 import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 import type { Machine } from '../boards/machine.ts';
-import { predict } from '../model/analytic.ts';
+import { predict } from '../model/predict/analytic.ts';
 import { BEST_VARIANT } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';

@@ -1,6 +1,6 @@
 // `picotpu bench`: the seed's experiments (and a few beyond them) run on the
 // emulated board through build/fw/model.elf and build/fw/mmbench.elf, each
-// next to the analytic model's prediction (model/analytic.ts) and the seed's
+// next to the analytic model's prediction (model/predict/analytic.ts) and the seed's
 // figures. The firmware brackets each phase with PERF_CTRL (prefill, then
 // decode), so an experiment's counters are the sum of its windows.
 //
@@ -10,7 +10,7 @@
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
-import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/analytic.ts';
+import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/predict/analytic.ts';
 import { BEST_VARIANT, VARIANT, variantName, type Job, type ModelDims } from '../model/format.ts';
 
 export { variantName } from '../model/format.ts';

@@ -1,6 +1,6 @@
 // `picotpu bench --devices N`: the tensor-parallel model (build/fw/model_tp.elf)
 // on N boards of the multi-board machine, checked against the golden model
-// and set against the analytic prediction (model/tp-program.ts): per board
+// and set against the analytic prediction (model/predict/tp-program.ts): per board
 // its counters per window, LINK busy clocks, bytes and messages; the run's
 // total clocks (the last board's stop); each window's measured clocks (the
 // slowest board's) and the predicted ones with the error; the predicted link
@@ -12,7 +12,7 @@ import type { Job, ModelDims } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { shardingError } from '../model/tensor-parallel.ts';
-import { predictTpRun, ringAllReduceClocks, type LinkFigures, type TpWindow } from '../model/tp-program.ts';
+import { predictTpRun, ringAllReduceClocks, type LinkFigures, type TpWindow } from '../model/predict/tp-program.ts';
 import { runTpBoards, type TpBoardsRun } from '../model/tp-run.ts';
 import { BASE_DIMS, BenchUsageError, RANDOM_SEED, predictionError } from './bench.ts';
 

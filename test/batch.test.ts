@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../emu/config.ts';
 import { Machine } from '../boards/machine.ts';
-import { predict, predictDecodeStep } from '../model/analytic.ts';
+import { predict, predictDecodeStep } from '../model/predict/analytic.ts';
 import { buildBlob, headerOffset, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { MODEL_ELF, runOnEmulator } from '../model/run.ts';

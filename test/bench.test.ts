@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MATMUL_RUN_BOUND_PCT, MODEL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { benchJson, EXPERIMENTS, formatBench, predictionError, RANDOM_SEED, runBench, summarize, summaryTable } from '../study/bench.ts';
 import { EXIT } from '../emu/exit-status.ts';
-import { predictMatmul } from '../model/analytic.ts';
+import { predictMatmul } from '../model/predict/analytic.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
 

@@ -1,4 +1,4 @@
-// The issue-cost calibration tables (model/calibration/*.jsonl) are current: each was counted on
+// The issue-cost calibration tables (model/predict/calibration/*.jsonl) are current: each was counted on
 // the ELFs build/fw/ holds now (their program images' SHA-256 match the table's stamps), so a
 // firmware change without a recalibration fails here, naming the script to re-run.
 
@@ -6,12 +6,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CALIBRATION_DIR, CALIBRATIONS, calibration, calibrationHeader, firmwareFile, programSha256, staleCalibrations, type CalibrationName,
-} from '../model/calibration.ts';
+} from '../model/predict/calibration.ts';
 
 const NAMES = Object.keys(CALIBRATIONS) as CalibrationName[];
 
 describe('issue-cost calibration tables', () => {
-  it('every table in model/calibration/ is listed, and each names its script and ELFs', () => {
+  it('every table in model/predict/calibration/ is listed, and each names its script and ELFs', () => {
     const files = readdirSync(CALIBRATION_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => f.replace(/\.jsonl$/, '')).sort();
     expect(files).toEqual([...NAMES].sort());
     for (const name of NAMES) {
@@ -33,7 +33,7 @@ describe('issue-cost calibration tables', () => {
       return name === 'issue-terms-tp' ? { ...h, elfs: { 'model_tp.elf': '0'.repeat(64) } } : h;
     };
     expect(staleCalibrations(NAMES, otherStamp)).toEqual([
-      'model/calibration/issue-terms-tp.jsonl was counted on another build/fw/model_tp.elf: re-run npx tsx scripts/calibrate-tp-issue.ts',
+      'model/predict/calibration/issue-terms-tp.jsonl was counted on another build/fw/model_tp.elf: re-run npx tsx scripts/calibrate-tp-issue.ts',
     ]);
   });
 

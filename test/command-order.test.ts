@@ -1,5 +1,5 @@
-// The predictor pushes the firmware's commands, in the firmware's order: model/model-program.ts's
-// transcription of model.c against model.elf's trace (model/command-order.ts), on small jobs that
+// The predictor pushes the firmware's commands, in the firmware's order: model/predict/model-program.ts's
+// transcription of model.c against model.elf's trace (model/predict/command-order.ts), on small jobs that
 // take every flow — the tiled ladder, the panel/stream flows, batched decode, LONG_CONTEXT's row
 // blocks and the sequencer's recorded and replayed decode — and issue-cost.ts's transcription of
 // mmbench's kernels (tiled, panel, stream; the 16×16-MXU and 32 KiB builds) on small shapes, and
@@ -11,10 +11,10 @@ import { defaultConfig } from '../emu/config.ts';
 import { VARIANT, type ModelDims } from '../model/format.ts';
 import {
   firmwareMatmulOrder, firmwareOrder, firmwareTpOrder, orderDifferences, predictorMatmulOrder, predictorOrder, predictorTpOrder, type OrderJob,
-} from '../model/command-order.ts';
-import { matmulProgramKind } from '../model/issue-cost.ts';
+} from '../model/predict/command-order.ts';
+import { matmulProgramKind } from '../model/predict/issue-cost.ts';
 import { MXU16_ELFS, SPAD32_ELFS } from '../study/sweep/runs.ts';
-import { LONG_CONTEXT_NEEDS } from '../model/model-program.ts';
+import { LONG_CONTEXT_NEEDS } from '../model/predict/model-program.ts';
 import { SEQUENCER_SET } from '../study/bench.ts';
 
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };

@@ -2,12 +2,15 @@
 // number, no person of the team that built the project and no dated lab
 // note (a day or a clock time of a measurement). Development
 // history belongs to the git log; a doc says what the tool is, how to use it
-// and what it shows.
+// and what it shows. And every measured figure comes from a generator (a
+// gen:docs section or inline figure) or says where it is from: a large number
+// outside them stands in a block marked <!-- figures: SOURCE -->.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { bareFigures } from './helpers/bare-figures.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,5 +81,41 @@ describe('docs name no machine path, issue number or person', () => {
 
   it.each(userDocs())('%s', (file) => {
     expect(hygieneFindings(file, readFileSync(join(root, file), 'utf8'))).toEqual([]);
+  });
+});
+
+/** Docs generated whole by their own commands (`bench --post`, `sweep`, `explore`): their figures are the generator's. */
+const GENERATED_WHOLE = new Set(['docs/study.md', 'docs/scaling.md', 'docs/explore-example.md']);
+
+describe('every large figure in the docs is generated or names its source', () => {
+  it('catches a bare measured figure and lets generated, marked and constant ones through', () => {
+    const doc = `
+The run takes 1,234,567 clocks.
+
+<!--=prefill, base.cycles-->4,133,696<!--/=--> clocks, and 123456 on the next line
+
+<!-- figures: measured on the RTL (test/rtl/firmware-measured.json) -->
+| a | 98,765 |
+| b | 43,210 |
+
+after the table 55,555 is bare again; 65,536 and 100,000 and 0x12345 and \`--max-cycles 12345678\` are not
+<!-- generated: npm run gen:docs -- bench-summary -->
+run 76543 clocks
+<!-- end generated -->
+<!-- figures: a session of picotpu debug -->
+\`\`\`
+clock 66942
+
+clock 66943
+\`\`\`
+\`\`\`
+clock 77777
+\`\`\`
+`;
+    expect(bareFigures('x.md', doc).map((f) => f.split(': ')[1])).toEqual(['1,234,567', '123456', '55,555', '77777']);
+  });
+
+  it.each(userDocs().filter((f) => !GENERATED_WHOLE.has(f)))('%s', (file) => {
+    expect(bareFigures(file, readFileSync(join(root, file), 'utf8'))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// The schedule model (model/issue-cost.ts, model/schedule.ts) against the
+// The schedule model (model/predict/issue-cost.ts, model/predict/schedule.ts) against the
 // emulator: mmbench.elf on --matmul shapes nobody picked (M, K, N multiples
 // of 8 up to 512, every one fits the SRAM) and variants drawn at random,
 // seeded (the seed is printed; PICOTPU_SEED repeats a draw), must run within
@@ -9,8 +9,8 @@
 // the libgcc cost formulas against their instruction counts.
 
 import { describe, expect, it } from 'vitest';
-import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3Clocks, waitTerms, type TermSource } from '../model/issue-cost.ts';
-import { POLL_LOOP_CLOCKS, Schedule } from '../model/schedule.ts';
+import { matmulProgramKind, mulsi3Clocks, predictMatmulRun, tableTerms, udivsi3Clocks, waitTerms, type TermSource } from '../model/predict/issue-cost.ts';
+import { POLL_LOOP_CLOCKS, Schedule } from '../model/predict/schedule.ts';
 import { mulberry32 } from '../model/random.ts';
 import { runMatmulOnEmulator } from '../model/run.ts';
 import { BASE_DIMS, EXPERIMENTS, predictionError, RANDOM_SEED, SEQUENCER_SET, T256_DIMS, type Experiment } from '../study/bench.ts';
@@ -18,7 +18,7 @@ import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { BEST_VARIANT, VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { configFor, firmwareFor, MXU16_ELFS, SPAD32_ELFS, type ConfigOverride } from '../study/sweep/runs.ts';
 import type { PlatformConfig } from '../emu/config.ts';
-import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/model-program.ts';
+import { LONG_CONTEXT_NEEDS, MODELLED_BITS, predictModelRun } from '../model/predict/model-program.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnEmulator } from '../model/run.ts';
 import { MATMUL_RUN_BOUND_PCT, MODEL_RUN_BOUND_PCT, WHAT_IF_RUN_BOUND_PCT, WRONG_TERMS_MISS_PCT } from './helpers/prediction-bounds.ts';
@@ -180,7 +180,7 @@ describe('predicted run clocks of the other mmbench builds (tiled kernel)', () =
   });
 });
 
-// model.elf: the command programs of model.c's flows (model/model-program.ts) over the same schedule model.
+// model.elf: the command programs of model.c's flows (model/predict/model-program.ts) over the same schedule model.
 describe('predicted run clocks of model.elf', () => {
   /** Every standard bench experiment's windows, from one run per distinct job (a full inference holds its prefill's window). */
   it(`are within ${MODEL_PCT} % on every standard bench experiment`, () => {

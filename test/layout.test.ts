@@ -55,7 +55,7 @@ describe('import direction', () => {
       ['bin/picotpu.mjs', "await import('../cli/main.ts')"],
       ['cli/run.ts', "import { Profiler } from '../emu/observe/profiler.ts';"],
       ['cli/bench.ts', "import { runBench } from '../study/bench.ts';"],
-      ['study/bench.ts', "import { predict } from '../model/analytic.ts';"],
+      ['study/bench.ts', "import { predict } from '../model/predict/analytic.ts';"],
       ['model/run.ts', "import { Machine } from '../emu/machine.ts';"],
       ['emu/debug/gdb-server.ts', "import { Stepper } from '../stepper.ts';"],
       ['emu/observe/vcd.ts', "import { UNIT_NAMES } from '../../periph/counters.ts';"],

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { MATMUL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { Machine } from '../boards/machine.ts';
-import { predict, predictMatmul } from '../model/analytic.ts';
+import { predict, predictMatmul } from '../model/predict/analytic.ts';
 import { BEST_VARIANT, buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { argmax, requant, runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -167,7 +167,7 @@ describe('model blob and program', () => {
       expect(run.windows[0].mxuBusy).toBe(p.mxu);
       expect(run.windows[0].dmaBusy).toBe(p.dma);
       expect(run.windows[0].cycles).toBeGreaterThanOrEqual(p.lowerBound);
-      // The schedule model's run clocks (model/issue-cost.ts): within MATMUL_RUN_BOUND_PCT (docs/study.md §8.3).
+      // The schedule model's run clocks (model/predict/issue-cost.ts): within MATMUL_RUN_BOUND_PCT (docs/study.md §8.3).
       expect(100 * Math.abs(p.runClocks! - run.windows[0].cycles) / run.windows[0].cycles).toBeLessThan(MATMUL_RUN_BOUND_PCT);
       expect(run.c.some((b) => b !== 0)).toBe(true);
     }
@@ -239,7 +239,7 @@ describe('issue overhead at its floor (docs/study.md §5)', () => {
       expect(run.logits.map((l) => Array.from(l))).toEqual(golden.logits.map((l) => Array.from(l)));
       const [w] = run.windows, [p] = predict(c.dims, job).phases;
       expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.mxu, dma: p.dma, vpu: p.vpu });
-      // The issue's goal (#15): within 20 % of the bound (the busiest unit of every kernel call, summed: model/analytic.ts).
+      // The issue's goal (#15): within 20 % of the bound (the busiest unit of every kernel call, summed: model/predict/analytic.ts).
       expect(w.cycles).toBeGreaterThanOrEqual(p.lowerBound);
       expect(w.cycles).toBeLessThanOrEqual(1.2 * p.lowerBound);
     }
@@ -302,7 +302,7 @@ describe('issue overhead at its floor (docs/study.md §5)', () => {
     const p = predict(dims, job);
     run.windows.forEach((w, i) => expect({ mxu: w.mxuBusy, dma: w.dmaBusy, vpu: w.vpuBusy }).toEqual({ mxu: p.phases[i].mxu, dma: p.phases[i].dma, vpu: p.phases[i].vpu }));
     const clocks = run.windows.reduce((n, w) => n + w.cycles, 0);
-    // The issue's goal: within 10 % of the bound (the busiest unit of every kernel call, summed: model/analytic.ts).
+    // The issue's goal: within 10 % of the bound (the busiest unit of every kernel call, summed: model/predict/analytic.ts).
     expect(clocks).toBeGreaterThanOrEqual(p.lowerBound);
     expect(clocks).toBeLessThanOrEqual(1.1 * p.lowerBound);
   });

@@ -1,6 +1,6 @@
 // The tensor-parallel model (build/fw/model_tp.elf) on the multi-board
 // machine: tokens, logits and each board's K/V cache columns equal the golden
-// model's for N = 1, 2, 4; the analytic prediction (model/tp-program.ts) of
+// model's for N = 1, 2, 4; the analytic prediction (model/predict/tp-program.ts) of
 // the link busy clocks is exact and of the run clocks within 1 % (test/helpers/prediction-bounds.ts), on a job
 // the calibration (scripts/calibrate-tp-issue.ts) did not run.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { defaultConfig, applyOverrides } from '../emu/config.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { allReduceTraffic } from '../model/tensor-parallel.ts';
-import { predictTpRun, ringPlan } from '../model/tp-program.ts';
+import { predictTpRun, ringPlan } from '../model/predict/tp-program.ts';
 import { cacheColumns, runTpBoards } from '../model/tp-run.ts';
 import type { Job, ModelDims } from '../model/format.ts';
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BASE_DIMS } from '../study/bench.ts';
 import { defaultConfig } from '../emu/config.ts';
-import { predict, predictMatmul } from '../model/analytic.ts';
+import { predict, predictMatmul } from '../model/predict/analytic.ts';
 import { BEST_VARIANT, type Job, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError, runMatmulOnEmulator, runOnEmulator, type EmulatorRun } from '../model/run.ts';

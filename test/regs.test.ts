@@ -2,11 +2,19 @@
 // it, and the table itself must be consistent (no overlapping fields).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOC_PATH, docWithTables, generateHeader, generateModelHeader, HEADER_PATH, MODEL_HEADER_PATH } from '../scripts/gen-regs.ts';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import {
+  BUILDS_MK_PATH, DOC_PATH, docWithTables, generateBuildsMk, generateHeader, generateKernelConstantsHeader, generateModelHeader, HEADER_PATH,
+  KERNEL_CONSTANTS_PATH, MODEL_HEADER_PATH,
+} from '../scripts/gen-regs.ts';
+import { FIRMWARE_BUILDS, KERNEL_CONSTANTS } from '../model/firmware-facts.ts';
 import {
   argField, CONFIG_FIELD, ERROR_FIELD, fieldOf, GLOBAL_REGS, packArgs, packField, PUSH_FIELD, STATUS_FIELD, statusWord, TOKEN_FIELD,
   UNIT_REGS, UNITS, unpackField,
 } from '../periph/regs.ts';
+
+const ROOT = join(import.meta.dirname, '..');
 
 describe('register table', () => {
   it('firmware-c/include/tpu_regs.h is generated from it (run npm run gen:regs when this fails)', () => {
@@ -15,6 +23,32 @@ describe('register table', () => {
 
   it('firmware-c/model/model_format.h is generated from model/format.ts', () => {
     expect(readFileSync(MODEL_HEADER_PATH, 'utf8')).toBe(generateModelHeader());
+  });
+
+  it('firmware-c/include/kernel_constants.h and firmware-c/builds.mk are generated from model/firmware-facts.ts', () => {
+    expect(readFileSync(KERNEL_CONSTANTS_PATH, 'utf8')).toBe(generateKernelConstantsHeader());
+    expect(readFileSync(BUILDS_MK_PATH, 'utf8')).toBe(generateBuildsMk());
+  });
+
+  it('the shared kernel constants and build flags have no second copy in the firmware or the predictor', () => {
+    const files = (dir: string, ext: RegExp): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && ext.test(e.name)).map((e) => join(e.parentPath, e.name));
+    const copies: string[] = [];
+    for (const f of files('firmware-c', /\.[ch]$/)) {
+      if (f === KERNEL_CONSTANTS_PATH) continue;
+      const text = readFileSync(f, 'utf8');
+      for (const name of Object.keys(KERNEL_CONSTANTS)) if (new RegExp(`^\\s*#\\s*define\\s+${name}\\b`, 'm').test(text)) copies.push(`${relative(ROOT, f)}: #define ${name}`);
+    }
+    for (const f of files('model', /\.ts$/)) {
+      const text = readFileSync(f, 'utf8');
+      for (const name of Object.keys(KERNEL_CONSTANTS)) if (new RegExp(`\\b${name}\\s*=\\s*\\d`).test(text)) copies.push(`${relative(ROOT, f)}: ${name} = ...`);
+    }
+    const makefile = readFileSync(join(ROOT, 'firmware-c', 'Makefile'), 'utf8');
+    for (const b of FIRMWARE_BUILDS) {
+      if (makefile.includes(b.flags)) copies.push(`firmware-c/Makefile: ${b.flags}`);
+      expect(makefile, `the Makefile builds -${b.name} with $(${b.makeVariable})`).toContain(`$(${b.makeVariable})`);
+    }
+    expect(copies).toEqual([]);
   });
 
   it('the tables in docs/hardware.md are generated from it', () => {

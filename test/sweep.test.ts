@@ -19,8 +19,8 @@ import { legendLabels, madeByVega, marksOf, seriesColors, tickLabels } from './h
 import { runSweep } from '../study/sweep/sweep.ts';
 import { configFor, firmwareFor, MXU16_ELFS, RV32IM_ELFS, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
 import { BEST_VARIANT, VARIANT } from '../model/format.ts';
-import { firmwareTag } from '../model/issue-cost.ts';
-import { MODELLED_BITS } from '../model/model-program.ts';
+import { firmwareTag } from '../model/predict/issue-cost.ts';
+import { MODELLED_BITS } from '../model/predict/model-program.ts';
 import { buildFirmware } from '../toolchain/toolchain.ts';
 
 const lineChart: Chart = {

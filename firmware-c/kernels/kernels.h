@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include "tpu.h"
 #include "model_format.h"
+#include "kernel_constants.h" /* chunk and buffer constants, shared with the predictor */
 
 /* The MXU tile edge D (tpu.h TPU_MXU_DIM) and the bytes of one tile row:
  * D int4 values, or D int32 partial sums. */

@@ -31,13 +31,9 @@
 #define SP_PR SP(2)
 #define SP_PB0 SP(3)
 #define PANEL_BUFFERS (SP_KIB * 1024u / SP_REGION - 3u)
-/* matmul_panel_ahead's buffer: region 8, clear of attention_decode's 0-7. */
-#define PANEL_AHEAD_BUFFER 5u
-/* Bytes of B per DMA command (at most): a few tiles, so that the MXU's work
- * on the last chunk (the drain, when the DMA has nothing left) stays short. */
-#ifndef PANEL_CHUNK_BYTES
-#define PANEL_CHUNK_BYTES 1024u
-#endif
+/* PANEL_AHEAD_BUFFER (matmul_panel_ahead's buffer: region 8, clear of
+ * attention_decode's 0-7) and PANEL_CHUNK_BYTES (bytes of B per DMA command,
+ * at most) are in kernel_constants.h, shared with the predictor. */
 
 int matmul_panel_fits(const struct mm_args *p) {
   uint32_t crow = (p->flags & MM_OUT_INT32) ? 4 * p->n : p->n / 2;
@@ -175,20 +171,15 @@ void matmul_panel(const struct mm_args *p, uint32_t keep_a, const struct mm_args
 #define SS_R SP(8)
 #define SS_B0 SP(9)
 #define SS_BLOCK (4 * SP_REGION)
-#define STREAM_BUFFERS 7u
-/* Bytes of B per chunk (at most): the MXU is as busy as the DMA here, and
- * larger chunks cost fewer commands. */
-#ifndef STREAM_CHUNK_BYTES
-#define STREAM_CHUNK_BYTES 2048u
-#endif
-/* Chunks loaded ahead of the one the MXU works on. */
-#define STREAM_AHEAD 2u
+/* STREAM_BUFFERS (the B ring), STREAM_CHUNK_BYTES (bytes of B per chunk, at
+ * most) and STREAM_AHEAD (chunks loaded ahead of the one the MXU works on) are
+ * in kernel_constants.h, shared with the predictor. */
 
 int matmul_stream_fits(const struct mm_args *p) {
   /* The chunk's C block: rows × (at most PANEL_CHUNK_BYTES / K tiles) of int4. */
   uint32_t rows = (p->m + (TILE - 1)) & ~(TILE - 1u), chunk = 1;
   for (uint32_t bytes = p->k * TILE_ROW4; 2 * bytes <= STREAM_CHUNK_BYTES; bytes <<= 1) chunk <<= 1;
-  return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= 64 && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
+  return (k_variant & VARIANT_STREAM) && SP_KIB == 64 && p->m <= STREAM_MAX_ROWS && !(p->flags & (MM_TRANSPOSE | MM_CAUSAL | MM_OUT_INT32))
     && rows * (p->k / 2) <= SS_BLOCK && rows * chunk * TILE_ROW4 <= SP_REGION && (p->epi != EPI_RESIDUAL || p->m * (p->n / 2) <= SP_REGION)
     && p->k * TILE_ROW4 <= SP_REGION;
 }

@@ -38,14 +38,7 @@ static uint32_t dma_rows(uint32_t op, uint32_t sram, uint32_t spad, uint32_t row
 #define SS_R SP(8)
 #define SS_B0 SP(9)
 #define SS_BLOCK (4 * SP_REGION)
-#define STREAM_BUFFERS 7u
-/* Bytes of B per chunk (at most): the MXU is as busy as the DMA here, and
- * larger chunks cost fewer commands. */
-#ifndef STREAM_CHUNK_BYTES
-#define STREAM_CHUNK_BYTES 2048u
-#endif
-/* Chunks loaded ahead of the one the MXU works on. */
-#define STREAM_AHEAD 2u
+/* STREAM_BUFFERS, STREAM_CHUNK_BYTES and STREAM_AHEAD: kernel_constants.h. */
 
 
 /* The B chunk loads of one call, in order (panel.c's struct stream_loads). */
@@ -71,8 +64,8 @@ int matmul_stream_up_fits(const struct mm_args *p) {
 static uint32_t stream_on_chip;
 /* STREAM_UP's ReLU, one VPU op per block of rows (TILE << relu_log2 rows, at
  * most a region's), so that STREAM_DOWN's first MATMULs start after the
- * first block's instead of the whole ReLU. */
-#define RELU_BLOCKS_MAX 8u
+ * first block's instead of the whole ReLU; at most RELU_BLOCKS_MAX blocks
+ * (kernel_constants.h). */
 static uint32_t stream_relu[RELU_BLOCKS_MAX], stream_relu_log2;
 
 

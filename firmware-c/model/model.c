@@ -421,8 +421,8 @@ static void stream_layer_ffn(const struct layer *y, uint32_t rows, const struct 
  * block's FFN rows in the scratchpad), each call chained to the next, and
  * attention over the whole prompt by attention_long (kernels/long.c). A
  * prompt of one block runs FFN_ON_CHIP's calls with attention_long in place
- * of attention_block. */
-#define LONG_BLOCK_ROWS 64u
+ * of attention_block. LONG_BLOCK_ROWS is in kernel_constants.h, shared with
+ * the predictor. */
 
 static int long_prefill_fits(void) {
   uint32_t R = LONG_BLOCK_ROWS;

@@ -10,7 +10,7 @@
 // axis, bars (measurement) with ticks (prediction).
 
 import type { TopLevelSpec } from 'vega-lite';
-import type { PhasePrediction } from '../../model/analytic.ts';
+import type { PhasePrediction } from '../../model/predict/analytic.ts';
 import { BEST_VARIANT } from '../../model/format.ts';
 import type { MatmulPoint, MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
 

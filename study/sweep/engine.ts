@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { errnoText, makeDirectories, OutputError } from '../../emu/observe/output-file.ts';
-import { programSha256 } from '../../model/calibration.ts';
+import { programSha256 } from '../../model/predict/calibration.ts';
 import { firmwareMissing } from '../../model/run.ts';
 import { recordShapeError, runPoint, SWEEP_ELFS, type RunPoint, type RunRecord } from './runs.ts';
 
@@ -37,7 +37,7 @@ export interface SweepOptions {
 
 /**
  * Identifies the firmware and record format the results were made with: the
- * program images (model/calibration.ts programSha256), not the ELF files,
+ * program images (model/predict/calibration.ts programSha256), not the ELF files,
  * whose debug sections name the folder they were built in, so that two
  * checkouts of one commit agree.
  */

@@ -6,7 +6,7 @@
 //
 // Two kinds of prediction stand side by side:
 //  - unit busy clocks (MXU, VPU, DMA) from the timing rules and the kernels'
-//    tiling (model/analytic.ts): these are predictions of the measurement
+//    tiling (model/predict/analytic.ts): these are predictions of the measurement
 //    and must agree (the tests hold them within 5 %);
 //  - the lower bound on run clocks (the busiest unit of each kernel call):
 //    a roof, not a forecast — the distance from it to the measured run is the
@@ -15,10 +15,10 @@
 import { BASE_DIMS, SEQUENCER_SET } from '../bench.ts';
 import type { ModelDims } from '../../model/format.ts';
 import { BEST_VARIANT, VARIANT } from '../../model/format.ts';
-import type { PhasePrediction } from '../../model/analytic.ts';
+import type { PhasePrediction } from '../../model/predict/analytic.ts';
 import { BARS_AND_MARKS, BOUND, chartSpec, ladderChart, LADDER_NAMES, LINES_AND_POINTS, MEASURED, measuredPhase, powersOfTwo, PREDICTED, PREDICTED_RUN, predictedPhase, prefillDecodeChart, PREFILL_DECODE_BEST_KEY, predictedRun, rooflineChart, rowsOf, type ChartRow } from './charts.ts';
 import type { TopLevelSpec } from 'vega-lite';
-import { ringAllReduceClocks } from '../../model/tp-program.ts';
+import { ringAllReduceClocks } from '../../model/predict/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
 import type { PlannedRun } from './engine.ts';
 
@@ -94,7 +94,7 @@ function section(title: string, figures: Figure[], text: string, reading: string
   return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n\n*${f.shows}*\n`), '```', text, '```', '', reading, ''].join('\n');
 }
 
-/** Largest relative error of the predicted run clocks (model/issue-cost.ts's schedule model) over the windows it covers, and how many windows it does not cover yet. */
+/** Largest relative error of the predicted run clocks (model/predict/issue-cost.ts's schedule model) over the windows it covers, and how many windows it does not cover yet. */
 export function worstRunError(records: RunRecord[]): { worst: number; covered: number; uncovered: number } {
   let worst = 0, covered = 0, uncovered = 0;
   for (const r of records) {

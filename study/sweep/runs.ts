@@ -3,15 +3,17 @@
 // for the same configuration. Points are plain JSON so they cross to worker
 // threads and into the JSON-lines results file unchanged.
 
+import { dirname, join } from 'node:path';
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
-import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
+import { predict, predictMatmul, type PhasePrediction } from '../../model/predict/analytic.ts';
 import type { Job, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
-import { predictTpRun } from '../../model/tp-program.ts';
+import { predictTpRun } from '../../model/predict/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
+import { buildElfName, buildsNeeded } from '../../model/firmware-facts.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
 export interface ConfigOverride {
@@ -33,15 +35,16 @@ export interface ConfigOverride {
 }
 
 interface FirmwareElfs { model: string; mmbench: string }
-const build = (suffix: string): FirmwareElfs =>
-  ({ model: MODEL_ELF.replace(/\.elf$/, `${suffix}.elf`), mmbench: MMBENCH_ELF.replace(/\.elf$/, `${suffix}.elf`) });
+/** A what-if build's ELFs (model/firmware-facts.ts FIRMWARE_BUILDS), beside the as-built ones. */
+const build = (name: string): FirmwareElfs =>
+  ({ model: join(dirname(MODEL_ELF), buildElfName('model', name)), mmbench: join(dirname(MMBENCH_ELF), buildElfName('mmbench', name)) });
 
 /** The firmware built for a 32 KiB scratchpad (firmware-c/Makefile SPAD32). */
-export const SPAD32_ELFS = build('-spad32');
+export const SPAD32_ELFS = build('spad32');
 /** The firmware built for a 16×16 MXU (firmware-c/Makefile MXU16). */
-export const MXU16_ELFS = build('-mxu16');
+export const MXU16_ELFS = build('mxu16');
 /** The firmware built with -march=rv32im for a core with a multiplier (firmware-c/Makefile RV32IM). */
-export const RV32IM_ELFS = build('-rv32im');
+export const RV32IM_ELFS = build('rv32im');
 /** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
 export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench, MODEL_TP_ELF];
 
@@ -49,15 +52,10 @@ export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELF
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
   if (c.tpu.spadKiB !== 64 && c.tpu.spadKiB !== 32) throw new Error(`no firmware build plans a ${c.tpu.spadKiB} KiB scratchpad (the builds plan 64 and 32)`);
   if (c.tpu.mxuDim !== 8 && c.tpu.mxuDim !== 16) throw new Error(`no firmware build drives a ${c.tpu.mxuDim}x${c.tpu.mxuDim} MXU (the builds drive 8x8 and 16x16)`);
-  const multiplier = c.cpu.ENABLE_MUL || c.cpu.ENABLE_FAST_MUL;
-  if ([c.tpu.spadKiB !== 64, c.tpu.mxuDim !== 8, multiplier].filter(Boolean).length > 1) {
-    throw new Error('no firmware build changes more than one of the scratchpad, the MXU and the multiplier');
-  }
   // An RV32I build runs on a core with a multiplier too, but would not measure it: the what-if needs the rv32im build.
-  if (multiplier) return RV32IM_ELFS;
-  if (c.tpu.spadKiB === 32) return SPAD32_ELFS;
-  if (c.tpu.mxuDim === 16) return MXU16_ELFS;
-  return { model: MODEL_ELF, mmbench: MMBENCH_ELF };
+  const builds = buildsNeeded(c);
+  if (builds.length > 1) throw new Error('no firmware build changes more than one of the scratchpad, the MXU and the multiplier');
+  return builds.length ? build(builds[0].name) : { model: MODEL_ELF, mmbench: MMBENCH_ELF };
 }
 
 export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }

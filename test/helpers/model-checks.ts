@@ -3,7 +3,7 @@
 
 import { expect } from 'vitest';
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
-import { predict } from '../../model/analytic.ts';
+import { predict } from '../../model/predict/analytic.ts';
 import type { Job, Model, ModelDims } from '../../model/format.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import type { EmulatorRun } from '../../model/run.ts';

@@ -1,4 +1,4 @@
-// The predictor's command order against the firmware's: model/model-program.ts transcribes
+// The predictor's command order against the firmware's: model/predict/model-program.ts transcribes
 // model.c's flows, and a transcription that drifts from the C pushes other commands than the
 // firmware does. This runs model.elf on a job (mmbench.elf on a --matmul shape, model_tp.elf on
 // N boards) with the
@@ -7,18 +7,18 @@
 // calibrate-issue.ts rely on the same alignment to count their terms; test/command-order.test.ts
 // holds it on small jobs in every test run.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import type { CommandRecord, TpuUnitName } from '../periph/tpu.ts';
-import type { Job, ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import type { CommandRecord, TpuUnitName } from '../../periph/tpu.ts';
+import type { Job, ModelDims } from '../format.ts';
 import type { MatmulShape } from './analytic.ts';
 import { KernelCpu, matmulProgram } from './issue-cost.ts';
 import { modelClass, modelProgram, ModelProgram } from './model-program.ts';
-import { randomModel, randomPrompt } from './random.ts';
+import { randomModel, randomPrompt } from '../random.ts';
 import { tpClass, tpProgram, TP_VARIANT_BITS } from './tp-program.ts';
-import { traceTpBoards } from './tp-run.ts';
-import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from './run.ts';
+import { traceTpBoards } from '../tp-run.ts';
+import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../run.ts';
 
-/** The unit names by the schedule model's unit numbers (model/schedule.ts DMA, MXU, VPU, SEQ, LINK). */
+/** The unit names by the schedule model's unit numbers (model/predict/schedule.ts DMA, MXU, VPU, SEQ, LINK). */
 export const ORDER_UNITS = ['DMA', 'MXU', 'VPU', 'SEQ', 'LINK'];
 /** tpu_regs.h: PERF_CTRL's offset (each window starts and stops the counters) and a unit's DONE register. */
 const PERF_CTRL_OFFSET = 8;
@@ -73,14 +73,14 @@ export function firmwareMatmulOrder(sh: MatmulShape, variant: number, cfg: Platf
   return [records.filter((r) => r.pushClock > start && r.pushClock < stop).sort((a, b) => a.pushClock - b.pushClock).map((r) => r.unit)];
 }
 
-/** The units the transcription of mmbench's kernels (model/issue-cost.ts matmulProgram) pushes to, on a --matmul shape. */
+/** The units the transcription of mmbench's kernels (model/predict/issue-cost.ts matmulProgram) pushes to, on a --matmul shape. */
 export function predictorMatmulOrder(sh: MatmulShape, variant: number, cfg: PlatformConfig = defaultConfig()): string[][] {
   const k = new KernelCpu(variant, () => ({ issue: 1, firstRead: 1, afterRead: 1 }), undefined, cfg);
   matmulProgram(k, sh, variant, cfg);
   return [k.units.map((u) => ORDER_UNITS[u])];
 }
 
-/** The units the transcription (model/model-program.ts) pushes to, window by window, on `job`. */
+/** The units the transcription (model/predict/model-program.ts) pushes to, window by window, on `job`. */
 export function predictorOrder(job: OrderJob, cfg: PlatformConfig = defaultConfig()): string[][] {
   const windows: string[][] = [];
   const kernels: KernelCpu[] = [];
@@ -107,7 +107,7 @@ export function firmwareTpOrder(job: OrderJob, boards: number): string[][][] {
   });
 }
 
-/** The units the transcription of model_tp.c (model/tp-program.ts) pushes to on every board, window by window. */
+/** The units the transcription of model_tp.c (model/predict/tp-program.ts) pushes to on every board, window by window. */
 export function predictorTpOrder(job: OrderJob, boards: number): string[][] {
   const kernels: KernelCpu[] = [];
   tpProgram(job.dims, job.prompt, job.steps, boards, job.variant, () => {

@@ -1,4 +1,4 @@
-// The issue-cost calibration tables (model/calibration/*.jsonl): what each one holds, which
+// The issue-cost calibration tables (model/predict/calibration/*.jsonl): what each one holds, which
 // script counts it on which ELFs, and how they are read and written.
 //
 // A table is JSON lines, so that a recalibration reviews as a diff of the paths that changed:
@@ -8,21 +8,29 @@
 // (programSha256): a test (test/calibration.test.ts) fails when an ELF no longer matches, naming
 // the script to re-run. The predictor reads a table the first time it needs it, not at start-up.
 
-import { readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseElf } from '../emu/elf.ts';
+import { parseElf } from '../../emu/elf.ts';
+import { buildElfName, FIRMWARE_BUILDS } from '../firmware-facts.ts';
 
 /** Per code class, per path between PUSH sites: [issue, firstRead, afterRead] (clocks, accesses or savings). */
 export type PathTable = Record<string, Record<string, [number, number, number]>>;
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const CALIBRATION_DIR = join(ROOT, 'model', 'calibration');
+/** The repository: the first folder above this file with a package.json (this file is two levels down; bundled, in dist/, one). */
+function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+const ROOT = repositoryRoot();
+export const CALIBRATION_DIR = join(ROOT, 'model', 'predict', 'calibration');
 const FW_DIR = join(ROOT, 'build', 'fw');
 
-const MMBENCH_ELFS = ['mmbench.elf', 'mmbench-mxu16.elf', 'mmbench-spad32.elf'];
-const MODEL_ELFS = ['model.elf', 'model-rv32im.elf', 'model-mxu16.elf', 'model-spad32.elf'];
+/** mmbench's as-built ELF and the what-if builds its terms are counted on; model's and every what-if build. */
+const MMBENCH_ELFS = ['', ...FIRMWARE_BUILDS.filter((b) => b.matmulCalibrated).map((b) => b.name)].map((b) => buildElfName('mmbench', b));
+const MODEL_ELFS = ['', ...FIRMWARE_BUILDS.map((b) => b.name)].map((b) => buildElfName('model', b));
 
 /** Every table: the script that counts it and the ELFs (in build/fw/) it runs to count it. */
 export const CALIBRATIONS = {
@@ -33,7 +41,7 @@ export const CALIBRATIONS = {
   'issue-shift-savings-model': { script: 'scripts/calibrate-model-issue.ts', elfs: MODEL_ELFS },
   'issue-mul-savings-model': { script: 'scripts/calibrate-model-issue.ts', elfs: MODEL_ELFS },
   'issue-terms-tp': { script: 'scripts/calibrate-tp-issue.ts', elfs: ['model_tp.elf'] },
-} as const satisfies Record<string, { script: string; elfs: readonly string[] }>;
+} satisfies Record<string, { script: string; elfs: readonly string[] }>;
 export type CalibrationName = keyof typeof CALIBRATIONS;
 
 export interface CalibrationHeader {
@@ -104,7 +112,7 @@ export function staleCalibrations(names: readonly CalibrationName[], headerOf = 
     const stamps = headerOf(name).elfs;
     for (const elf of elfs) {
       if (!hashes.has(elf)) hashes.set(elf, programSha256(readFileSync(firmwareFile(elf))));
-      if (hashes.get(elf) !== stamps[elf]) stale.push(`model/calibration/${name}.jsonl was counted on another build/fw/${elf}: re-run npx tsx ${script}`);
+      if (hashes.get(elf) !== stamps[elf]) stale.push(`model/predict/calibration/${name}.jsonl was counted on another build/fw/${elf}: re-run npx tsx ${script}`);
     }
   }
   return stale;

@@ -9,15 +9,16 @@
 // A phase's bound is the sum over its kernel calls (each call starts from an
 // empty pipeline, as the kernels' barriers make it).
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { predictMatmulRun } from './issue-cost.ts';
 import { predictModelRun } from './model-program.ts';
 
 /** Busy clocks per unit, the lower bound on run clocks, and the bytes the DMA moves in (loads) and out (stores). */
 export interface PhasePrediction {
   name: string; mxu: number; vpu: number; dma: number; lowerBound: number; bytesIn: number; bytesOut: number;
-  /** Predicted run clocks of the window (model/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
+  /** Predicted run clocks of the window (model/predict/issue-cost.ts's schedule model); null where its programs do not cover the kernels yet. */
   runClocks?: number | null;
 }
 export interface Prediction extends PhasePrediction { phases: PhasePrediction[] }
@@ -48,16 +49,8 @@ const ceilTo = (n: number, D: number) => Math.ceil(n / D) * D;
 
 enum Epi { None, Relu, Residual, MaskRelu }
 
-/** kernels/panel.c PANEL_CHUNK_BYTES: the most B bytes one panel load moves. */
-const PANEL_CHUNK_BYTES = 1024;
-/** Tiles per panel chunk: the largest power of two whose K × D/2-byte tiles fit PANEL_CHUNK_BYTES (at least 1). */
-function panelChunk(k: number, D: number, limit = PANEL_CHUNK_BYTES): number {
-  let chunk = 1;
-  for (let bytes = k * (D / 2); 2 * bytes <= limit; bytes *= 2) chunk *= 2;
-  return chunk;
-}
-/** kernels/panel.c STREAM_CHUNK_BYTES: matmul_stream's chunk limit. */
-const STREAM_CHUNK_BYTES = 2048;
+/** Tiles per panel chunk (K × D/2-byte tiles in PANEL_CHUNK_BYTES, the most B bytes one panel load moves), or per stream chunk with STREAM_CHUNK_BYTES. */
+const panelChunk = (k: number, D: number, limit: number = PANEL_CHUNK_BYTES) => chunkTiles(k, limit, D / 2);
 
 interface MatmulCall {
   m: number; k: number; n: number;
@@ -191,7 +184,7 @@ class Kernels {
   /** kernels/panel.c matmul_stream_fits: STREAM, the 64 KiB plan, up to 64 rows of int4 output, A in four regions, a chunk's C block and the residual rows in one. */
   streamFits(c: MatmulCall): boolean {
     const D = this.D, rows = ceilTo(c.m, D);
-    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= 64 && !c.transpose && !c.causal && !c.out32
+    return (this.variant & VARIANT.STREAM) !== 0 && this.cfg.tpu.spadKiB === 64 && c.m <= STREAM_MAX_ROWS && !c.transpose && !c.causal && !c.out32
       && rows * (c.k / 2) <= 4 * this.region && rows * panelChunk(c.k, D, STREAM_CHUNK_BYTES) * (D / 2) <= this.region
       && (c.epi !== Epi.Residual || c.m * (c.n / 2) <= this.region) && c.k * (D / 2) <= this.region;
   }
@@ -218,9 +211,9 @@ class Kernels {
       if (on !== 'resOut') w.store(c.m, nt * row4);
     }
     if (on === 'up') {
-      // One ReLU per block of rows (D << log2 rows, at most a region's; panel.c's stream_relu).
+      // One ReLU per block of rows (D << log2 rows, at most a region's and RELU_BLOCKS_MAX blocks; stream_ffn.c's stream_relu).
       let log2 = 0;
-      while ((c.n / 2) * (D << (log2 + 1)) <= this.region && (1 << (log2 + 1)) <= 8) log2++;
+      while ((c.n / 2) * (D << (log2 + 1)) <= this.region && (1 << (log2 + 1)) <= RELU_BLOCKS_MAX) log2++;
       for (let r = 0; r < c.m; r += D << log2) w.vector(Math.min(D << log2, c.m - r), c.n);
     }
   }
@@ -425,9 +418,6 @@ function streamPrefill(p: Phase, k: Kernels, dims: ModelDims, P: number, variant
   p.call((w) => (k.panelFits(head) ? k.panel(w, head) : k.matmul(w, head)));
 }
 
-/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's matmuls go by blocks of this many rows. */
-const LONG_BLOCK_ROWS = 64;
-
 /** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes the FFN-on-chip matmuls, and attention_long holds the prompt. */
 function longPrefills(k: Kernels, dims: ModelDims, P: number): boolean {
   const { d, dFF } = dims, R = LONG_BLOCK_ROWS;
@@ -507,7 +497,7 @@ export function predict(dims: ModelDims, job: Job, cfg: PlatformConfig = default
     for (let i = 1; i <= job.decodeSteps; i++) decodeStepCalls(decode, decode, k, dims, B, P + i - 1, job.variant);
     phases.push(decode.result());
   }
-  // The schedule model's run clocks per window (model/model-program.ts), null where it does not model the job.
+  // The schedule model's run clocks per window (model/predict/model-program.ts), null where it does not model the job.
   const runs = predictModelRun(dims, job, cfg);
   phases.forEach((ph, i) => { ph.runClocks = runs ? runs[i] : null; });
   return { ...sumPhases('total', phases), runClocks: runs ? runs.reduce((a, b) => a + b, 0) : null, phases };

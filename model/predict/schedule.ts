@@ -1,7 +1,7 @@
 // The schedule model: a small event simulation of the CPU issuing commands
 // to the TPU's three in-order unit queues (docs/hardware.md §5.3), which turns
-// a kernel's command program (model/issue-cost.ts) — the commands with their
-// busy clocks (model/analytic.ts's rules), the CPU clocks spent before each
+// a kernel's command program (model/predict/issue-cost.ts) — the commands with their
+// busy clocks (model/predict/analytic.ts's rules), the CPU clocks spent before each
 // PUSH, the CPU's polls and the wait tokens — into a predicted run length.
 //
 // Rules it follows (hardware.md §5.3): a command pushed at p starts at the
@@ -17,7 +17,7 @@ export const DMA = 0, MXU = 1, VPU = 2;
 export const SEQ = 3;
 export type Unit = typeof DMA | typeof MXU | typeof VPU | typeof SEQ;
 /**
- * The multi-board what-if's queues (model/tp-program.ts): the LINK unit's
+ * The multi-board what-if's queues (model/predict/tp-program.ts): the LINK unit's
  * SENDs, and RX, the messages landing in this board's mailbox — not a unit
  * but a list of clocks the CPU can poll for (link_wait_rx), each "ending" the
  * clock before it lands, so that a read at the landing clock sees it.

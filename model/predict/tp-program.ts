@@ -3,7 +3,7 @@
 // kernels/collective.c): per board, the commands it pushes — the tiled
 // kernels through model-program.ts's transcriptions, the row-parallel
 // partial matmul and the ring AllReduce transcribed here — run through the
-// schedule model (model/schedule.ts) with the LINK's SENDs as a fourth queue
+// schedule model (model/predict/schedule.ts) with the LINK's SENDs as a fourth queue
 // and the mailbox's arrivals as clocks the CPU polls for.
 //
 // Timing rules (docs/hardware.md §5.12): a SEND is busy linkSetup + bytes ×
@@ -14,16 +14,16 @@
 // ends. The link busy clocks are exact (messages × setup + bytes); the run
 // clocks come from the schedule, with the CPU's clocks between PUSHes taken
 // from issue terms counted on model_tp.elf's own trace
-// (scripts/calibrate-tp-issue.ts → model/calibration/issue-terms-tp.jsonl) on jobs other than
+// (scripts/calibrate-tp-issue.ts → model/predict/calibration/issue-terms-tp.jsonl) on jobs other than
 // the bench's and the sweep's.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import type { Job, ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import type { Job, ModelDims } from '../format.ts';
 import { codeClass, KernelCpu, MissingTermError, type TermSource } from './issue-cost.ts';
 import { argmaxRowClocks, ModelProgram } from './model-program.ts';
 import { DMA, LINK, MXU, RX, VPU, type AnyUnit, type ScheduleResult } from './schedule.ts';
 import { calibration } from './calibration.ts';
-import { shardingError } from './tensor-parallel.ts';
+import { shardingError } from '../tensor-parallel.ts';
 
 const D = 8, EPI_RELU = 1, SLOTS = 32, SLOT_BYTES = 256, REGION = 4096;
 /** The variant bits model_tp.c honours (its TILED_BITS): the tiled kernels'. */

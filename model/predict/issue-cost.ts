@@ -1,6 +1,6 @@
 // The issue-cost model: the CPU clocks the firmware spends between one PUSH
 // and the next, per code path, and the kernels' command programs that the
-// schedule model (model/schedule.ts) runs to predict run clocks.
+// schedule model (model/predict/schedule.ts) runs to predict run clocks.
 //
 // A code path is named by the PUSH sites at its two ends ("B>M0": from a B
 // tile's LOAD to the tile's first MATMUL). Its term has three numbers:
@@ -11,7 +11,7 @@
 // poll loop reads every 15 clocks (schedule.ts POLL_LOOP_CLOCKS).
 // The terms are counted on the emulator's trace of a few calibration shapes
 // per kernel and code class (scripts/calibrate-issue.ts prints the table,
-// model/calibration/issue-terms.jsonl) — instruction clocks follow docs/hardware.md §1.2, a TPU
+// model/predict/calibration/issue-terms.jsonl) — instruction clocks follow docs/hardware.md §1.2, a TPU
 // register access adds tpuWait (2; the accesses per path are counted on the
 // same trace, so another wait is a formula: waitTerms), a DONE poll iteration
 // is lw + sub + bltz = 7 + 3 + 5 = 15 clocks — and are held on shapes nobody picked
@@ -19,9 +19,10 @@
 // or a token waits for, and each command's busy clocks come from the kernel's
 // code (firmware-c/kernels) and analytic.ts's timing rules.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { classClocks, shiftSteps } from '../emu/timing.ts';
-import { VARIANT } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { classClocks, shiftSteps } from '../../emu/timing.ts';
+import { VARIANT } from '../format.ts';
+import { buildsNeeded, chunkTiles, FIRMWARE_BUILDS, PANEL_CHUNK_BYTES, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { DMA, MXU, Schedule, SEQ, VPU, type AnyUnit, type IssueTerm, type ScheduleResult, type Ticket, type Unit } from './schedule.ts';
 import type { MatmulShape } from './analytic.ts';
 import { calibration } from './calibration.ts';
@@ -45,8 +46,8 @@ export function mulsi3Clocks(multiplier: number, shift1 = SHIFT1): number {
   return clocks;
 }
 
-/** The rv32im build (study/sweep/runs.ts firmwareFor: a board with ENABLE_MUL or ENABLE_FAST_MUL runs it). */
-export const rv32imBuild = (cfg: PlatformConfig) => cfg.cpu.ENABLE_MUL || cfg.cpu.ENABLE_FAST_MUL;
+/** The rv32im build (model/firmware-facts.ts FIRMWARE_BUILDS: a board with ENABLE_MUL or ENABLE_FAST_MUL runs it). */
+export const rv32imBuild = (cfg: PlatformConfig) => FIRMWARE_BUILDS.some((b) => b.name === 'rv32im' && b.needed(cfg));
 
 /**
  * The clocks beyond its term a path spends on a multiply by `multiplier`: libgcc's __mulsi3 on the RV32I
@@ -99,7 +100,7 @@ const CALIBRATED_TPU_WAIT = 2;
 
 /**
  * The terms on a board whose TPU register port waits `tpuWait` clocks: each path's clocks are its counted
- * clocks plus, per TPU-register access on it (counted on the same trace, model/calibration/issue-accesses*.jsonl), the
+ * clocks plus, per TPU-register access on it (counted on the same trace, model/predict/calibration/issue-accesses*.jsonl), the
  * change in wait: path clocks = base + accesses × tpuWait. A path whose accesses were not counted throws
  * MissingTermError (no prediction).
  */
@@ -115,7 +116,7 @@ export function waitTerms(tpuWait: number, terms: TermSource = tableTerms): Term
 
 /**
  * The terms with each path's clocks less what a CPU what-if takes off the instructions on it (`saved`, counted
- * per path on the calibration trace and the documented clocks, model/calibration/issue-*-savings-model.jsonl): BARREL_SHIFTER's
+ * per path on the calibration trace and the documented clocks, model/predict/calibration/issue-*-savings-model.jsonl): BARREL_SHIFTER's
  * shifts, ENABLE_FAST_MUL's multiplies. A path whose savings were not counted throws MissingTermError.
  */
 export function savedTerms(terms: TermSource, saved: (cls: string) => Record<string, [number, number, number]> | undefined, what: string): TermSource {
@@ -304,24 +305,20 @@ export function tiledMatmulProgram(k: KernelCpu, sh: MatmulShape, variant: numbe
   return k.finish();
 }
 
-/** kernels/panel.c panel_chunk: tiles per B chunk, the largest power of two whose K × 4-byte tiles fit `limit` bytes. */
-function chunkTiles(k: number, limit: number): number {
-  let chunk = 1;
-  for (let bytes = k * 4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
-  return chunk;
-}
+/** kernels/panel.c panel_chunk: tiles per B chunk, the largest power of two whose K × 4-byte tiles (8×8 MXU) fit `limit` bytes. */
+const tilesPerChunk = (k: number, limit: number) => chunkTiles(k, limit, 4);
 /** One doubling of panel_chunk's loop (slli 5, slli 5, bgeu 5): the call's set-up pays it log2(chunk) times. */
 const CHUNK_LOOP_CLOCKS = 15;
 const log2 = (n: number) => 31 - Math.clz32(n);
 /** matmul_stream's and matmul_panel's set-up when their chunk loops run at all (chunk > 1). */
 const STREAM_LOOP_ENTRY = 20, PANEL_LOOP_ENTRY = 19;
 
-/** kernels/panel.c: PANEL_CHUNK_BYTES, PANEL_BUFFERS (16 regions − A, C, residual), STREAM_CHUNK_BYTES, STREAM_BUFFERS, STREAM_AHEAD. */
-const PANEL_CHUNK_BYTES = 1024, PANEL_BUFFERS = 13, STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2;
+/** kernels/panel.c PANEL_BUFFERS: 16 regions − A, C, residual (the chunk and stream constants are model/firmware-facts.ts's). */
+const PANEL_BUFFERS = 13;
 
 /** kernels/panel.c matmul_panel() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
 export function panelMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
-  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, PANEL_CHUNK_BYTES);
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = tilesPerChunk(sh.k, PANEL_CHUNK_BYTES);
   // panel_chunk's loop (counted on the trace: 464 clocks for a chunk of 1, 498 for 2, 15 more a doubling).
   k.push(DMA, busy.load(sh.m * (sh.k / 2)), 'PA', CHUNK_LOOP_CLOCKS * log2(chunk) + (chunk > 1 ? PANEL_LOOP_ENTRY : 0));
   const bufferRead: number[] = new Array(PANEL_BUFFERS).fill(0);
@@ -343,7 +340,7 @@ export function panelMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformC
 
 /** kernels/panel.c matmul_stream() with no epilogue, A not kept, no next call, as mmbench's run_panel issues it (then drains the DMA). */
 export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: PlatformConfig = defaultConfig()): ScheduleResult {
-  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = chunkTiles(sh.k, STREAM_CHUNK_BYTES), groups = Math.ceil(sh.m / 8);
+  const busy = busyRules(cfg), tiles = sh.n / 8, chunk = tilesPerChunk(sh.k, STREAM_CHUNK_BYTES), groups = Math.ceil(sh.m / 8);
   const loaded: number[] = new Array(STREAM_BUFFERS).fill(0), bufferRead: number[] = new Array(STREAM_BUFFERS).fill(0);
   let tilesLeft = tiles, buf = 0, count = 0, workBuf = 0;
   const load = () => {
@@ -375,7 +372,7 @@ export function streamMatmulProgram(k: KernelCpu, sh: MatmulShape, cfg: Platform
 export function matmulProgramKind(sh: MatmulShape, variant: number): 'tiled' | 'panel' | 'stream' {
   const REGION = 4096, rows = Math.ceil(sh.m / 8) * 8;
   if ((variant & VARIANT.PANEL) && sh.m <= 8 && 8 * (sh.n / 2) <= REGION && 8 * (sh.k / 2) <= REGION && sh.k * 4 <= REGION) return 'panel';
-  if ((variant & VARIANT.STREAM) && sh.m <= 64 && rows * (sh.k / 2) <= 4 * REGION && rows * chunkTiles(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
+  if ((variant & VARIANT.STREAM) && sh.m <= STREAM_MAX_ROWS && rows * (sh.k / 2) <= 4 * REGION && rows * tilesPerChunk(sh.k, STREAM_CHUNK_BYTES) * 4 <= REGION && sh.k * 4 <= REGION) return 'stream';
   return 'tiled';
 }
 
@@ -409,7 +406,7 @@ export function isModelledBoard(cfg: PlatformConfig): boolean {
  */
 export function matmulFirmwareTag(cfg: PlatformConfig): string | null {
   const tag = firmwareTag(cfg);
-  return tag === 'rv32im:' ? null : tag;
+  return tag === null || FIRMWARE_BUILDS.some((b) => `${b.name}:` === tag && !b.matmulCalibrated) ? null : tag;
 }
 
 /**
@@ -420,9 +417,9 @@ export function matmulFirmwareTag(cfg: PlatformConfig): string | null {
  */
 export function firmwareTag(cfg: PlatformConfig): string | null {
   const c = structuredClone(cfg), d = defaultConfig();
-  const mxu16 = c.tpu.mxuDim === 16, spad32 = c.tpu.spadKiB === 32, rv32im = rv32imBuild(c);
-  if (Number(mxu16) + Number(spad32) + Number(rv32im) > 1) return null;
-  const tag = mxu16 ? 'mxu16:' : spad32 ? 'spad32:' : rv32im ? 'rv32im:' : '';
+  const builds = buildsNeeded(c);
+  if (builds.length > 1) return null;
+  const tag = builds.length ? `${builds[0].name}:` : '';
   c.tpu.mxuDim = d.tpu.mxuDim; c.tpu.spadKiB = d.tpu.spadKiB; c.cpu.ENABLE_MUL = d.cpu.ENABLE_MUL; c.cpu.ENABLE_FAST_MUL = d.cpu.ENABLE_FAST_MUL;
   return isModelledBoard(c) ? tag : null;
 }

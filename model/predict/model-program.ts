@@ -3,7 +3,7 @@
 // attention.c, panel.c, stream_ffn.c, long.c) transcribed as the commands it pushes,
 // in the firmware's order, with its waits (k_need: a wait token or a poll)
 // and each command's busy clocks (analytic.ts's rules), over a KernelCpu
-// (model/issue-cost.ts). A PUSH site is named by the model's call (its
+// (model/predict/issue-cost.ts). A PUSH site is named by the model's call (its
 // context: "q" the Q projection, "a" attention, "H" the head …), the kernel
 // ("t" tiled, "p" panel, "s" stream, "f" stream_ffn, "e" elementwise, "E"
 // embedding, "F" FlashAttention, "D" decode attention, "K" block attention,
@@ -19,8 +19,9 @@
 // TOKENS or a list memory, a stop token that may end decoding early, paths
 // no calibration run took.
 
-import { defaultConfig, type PlatformConfig } from '../emu/config.ts';
-import { jobPrompts, VARIANT, type Job, type ModelDims } from './format.ts';
+import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
+import { jobPrompts, VARIANT, type Job, type ModelDims } from '../format.ts';
+import { chunkTiles, LONG_BLOCK_ROWS, withNeeds, PANEL_AHEAD_BUFFER, PANEL_CHUNK_BYTES, RELU_BLOCKS_MAX, STREAM_AHEAD, STREAM_BUFFERS, STREAM_CHUNK_BYTES, STREAM_MAX_ROWS } from '../firmware-facts.ts';
 import { boardTerms, codeClass, firmwareTag, KernelCpu, MissingTermError, multiplyExtra, type TermSource } from './issue-cost.ts';
 import { DMA, MXU, VPU, type ScheduleResult, type Unit } from './schedule.ts';
 
@@ -47,14 +48,6 @@ const EPI_NONE = 0, EPI_RELU = 1, EPI_RESIDUAL = 2, EPI_MASK_RELU = 3;
 /** kernels.h struct mm_args, as far as the commands depend on it. */
 interface Mm { m: number; k: number; n: number; transpose?: boolean; out32?: boolean; causal?: boolean; epi?: number; row0?: number }
 
-/** Tiles per B chunk (panel.c panel_chunk, matmul_stream's stream_init): the largest power of two whose K × ROW4-byte tiles fit `limit`. */
-function chunkTiles(k: number, limit: number, row4: number): number {
-  let chunk = 1;
-  for (let bytes = k * row4; 2 * bytes <= limit; bytes *= 2) chunk *= 2;
-  return chunk;
-}
-const PANEL_CHUNK_BYTES = 1024, PANEL_AHEAD_BUFFER = 5;
-const STREAM_CHUNK_BYTES = 2048, STREAM_BUFFERS = 7, STREAM_AHEAD = 2, RELU_BLOCKS_MAX = 8;
 const STREAM_KEEP_A = 1, STREAM_UP = 2, STREAM_DOWN = 4, STREAM_RES_OUT = 8;
 
 /** kernels/long.c query_block: query rows per block, the most row groups whose Q rows fit a region and whose P block against all ctx keys fits two. */
@@ -567,7 +560,7 @@ const panelFits = (pl: KernelPlan, v: number, p: Mm) => {
 };
 const streamFits = (pl: KernelPlan, v: number, p: Mm) => {
   const { D, ROW4 } = pl, rows = ceilTo(p.m, D), chunk = chunkTiles(p.k, STREAM_CHUNK_BYTES, ROW4);
-  return (v & VARIANT.STREAM) !== 0 && pl.spad64 && p.m <= 64 && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
+  return (v & VARIANT.STREAM) !== 0 && pl.spad64 && p.m <= STREAM_MAX_ROWS && !p.transpose && !p.causal && !p.out32 && rows * (p.k / 2) <= 4 * REGION
     && rows * chunk * ROW4 <= REGION && (p.epi !== EPI_RESIDUAL || p.m * (p.n / 2) <= REGION) && p.k * ROW4 <= REGION;
 };
 const streamUpFits = (pl: KernelPlan, v: number, p: Mm) =>
@@ -581,10 +574,8 @@ const longAttentionFits = (pl: KernelPlan, v: number, d: number, rows: number) =
   const D = pl.D, ctx = ceilTo(rows, D);
   return (v & VARIANT.LONG_CONTEXT) !== 0 && (v & VARIANT.TOKENS) !== 0 && pl.spad64 && ctx * (d / 2) <= 4 * REGION && longQueryBlock(d, ctx, D) >= D;
 };
-/** The bits LONG_CONTEXT's flow needs (model.c long_prefill_fits: PANEL, STREAM, FFN_ON_CHIP; long.c attention_long_fits: TOKENS). */
-export const LONG_CONTEXT_NEEDS = VARIANT.PANEL | VARIANT.STREAM | VARIANT.FFN_ON_CHIP | VARIANT.TOKENS | VARIANT.LONG_CONTEXT;
-/** model.c LONG_BLOCK_ROWS: LONG_CONTEXT's weight matmuls go by blocks of this many rows. */
-const LONG_BLOCK_ROWS = 64;
+/** LONG_CONTEXT with the bits its flow needs (model/firmware-facts.ts VARIANT_NEEDS). */
+export const LONG_CONTEXT_NEEDS = withNeeds('LONG_CONTEXT');
 /** model.c long_prefill_fits: a block of LONG_BLOCK_ROWS rows takes FFN_ON_CHIP's matmuls, and attention_long holds the prompt. */
 const longPrefillFits = (pl: KernelPlan, v: number, d: number, dFF: number, P: number) => {
   const R = LONG_BLOCK_ROWS, up: Mm = { m: R, k: d, n: dFF, epi: EPI_RELU };
