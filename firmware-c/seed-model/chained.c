@@ -52,19 +52,19 @@ static void vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t
  * K/V rows are filled ahead in the same stream (the new row is copied in by
  * the VPU and spilled from a staging row), and attention needs no mask (a
  * decode row sees every key) and only row 0's ReLU. */
-#define DS_Q    0x1000u /* bank 1 */
+#define DS_Q    0x1000u /* bank 1: the query row block, then the scores of one head */
+#define DS_S    0x1400u
 #define DS_ATT  0x2000u /* bank 2: V's new row, then the attention output; the token row at the embedding */
 #define DS_TMP  0x3000u /* bank 3: K's new row; the projection output (not FUSED); the position row */
-#define DS_S    0x4000u /* bank 4: the scores of one head */
-#define DS_HID  0x5000u /* bank 5: the FFN's hidden row block */
-#define DS_K    0x6000u /* banks 6-7: this layer's keys */
-#define DS_V    0x8000u /* banks 8-9: values */
-#define RING    0xA000u /* banks 10-14: the weight ring */
-#define RING_BYTES 0x5000u
+#define DS_HID  0x3200u /*         the FFN's hidden row block */
+#define DS_K    0x4000u /* banks 4-5: this layer's keys */
+#define DS_V    0x6000u /* banks 6-7: values */
+#define RING    0x8000u /* banks 8-14: the weight ring */
+#define RING_BYTES 0x7000u
 #define DS_STG  0xF800u /* bank 15: each layer's new K and V row, read by the spills */
 #define STG_BYTES 2048u
-#define MAX_SLOTS 10u
-#define DMA_AHEAD 4u    /* the producer leaves the DMA queue room for the consumer's moves */
+#define MAX_SLOTS 14u
+#define DMA_AHEAD 7u    /* the producer leaves the DMA queue room for the consumer's moves */
 
 #define MMIO_ISSUED(u)  SEED_MMIO(SEED_REG_ISSUED(u))
 #define MMIO_RETIRED(u) SEED_MMIO(SEED_REG_RETIRED(u))
@@ -74,9 +74,11 @@ static void vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t
 enum { G_DD, G_DF, G_FD, G_OUT, GEOMS };
 static NOINIT uint32_t SLOT, NSLOT, PLEN, LAST_STEP;
 static NOINIT uint32_t g_k[GEOMS], g_per[GEOMS], g_chunks[GEOMS], g_units[GEOMS];
-static NOINIT uint32_t slot_dma[MAX_SLOTS], slot_mxu[MAX_SLOTS], slot_vpu[MAX_SLOTS];
+/* per slot: the DMA fill's issued count, and the unit and issued count of its last reader */
+static NOINIT uint32_t slot_dma[MAX_SLOTS], slot_unit[MAX_SLOTS], slot_idx[MAX_SLOTS];
 /* producer: the next item of the stream (step, layer, matrix 0-5 or the head at layer LAYERS, chunk) */
-static NOINIT uint32_t p_step, p_layer, p_mat, p_chunk, p_kv_done, p_chunks, p_slot;
+static NOINIT uint32_t p_step, p_layer, p_mat, p_chunk, p_kv_done, p_chunks, p_slot, p_ok, p_g;
+static NOINIT uint32_t nx_w0, nx_w1, nx_w2, nx_w3;
 /* consumer */
 static NOINIT uint32_t c_step, c_chunks, c_slot;
 static NOINIT uint32_t kv_items, kv_fill_idx, attn_count, attn_end_idx, logit_spill_idx, word_spill_idx;
@@ -101,7 +103,8 @@ static uint32_t chained_fits(uint32_t max_seq)
 {
     uint32_t widest = (D > DFF ? D : DFF) * 4;
     SLOT = widest <= 2048u ? 2048u : widest <= 4096u ? 4096u : 0;
-    if (!SLOT || DFF * 4 > BANK || ((max_seq + 7) & ~7u) * 4 > BANK || LAYERS * D > STG_BYTES) return 0;
+    if (!SLOT || DFF * 4 > BANK - (DS_HID - DS_TMP) || HEADS * ((max_seq + 7) & ~7u) * 4 > BANK - (DS_S - DS_Q) || D * 4 > DS_S - DS_Q
+        || D * 4 > DS_HID - DS_TMP || LAYERS * D > STG_BYTES) return 0;
     NSLOT = udiv(RING_BYTES, SLOT);
     geom_of(G_DD, D, D >> 3, 4 * D);
     geom_of(G_DF, D, DFF >> 3, 4 * D);
@@ -123,50 +126,77 @@ static uint32_t p_kv_gated(void)
     return p_layer < LAYERS && !p_kv_done && attn_count < kv_items;
 }
 
-/* Queues what the stream can take now: K/V fills and weight chunks, in order. */
-static void pump(void)
+/* The DMA command of the chunk at the producer's position (its slot aside). */
+static void next_words(void)
 {
-    for (;;) {
-        if (p_step > LAST_STEP || p_step > c_step + 1) return;
-        if (SEED_MMIO(SEED_REG_LEVEL(SEED_UNIT_DMA)) > DMA_AHEAD) return;
-        uint32_t rowb = D >> 1;
-        if (p_layer < LAYERS && !p_kv_done) {
-            /* The old rows of this layer's caches; the buffers are free once the last attention retired. */
-            if (attn_count < kv_items || !RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return;
-            const Layer *L = &layer[p_layer];
-            uint32_t old = PLEN + p_step - 1;
-            fill(DS_K, L->kc, D, old);
-            fill(DS_V, L->vc, D, old);
-            kv_fill_idx = MMIO_ISSUED(SEED_UNIT_DMA);
-            kv_items++;
-            p_kv_done = 1;
-            continue;
-        }
-        if (p_chunks - c_chunks >= NSLOT) return;
-        uint32_t s = p_slot;
-        if (!RETIRED_BY(SEED_UNIT_MXU, slot_mxu[s]) || !RETIRED_BY(SEED_UNIT_VPU, slot_vpu[s])) return;
-        uint32_t spad = RING + s * SLOT, g, w;
-        if (p_layer < LAYERS) {
-            g = mat_geom(p_mat);
-            w = mat_addr(&layer[p_layer], p_mat);
-        } else {
-            g = G_OUT;
-            w = W_OUT_T;
-        }
-        uint32_t per = g_per[g], first = p_chunk * per, units = g_units[g] - first;
-        if (units > per) units = per;
-        if (g == G_OUT) fill(spad, w + first * rowb, D, units);
-        else seed_dma_move(0, spad, w + first * 4, 8 * units, g_k[g], (g == G_DD || g == G_FD ? D : DFF) >> 1, 4 * per);
-        slot_dma[s] = MMIO_ISSUED(SEED_UNIT_DMA);
-        slot_mxu[s] = 0; slot_vpu[s] = 0;
-        p_chunks++;
-        p_slot = s + 1 == NSLOT ? 0 : s + 1;
-        if (++p_chunk == g_chunks[g]) {
-            p_chunk = 0;
-            if (p_layer == LAYERS) { p_layer = 0; p_step++; p_kv_done = 0; }
-            else if (++p_mat == 6) { p_mat = 0; p_layer++; p_kv_done = 0; }
-        }
+    uint32_t g, w;
+    if (p_layer < LAYERS) {
+        g = mat_geom(p_mat);
+        w = mat_addr(&layer[p_layer], p_mat);
+    } else {
+        g = G_OUT;
+        w = W_OUT_T;
     }
+    uint32_t per = g_per[g], first = p_chunk * per, units = g_units[g] - first;
+    if (units > per) units = per;
+    p_g = g;
+    nx_w0 = SEED_DMA_MOVE;
+    if (g == G_OUT) {
+        nx_w1 = SEED_DMA_MOVE_SRAM_ADDR(w + first * (D >> 1));
+        nx_w2 = SEED_DMA_MOVE_LEN(D) | SEED_DMA_MOVE_ROWS(units);
+        nx_w3 = 0;
+    } else {
+        nx_w1 = SEED_DMA_MOVE_SRAM_ADDR(w + first * 4);
+        nx_w2 = SEED_DMA_MOVE_LEN(8 * units) | SEED_DMA_MOVE_ROWS(g_k[g]);
+        nx_w3 = SEED_DMA_MOVE_SRAM_STRIDE((g == G_DF ? DFF : D) >> 1) | SEED_DMA_MOVE_SPAD_STRIDE(4 * per);
+    }
+    p_ok = 1;
+}
+
+/* The producer's position moves past the chunk just queued. */
+static void advance(void)
+{
+    if (++p_chunk == g_chunks[p_g]) {
+        p_chunk = 0;
+        if (p_layer == LAYERS) { p_layer = 0; p_step++; }
+        else if (++p_mat == 6) { p_mat = 0; p_layer++; }
+    }
+    if (p_layer < LAYERS && p_mat == 0 && p_chunk == 0) { p_kv_done = 0; p_ok = 0; }
+    else next_words();
+}
+
+/* The stream's slow items: a layer's K/V fill (the old rows of its caches;
+ * the buffers are free once the last attention retired), and the stop at the
+ * end of the job or one step ahead of the consumer. */
+static void pump_kv(void)
+{
+    if (p_step > LAST_STEP || p_step > c_step + 1) return;
+    if (SEED_MMIO(SEED_REG_LEVEL(SEED_UNIT_DMA)) > DMA_AHEAD) return;
+    if (attn_count < kv_items || !RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return;
+    const Layer *L = &layer[p_layer];
+    uint32_t old = PLEN + p_step - 1;
+    fill(DS_K, L->kc, D, old);
+    fill(DS_V, L->vc, D, old);
+    kv_fill_idx = MMIO_ISSUED(SEED_UNIT_DMA);
+    kv_items++;
+    p_kv_done = 1;
+    next_words();
+}
+
+/* Queues the stream's next item if it can go now (called from every wait and
+ * after every chunk's MMs; the common case is a few loads). */
+static inline __attribute__((always_inline)) void pump(void)
+{
+    if (!p_ok) { pump_kv(); return; }
+    if (p_chunks - c_chunks >= NSLOT || SEED_MMIO(SEED_REG_LEVEL(SEED_UNIT_DMA)) > DMA_AHEAD) return;
+    uint32_t s = p_slot;
+    if (!RETIRED_BY(slot_unit[s], slot_idx[s])) return;
+    push(SEED_UNIT_DMA, nx_w0 | SEED_DMA_MOVE_SPAD_ADDR(RING + s * SLOT), nx_w1, nx_w2, nx_w3);
+    slot_dma[s] = MMIO_ISSUED(SEED_UNIT_DMA);
+    slot_idx[s] = 0;
+    p_chunks++;
+    p_slot = s + 1 == NSLOT ? 0 : s + 1;
+    advance();
 }
 
 /* Waits, pumping the stream, until command `idx` of `unit` has retired. */
@@ -188,11 +218,11 @@ static uint32_t chunk_in(void)
 /* The chunk's readers are issued (on `unit`): its slot is free once they retire. */
 static void chunk_used(uint32_t unit)
 {
-    uint32_t idx = MMIO_ISSUED(unit);
-    if (unit == SEED_UNIT_MXU) slot_mxu[c_slot] = idx;
-    else slot_vpu[c_slot] = idx;
+    slot_unit[c_slot] = unit;
+    slot_idx[c_slot] = MMIO_ISSUED(unit);
     c_chunks++;
     c_slot = c_slot + 1 == NSLOT ? 0 : c_slot + 1;
+    pump(); /* the chunks may all be in: the stream must not wait for the next wait */
 }
 
 /* C[8][n] = R(A[8][k] · W) (accumulate: C = clip4(that + C)) from the ring. */
@@ -232,22 +262,34 @@ static void copy_row(uint32_t dst, uint32_t src)
     seed_vpu_op(SEED_VOP_REQUANT, dst, src, 0, D, 1, 0);
 }
 
-/* Attention of the row at pos0 over keys 0..t-1, head by head: the next
- * head's scores queue right behind this head's P·V. */
+/* Attention of the row at pos0 over keys 0..t-1, every head at once: the
+ * scores of all heads side by side in S ([8][heads][tp]: row 0 of every head
+ * is one run, so one ReLU), then every head's P·V. Three waits a layer, not
+ * three a head: the CPU issues attention slower than the units run it. */
 static void chained_attention(uint32_t t, const Layer *L)
 {
-    uint32_t rowb = D >> 1, tp = (t + 7) & ~7u, sb = tp >> 1;
+    uint32_t rowb = D >> 1, tp = (t + 7) & ~7u, sb = tp >> 1, srow = HEADS * sb, kb = tp >> 3;
+    uint32_t w2s = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss), w2o = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
+    pump();
+    seed_mxu_geom(rowb, rowb, srow, DH);
     for (uint32_t h = 0; h < HEADS; h++) {
         uint32_t hoff = h * (DH >> 1);
-        seed_mxu_geom(rowb, rowb, sb, DH);
-        for (uint32_t j = 0; j < (tp >> 3); j++)
-            mm(0, 1, DS_S + j * 4, DS_Q + hoff, DS_K + j * 8 * rowb + hoff, L->ss);
-        wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_RELU, DS_S, DS_S, 0, tp, 0);
-        wait_all(SEED_UNIT_VPU);
-        seed_mxu_geom(sb, rowb, rowb, t);
-        for (uint32_t c = 0; c < (DH >> 3); c++)
-            mm(0, 0, DS_ATT + hoff + c * 4, DS_S, DS_V + hoff + c * 4, L->so);
+        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(DS_S + h * sb);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(DS_Q + hoff) | SEED_MXU_MM_B_ADDR(DS_K + hoff);
+        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(8 * rowb))
+            push(SEED_UNIT_MXU, w0, w1, w2s, 0);
+        pump();
+    }
+    wait_all(SEED_UNIT_MXU);
+    vpu_ew(SEED_VOP_RELU, DS_S, DS_S, 0, HEADS * tp, 0);
+    wait_all(SEED_UNIT_VPU);
+    seed_mxu_geom(srow, rowb, rowb, t);
+    for (uint32_t h = 0; h < HEADS; h++) {
+        uint32_t hoff = h * (DH >> 1);
+        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(DS_ATT + hoff);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(DS_S + h * sb) | SEED_MXU_MM_B_ADDR(DS_V + hoff);
+        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4))
+            push(SEED_UNIT_MXU, w0, w1, w2o, 0);
     }
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
     attn_count++;
@@ -320,9 +362,9 @@ static uint32_t emit_chained(uint32_t step)
 static void chained_start(uint32_t plen, uint32_t steps)
 {
     PLEN = plen; LAST_STEP = steps;
-    p_step = 1; p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = 0;
+    p_step = 1; p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = 1; c_chunks = c_slot = 0;
-    for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_mxu[s] = slot_vpu[s] = 0;
+    for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     kv_items = attn_count = 0;
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
     logit_spill_idx = word_spill_idx = MMIO_ISSUED(SEED_UNIT_DMA);
