@@ -76,9 +76,15 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
   const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
   const waitUntil = (unit: number, left: number, site: string) => sink.wait(unit, left, site);
-  /** vpu_ew: `count` elements in chunks of VPU_CHUNK (the chunks after the first are the loop's own site). */
+  /**
+   * vpu_ew: `count` elements in chunks of VPU_CHUNK (the chunks after the first are the loop's own site); whether
+   * a chunk is a whole one is a branch of the CPU's.
+   */
   const vpuEw = (kind: VopKind, count: number, site: string) => {
-    for (let left = count, first = true; left > 0; left -= VPU_CHUNK, first = false) vop(kind, Math.min(left, VPU_CHUNK), first ? site : 'vpu_ew.next');
+    for (let left = count, first = true; left > 0; left -= VPU_CHUNK, first = false) {
+      sink.cpu('vpu_ew.whole', [left > VPU_CHUNK ? 1 : 0]);
+      vop(kind, Math.min(left, VPU_CHUNK), first ? site : 'vpu_ew.next');
+    }
   };
   /** put_sram: one word (`bytes` of it) to the SRAM through the scratchpad. */
   const putSram = (bytes: number, site: string) => {
@@ -90,7 +96,8 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   // ---- kernels ----
   /** panel_mms: one MM per row block against the panel. */
   const panelMms = (blocks: number, k: number, acc: boolean) => {
-    for (let i = 0; i < blocks; i++) mm(k, acc, i === 0 ? 'panel_mms.first' : 'panel_mms.next');
+    const at = doubleBuffer ? 'panel_mms.db' : 'panel_mms';
+    for (let i = 0; i < blocks; i++) mm(k, acc, i === 0 ? `${at}.first` : `${at}.next`);
   };
   const matmul = (rows: number, k: number, n: number, acc: boolean, site: string) => {
     const panels = n / 8, blocks = rows / 8;
@@ -110,9 +117,11 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
         const more = j + 1 < panels;
         if (more) {
           waitUntil(SEED_MXU, 0, 'matmul.db.wait_mxu');
+          sink.cpu('matmul.db.buffer', [j & 1]); // which buffer the next panel goes to
           fill(4 * k, 'matmul.db.fill');
         }
         waitUntil(SEED_DMA, more ? 1 : 0, more ? 'matmul.db.wait_dma' : 'matmul.db.wait_dma_last');
+        sink.cpu('matmul.db.panel', [j & 1]);
         panelMms(blocks, k, acc);
       }
     }
@@ -156,10 +165,14 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     flashScores(Math.ceil(keysOf(pos0, 0, t) / 8), 'flash.qk0');
     for (let i = 0; i < blocks; i++) {
       const keys = keysOf(pos0, i, t);
+      sink.cpu('flash.block', [i & 1, keys < pos0 + 8 * i + 8 ? 1 : 0]); // the strip, keys_of's clip
       waitUntil(SEED_MXU, i ? pv : 0, i ? 'flash.wait_scores' : 'flash.wait_scores0');
       vpuEw(VOP.ADD, 8 * tp, 'flash.mask');
       vpuEw(VOP.RELU, 8 * tp, 'flash.relu');
-      if (i + 1 < blocks) flashScores(Math.ceil(keysOf(pos0, i + 1, t) / 8), 'flash.qk');
+      if (i + 1 < blocks) {
+        sink.cpu('flash.next', [i & 1, keysOf(pos0, i + 1, t) < pos0 + 8 * i + 16 ? 1 : 0]);
+        flashScores(Math.ceil(keysOf(pos0, i + 1, t) / 8), 'flash.qk');
+      }
       waitUntil(SEED_VPU, 0, i + 1 < blocks ? 'flash.wait_vpu' : 'flash.wait_vpu_last');
       geom('flash.pv.geom');
       for (let c = 0; c < DH / 8; c++) mm(keys, false, c === 0 ? 'flash.pv.first' : 'flash.pv');
@@ -169,6 +182,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   const attention = (pos0: number, blocks: number, t: number) => {
     const tp = ceil8(t);
     for (let h = 0; h < HEADS; h++) {
+      sink.cpu('attention.flash', [flash ? 1 : 0]); // FLASH set: blocks > 1 is tested too
       if (flash && blocks > 1) attentionFlash(pos0, blocks, t, tp);
       else attendRows(blocks, tp / 8, t, tp);
     }
