@@ -128,6 +128,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     waitUntil(SEED_MXU, 0, `${site}.end`);
   };
   const residual = (count: number, bound: number, site: string) => {
+    sink.cpu('residual.dyt', [bound === 7 ? 1 : 0]); // DYT or ADD: a branch of the CPU's
     vpuEw(bound === 7 ? VOP.DYT : VOP.ADD, count, `${site}.residual`);
     waitUntil(SEED_VPU, 0, `${site}.residual.wait`);
   };
