@@ -61,13 +61,17 @@ function maskedEntries(pos0: number, rows: number, tp: number): number {
 /**
  * Walks a job through `sink`: `promptLen` prompt tokens, then `generated − 1`
  * decode steps (generated = the tokens the run wrote, stop token included),
- * with the VARIANT bits the firmware acts on. Names follow model.c's.
+ * with the VARIANT bits the firmware acts on. Names follow model.c's (and
+ * chained.c's). `decodeSteps` is the job's (a stop token can end the run
+ * before it; only CHAINED's prefetch depends on it).
  */
-export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, sink: SeedSink): void {
+export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, sink: SeedSink,
+  decodeSteps = generated - 1): void {
   const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
   const DH = D / HEADS, rowb = D / 2;
   const doubleBuffer = (variant & SEED_VARIANT.DOUBLE_BUFFER) !== 0;
   const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
+  const chained = (variant & SEED_VARIANT.CHAINED) !== 0 ? chainedPlan(dims) : null;
 
   // ---- primitives ----
   const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
@@ -236,6 +240,13 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   forward(0, promptLen);
   emit();
   sink.mark('prefill');
+  if (chained) {
+    walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
+    putSram(4, 'chained.generated');
+    putSram(4, 'chained.status');
+    sink.mark('done');
+    return;
+  }
   for (let i = 1; i < generated; i++) {
     sink.pass(i);
     forward(promptLen + i - 1, 1);
@@ -244,6 +255,110 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   putSram(4, 'generated');
   putSram(4, 'status');
   sink.mark('done');
+}
+
+/** chained.c's plan for the job's shapes: ring slot bytes, slots, and per weight geometry (K, units a chunk, units). */
+interface ChainedPlan {
+  slot: number; slots: number;
+  geoms: { k: number; per: number; units: number; unitBytes: number; chunkRows: number }[];
+}
+const CHAINED_RING_BYTES = 0x7000, CHAINED_Q_ROOM = 0x400, CHAINED_S_ROOM = 0xc00, CHAINED_TMP_ROOM = 0x200, CHAINED_HID_ROOM = 0xe00, CHAINED_STG = 2048;
+const G_DD = 0, G_DF = 1, G_FD = 2, G_OUT = 3;
+
+/** chained_fits: the plan, or null when the shapes do not fit it (the decode then runs model.c's path). */
+function chainedPlan(dims: ModelDims): ChainedPlan | null {
+  const { d, dFF, heads, layers, maxSeq } = dims;
+  const widest = 4 * Math.max(d, dFF), slot = widest <= 2048 ? 2048 : widest <= 4096 ? 4096 : 0;
+  if (!slot || dFF * 4 > CHAINED_HID_ROOM || heads * ceil8(maxSeq) * 4 > CHAINED_S_ROOM || d * 4 > CHAINED_Q_ROOM
+    || d * 4 > CHAINED_TMP_ROOM || layers * d > CHAINED_STG) return null;
+  const geom = (k: number, units: number, unitBytes: number, chunkRows: number) => ({ k, per: Math.min(Math.floor(slot / unitBytes), units), units, unitBytes, chunkRows });
+  return {
+    slot, slots: Math.floor(CHAINED_RING_BYTES / slot),
+    // [G_DD, G_DF, G_FD]: panels of [K][8], a chunk K rows of 4 bytes a panel; G_OUT: rows of the head, d/2 bytes each.
+    geoms: [geom(d, d / 8, 4 * d, d), geom(d, dFF / 8, 4 * d, d), geom(dFF, d / 8, 4 * dFF, dFF), geom(d, dims.vocab, d / 2, 1)],
+  };
+}
+
+/** The chunks of weight geometry g, in order: their DMA bytes. */
+function chunkBytes(g: ChainedPlan['geoms'][number]): number[] {
+  const out: number[] = [];
+  for (let first = 0; first < g.units; first += g.per) {
+    const units = Math.min(g.per, g.units - first);
+    out.push(g.chunkRows === 1 ? units * g.unitBytes : g.chunkRows * 4 * units);
+  }
+  return out;
+}
+
+/**
+ * chained.c's decode steps (CHAINED): every weight of a step streams through
+ * the ring; the producer's fills (each layer's old K/V rows, then its
+ * weights' chunks, then the head's) count to the step whose weights they are,
+ * as the consumer's commands do. A stop token leaves the prefetch of the next
+ * step completed to its fixed point (chained_stop): its K/V fill of layer 0
+ * and up to a ring of its chunks up to layer 1's K/V fill, counted to the
+ * last pass.
+ */
+function walkChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, decodeSteps: number, plan: ChainedPlan, fused: boolean, sink: SeedSink): void {
+  const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
+  const DH = D / HEADS, rowb = D / 2;
+  const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
+  const spill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes === 0 ? 0 : 2 * bytes + 3, site);
+  const geomCmd = (site: string) => sink.command(SEED_MXU, 0, site);
+  const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
+  const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
+  const vpuEw = (kind: VopKind, count: number, site: string) => {
+    for (let left = count; left > 0; left -= VPU_CHUNK) vop(kind, Math.min(left, VPU_CHUNK), site);
+  };
+  const chunks = plan.geoms.map(chunkBytes);
+  const layerGeoms = [G_DD, G_DD, G_DD, G_DD, G_DF, G_FD];
+  /** The producer's items of a layer of a step at pos0 (the K/V fill, then six weights' chunks; the head's after the last layer), at most `limit` chunks. */
+  const produceLayer = (pos0: number, last: boolean, limit = Infinity) => {
+    fill(pos0 * rowb, 'chained.kv.fill_k');
+    fill(pos0 * rowb, 'chained.kv.fill_v');
+    let n = 0;
+    for (const g of last ? [...layerGeoms, G_OUT] : layerGeoms) for (const bytes of chunks[g]) if (n++ < limit) fill(bytes, 'chained.chunk');
+  };
+  /** chained_matmul: one MM per panel, K rows. */
+  const matmul = (g: number, acc: boolean, site: string) => {
+    geomCmd(`${site}.geom`);
+    for (let j = 0; j < plan.geoms[g].units; j++) mm(plan.geoms[g].k, acc, site);
+  };
+  const residual = (g: number, bound: number, site: string) => {
+    matmul(g, fused, site);
+    if (fused && bound !== 7) return;
+    vop(VOP.DYT, D, `${site}.residual`); // DYT and ADD cost the same
+  };
+  for (let step = 1; step < generated; step++) {
+    const pos0 = promptLen + step - 1, t = pos0 + 1, tp = ceil8(t);
+    sink.pass(step);
+    sink.cpu('chained.step', [step]); // no schedule terms: the pump's timing is the firmware's
+    fill(rowb, 'chained.embed.tok');
+    fill(rowb, 'chained.embed.pos');
+    vop(VOP.ADD, D, 'chained.embed.add');
+    for (let l = 0; l < LAYERS; l++) {
+      produceLayer(pos0, l === LAYERS - 1);
+      matmul(G_DD, false, 'chained.q');
+      matmul(G_DD, false, 'chained.k');
+      matmul(G_DD, false, 'chained.v');
+      for (let c = 0; c < 4; c++) vop(VOP.RELU, D, 'chained.copy'); // REQUANT: a unary pass
+      spill(rowb, 'chained.kv.spill_k');
+      spill(rowb, 'chained.kv.spill_v');
+      geomCmd('chained.qk.geom');
+      for (let i = 0; i < (HEADS * tp) / 8; i++) mm(DH, false, 'chained.qk');
+      vpuEw(VOP.RELU, HEADS * tp, 'chained.relu');
+      geomCmd('chained.pv.geom');
+      for (let i = 0; i < D / 8; i++) mm(t, false, 'chained.pv');
+      residual(G_DD, bounds[l].bound1, 'chained.o');
+      matmul(G_DF, false, 'chained.ffn1');
+      vpuEw(VOP.RELU, DFF, 'chained.ffn1.relu');
+      residual(G_FD, bounds[l].bound2, 'chained.ffn2');
+    }
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'chained.dot');
+    spill(4 * VOCAB, 'chained.emit.logits');
+    spill(1, 'chained.emit.token');
+  }
+  // The next step's K/V fill of layer 0 and its chunks, up to a ring, and not past layer 1's K/V fill (its attention never comes).
+  if (generated > 1 && generated <= decodeSteps) produceLayer(promptLen + generated - 1, LAYERS === 1, plan.slots);
 }
 
 export interface SeedBusy {
@@ -287,10 +402,11 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
 /**
  * The busy clocks of a job: `promptLen` prompt tokens, then `generated − 1`
  * decode steps (generated = the tokens the run wrote, stop token included),
- * with the VARIANT bits the firmware acts on.
+ * with the VARIANT bits the firmware acts on (decodeSteps: the job's, when a
+ * stop token ended it early).
  */
-export function predictSeedBusy(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number): SeedBusy {
+export function predictSeedBusy(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, decodeSteps = generated - 1): SeedBusy {
   const t = new SeedBusyTally();
-  walkSeedJob(dims, bounds, promptLen, generated, variant, t);
+  walkSeedJob(dims, bounds, promptLen, generated, variant, t, decodeSteps);
   return t.result();
 }
