@@ -18,10 +18,14 @@
 // Keep the walk in step with model.c when either changes: the same
 // functions, the same loops, the same waits in the same places.
 
-import { SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
 import { SEED_VARIANT, type ModelDims } from './format.ts';
 
-export { SEED_DMA, SEED_MXU, SEED_VPU };
+/**
+ * The units as model.c numbers them (tpu_seed.h SEED_UNIT_*, generated from the board's regs.ts, which the
+ * model may not import: a tool reaches a board through the machine only); the calibration script, which
+ * compares them with the trace's, checks they are the board's.
+ */
+export const SEED_MXU = 0, SEED_VPU = 1, SEED_DMA = 2;
 
 /** What the walk tells: model.c's commands, waits and job-dependent CPU work, in program order. */
 export interface SeedSink {

@@ -187,10 +187,10 @@ export class SeedSchedule implements SeedSink {
     // (after the prefill, main calls prefill_done() on its way to the first decode step).
     this.from = what === 'prefill' ? `${from}+prefill` : from;
     if (what === 'prefill') {
+      // The prefill's pass goes on to the end of the run when no decode step follows (the GENERATED and STATUS words).
       this.prefillClocks = at;
-      this.closePass();
       this.prefillBusy.set(this.busy);
-      this.prefillLowerBound = this.lowerBound;
+      this.prefillLowerBound = this.lowerBound + Math.max(this.passBusy[0], this.passBusy[1], this.passBusy[2]);
     } else {
       this.runClocks = at;
       this.closePass();

@@ -19,6 +19,12 @@ import { walkSeedJob, type SeedSink } from '../model/seed-analytic.ts';
 import { runOnSeed } from '../model/seed-run.ts';
 import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '../model/seed-schedule.ts';
 import type { TransformerTpuInt4Devices } from '../boards/transformer-tpu-int4/board.ts';
+import * as boardUnits from '../boards/transformer-tpu-int4/regs.ts';
+import * as walkUnits from '../model/seed-analytic.ts';
+
+if (walkUnits.SEED_MXU !== boardUnits.SEED_MXU || walkUnits.SEED_VPU !== boardUnits.SEED_VPU || walkUnits.SEED_DMA !== boardUnits.SEED_DMA) {
+  throw new Error("calibrate-seed: model/seed-analytic.ts numbers the units otherwise than the board's regs.ts");
+}
 
 interface CalJob { dims: ModelDims; prompt: number; steps: number }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
