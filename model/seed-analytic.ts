@@ -225,6 +225,61 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
     waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
   };
+  /** forward_streamed: the prefill in chunks of ST_ROWS rows, X in the SRAM, K and V resident. */
+  const forwardStreamed = (t: number) => {
+    const tp = ceil8(t);
+    const chunks: [number, number, number][] = []; // r0, rows, rows padded
+    for (let r0 = 0; r0 < t; r0 += ST_ROWS) { const n = Math.min(ST_ROWS, t - r0); chunks.push([r0, n, ceil8(n)]); }
+    for (let l = 0; l < LAYERS; l++) {
+      for (const [, n, bp] of chunks) {
+        if (l === 0) {
+          for (let r = 0; r < n; r++) fill(rowb, 'st.embed.tok');
+          fill(n * rowb, 'st.embed.pos');
+          waitUntil(SEED_DMA, 0, 'st.embed.wait_dma');
+          vpuEw(VOP.ADD, n * D, 'st.embed.add');
+          waitUntil(SEED_VPU, 0, 'st.embed.wait_vpu');
+          spill(n * rowb, 'st.x.spill');
+        } else {
+          fill(n * rowb, 'st.x.fill');
+          waitUntil(SEED_DMA, 0, 'st.x.wait');
+        }
+        matmul(bp, D, D, false, 'st.k');
+        spill(n * rowb, 'st.k.spill');
+        matmul(bp, D, D, false, 'st.v');
+        spill(n * rowb, 'st.v.spill');
+      }
+      for (const [r0, n, bp] of chunks) {
+        fill(n * rowb, 'st.x.fill');
+        waitUntil(SEED_DMA, 0, 'st.x.wait');
+        matmul(bp, D, D, false, 'st.q');
+        for (let b = 0; b < bp / 8; b++) {
+          const i = r0 / 8 + b, keys = flash ? Math.min(8 * i + 8, t) : t, kb = Math.ceil(keys / 8);
+          sink.cpu('st.mask', [i === 0 ? tp / 8 : 0]);
+          for (let h = 0; h < HEADS; h++) {
+            geom('st.qk.geom');
+            for (let j = 0; j < kb; j++) mm(DH, false, 'st.qk');
+            waitUntil(SEED_MXU, 0, 'st.qk.wait');
+            vpuEw(VOP.ADD, 8 * tp, 'st.mask.add');
+            vpuEw(VOP.RELU, 8 * tp, 'st.relu');
+            waitUntil(SEED_VPU, 0, 'st.vpu.wait');
+            geom('st.pv.geom');
+            for (let c = 0; c < DH / 8; c++) mm(keys, false, 'st.pv');
+          }
+        }
+        waitUntil(SEED_MXU, 0, 'st.att.wait');
+        projectResidual(bp, D, bounds[l].bound1, 'st.o');
+        matmul(bp, D, DFF, false, 'st.ffn1');
+        vpuEw(VOP.RELU, bp * DFF, 'st.ffn1.relu');
+        waitUntil(SEED_VPU, 0, 'st.ffn1.relu.wait');
+        projectResidual(bp, DFF, bounds[l].bound2, 'st.ffn2');
+        if (l + 1 < LAYERS) spill(n * rowb, 'st.x.spill');
+      }
+    }
+    fill(VOCAB * rowb, 'logits.fill');
+    waitUntil(SEED_DMA, 0, 'logits.wait_dma');
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
+    waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
+  };
   const emit = () => {
     sink.cpu('argmax', [VOCAB]);
     spill(4 * VOCAB, 'emit.logits');
@@ -241,7 +296,8 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   waitUntil(SEED_DMA, 0, 'header.layers.wait');
   sink.cpu('layers', [LAYERS, promptLen]);
   sink.pass(0);
-  forward(0, promptLen);
+  if (streamedPrefill(dims, promptLen, decodeSteps)) forwardStreamed(promptLen);
+  else forward(0, promptLen);
   emit();
   sink.mark('prefill');
   if (chained) {
@@ -363,6 +419,21 @@ function walkChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: numb
   }
   // The next step's K/V fill of layer 0 and its chunks, up to a ring, and not past layer 1's K/V fill (its attention never comes).
   if (generated > 1 && generated <= decodeSteps) produceLayer(promptLen + generated - 1, LAYERS === 1, plan.slots);
+}
+
+const ST_ROWS = 32, BANK = 4096, ST_MASK_MAX = 0x800;
+
+/** Whether load_header takes the resident plan for this prompt (every row of X, the scores and the FFN in the scratchpad). */
+export function residentPrefill(dims: ModelDims, promptLen: number): boolean {
+  const rp = ceil8(promptLen), tp = ceil8(dims.maxSeq);
+  return (rp * dims.d) / 2 <= BANK && (dims.maxSeq * dims.d) / 2 <= 2 * BANK && (rp * tp) / 2 <= BANK && (rp * dims.dFF) / 2 <= 4 * BANK;
+}
+
+/** Whether the prefill runs streamed (model.c's forward_streamed): the resident plan does not fit, the job has no decode steps, the chunks do. */
+export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps: number): boolean {
+  const rp = ceil8(promptLen);
+  return !residentPrefill(dims, promptLen) && decodeSteps === 0 && (ST_ROWS * dims.d) / 2 <= BANK && (rp * dims.d) / 2 <= 4 * BANK
+    && rp * 4 <= ST_MASK_MAX && (ST_ROWS * dims.dFF) / 2 <= 2 * BANK;
 }
 
 export interface SeedBusy {

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runGolden } from '../model/golden.ts';
 import { SEED_BEST_VARIANT, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
-import { predictSeedBusy } from '../model/seed-analytic.ts';
+import { predictSeedBusy, streamedPrefill } from '../model/seed-analytic.ts';
 import { runOnSeed, SEED_VARIANT, seedVariantName } from '../model/seed-run.ts';
 
 const WRITE_UP = { d: 128, dFF: 512, heads: 4, layers: 4, vocab: 16, maxSeq: 128 };
@@ -52,6 +52,26 @@ describe('the chained decode: measured busy = analytic busy on small shapes, wit
           expect({ mxu: c.mxu, vpu: c.vpu, dma: c.dma }, `shape ${i}, stop ${stopToken}`).toEqual({ mxu: p.mxu, vpu: p.vpu, dma: p.dma });
         }
       });
+    });
+  }
+});
+
+describe('the streamed prefill: measured busy = analytic busy', () => {
+  const cases: { dims: ModelDims; prompt: number; variants: number[] }[] = [
+    // The write-up's T = 256 row: one layer, standard attention and FlashAttention.
+    { dims: { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 256 }, prompt: 256, variants: [3, 7] },
+    { dims: { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 200 }, prompt: 150, variants: [0, 1, 2, 4, SEED_BEST_VARIANT] },
+  ];
+  for (const { dims, prompt, variants } of cases) {
+    it(`d ${dims.d}, ${dims.layers} layer(s), a ${prompt}-token prompt: variants ${variants.join(', ')}`, () => {
+      expect(streamedPrefill(dims, prompt, 0)).toBe(true);
+      for (const variant of variants) {
+        const model = randomModel(dims, 7 + variant);
+        const r = runOnSeed(model, { prompt: randomPrompt(dims, prompt, variant), decodeSteps: 0, variant });
+        const c = r.result.seedCounters!;
+        const p = predictSeedBusy(dims, model.layers, prompt, r.generated, variant, 0);
+        expect({ mxu: c.mxu, vpu: c.vpu, dma: c.dma }, `variant ${variant}`).toEqual({ mxu: p.mxu, vpu: p.vpu, dma: p.dma });
+      }
     });
   }
 });

@@ -67,6 +67,24 @@ describe('the ladder on the seed board equals the golden model', () => {
   });
 });
 
+describe('the streamed prefill (a prompt the resident plan cannot hold) equals the golden model', () => {
+  // The write-up's T = 256 row: one layer, a 256-token prompt, standard attention and FlashAttention.
+  const T256: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 256 };
+  for (const variant of [3, 7]) {
+    it(`T = 256, one layer, variant ${variant} (${seedVariantName(variant)})`, () => {
+      const model = randomModel(T256, 1);
+      expectGoldenOnSeed(model, { prompt: randomPrompt(T256, 256, 1), decodeSteps: 0, variant });
+    });
+  }
+  it('two layers, a partial last chunk, every write-up bit and the best rung', () => {
+    const dims: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 200 };
+    for (const variant of [0, 1, 2, 4, SEED_BEST_VARIANT]) {
+      const model = randomModel(dims, 7 + variant);
+      expectGoldenOnSeed(model, { prompt: randomPrompt(dims, 150, variant), decodeSteps: 0, variant });
+    }
+  });
+});
+
 describe('what the seed firmware refuses', () => {
   it('a header it cannot run ends with STATUS 2 and DONE value 2', () => {
     const dims = SHAPES[0].dims;
