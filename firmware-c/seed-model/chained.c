@@ -75,7 +75,9 @@ enum { G_DD, G_DF, G_FD, G_OUT, GEOMS };
 static NOINIT uint32_t SLOT, NSLOT, PLEN, LAST_STEP;
 static NOINIT uint32_t g_k[GEOMS], g_per[GEOMS], g_chunks[GEOMS], g_units[GEOMS];
 /* per slot: the DMA fill's issued count, and the unit and issued count of its last reader */
-static NOINIT uint32_t slot_dma[MAX_SLOTS], slot_unit[MAX_SLOTS], slot_idx[MAX_SLOTS];
+static NOINIT uint32_t slot_dma[MAX_SLOTS], slot_unit[MAX_SLOTS], slot_idx[MAX_SLOTS], slot_addr[MAX_SLOTS];
+/* 1: the stream fills each layer's old K/V rows (decode); 0: weights only (the pipelined prefill) */
+static NOINIT uint32_t KV_ON;
 /* producer: the next item of the stream (step, layer, matrix 0-5 or the head at layer LAYERS, chunk) */
 static NOINIT uint32_t p_step, p_layer, p_mat, p_chunk, p_kv_done, p_chunks, p_slot, p_ok, p_g;
 static NOINIT uint32_t nx_w0, nx_w1, nx_w2, nx_w3;
@@ -106,6 +108,7 @@ static uint32_t chained_fits(uint32_t max_seq)
     if (!SLOT || DFF * 4 > BANK - (DS_HID - DS_TMP) || HEADS * ((max_seq + 7) & ~7u) * 4 > BANK - (DS_S - DS_Q) || D * 4 > DS_S - DS_Q
         || D * 4 > DS_HID - DS_TMP || LAYERS * D > STG_BYTES) return 0;
     NSLOT = udiv(RING_BYTES, SLOT);
+    for (uint32_t i = 0; i < NSLOT; i++) slot_addr[i] = RING + i * SLOT;
     geom_of(G_DD, D, D >> 3, 4 * D);
     geom_of(G_DF, D, DFF >> 3, 4 * D);
     geom_of(G_FD, DFF, D >> 3, 4 * DFF);
@@ -161,7 +164,7 @@ static void advance(void)
         if (p_layer == LAYERS) { p_layer = 0; p_step++; }
         else if (++p_mat == 6) { p_mat = 0; p_layer++; }
     }
-    if (p_layer < LAYERS && p_mat == 0 && p_chunk == 0) { p_kv_done = 0; p_ok = 0; }
+    if (p_layer < LAYERS && p_mat == 0 && p_chunk == 0 && (KV_ON || p_layer == 0)) { p_kv_done = 0; p_ok = 0; }
     else next_words();
 }
 
@@ -171,6 +174,7 @@ static void advance(void)
 static void pump_kv(void)
 {
     if (p_step > LAST_STEP || p_step > c_step + 1) return;
+    if (!KV_ON) { next_words(); return; } /* a step's start without K/V fills */
     if (SEED_MMIO(SEED_REG_LEVEL(SEED_UNIT_DMA)) > DMA_AHEAD) return;
     if (attn_count < kv_items || !RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return;
     const Layer *L = &layer[p_layer];
@@ -191,7 +195,7 @@ static inline __attribute__((always_inline)) void pump(void)
     if (p_chunks - c_chunks >= NSLOT || SEED_MMIO(SEED_REG_LEVEL(SEED_UNIT_DMA)) > DMA_AHEAD) return;
     uint32_t s = p_slot;
     if (!RETIRED_BY(slot_unit[s], slot_idx[s])) return;
-    push(SEED_UNIT_DMA, nx_w0 | SEED_DMA_MOVE_SPAD_ADDR(RING + s * SLOT), nx_w1, nx_w2, nx_w3);
+    push(SEED_UNIT_DMA, nx_w0 | SEED_DMA_MOVE_SPAD_ADDR(slot_addr[s]), nx_w1, nx_w2, nx_w3);
     slot_dma[s] = MMIO_ISSUED(SEED_UNIT_DMA);
     slot_idx[s] = 0;
     p_chunks++;
@@ -212,7 +216,7 @@ static uint32_t chunk_in(void)
 {
     while (p_chunks == c_chunks) pump();
     wait_for(SEED_UNIT_DMA, slot_dma[c_slot]);
-    return RING + c_slot * SLOT;
+    return slot_addr[c_slot];
 }
 
 /* The chunk's readers are issued (on `unit`): its slot is free once they retire. */
@@ -225,18 +229,28 @@ static void chunk_used(uint32_t unit)
     pump(); /* the chunks may all be in: the stream must not wait for the next wait */
 }
 
-/* C[8][n] = R(A[8][k] · W) (accumulate: C = clip4(that + C)) from the ring. */
-static void chained_matmul(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc)
+/* C[8·blocks][n] = R(A · W) (accumulate: C = clip4(that + C)) from the ring:
+ * each panel's MMs, one a row block. */
+static void ring_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc)
 {
     uint32_t per = g_per[g], panels = g_units[g];
     seed_mxu_geom(a_stride, 4 * per, c_stride, g_k[g]);
     uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_C_ADDR(c), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(shift);
+    uint32_t dw0 = SEED_MXU_MM_C_ADDR(8 * c_stride), dw1 = SEED_MXU_MM_A_ADDR(8 * a_stride);
     for (uint32_t j = 0; j < panels;) {
-        uint32_t b = chunk_in(), w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(b);
-        for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4))
-            push(SEED_UNIT_MXU, w0, w1, w2, 0);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(chunk_in());
+        for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) {
+            uint32_t v0 = w0, v1 = w1;
+            for (uint32_t i = 0; i < blocks; i++, v0 += dw0, v1 += dw1) push(SEED_UNIT_MXU, v0, v1, w2, 0);
+        }
         chunk_used(SEED_UNIT_MXU);
     }
+}
+
+/* One row block of C from the ring (the decode step). */
+static void chained_matmul(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc)
+{
+    ring_matmul(g, 1, a, a_stride, c, c_stride, shift, acc);
 }
 
 /* x = hardtanh(x + t) for bound 8 (ADD) or 7 (DYT), one row. */
@@ -363,6 +377,7 @@ static void chained_start(uint32_t plen, uint32_t steps)
 {
     PLEN = plen; LAST_STEP = steps;
     p_step = 1; p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
+    KV_ON = 1;
     c_step = 1; c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     kv_items = attn_count = 0;
@@ -404,4 +419,159 @@ void chained_run(const SeedJob *job)
     put_word(MODEL_H_STATUS, STATUS_DONE, 4);
     SEED_MMIO(SEED_REG_DONE) = 0; /* as main's return 0 */
     for (;;) {}
+}
+
+/* ---- PIPELINED (variant bit 16): the prefill through the same stream ----
+ *
+ * The prefill is bound by the MXU, so the aim is an MXU that never waits:
+ * every weight through a ring of three 2 KB slots (banks 14-15; the next
+ * matmul's chunks come in while this one runs, and its MMs queue without a
+ * wait between panels), K and V written where attention reads them (no
+ * spill-and-fill before attention; the cache spills go out while the output
+ * projection runs), the causal mask built a word at a time, and attention head
+ * by head with two score buffers: the MXU scores head h+1 while the VPU masks
+ * head h. FLASH keeps its meaning: each row block scores only its key blocks
+ * up to its last query, and P·V runs over just those keys. */
+#define PF_S2 0xA000u /* the second score buffer: the FFN's first bank, free during attention */
+
+/* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
+static void fast_mask(uint32_t rp, uint32_t tp)
+{
+    uint32_t sb = tp >> 1, words = tp >> 3;
+    for (uint32_t r = 0; r < rp; r++) {
+        uint32_t row = SP_MASK + r * sb, w = (r + 1) >> 3;
+        for (uint32_t u = 0; u < w; u++) SEED_SPAD_WORD(row + 4 * u) = 0;
+        if (w < words) {
+            int32_t d = (int32_t)r - (int32_t)(8 * w); /* the last visible key in word w, or -1 */
+            SEED_SPAD_WORD(row + 4 * w) = d < 0 ? 0x88888888u : 0x88888888u << (4 * (d + 1));
+            for (uint32_t u = w + 1; u < words; u++) SEED_SPAD_WORD(row + 4 * u) = 0x88888888u;
+        }
+    }
+}
+
+/* Keys row block i may see (FLASH), or all t. */
+static uint32_t pf_keys(uint32_t i, uint32_t t)
+{
+    if (!(VARIANT & V_FLASH)) return t;
+    return 8 * i + 8 < t ? 8 * i + 8 : t;
+}
+
+/* Head h's scores of every row block into buffer s; returns the MXU's issued count after them. */
+static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
+    seed_mxu_geom(rowb, rowb, sb, DH);
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint32_t kb = (pf_keys(i, t) + 7) >> 3;
+        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + i * 8 * rowb + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
+        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(8 * rowb)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+        pump();
+    }
+    return MMIO_ISSUED(SEED_UNIT_MXU);
+}
+
+/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH). */
+static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
+    for (uint32_t i = 0; i < blocks; i++) {
+        if (!i || (VARIANT & V_FLASH)) seed_mxu_geom(sb, rowb, rowb, pf_keys(i, t));
+        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(s + i * 8 * sb) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
+        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+    }
+}
+
+/* Attention of rows 0..t-1, head by head, two score buffers. */
+static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
+{
+    uint32_t tp = (t + 7) & ~7u, count = blocks * 8 * tp;
+    uint32_t done = pf_scores(0, blocks, t, tp, SP_S, L);
+    for (uint32_t h = 0; h < HEADS; h++) {
+        uint32_t s = (h & 1) ? PF_S2 : SP_S;
+        wait_for(SEED_UNIT_MXU, done);
+        vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
+        vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
+        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
+        wait_all(SEED_UNIT_VPU);
+        pf_pv(h, blocks, t, tp, s, L);
+    }
+    attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
+}
+
+/* x = hardtanh(x + R(a·W)) for row blocks, from the ring. */
+static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+{
+    uint32_t rowb = D >> 1, count = blocks * 8 * D;
+    if (VARIANT & V_FUSED) {
+        ring_matmul(g, blocks, a, a_stride, SP_X, rowb, shift, 1);
+        if (bound != 7) return;
+        wait_all(SEED_UNIT_MXU);
+        vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, count, 1);
+    } else {
+        ring_matmul(g, blocks, a, a_stride, SP_TMP, rowb, shift, 0);
+        wait_all(SEED_UNIT_MXU);
+        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, count, 0);
+    }
+    wait_all(SEED_UNIT_VPU);
+}
+
+void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
+{
+    set_job(job);
+    uint32_t rowb = D >> 1, blocks = (t + 7) >> 3, tp = (t + 7) & ~7u;
+    /* The stream: one step (0) of weights, no K/V fills, three slots. */
+    SLOT = 2048u; NSLOT = 3;
+    slot_addr[0] = SP_PANEL0; slot_addr[1] = SP_PANEL0 + 0x800u; slot_addr[2] = SP_PANEL1;
+    geom_of(G_DD, D, D >> 3, 4 * D);
+    geom_of(G_DF, D, DFF >> 3, 4 * D);
+    geom_of(G_FD, DFF, D >> 3, 4 * DFF);
+    geom_of(G_OUT, D, VOCAB, D >> 1);
+    LAST_STEP = 0; KV_ON = 0;
+    p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
+    c_step = c_chunks = c_slot = 0;
+    for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
+    pump();
+    for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
+    fill(SP_TMP, POS_EMB, D, t);
+    fast_mask(blocks * 8, tp);
+    wait_all(SEED_UNIT_DMA);
+    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
+    wait_all(SEED_UNIT_VPU);
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        const Layer *L = &layer[l];
+        ring_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0);
+        ring_matmul(G_DD, blocks, SP_X, rowb, SP_K, rowb, L->sk, 0);
+        ring_matmul(G_DD, blocks, SP_X, rowb, SP_V, rowb, L->sv, 0);
+        pf_attention(blocks, t, L);
+        if (VARIANT & V_FUSED) {
+            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_X, rowb, L->sa, 1);
+        } else {
+            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
+        }
+        /* The caches' rows go out while the projection runs: nothing reads K or V until the next layer writes them. */
+        wait_for(SEED_UNIT_MXU, attn_end_idx);
+        spill(SP_K, L->kc, D, t);
+        spill(SP_V, L->vc, D, t);
+        if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
+            wait_all(SEED_UNIT_MXU);
+            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, blocks * 8 * D, 1);
+            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, blocks * 8 * D, 0);
+            wait_all(SEED_UNIT_VPU);
+        }
+        ring_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0);
+        wait_all(SEED_UNIT_MXU);
+        vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, blocks * 8 * DFF, 0);
+        wait_all(SEED_UNIT_VPU);
+        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2);
+    }
+    wait_all(SEED_UNIT_MXU);
+    for (uint32_t j = 0; j < VOCAB;) {
+        uint32_t b = chunk_in();
+        for (uint32_t r = 0; r < g_per[G_OUT] && j < VOCAB; r++, j++)
+            seed_vpu_op(SEED_VOP_DOT, SP_LOGIT + 4 * j, SP_X + (t - 1) * rowb, b + r * rowb, D, 1, 0);
+        chunk_used(SEED_UNIT_VPU);
+    }
+    wait_all(SEED_UNIT_VPU);
 }

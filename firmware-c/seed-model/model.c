@@ -476,8 +476,15 @@ int main(void)
         put_sram(MODEL_H_STATUS, STATUS_BAD_HEADER, 4);
         return STATUS_BAD_HEADER;
     }
-    if (STREAMED) forward_streamed(plen, prompt);
-    else forward(0, plen, prompt);
+    if (STREAMED) {
+        forward_streamed(plen, prompt);
+    } else if (VARIANT & V_PIPELINED) {
+        SeedJob j;
+        job_of(&j);
+        prefill_pipelined(&j, plen, prompt);
+    } else {
+        forward(0, plen, prompt);
+    }
     uint8_t tok = emit(0);
     prefill_done();
     uint32_t generated = 1;

@@ -37,6 +37,7 @@
 #define V_FUSED         2u
 #define V_FLASH         4u
 #define V_CHAINED       8u
+#define V_PIPELINED     16u
 
 enum { STATUS_DONE = 1, STATUS_BAD_HEADER = 2 };
 
@@ -76,5 +77,7 @@ typedef struct {
  * prefill's token (in SP_WORD), GENERATED, STATUS and the end of the run
  * (never returns); else it returns and model.c decodes. */
 void chained_run(const SeedJob *job);
+/* chained.c: the prefill of t prompt tokens (tok[]) through the weight stream (PIPELINED); the logits into SP_LOGIT. */
+void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok);
 
 #endif
