@@ -280,6 +280,8 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
     waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
   };
+  /** prefill_pipelined (chained.c): the prefill through the weight ring; see walkPipelined. */
+  const forwardPipelined = (t: number) => walkPipelined(dims, bounds, t, variant, sink);
   const emit = () => {
     sink.cpu('argmax', [VOCAB]);
     spill(4 * VOCAB, 'emit.logits');
@@ -297,6 +299,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   sink.cpu('layers', [LAYERS, promptLen]);
   sink.pass(0);
   if (streamedPrefill(dims, promptLen, decodeSteps)) forwardStreamed(promptLen);
+  else if (variant & SEED_VARIANT.PIPELINED) forwardPipelined(promptLen);
   else forward(0, promptLen);
   emit();
   sink.mark('prefill');
@@ -434,6 +437,64 @@ export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps:
   const rp = ceil8(promptLen);
   return !residentPrefill(dims, promptLen) && decodeSteps === 0 && (ST_ROWS * dims.d) / 2 <= BANK && (rp * dims.d) / 2 <= 4 * BANK
     && rp * 4 <= ST_MASK_MAX && (ST_ROWS * dims.dFF) / 2 <= 2 * BANK;
+}
+
+/**
+ * chained.c's prefill_pipelined (PIPELINED): the weights of every layer, then
+ * the head's, through a ring of three 2 KB slots; K and V written in place and
+ * spilled to the caches after attention; attention head by head.
+ */
+function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, variant: number, sink: SeedSink): void {
+  const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
+  const DH = D / HEADS, rowb = D / 2, blocks = Math.ceil(t / 8), tp = ceil8(t);
+  const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
+  const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
+  const spill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes === 0 ? 0 : 2 * bytes + 3, site);
+  const geomCmd = (site: string) => sink.command(SEED_MXU, 0, site);
+  const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
+  const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
+  const vpuEw = (kind: VopKind, count: number, site: string) => {
+    for (let left = count; left > 0; left -= VPU_CHUNK) vop(kind, Math.min(left, VPU_CHUNK), site);
+  };
+  const slot = 2048;
+  const geom = (k: number, units: number, unitBytes: number, chunkRows: number) => ({ k, per: Math.min(Math.floor(slot / unitBytes), units), units, unitBytes, chunkRows });
+  const geoms = [geom(D, D / 8, 4 * D, D), geom(D, DFF / 8, 4 * D, D), geom(DFF, D / 8, 4 * DFF, DFF), geom(D, VOCAB, D / 2, 1)];
+  const chunks = geoms.map(chunkBytes);
+  const ringMatmul = (g: number, acc: boolean, site: string) => {
+    for (const bytes of chunks[g]) fill(bytes, 'pf.chunk'); // the producer's fills, counted with their matmul
+    geomCmd(`${site}.geom`);
+    for (let j = 0; j < geoms[g].units * blocks; j++) mm(geoms[g].k, acc, site);
+  };
+  const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
+  sink.cpu('pf.prefill', [t]); // no schedule terms: the pump's timing is the firmware's
+  for (let r = 0; r < t; r++) fill(rowb, 'pf.embed.tok');
+  fill(t * rowb, 'pf.embed.pos');
+  vpuEw(VOP.ADD, t * D, 'pf.embed.add');
+  for (let l = 0; l < LAYERS; l++) {
+    ringMatmul(G_DD, false, 'pf.q');
+    ringMatmul(G_DD, false, 'pf.k');
+    ringMatmul(G_DD, false, 'pf.v');
+    for (let h = 0; h < HEADS; h++) {
+      geomCmd('pf.qk.geom');
+      for (let i = 0; i < blocks; i++) for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
+      vpuEw(VOP.ADD, blocks * 8 * tp, 'pf.mask');
+      vpuEw(VOP.RELU, blocks * 8 * tp, 'pf.relu');
+      for (let i = 0; i < blocks; i++) {
+        if (i === 0 || flash) geomCmd('pf.pv.geom');
+        for (let c = 0; c < DH / 8; c++) mm(keysOf(i), false, 'pf.pv');
+      }
+    }
+    ringMatmul(G_DD, fused, 'pf.o');
+    spill(t * rowb, 'pf.k.spill');
+    spill(t * rowb, 'pf.v.spill');
+    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.o.residual'); // DYT and ADD cost the same
+    ringMatmul(G_DF, false, 'pf.ffn1');
+    vpuEw(VOP.RELU, blocks * 8 * DFF, 'pf.ffn1.relu');
+    ringMatmul(G_FD, fused, 'pf.ffn2');
+    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.ffn2.residual');
+  }
+  for (const bytes of chunks[G_OUT]) fill(bytes, 'pf.chunk.head');
+  for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'pf.dot');
 }
 
 export interface SeedBusy {

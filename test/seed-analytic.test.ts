@@ -3,8 +3,9 @@
 // mxu, vpu and dma counters exactly, for every variant of the ladder, at the
 // write-up's shape: d 128, d_ff 512, 4 heads, 4 layers, a 64-token prompt and
 // decode steps against the KV cache (all 64 of them for the full ladder's top);
-// the chained decode also on small shapes, and when a stop token ends it
-// (its prefetch of the next step is then part of the count).
+// the chained decode and the pipelined prefill also on small shapes, and when
+// a stop token ends the decode (its prefetch of the next step is then part of
+// the count); the streamed prefill (T = 256) too.
 
 import { describe, expect, it } from 'vitest';
 import { runGolden } from '../model/golden.ts';
@@ -23,8 +24,8 @@ function expectPredicted(variant: number, decodeSteps: number, seed: number): vo
   expect({ mxu: c.mxu, vpu: c.vpu, dma: c.dma }).toEqual({ mxu: p.mxu, vpu: p.vpu, dma: p.dma });
 }
 
-/** The write-up's bits (0-7) and the chained decode without and with the others. */
-const VARIANTS = [0, 1, 2, 3, 4, 5, 6, 7, SEED_VARIANT.CHAINED, SEED_BEST_VARIANT];
+/** The write-up's bits (0-7), the chained decode and the pipelined prefill alone, and every bit. */
+const VARIANTS = [0, 1, 2, 3, 4, 5, 6, 7, SEED_VARIANT.CHAINED, SEED_VARIANT.PIPELINED, SEED_BEST_VARIANT];
 
 describe('seed kernels: measured busy = analytic busy at the write-up\'s shape', () => {
   for (const variant of VARIANTS) {
@@ -33,13 +34,13 @@ describe('seed kernels: measured busy = analytic busy at the write-up\'s shape',
   it('the best rung: prefill of 64 and all 64 decode steps', () => expectPredicted(SEED_BEST_VARIANT, 64, 99), 60_000);
 });
 
-describe('the chained decode: measured busy = analytic busy on small shapes, with and without a stop token', () => {
+describe('the chained decode and the pipelined prefill: measured busy = analytic busy on small shapes, with and without a stop token', () => {
   const SMALL: { dims: ModelDims; prompt: number; steps: number }[] = [
     { dims: { d: 16, dFF: 32, heads: 2, layers: 2, vocab: 16, maxSeq: 32 }, prompt: 11, steps: 5 },
     { dims: { d: 24, dFF: 16, heads: 3, layers: 1, vocab: 8, maxSeq: 16 }, prompt: 1, steps: 6 },
     { dims: { d: 32, dFF: 64, heads: 4, layers: 1, vocab: 16, maxSeq: 24 }, prompt: 8, steps: 4 },
   ];
-  for (const variant of [SEED_VARIANT.CHAINED, SEED_BEST_VARIANT]) {
+  for (const variant of [SEED_VARIANT.CHAINED, SEED_VARIANT.PIPELINED, SEED_BEST_VARIANT]) {
     it(`variant ${variant} (${seedVariantName(variant)})`, () => {
       SMALL.forEach(({ dims, prompt, steps }, i) => {
         const model = randomModel(dims, 50 + i);

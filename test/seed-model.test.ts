@@ -1,7 +1,7 @@
 // Our transformer on the seed board (build/fw/seed-model.elf, from
 // firmware-c/seed-model/model.c and chained.c): every variant of the ladder
-// (base, double-buffered, fused, FlashAttention, chained weights and their
-// combinations) gives the
+// (base, double-buffered, fused, FlashAttention, chained weights, pipelined
+// prefill and their combinations) gives the
 // golden model's tokens, logits and K/V caches on random models and prompts;
 // a model the seed cannot compute is refused; the program and its deepest
 // stack fit the 16 KB firmware RAM, and it has no divide instruction (the
@@ -137,7 +137,7 @@ describe('demo and eval --board seed', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^sum {7}6912$/m);
     expect(r.stdout).toMatch(/^correct {3}yes$/m);
-    expect(r.stdout).toMatch(/on build\/fw\/seed-model\.elf, the write-up's board \(transformer-tpu-int4\), variant 4095 \(double-buffered\+fused\+FlashAttention\+chained weights\)/);
+    expect(r.stdout).toMatch(/on build\/fw\/seed-model\.elf, the write-up's board \(transformer-tpu-int4\), variant 4095 \(double-buffered\+fused\+FlashAttention\+chained weights\+pipelined prefill\)/);
     const runs = [...r.stdout.matchAll(/^run (\d+) clocks/gm)].map((m) => Number(m[1]));
     expect(runs).toHaveLength(3);
     expect(runs[0] + runs[1]).toBe(runs[2]); // prefill + decode = the one window
