@@ -229,6 +229,31 @@ static void chunk_used(uint32_t unit)
     pump(); /* the chunks may all be in: the stream must not wait for the next wait */
 }
 
+/* The prefill's K/V cache spills wait until the ring is full ahead, so the
+ * MXU has two chunks of work queued while the DMA spills (a spill does not
+ * hold up the chunks behind it for long): pf_kc/pf_vc, 0 when none waits. */
+static NOINIT uint32_t pf_kc, pf_vc, pf_rows;
+
+static void defer_spills(void)
+{
+    if (!pf_kc || p_chunks - c_chunks < NSLOT - 1) return;
+    if (!RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return; /* P·V still reads V */
+    spill(SP_K, pf_kc, D, pf_rows);
+    spill(SP_V, pf_vc, D, pf_rows);
+    pf_kc = 0;
+}
+
+/* The spills now, if the ring never filled ahead (before the next layer writes K and V). */
+static void flush_spills(void)
+{
+    if (!pf_kc) return;
+    wait_for(SEED_UNIT_MXU, attn_end_idx);
+    spill(SP_K, pf_kc, D, pf_rows);
+    spill(SP_V, pf_vc, D, pf_rows);
+    pf_kc = 0;
+    wait_all(SEED_UNIT_DMA); /* the next layer's K chunks may be queued ahead of them: K and V are read before they are written */
+}
+
 /* C[8·blocks][n] = R(A · W) (accumulate: C = clip4(that + C)) from the ring:
  * each panel's MMs, one a row block. */
 static void ring_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc)
@@ -242,6 +267,7 @@ static void ring_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stri
         for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) {
             uint32_t v0 = w0, v1 = w1;
             for (uint32_t i = 0; i < blocks; i++, v0 += dw0, v1 += dw1) push(SEED_UNIT_MXU, v0, v1, w2, 0);
+            if (blocks > 1) { pump(); defer_spills(); } /* a prefill panel is long: refill slots as soon as they free */
         }
         chunk_used(SEED_UNIT_MXU);
     }
@@ -491,9 +517,10 @@ static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
     for (uint32_t h = 0; h < HEADS; h++) {
         uint32_t s = (h & 1) ? PF_S2 : SP_S;
         wait_for(SEED_UNIT_MXU, done);
+        /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
         vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
-        vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
         if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
+        vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
         wait_all(SEED_UNIT_VPU);
         pf_pv(h, blocks, t, tp, s, L);
     }
@@ -532,6 +559,7 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
     p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
+    pf_kc = 0;
     pump();
     for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
     fill(SP_TMP, POS_EMB, D, t);
@@ -542,18 +570,18 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0);
+        flush_spills();
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_K, rowb, L->sk, 0);
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_V, rowb, L->sv, 0);
         pf_attention(blocks, t, L);
+        /* The caches' rows go out during the output projection or the FFN (defer_spills): nothing reads
+         * K or V until the next layer writes them, and its chunks come in behind the spills. */
+        pf_kc = L->kc; pf_vc = L->vc; pf_rows = t;
         if (VARIANT & V_FUSED) {
             ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_X, rowb, L->sa, 1);
         } else {
             ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
         }
-        /* The caches' rows go out while the projection runs: nothing reads K or V until the next layer writes them. */
-        wait_for(SEED_UNIT_MXU, attn_end_idx);
-        spill(SP_K, L->kc, D, t);
-        spill(SP_V, L->vc, D, t);
         if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
             wait_all(SEED_UNIT_MXU);
             if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, blocks * 8 * D, 1);
@@ -567,6 +595,7 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
         pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2);
     }
     wait_all(SEED_UNIT_MXU);
+    flush_spills();
     for (uint32_t j = 0; j < VOCAB;) {
         uint32_t b = chunk_in();
         for (uint32_t r = 0; r < g_per[G_OUT] && j < VOCAB; r++, j++)
