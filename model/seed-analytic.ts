@@ -331,7 +331,7 @@ const G_DD = 0, G_DF = 1, G_FD = 2, G_OUT = 3;
 /** chained_fits: the plan, or null when the shapes do not fit it (the decode then runs model.c's path). */
 function chainedPlan(dims: ModelDims): ChainedPlan | null {
   const { d, dFF, heads, layers, maxSeq } = dims;
-  const widest = 4 * Math.max(d, dFF), slot = widest <= 2048 ? 2048 : widest <= 4096 ? 4096 : 0;
+  const widest = 4 * Math.max(d, dFF), slot = widest <= 4096 ? 4096 : 0;
   if (!slot || dFF * 4 > CHAINED_HID_ROOM || heads * ceil8(maxSeq) * 4 > CHAINED_S_ROOM || d * 4 > CHAINED_Q_ROOM
     || d * 4 > CHAINED_TMP_ROOM || layers * d > CHAINED_STG) return null;
   const geom = (k: number, units: number, unitBytes: number, chunkRows: number) => ({ k, per: Math.min(Math.floor(slot / unitBytes), units), units, unitBytes, chunkRows });

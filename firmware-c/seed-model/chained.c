@@ -104,7 +104,7 @@ static void geom_of(uint32_t g, uint32_t k, uint32_t units, uint32_t unit_bytes)
 static uint32_t chained_fits(uint32_t max_seq)
 {
     uint32_t widest = (D > DFF ? D : DFF) * 4;
-    SLOT = widest <= 2048u ? 2048u : widest <= 4096u ? 4096u : 0;
+    SLOT = widest <= 4096u ? 4096u : 0; /* big chunks: the consumer's work a chunk stays under the fill's */
     if (!SLOT || DFF * 4 > BANK - (DS_HID - DS_TMP) || HEADS * ((max_seq + 7) & ~7u) * 4 > BANK - (DS_S - DS_Q) || D * 4 > DS_S - DS_Q
         || D * 4 > DS_HID - DS_TMP || LAYERS * D > STG_BYTES) return 0;
     NSLOT = udiv(RING_BYTES, SLOT);
@@ -226,7 +226,6 @@ static void chunk_used(uint32_t unit)
     slot_idx[c_slot] = MMIO_ISSUED(unit);
     c_chunks++;
     c_slot = c_slot + 1 == NSLOT ? 0 : c_slot + 1;
-    pump(); /* the chunks may all be in: the stream must not wait for the next wait */
 }
 
 /* The prefill's K/V cache spills wait until the ring is full ahead, so the
@@ -270,6 +269,7 @@ static void ring_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stri
             if (blocks > 1) { pump(); defer_spills(); } /* a prefill panel is long: refill slots as soon as they free */
         }
         chunk_used(SEED_UNIT_MXU);
+        if (blocks == 1) pump(); /* the chunks may all be in: the stream must not wait for the next wait */
     }
 }
 
@@ -376,6 +376,7 @@ static void forward_chained(uint32_t step, uint32_t pos0, uint32_t tok)
         for (uint32_t r = 0; r < g_per[G_OUT] && j < VOCAB; r++, j++)
             seed_vpu_op(SEED_VOP_DOT, SP_LOGIT + 4 * j, SP_X, b + r * rowb, D, 1, 0);
         chunk_used(SEED_UNIT_VPU);
+        pump();
     }
     wait_all(SEED_UNIT_VPU);
 }
@@ -492,7 +493,6 @@ static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, 
         uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
         uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + i * 8 * rowb + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
         for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(8 * rowb)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
-        pump();
     }
     return MMIO_ISSUED(SEED_UNIT_MXU);
 }
