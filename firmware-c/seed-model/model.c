@@ -17,7 +17,13 @@
  *                    keys (one MM per output tile: the seed has no int32 path),
  *                    scores of the next block on the MXU while the VPU masks
  *                    this one
- * Other bits are ignored. */
+ *   8 CHAINED        the decode steps in chained.c: every weight streamed
+ *                    through a ring of panel buffers across matmuls,
+ *                    attention and steps (called from prefill_done())
+ *  16 PIPELINED      the prefill in chained.c: weights through a ring, K and V
+ *                    in place, the next head's scores beside this one's mask
+ * Other bits are ignored. A prompt the resident plan cannot hold (T = 256 at
+ * d = 128) runs the streamed prefill below, for a job without decode steps. */
 #include "model.h"
 
 static Layer layer[MAX_LAYERS];
