@@ -519,8 +519,8 @@ static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
         wait_for(SEED_UNIT_MXU, done);
         /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
         vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
-        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
         vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
+        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
         wait_all(SEED_UNIT_VPU);
         pf_pv(h, blocks, t, tp, s, L);
     }
