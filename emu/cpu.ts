@@ -13,10 +13,14 @@
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import type { Bus } from './bus.ts';
 import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
-import {
+import * as timing from './timing.ts';
+
+// Module-local copies of the constants the run loops read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const {
   AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
   TAKEN_BRANCH_EXTRA, trapClocks,
-} from './timing.ts';
+} = timing;
 
 /** Internal op numbers; the same names as INSNS, upper-cased. */
 enum Op {

@@ -8,7 +8,12 @@
 // Both TPU models use this FSM. The fast model may also call fillBulk(n) while
 // the DMA is alone in its banks: n fill clocks at once, each granted.
 
-import { Ports, type SeedUnit, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { Ports: OwnPorts, RD_DMA, WR_DMA, bankMask } = ports;
 
 const S_IDLE = 0, S_FILL = 1, S_SPILL = 2, S_DONE = 5;
 const SRAM_MASK = 0x7ffff;
@@ -32,7 +37,7 @@ export class SeedDma implements SeedUnit {
   readMask = 0; writeMask = 0;
 
   /** Ports of the fast model's bulk steps, where the DMA is alone in its banks. */
-  private readonly own = new Ports();
+  private readonly own = new OwnPorts();
 
   constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {}
 

@@ -16,8 +16,13 @@
 //     widened to int16 and multiplied in WebAssembly SIMD
 //     (periph/matvec-kernel.ts), or, without it, in doubles three lanes at a time.
 
-import { Ports, type SeedUnit, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
 import { growTo, matvecKernel, type MatvecKernel } from '../../periph/matvec-kernel.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask } = ports;
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -128,7 +133,7 @@ export class SeedMxu implements SeedUnit {
   /** The running command's A and B regions touch a common bank (it may starve: see SeedTpu.skipBy()). */
   abMayShareBank = false;
 
-  private readonly own = new Ports();
+  private readonly own = new OwnPorts();
 
   constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
 

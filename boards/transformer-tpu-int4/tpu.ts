@@ -29,11 +29,16 @@
 // RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../periph/mmio.ts';
-import { Ports, RD_CPU, WR_CPU, SeedSpad } from './ports.ts';
+import * as ports from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu } from './mxu.ts';
 import { SeedVpu } from './vpu.ts';
-import { SEED_DMA, SEED_MXU, SEED_QUEUE_DEPTH, SEED_VPU } from './regs.ts';
+import * as regs from './regs.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { Ports, RD_CPU, WR_CPU, SeedSpad } = ports;
+const { SEED_DMA, SEED_MXU, SEED_QUEUE_DEPTH, SEED_VPU } = regs;
 
 /** The seed's ten perf_counters.sv counters over the run-pulse..DONE window, plus the true commit stalls. */
 export interface SeedCounters {

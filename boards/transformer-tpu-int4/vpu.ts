@@ -8,8 +8,14 @@
 // reduction: it reads src0 and writes zeros to dst, exactly as the RTL does.
 // The FSM is literal and cheap, so both TPU models use it as is.
 
-import { Ports, type SeedUnit, RD_V, WR_V, bankMask, type SeedSpad } from './ports.ts';
-import { seedRequant } from './mxu.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+import * as mxu from './mxu.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { RD_V, WR_V, bankMask } = ports;
+const { seedRequant } = mxu;
 
 const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
 export const VOP_DOT = 0, VOP_ADD = 1, VOP_RELU = 3, VOP_REQUANT = 10, VOP_DYT = 16, VOP_ARGMAX = 18;
