@@ -12,9 +12,10 @@
 //     stepped on every array_en clock;
 //   - fast: the operand words are kept as they are fetched (the RTL's array
 //     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
-//     formed once, at the clock the stream ends: A's rows and B's columns
-//     widened to int16 and multiplied in WebAssembly SIMD
-//     (periph/matvec-kernel.ts), or, without it, in doubles three lanes at a time.
+//     formed once, at the clock the stream ends: the words handed to the
+//     WebAssembly SIMD kernel's seedmm (periph/matvec-kernel.wat), which widens
+//     A's rows and B's columns to int16 and multiplies them, or, without
+//     WebAssembly SIMD, in doubles three lanes at a time.
 
 import * as ports from './ports.ts';
 import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
@@ -58,15 +59,19 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 
 /**
  * The fast datapath's kernel, shared by every MXU of the process (a sum is formed within one call,
- * never interleaved; a WebAssembly memory per board would be costly to reserve): [A: 8 rows of
- * `size` int16][B^T: 8 rows of `size` int16][64 int32 sums]. kernel null: not made yet, or no
+ * never interleaved; a WebAssembly memory per board would be costly to reserve). Its memory, for
+ * K up to `size`: [A widened: 8 rows of `size` int16][B^T widened: the same][64 int32 sums]
+ * [128 bytes of scratch][A's words: `size`][B's words: `size`]. kernel null: not made yet, or no
  * WebAssembly SIMD (tried: the doubles' path).
  */
-const sums = {
-  kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0),
-  /** The B words bt16 holds widened (bLen of them, bTransposed), to skip widening an unchanged B: a weight block reused across row tiles. */
-  bWords: new Uint32Array(0), bLen: -1, bTransposed: false,
-};
+const sums = { kernel: null as MatvecKernel | null, tried: false, size: 0, acc32: new Int32Array(0), aw: new Uint32Array(0), bw: new Uint32Array(0) };
+
+/** Byte addresses in the kernel's memory for K up to `size` (see `sums`). */
+const bt16At = (size: number) => 2 * N * size;
+const accAt = (size: number) => 4 * N * size;
+const tmpAt = (size: number) => accAt(size) + 4 * N * N;
+const awAt = (size: number) => tmpAt(size) + 128;
+const bwAt = (size: number) => awAt(size) + 4 * size;
 
 function sumsKernel(len: number): MatvecKernel | null {
   if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
@@ -76,14 +81,12 @@ function sumsKernel(len: number): MatvecKernel | null {
   if (kp > sums.size) {
     let size = 1024;
     while (size < kp) size *= 2;
-    growTo(k, 2 * 2 * N * size + 4 * N * N);
+    growTo(k, bwAt(size) + 4 * size);
     const buffer = k.memory.buffer;
-    sums.a16 = new Int16Array(buffer, 0, N * size);
-    sums.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
-    sums.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
+    sums.acc32 = new Int32Array(buffer, accAt(size), N * N);
+    sums.aw = new Uint32Array(buffer, awAt(size), size);
+    sums.bw = new Uint32Array(buffer, bwAt(size), size);
     sums.size = size;
-    sums.bWords = new Uint32Array(size);
-    sums.bLen = -1;
   }
   return k;
 }
@@ -454,60 +457,18 @@ export class SeedMxu implements SeedUnit {
   }
 
   /**
-   * The 64 sums on the kernel: A[i][k] (word c + i, chunk c = k - k%8, nibble k%8) and B[k][j] (word k,
-   * nibble j; transposed: word k - k%8 + j, nibble k%8) widened into rows of K padded with zeros to a
-   * multiple of 8, then row i of A times the 8 columns of B.
+   * The 64 sums on the kernel: the operand words as fetched copied into its memory (non-transposed,
+   * B's words from K to the next multiple of 8 as zeros: no lane past K is multiplied), widened and
+   * multiplied there by one call (periph/matvec-kernel.wat seedmm).
    */
   private sumOnKernel(): void {
-    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = sums.a16, bt16 = sums.bt16, size = sums.size;
-    const kp = (len + 7) & ~7;
-    for (let i = 0; i < N; i++) {
-      const row = i * size;
-      for (let k0 = 0; k0 < kp; k0 += N) {
-        const w = aw[k0 + i];
-        const o = row + k0;
-        a16[o] = (w << 28) >> 28; a16[o + 1] = (w << 24) >> 28; a16[o + 2] = (w << 20) >> 28; a16[o + 3] = (w << 16) >> 28;
-        a16[o + 4] = (w << 12) >> 28; a16[o + 5] = (w << 8) >> 28; a16[o + 6] = (w << 4) >> 28; a16[o + 7] = w >> 28;
-      }
-      for (let k = len; k < kp; k++) a16[row + k] = 0; // the RTL's array never multiplies lanes past K
-    }
-    if (this.sameB()) { this.sumsFromWidened(kp, size); return; }
-    if (this.transposeQ) {
-      for (let j = 0; j < N; j++) {
-        const row = j * size;
-        for (let k0 = 0; k0 < kp; k0 += N) {
-          const w = bw[k0 + j];
-          const o = row + k0;
-          bt16[o] = (w << 28) >> 28; bt16[o + 1] = (w << 24) >> 28; bt16[o + 2] = (w << 20) >> 28; bt16[o + 3] = (w << 16) >> 28;
-          bt16[o + 4] = (w << 12) >> 28; bt16[o + 5] = (w << 8) >> 28; bt16[o + 6] = (w << 4) >> 28; bt16[o + 7] = w >> 28;
-        }
-      }
-    } else {
-      for (let k = 0; k < len; k++) {
-        const w = bw[k];
-        bt16[k] = (w << 28) >> 28; bt16[size + k] = (w << 24) >> 28; bt16[2 * size + k] = (w << 20) >> 28; bt16[3 * size + k] = (w << 16) >> 28;
-        bt16[4 * size + k] = (w << 12) >> 28; bt16[5 * size + k] = (w << 8) >> 28; bt16[6 * size + k] = (w << 4) >> 28; bt16[7 * size + k] = w >> 28;
-      }
-    }
-    for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
-    const words = this.transposeQ ? kp : len, saved = sums.bWords;
-    for (let k = 0; k < words; k++) saved[k] = bw[k];
-    sums.bLen = len; sums.bTransposed = this.transposeQ;
-    this.sumsFromWidened(kp, size);
-  }
-
-  /** Whether the kernel's widened B is this command's: the same length, orientation and words. */
-  private sameB(): boolean {
-    if (sums.bLen !== this.lenQ || sums.bTransposed !== this.transposeQ) return false;
-    const words = this.transposeQ ? (this.lenQ + 7) & ~7 : this.lenQ, bw = this.bWords, saved = sums.bWords;
-    for (let k = 0; k < words; k++) if (bw[k] !== saved[k]) return false;
-    return true;
-  }
-
-  /** Row i of the widened A times B's 8 widened columns, for every i: the 64 sums. */
-  private sumsFromWidened(kp: number, size: number): void {
-    const kernel = sums.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
-    for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
+    const len = this.lenQ, kp = (len + 7) & ~7, size = sums.size;
+    const aw = this.aWords, bw = this.bWords, kaw = sums.aw, kbw = sums.bw;
+    for (let q = 0; q < kp; q++) kaw[q] = aw[q];
+    const bWords = this.transposeQ ? kp : len;
+    for (let q = 0; q < bWords; q++) kbw[q] = bw[q];
+    for (let q = bWords; q < kp; q++) kbw[q] = 0;
+    sums.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
     this.acc.set(sums.acc32);
   }
 
