@@ -39,7 +39,14 @@ export class SeedDma implements SeedUnit {
   /** Ports of the fast model's bulk steps, where the DMA is alone in its banks. */
   private readonly own = new OwnPorts();
 
-  constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {}
+  /** Word views of the scratchpad and the SRAM, for fills of word rows (fillBulk). */
+  private readonly spad32: Uint32Array;
+  private readonly sram32: Uint32Array | null;
+
+  constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {
+    this.spad32 = spad.words;
+    this.sram32 = sram.byteOffset % 4 === 0 ? new Uint32Array(sram.buffer, sram.byteOffset, sram.length >>> 2) : null;
+  }
 
   get busy(): boolean { return this.state === S_FILL || this.state === S_SPILL; }
   get isDone(): boolean { return this.state === S_DONE; }
@@ -252,7 +259,21 @@ export class SeedDma implements SeedUnit {
     const spad = this.spad.bytes, sram = this.sram;
     const rowBytes = this.rowBytes, rows = this.rows, spadStr = this.spadStr, dramStr = this.dramStr;
     let fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
+    const sram32 = this.sram32, spad32 = this.spad32;
     while (n > 0) {
+      if (rowBytes === 4 && fCol === 0 && sram32 !== null) {
+        // Rows of one word (a weight column block's rows): a word a row while both ends are aligned.
+        while (n >= 4 && ((spadRowPtr | dramRowPtr) & 3) === 0) {
+          spad32[spadRowPtr >>> 2] = sram32[dramRowPtr >>> 2];
+          spadRowPtr = (spadRowPtr + spadStr) & 0xffff;
+          dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK;
+          n -= 4;
+          if (fRow + 1 >= rows) this.state = S_DONE;
+          fRow++;
+        }
+        addrQ = dramRowPtr;
+        if (n === 0) break;
+      }
       const inRow = n < rowBytes - fCol ? n : rowBytes - fCol;
       const s = (spadRowPtr + fCol) & 0xffff;
       const d = addrQ;
