@@ -125,10 +125,14 @@ function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number
 }
 if (Op.REMU > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
 
-function sameRegisters(a: Int32Array, b: Int32Array): boolean {
-  for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
+/** Whether the register file `a` holds the values saved at b[at + 1..at + 31] (x1..x31). */
+function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
+  for (let i = 1; i < 32; i++) if (a[i] !== b[at + i]) return false;
   return true;
 }
+
+/** Device reads with a promise pollRepeats remembers: a poll loop of up to this many status reads can be skipped. */
+const POLL_HISTORY = 4;
 
 export class Cpu {
   readonly regs = new Int32Array(32);
@@ -151,16 +155,20 @@ export class Cpu {
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
 
-  // The last device read that promised to repeat (Bus.repeatUntil), for pollRepeats:
-  // its pc, address, value and wait, the launch clock and retired count after it,
-  // and the registers after it (pollPc -1: none).
-  private pollPc = -1;
-  private pollAddr = 0;
-  private pollValue = 0;
-  private pollWait = 0;
-  private pollLaunch = 0;
-  private pollRetired = 0;
-  private readonly pollRegs = new Int32Array(32);
+  // The last POLL_HISTORY device reads that promised to repeat (Bus.repeatUntil), oldest
+  // first from slot (pollNext - pollCount), for pollRepeats: each one's pc, address, value,
+  // wait and promise, the launch clock and retired count after it, and the registers after
+  // it (32 a read). pollCount 0: none.
+  private pollCount = 0;
+  private pollNext = 0;
+  private readonly pollPcs = new Int32Array(POLL_HISTORY);
+  private readonly pollAddrs = new Float64Array(POLL_HISTORY);
+  private readonly pollValues = new Float64Array(POLL_HISTORY);
+  private readonly pollWaits = new Float64Array(POLL_HISTORY);
+  private readonly pollPromises = new Float64Array(POLL_HISTORY);
+  private readonly pollLaunches = new Float64Array(POLL_HISTORY);
+  private readonly pollRetireds = new Float64Array(POLL_HISTORY);
+  private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
@@ -380,7 +388,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollPc = -1;
+    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -587,7 +595,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollPc = -1;
+    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -760,39 +768,63 @@ export class Cpu {
 
   /**
    * A device read at `pc` that the device promised to repeat unchanged before
-   * bus.repeatUntil (the TPU's DONE while no command can end). If the previous
-   * such read was this one (same pc, address, value and wait), with the same
-   * registers after it and nothing in between but instructions on registers
-   * and BRAM loads (lastEffect: no store, other device access or clock read),
-   * the CPU is in a poll loop whose every iteration is the same: the same
-   * instructions, the same clocks. Returns how many more whole iterations to
-   * skip — every one whose read comes before the promise runs out and whose
-   * instructions launch before `cycleLimit` and retire within
-   * `stopAtInstret`, as running them would — each pollClocks clocks and
-   * pollInstrs instructions long. The TPU is not touched: those reads would
-   * process no clocks. `launch` and `retired` are the next instruction's
-   * launch clock and the retired count after this read.
+   * bus.repeatUntil (the TPU's status while no command can end). If an earlier
+   * such read among the last POLL_HISTORY was this one (same pc, address,
+   * value and wait), with the same registers after it and nothing since but
+   * instructions on registers, BRAM loads and other reads with a promise
+   * (lastEffect: no store, other device access or clock read), the CPU is in
+   * a poll loop whose every iteration is the same: the same instructions, the
+   * same clocks, the same values read (each read's promise holds them). A
+   * loop may read several registers (issued, then retired). Returns how many
+   * more whole iterations to skip — every one whose reads come before their
+   * promises run out and whose instructions launch before `cycleLimit` and
+   * retire within `stopAtInstret`, as running them would — each pollClocks
+   * clocks and pollInstrs instructions long. The TPU is not touched: those
+   * reads would process no clocks. `launch` and `retired` are the next
+   * instruction's launch clock and the retired count after this read.
    */
   private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number,
     cycleLimit: number, stopAtInstret: number): number {
-    const r = this.regs, saved = this.pollRegs;
-    let n = 0;
-    if (pc === this.pollPc && addr === this.pollAddr && value === this.pollValue && this.bus.wait === this.pollWait
-      && this.lastEffect < this.pollRetired && sameRegisters(r, saved)) {
-      const clocks = launch - this.pollLaunch, instrs = retired - this.pollRetired;
-      n = Math.min(Math.floor((this.bus.repeatUntil - 1 - readClock) / clocks),
+    const r = this.regs, wait = this.bus.wait, promise = this.bus.repeatUntil;
+    // The latest earlier read at this pc, and the earliest promise of the reads after it (the loop's others).
+    let e = -1, back = 1, bound = promise;
+    for (; back <= this.pollCount; back++) {
+      const i = (this.pollNext - back + POLL_HISTORY) % POLL_HISTORY;
+      if (this.pollPcs[i] === pc) { e = i; break; }
+      if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
+    }
+    let n = 0, clocks = 0, instrs = 0;
+    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
+      && this.lastEffect < this.pollRetireds[e] && sameRegisters(r, this.pollRegs, 32 * e)) {
+      clocks = launch - this.pollLaunches[e];
+      instrs = retired - this.pollRetireds[e];
+      n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
         Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
       if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
       this.pollClocks = clocks;
       this.pollInstrs = instrs;
     }
-    this.pollPc = pc;
-    this.pollAddr = addr;
-    this.pollValue = value;
-    this.pollWait = this.bus.wait;
-    this.pollLaunch = launch + n * this.pollClocks;
-    this.pollRetired = retired + n * this.pollInstrs;
-    if (n === 0) saved.set(r);
+    if (n > 0) {
+      // The loop's reads move on with the skipped iterations; the reads before it are forgotten
+      // (their retired counts would no longer say what ran since).
+      for (let k = 1; k < back; k++) {
+        const i = (this.pollNext - k + POLL_HISTORY) % POLL_HISTORY;
+        this.pollLaunches[i] += n * clocks;
+        this.pollRetireds[i] += n * instrs;
+      }
+      this.pollCount = back - 1;
+    }
+    const i = this.pollNext;
+    this.pollPcs[i] = pc;
+    this.pollAddrs[i] = addr;
+    this.pollValues[i] = value;
+    this.pollWaits[i] = wait;
+    this.pollPromises[i] = promise;
+    this.pollLaunches[i] = launch + n * clocks;
+    this.pollRetireds[i] = retired + n * instrs;
+    this.pollRegs.set(r, 32 * i);
+    this.pollNext = (i + 1) % POLL_HISTORY;
+    if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
   }
 

@@ -54,29 +54,23 @@
         (i32.store (local.get $acc)
           (i32.add (i32.add (i32x4.extract_lane 0 (local.get $s0)) (i32x4.extract_lane 1 (local.get $s0)))
                    (i32.add (i32x4.extract_lane 2 (local.get $s0)) (i32x4.extract_lane 3 (local.get $s0))))))))
-  ;; The 8 nibbles of the word at $src (nibble 0 first), sign-extended to 8 int16 at $dst.
-  (func $widen (param $src i32) (param $dst i32)
-    (local $x v128)
-    (local.set $x (v128.load32_zero align=1 (local.get $src)))
-    (v128.store align=1 (local.get $dst)
-      (i16x8.extend_low_i8x16_s
-        (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
-          (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
-          (i8x16.shr_s (local.get $x) (i32.const 4))))))
-
   ;; Words in fetch order (word q: row q%8, k-chunk q/8, a nibble per k) into
-  ;; 8 int16 rows `pitch` bytes apart: chunks*8 words.
+  ;; 8 int16 rows `pitch` bytes apart: chunks*8 words. A word's 8 nibbles
+  ;; (nibble 0 first) are sign-extended to 8 int16 by shifts, an interleave of
+  ;; the low and high nibbles and a widening.
   (func $widenRows (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
-    (local $q i32) (local $n i32)
+    (local $q i32) (local $n i32) (local $x v128)
     (local.set $n (i32.shl (local.get $chunks) (i32.const 3)))
     (block $done
       (loop $word
         (br_if $done (i32.ge_u (local.get $q) (local.get $n)))
-        (call $widen
-          (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2)))
-          (i32.add (local.get $dst)
+        (v128.store align=1 (i32.add (local.get $dst)
             (i32.add (i32.mul (i32.and (local.get $q) (i32.const 7)) (local.get $pitch))
-                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4)))))
+                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4))))
+          (i16x8.extend_low_i8x16_s
+            (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
+              (i8x16.shr_s (i8x16.shl (local.tee $x (v128.load32_zero align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2))))) (i32.const 4)) (i32.const 4))
+              (i8x16.shr_s (local.get $x) (i32.const 4)))))
         (local.set $q (i32.add (local.get $q) (i32.const 1)))
         (br $word))))
 
@@ -84,7 +78,7 @@
   ;; its 8 columns as int16 rows `pitch` bytes apart: each 8x8 block widened at
   ;; $tmp (128 bytes) and transposed in three rounds of interleaves (16, 32, 64 bits).
   (func $widenColumns (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32) (param $tmp i32)
-    (local $c i32) (local $r i32) (local $d i32)
+    (local $c i32) (local $r i32) (local $d i32) (local $x v128)
     (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
     (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128)
     (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
@@ -94,9 +88,11 @@
         (br_if $done (i32.ge_u (local.get $c) (local.get $chunks)))
         (local.set $r (i32.const 0))
         (loop $row
-          (call $widen
-            (i32.add (local.get $src) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $r)) (i32.const 2)))
-            (i32.add (local.get $tmp) (i32.shl (local.get $r) (i32.const 4))))
+          (v128.store align=1 (i32.add (local.get $tmp) (i32.shl (local.get $r) (i32.const 4)))
+          (i16x8.extend_low_i8x16_s
+            (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
+              (i8x16.shr_s (i8x16.shl (local.tee $x (v128.load32_zero align=1 (i32.add (local.get $src) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $r)) (i32.const 2))))) (i32.const 4)) (i32.const 4))
+              (i8x16.shr_s (local.get $x) (i32.const 4)))))
           (local.set $r (i32.add (local.get $r) (i32.const 1)))
           (br_if $row (i32.lt_u (local.get $r) (i32.const 8))))
         (local.set $r0 (v128.load offset=0 (local.get $tmp)))
