@@ -322,31 +322,39 @@ export class SeedMxu implements SeedUnit {
    */
   private issueBulk(n: number): number {
     const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
-    const aReads = this.aReads, bReads = this.bReads, aBase = this.aBase, bBase = this.bBase;
-    const aStride = this.aStride, bStride = this.bStride, transpose = this.transposeQ;
-    let iq = this.iq, sc = this.sc, arrive = this.arrive;
-    let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, bOffRow = this.bOffRow, bOffChunk = this.bOffChunk;
-    let done = 0;
-    while (done < n && (iq < aReads || iq < bReads)) {
-      const rowWrap = (iq & 7) === 7;
-      if (iq < aReads) {
-        const w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
-        aWords[iq] = w; this.aLatch = w; this.aRdata = w;
-        if (rowWrap) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
+    const aReads = this.aReads, bReads = this.bReads, iq0 = this.iq;
+    const m = Math.min(n, Math.max(aReads, bReads) - iq0);
+    if (m <= 0) return 0;
+    // A's fetches, then B's: nothing in the stretch writes their banks, so the order is free.
+    const aEnd = Math.min(iq0 + m, aReads);
+    if (iq0 < aEnd) {
+      const aBase = this.aBase, aStride = this.aStride;
+      let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, w = 0;
+      for (let q = iq0; q < aEnd; q++) {
+        w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
+        aWords[q] = w;
+        if ((q & 7) === 7) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
       }
-      if (iq < bReads) {
-        const w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
-        bWords[iq] = w; this.bLatch = w; this.bRdata = w;
-        if (transpose && rowWrap) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
-      }
-      if (arrive) sc++;
-      arrive = true;
-      iq++;
-      done++;
+      this.aOffRow = aOffRow; this.aOffChunk = aOffChunk;
+      this.aLatch = w; this.aRdata = w;
     }
-    this.iq = iq; this.sc = sc; this.arrive = arrive;
-    this.aOffRow = aOffRow; this.aOffChunk = aOffChunk; this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
-    return done;
+    const bEnd = Math.min(iq0 + m, bReads);
+    if (iq0 < bEnd) {
+      const bBase = this.bBase, bStride = this.bStride, transpose = this.transposeQ;
+      let bOffRow = this.bOffRow, bOffChunk = this.bOffChunk, w = 0;
+      for (let q = iq0; q < bEnd; q++) {
+        w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
+        bWords[q] = w;
+        if (transpose && (q & 7) === 7) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
+      }
+      this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
+      this.bLatch = w; this.bRdata = w;
+    }
+    // Each issue clock steps the array once a word has arrived (sc), and a word arrives.
+    this.sc += this.arrive ? m : m - 1;
+    this.arrive = true;
+    this.iq = iq0 + m;
+    return m;
   }
 
   private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
