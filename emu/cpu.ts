@@ -32,6 +32,8 @@ enum Op {
   FENCE, ECALL, EBREAK,
   RDCYCLE, RDCYCLEH, RDTIME, RDTIMEH, RDINSTRET, RDINSTRETH,
   MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU,
+  /** Not an instruction: the slot of the breakpoint (Cpu.setBreakpoint), where run() stops before the instruction. */
+  BREAK,
 }
 
 /** Op of each INSNS entry, checked at load so the two lists cannot drift. */
@@ -59,6 +61,11 @@ export enum StopReason {
    * pc, clock and instret are as before it, nothing changed; run again later.
    */
   BLOCKED,
+  /**
+   * Still runnable: the next instruction is at the breakpoint (Cpu.setBreakpoint).
+   * It did not run: pc is its address, the clock its launch.
+   */
+  BREAK,
 }
 
 export enum TrapKind {
@@ -123,7 +130,7 @@ function branchTaken(op: Op, a: number, b: number): boolean {
 function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number): number {
   return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21);
 }
-if (Op.REMU > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
+if (Op.BREAK > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
 
 /** Whether the register file `a` holds the values saved at b[at + 1..at + 31] (x1..x31). */
 function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
@@ -291,6 +298,21 @@ export class Cpu {
     for (let k = Math.max(0, h - 2); k <= h + 1; k++) this.forget(k);
   }
 
+  /** The slot of the breakpoint (-1: none), decoded as Op.BREAK while set. */
+  private breakSlot = -1;
+
+  /**
+   * Sets the breakpoint at `addr` (-1: clears it): run() stops with
+   * StopReason.BREAK before the instruction there, at its launch clock, every
+   * time it gets there; clear it to run on. A tool's stop-at-address that
+   * costs the free-running loop nothing (the slot decodes to a stop).
+   */
+  setBreakpoint(addr: number): void {
+    if (this.breakSlot >= 0) this.forget(this.breakSlot);
+    this.breakSlot = addr >= 0 && addr < this.ramSize ? addr >>> this.slotShift : -1;
+    if (this.breakSlot >= 0) this.forget(this.breakSlot);
+  }
+
   /** Marks slot k undecoded, in `ops` and in `fields`. */
   private forget(k: number): void {
     this.ops[k] = Op.UNDECODED;
@@ -357,6 +379,7 @@ export class Cpu {
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
     this.dataAt[k] = dataAt;
     this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
+    if (k === this.breakSlot) op = Op.BREAK;
     this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k]);
     this.ops[k] = op;
     return op;
@@ -557,6 +580,7 @@ export class Cpu {
         case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
         case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
+        case Op.BREAK: reason = StopReason.BREAK; break outer;
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
       if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
@@ -752,6 +776,7 @@ export class Cpu {
         case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
         case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
+        case Op.BREAK: reason = StopReason.BREAK; break outer;
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
       if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
