@@ -218,6 +218,13 @@ export class SeedTpu implements MmioDevice {
     const start = this.clk;
     while (this.qCount[u] >= SEED_QUEUE_DEPTH) {
       if (this.stuck || this.neverDrains(u)) { this.freeze(`the commit store to the full ${SEED_UNITS[u]} queue can never land`); return; }
+      // Fast model: the clocks up to the pop as advance() does them, unless an MXU that may
+      // starve runs (the hang must be seen at its clock); nothing in them is denied (no stale
+      // request for neverDrains).
+      if (!this.reference && !(this.front[SEED_MXU] === RUN && this.mxu.abMayShareBank) && (this.skip(Infinity) || this.lightStep())) {
+        this.ports.clear();
+        continue;
+      }
       this.stepClock();
     }
     const at = this.clk; // the clock the commit lands (its edge writes the queue)
