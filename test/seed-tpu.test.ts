@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
 import { SEED_STUCK_WAIT, SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
-import { drive, type SeedOp } from './helpers/seed-driver.ts';
+import { drive, seedTiledStream, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 
 const cmd = (unit: number, name: string, f: Record<string, number>, gap = 0): SeedOp => ({ kind: 'cmd', unit, words: P(unit, name, f), gap });
@@ -359,5 +359,22 @@ describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
     expect(seen).toEqual([[SEED_VPU, 34], [SEED_VPU, 1, 34, 40]]);
     expect([...t.spad.subarray(0xfe, 0x10a)]).toEqual([0x55, 0x55, 0, 0, 0, 0, 0, 0, 0, 0, 0x55, 0x55]);
     expect(t.hazards.map((h) => h.kind)).toEqual(['unknown-vpu-op']);
+  });
+});
+
+describe('seed driver: polls skipped without a trace (benchmarks)', () => {
+  it('end at the clocks, counters, scratchpad and SRAM of a run that reads every poll', () => {
+    const ops = seedTiledStream(48);
+    const spad = new Uint8Array(64 * 1024).map((_, i) => (i * 29 + 7) & 0xff);
+    const traced = drive(false, patterned(), ops, spad, 1e9, true);
+    for (const reference of [false, true]) {
+      const sram = patterned();
+      const quiet = drive(reference, sram, ops, spad, 1e9, false);
+      expect(quiet.endClock, `reference ${reference}`).toBe(traced.endClock);
+      expect(quiet.tpu.counters()).toEqual(traced.tpu.counters());
+      expect(Buffer.compare(quiet.tpu.spad, traced.tpu.spad)).toBe(0);
+      expect(Buffer.compare(sram, quiet.tpu.sram)).toBe(0);
+      expect(Buffer.compare(quiet.tpu.sram, traced.tpu.sram)).toBe(0);
+    }
   });
 });

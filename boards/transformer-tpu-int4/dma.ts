@@ -261,13 +261,16 @@ export class SeedDma implements SeedUnit {
     let fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
     const sram32 = this.sram32, spad32 = this.spad32;
     while (n > 0) {
-      if (rowBytes === 4 && fCol === 0 && sram32 !== null) {
-        // Rows of one word (a weight column block's rows): a word a row while both ends are aligned.
-        while (n >= 4 && ((spadRowPtr | dramRowPtr) & 3) === 0) {
-          spad32[spadRowPtr >>> 2] = sram32[dramRowPtr >>> 2];
+      if ((rowBytes & 3) === 0 && fCol === 0 && sram32 !== null) {
+        // Whole rows of whole words (a weight panel's rows, an activation row block): copied a word
+        // at a time while both ends are aligned and neither wraps.
+        const rowWords = rowBytes >>> 2;
+        while (n >= rowBytes && ((spadRowPtr | dramRowPtr) & 3) === 0 && spadRowPtr + rowBytes <= 0x10000 && dramRowPtr + rowBytes <= SRAM_MASK + 1) {
+          const sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
+          for (let k = 0; k < rowWords; k++) spad32[sw + k] = sram32[dw + k];
           spadRowPtr = (spadRowPtr + spadStr) & 0xffff;
           dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK;
-          n -= 4;
+          n -= rowBytes;
           if (fRow + 1 >= rows) this.state = S_DONE;
           fRow++;
         }
@@ -278,8 +281,7 @@ export class SeedDma implements SeedUnit {
       const s = (spadRowPtr + fCol) & 0xffff;
       const d = addrQ;
       if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
-        if (inRow >= 64) spad.set(sram.subarray(d, d + inRow), s); // long runs: one memcpy
-        else for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+        for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
       } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (fCol + inRow >= rowBytes) {
