@@ -221,8 +221,11 @@ export class SeedMxu implements SeedUnit {
     this.scLast = len + 2 * N - 2;
     this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
     this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
-    this.acc.fill(0);
-    this.peV.fill(0);
+    if (this.reference) {
+      // The fast datapath sets every sum when the stream ends (a K = 0 command drains nothing).
+      this.acc.fill(0);
+      this.peV.fill(0);
+    }
     const aMask = bankMask(this.aBase, N, chunks * 4, this.aStride);
     const bMask = transpose ? bankMask(this.bBase, N, chunks * 4, this.bStride) : bankMask(this.bBase, len, 4, this.bStride);
     const cMask = bankMask(this.cBase, N, 4, this.cStride);
