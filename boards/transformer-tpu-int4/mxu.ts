@@ -11,11 +11,12 @@
 //     chain and 64 PEs with their a/b/v registers and int32 accumulators,
 //     stepped on every array_en clock;
 //   - fast: the operand words are kept as they are fetched (the RTL's array
-//     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
-//     formed once, at the clock the stream ends: the words handed to the
-//     WebAssembly SIMD kernel's seedmm (periph/matvec-kernel.wat), which widens
-//     A's rows and B's columns to int16 and multiplies them, or, without
-//     WebAssembly SIMD, in doubles three lanes at a time.
+//     only ever multiplies A[i][k]·B[k][j] for k < K), straight into the
+//     memory of the MXU's own WebAssembly SIMD kernel, and the 64 sums are
+//     formed once, at the clock the stream ends, by its seedmm
+//     (periph/matvec-kernel.wat), which widens A's rows and B's columns to
+//     int16 and multiplies them; without WebAssembly SIMD, in doubles three
+//     lanes at a time.
 
 import * as ports from './ports.ts';
 import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
@@ -58,38 +59,19 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 }
 
 /**
- * The fast datapath's kernel, shared by every MXU of the process (a sum is formed within one call,
- * never interleaved; a WebAssembly memory per board would be costly to reserve). Its memory, for
- * K up to `size`: [A widened: 8 rows of `size` int16][B^T widened: the same][64 int32 sums]
- * [128 bytes of scratch][A's words: `size`][B's words: `size`]. kernel null: not made yet, or no
- * WebAssembly SIMD (tried: the doubles' path).
+ * Byte addresses in an MXU's kernel memory, for K up to `size` (a power of two): [A widened: 8
+ * rows of `size` int16][B^T widened: the same][64 int32 sums][128 bytes of scratch][A's operand
+ * words: `size`][B's: `size`]. The operand words are fetched straight into it (no copy).
  */
-const sums = { kernel: null as MatvecKernel | null, tried: false, size: 0, acc32: new Int32Array(0), aw: new Uint32Array(0), bw: new Uint32Array(0) };
-
-/** Byte addresses in the kernel's memory for K up to `size` (see `sums`). */
 const bt16At = (size: number) => 2 * N * size;
 const accAt = (size: number) => 4 * N * size;
 const tmpAt = (size: number) => accAt(size) + 4 * N * N;
 const awAt = (size: number) => tmpAt(size) + 128;
 const bwAt = (size: number) => awAt(size) + 4 * size;
+const kernelBytes = (size: number) => bwAt(size) + 4 * size;
 
-function sumsKernel(len: number): MatvecKernel | null {
-  if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
-  const k = sums.kernel;
-  if (!k) return null;
-  const kp = (len + 7) & ~7;
-  if (kp > sums.size) {
-    let size = 1024;
-    while (size < kp) size *= 2;
-    growTo(k, bwAt(size) + 4 * size);
-    const buffer = k.memory.buffer;
-    sums.acc32 = new Int32Array(buffer, accAt(size), N * N);
-    sums.aw = new Uint32Array(buffer, awAt(size), size);
-    sums.bw = new Uint32Array(buffer, bwAt(size), size);
-    sums.size = size;
-  }
-  return k;
-}
+/** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */
+let kernelsWork: boolean | undefined;
 
 export class SeedMxu implements SeedUnit {
   state = S_IDLE;
@@ -124,10 +106,15 @@ export class SeedMxu implements SeedUnit {
   /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
   readonly acc = new Int32Array(N * N);
   // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
-  // is built per run, and most commands are short)
+  // is built per run, and most commands are short), in the kernel's memory when there is one
   private aWords = new Uint32Array(0);
   private bWords = new Uint32Array(0);
   private bPacked = new Float64Array(0);
+  /** This MXU's WebAssembly kernel (its own memory: the operand words live there), made at the first fast MM; null without one. */
+  private kernel: MatvecKernel | null = null;
+  /** The K the kernel's memory is laid out for (0: none yet), and its view of the 64 sums. */
+  private kernelSize = 0;
+  private acc32 = new Int32Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -434,7 +421,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
-    if (this.kernelFor(this.lenQ)) { this.sumOnKernel(); return; }
+    if (this.kernel) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
     acc.fill(0);
@@ -462,31 +449,36 @@ export class SeedMxu implements SeedUnit {
     }
   }
 
-  /** The kernel with room for K = len (rounded up to 8), or null without WebAssembly SIMD. */
-  private kernelFor(len: number): MatvecKernel | null {
-    return sumsKernel(len);
-  }
-
   /**
-   * The 64 sums on the kernel: the operand words as fetched copied into its memory (non-transposed,
-   * B's words from K to the next multiple of 8 as zeros: no lane past K is multiplied), widened and
-   * multiplied there by one call (periph/matvec-kernel.wat seedmm).
+   * The 64 sums on the kernel: the operand words are already in its memory (non-transposed, B's
+   * words from K to the next multiple of 8 are set to zeros: no lane past K is multiplied), widened
+   * and multiplied there by one call (periph/matvec-kernel.wat seedmm).
    */
   private sumOnKernel(): void {
-    const len = this.lenQ, kp = (len + 7) & ~7, size = sums.size;
-    const aw = this.aWords, bw = this.bWords, kaw = sums.aw, kbw = sums.bw;
-    for (let q = 0; q < kp; q++) kaw[q] = aw[q];
-    const bWords = this.transposeQ ? kp : len;
-    for (let q = 0; q < bWords; q++) kbw[q] = bw[q];
-    for (let q = bWords; q < kp; q++) kbw[q] = 0;
-    sums.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
-    this.acc.set(sums.acc32);
+    const len = this.lenQ, kp = (len + 7) & ~7, size = this.kernelSize;
+    if (!this.transposeQ) for (let q = len; q < kp; q++) this.bWords[q] = 0;
+    this.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
+    this.acc.set(this.acc32);
   }
 
-  /** Room for `words` operand words per side (a power of two, at least 1024). */
+  /** Room for `words` operand words per side (a power of two, at least 1024): in the kernel's memory, or plain arrays without one. */
   private growOperands(words: number): void {
     let size = 1024;
     while (size < words) size *= 2;
+    if (kernelsWork !== false) {
+      const k = this.kernel ?? matvecKernel(kernelBytes(size));
+      kernelsWork = k !== null;
+      if (k) {
+        growTo(k, kernelBytes(size));
+        const buffer = k.memory.buffer;
+        this.kernel = k;
+        this.kernelSize = size;
+        this.aWords = new Uint32Array(buffer, awAt(size), size);
+        this.bWords = new Uint32Array(buffer, bwAt(size), size);
+        this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+        return;
+      }
+    }
     this.aWords = new Uint32Array(size);
     this.bWords = new Uint32Array(size);
     this.bPacked = new Float64Array(3 * size);
