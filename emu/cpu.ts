@@ -125,10 +125,11 @@ function branchTaken(op: Op, a: number, b: number): boolean {
 /** Whether two register files hold the same values (x1..x31). */
 /**
  * A slot's `fields` word: the op (6 bits; 0 is Op.UNDECODED), the register
- * numbers (5 bits each) and the clocks (8 bits, as their Uint8Array holds them).
+ * numbers (5 bits each), the clocks (8 bits, as their Uint8Array holds them)
+ * and whether the instruction is a compressed one (bit 29: 2 bytes, else 4).
  */
-function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number): number {
-  return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21);
+function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number, compressed: boolean): number {
+  return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21) | (compressed ? 1 << 29 : 0);
 }
 if (Op.BREAK > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
 
@@ -192,9 +193,6 @@ export class Cpu {
   private readonly slotShift: number;
   // Predecoded BRAM, one slot per word (per halfword with COMPRESSED_ISA).
   private readonly ops: Uint8Array;
-  private readonly rds: Uint8Array;
-  private readonly rs1s: Uint8Array;
-  private readonly rs2s: Uint8Array;
   private readonly imms: Int32Array;
   private readonly clocks: Uint8Array;
   /**
@@ -209,10 +207,10 @@ export class Cpu {
   /** Clocks from launch to a device data access (only read on the device path). */
   private readonly dataAt: Uint8Array;
   /**
-   * op, rd, rs1, rs2 and clocks of a slot in one word (runWords reads it and
-   * `imms` where it read seven arrays): bits 5:0 op, 10:6 rd, 15:11 rs1,
-   * 20:16 rs2, 28:21 clocks (slotFields). 0 where `ops` is Op.UNDECODED:
-   * every place that marks a slot undecoded clears both (forget).
+   * op, rd, rs1, rs2, clocks and length of a slot in one word (both loops read
+   * it and `imms` where they read seven arrays): bits 5:0 op, 10:6 rd, 15:11
+   * rs1, 20:16 rs2, 28:21 clocks, 29 compressed (slotFields). 0 where `ops` is
+   * Op.UNDECODED: every place that marks a slot undecoded clears both (forget).
    */
   private readonly fields: Int32Array;
   /** axi-lite: the clocks every jump's target fetch adds (0 on the native interface). */
@@ -241,9 +239,6 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.ops = new Uint8Array(slots);
-    this.rds = new Uint8Array(slots);
-    this.rs1s = new Uint8Array(slots);
-    this.rs2s = new Uint8Array(slots);
     this.imms = new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
     this.lens = new Uint8Array(slots);
@@ -373,14 +368,11 @@ export class Cpu {
       }
       dataAt += AXI_TRANSACTION_EXTRA * seqFetches + AXI_SLAVE_ACT_OFFSET;
     }
-    this.rds[k] = rd;
-    this.rs1s[k] = rs1Of(w);
-    this.rs2s[k] = rs2Of(w);
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
     this.dataAt[k] = dataAt;
     this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
     if (k === this.breakSlot) op = Op.BREAK;
-    this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k]);
+    this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k], len === 2);
     this.ops[k] = op;
     return op;
   }
@@ -394,8 +386,8 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
-    const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
-    const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
+    const r = this.regs, fields = this.fields;
+    const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
     const jumpFetch = this.axi ? AXI_TRANSACTION_EXTRA : 0;
     const axi = this.axi;
@@ -422,12 +414,14 @@ export class Cpu {
         break;
       }
       const k = rvc ? pc >>> 1 : pc >>> 2;
-      let op = ops[k];
-      if (op === Op.UNDECODED) op = this.decode(k);
-      const rd = rds[k], imm = imms[k];
-      const a = r[rs1s[k]];
-      let clocks = clk[k];
-      let next = rvc ? pc + (lens[k] & 7) : pc + 4;
+      let f = fields[k];
+      if (f === 0) { this.decode(k); f = fields[k]; }
+      const op: Op = f & 63, imm = imms[k];
+      const rd = (f >>> 6) & 31;
+      const a = r[(f >>> 11) & 31];
+      let clocks = (f >>> 21) & 255;
+      // Bit 29: a compressed instruction (2 bytes).
+      let next = pc + 4 - ((f >>> 28) & 2);
 
       switch (op) {
         case Op.NOP: break;
@@ -451,7 +445,7 @@ export class Cpu {
           }
           break;
         case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
-          if (!branchTaken(op, a, r[rs2s[k]])) break;
+          if (!branchTaken(op, a, r[(f >>> 16) & 31])) break;
           next = (pc + imm) >>> 0;
           clocks += TAKEN_BRANCH_EXTRA + jumpFetch;
           if (next & 2) {
@@ -504,7 +498,7 @@ export class Cpu {
         case Op.SB: case Op.SH: case Op.SW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
-          const v = r[rs2s[k]];
+          const v = r[(f >>> 16) & 31];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
           if (addr < ramSize) {
             const w = addr >>> 2;
@@ -519,7 +513,7 @@ export class Cpu {
               break;
             }
             const prefetched = w === k + 1;
-            if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
+            if (prefetched && fields[w] === 0) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
             if (prefetched) stale = w; else this.forget(w); // the word may be code
           } else {
@@ -547,15 +541,15 @@ export class Cpu {
         case Op.SRLI: r[rd] = a >>> imm; break;
         case Op.SRAI: r[rd] = a >> imm; break;
 
-        case Op.ADD: r[rd] = a + r[rs2s[k]]; break;
-        case Op.SUB: r[rd] = a - r[rs2s[k]]; break;
-        case Op.SLT: r[rd] = a < r[rs2s[k]] ? 1 : 0; break;
-        case Op.SLTU: r[rd] = a >>> 0 < r[rs2s[k]] >>> 0 ? 1 : 0; break;
-        case Op.XOR: r[rd] = a ^ r[rs2s[k]]; break;
-        case Op.OR: r[rd] = a | r[rs2s[k]]; break;
-        case Op.AND: r[rd] = a & r[rs2s[k]]; break;
+        case Op.ADD: r[rd] = a + r[(f >>> 16) & 31]; break;
+        case Op.SUB: r[rd] = a - r[(f >>> 16) & 31]; break;
+        case Op.SLT: r[rd] = a < r[(f >>> 16) & 31] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 16) & 31] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[(f >>> 16) & 31]; break;
+        case Op.OR: r[rd] = a | r[(f >>> 16) & 31]; break;
+        case Op.AND: r[rd] = a & r[(f >>> 16) & 31]; break;
         case Op.SLL: case Op.SRL: case Op.SRA: {
-          const n = r[rs2s[k]] & 31;
+          const n = r[(f >>> 16) & 31] & 31;
           if (!barrel) clocks += (n >>> 2) + (n & 3);
           r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
           r[0] = 0;
@@ -571,14 +565,14 @@ export class Cpu {
         case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
         case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
 
-        case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHSU: r[rd] = mulhsu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHU: r[rd] = mulhu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.DIV: { const b = r[rs2s[k]]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
-        case Op.DIVU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
-        case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
-        case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.DIV: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
         case Op.BREAK: reason = StopReason.BREAK; break outer;
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
