@@ -139,7 +139,7 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
   return true;
 }
 
-/** Device reads with a promise pollRepeats remembers: a poll loop of up to this many status reads can be skipped. */
+/** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
 const POLL_HISTORY = 4;
 
 export class Cpu {
@@ -808,7 +808,7 @@ export class Cpu {
     // The latest earlier read at this pc, and the earliest promise of the reads after it (the loop's others).
     let e = -1, back = 1, bound = promise;
     for (; back <= this.pollCount; back++) {
-      const i = (this.pollNext - back + POLL_HISTORY) % POLL_HISTORY;
+      const i = (this.pollNext - back) & (POLL_HISTORY - 1);
       if (this.pollPcs[i] === pc) { e = i; break; }
       if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
     }
@@ -827,7 +827,7 @@ export class Cpu {
       // The loop's reads move on with the skipped iterations; the reads before it are forgotten
       // (their retired counts would no longer say what ran since).
       for (let k = 1; k < back; k++) {
-        const i = (this.pollNext - k + POLL_HISTORY) % POLL_HISTORY;
+        const i = (this.pollNext - k) & (POLL_HISTORY - 1);
         this.pollLaunches[i] += n * clocks;
         this.pollRetireds[i] += n * instrs;
       }
@@ -841,8 +841,9 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    this.pollRegs.set(r, 32 * i);
-    this.pollNext = (i + 1) % POLL_HISTORY;
+    const saved = this.pollRegs, at = 32 * i;
+    for (let k = 1; k < 32; k++) saved[at + k] = r[k];
+    this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
   }

@@ -265,6 +265,20 @@ export class SeedDma implements SeedUnit {
         // Whole rows of whole words (a weight panel's rows, an activation row block): copied a word
         // at a time while both ends are aligned and neither wraps.
         const rowWords = rowBytes >>> 2;
+        // Every whole row left in n at once when none wraps and every one is aligned (strides of whole words).
+        const k = Math.min(Math.floor(n / rowBytes), rows - fRow);
+        if (k > 1 && ((spadRowPtr | dramRowPtr | spadStr | dramStr) & 3) === 0
+          && spadRowPtr + (k - 1) * spadStr + rowBytes <= 0x10000 && dramRowPtr + (k - 1) * dramStr + rowBytes <= SRAM_MASK + 1) {
+          let sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
+          const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
+          if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
+          else for (let r = 0; r < k; r++, sw += sStep, dw += dStep) for (let w = 0; w < rowWords; w++) spad32[sw + w] = sram32[dw + w];
+          spadRowPtr = (spadRowPtr + k * spadStr) & 0xffff;
+          dramRowPtr = (dramRowPtr + k * dramStr) & SRAM_MASK;
+          n -= k * rowBytes;
+          fRow += k;
+          if (fRow >= rows) this.state = S_DONE;
+        }
         while (n >= rowBytes && ((spadRowPtr | dramRowPtr) & 3) === 0 && spadRowPtr + rowBytes <= 0x10000 && dramRowPtr + rowBytes <= SRAM_MASK + 1) {
           const sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
           for (let k = 0; k < rowWords; k++) spad32[sw + k] = sram32[dw + k];
