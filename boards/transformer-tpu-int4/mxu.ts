@@ -315,6 +315,7 @@ export class SeedMxu implements SeedUnit {
     const aReads = this.aReads, bReads = this.bReads, iq0 = this.iq;
     const m = Math.min(n, Math.max(aReads, bReads) - iq0);
     if (m <= 0) return 0;
+    if (iq0 === 0 && m === Math.max(aReads, bReads)) return this.issueAll();
     // A's fetches, then B's: nothing in the stretch writes their banks, so the order is free.
     const aEnd = Math.min(iq0 + m, aReads);
     if (iq0 < aEnd) {
@@ -344,6 +345,40 @@ export class SeedMxu implements SeedUnit {
     this.sc += this.arrive ? m : m - 1;
     this.arrive = true;
     this.iq = iq0 + m;
+    return m;
+  }
+
+  /**
+   * issueBulk() of a whole issue phase at once (the stream's first clock to its last issue in one
+   * stretch): A's words (and a transposed B's) row by row, each row's chunks consecutive words of
+   * the scratchpad (an address's word index wraps with it), a plain B's word rows in order; the
+   * registers as the clock-by-clock issues leave them. Returns the clocks done.
+   */
+  private issueAll(): number {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const chunks = this.aReads >>> 3, bReads = this.bReads;
+    for (let i = 0; i < N; i++) {
+      const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
+      for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
+    }
+    if (this.transposeQ) {
+      for (let j = 0; j < N; j++) {
+        const rowWord = ((this.bBase + j * this.bStride) & 0xffff) >>> 2;
+        for (let c = 0; c < chunks; c++) bWords[(c << 3) + j] = words[(rowWord + c) & 0x3fff];
+      }
+      this.bOffRow = 0; this.bOffChunk = (chunks * 4) & 0xffff;
+    } else {
+      const bBase = this.bBase, bStride = this.bStride;
+      for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
+      this.bOffRow = (bReads * bStride) & 0xffff; this.bOffChunk = 0;
+    }
+    const m = Math.max(this.aReads, bReads);
+    this.aOffRow = 0; this.aOffChunk = (chunks * 4) & 0xffff;
+    if (this.aReads > 0) { this.aLatch = aWords[this.aReads - 1]; this.aRdata = this.aLatch; }
+    if (bReads > 0) { this.bLatch = bWords[bReads - 1]; this.bRdata = this.bLatch; }
+    this.sc += this.arrive ? m : m - 1;
+    this.arrive = true;
+    this.iq = m;
     return m;
   }
 
