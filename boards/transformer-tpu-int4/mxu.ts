@@ -539,12 +539,11 @@ export class SeedMxu implements SeedUnit {
   /** The C row `drow` as written: clip4(requant(acc) + (accumulate ? old : 0)) per lane. */
   private cWord(): number {
     let w = 0;
-    const row = this.drow * N;
+    const row = this.drow * N, acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
+    const oldRow = this.accQ ? this.cRdata : 0; // nibbles of 0 add nothing
     for (let j = 0; j < N; j++) {
-      const q = Math.floor((this.acc[row + j] * this.m0 + this.rqHalf) * this.rqScale); // exact: < 2^53, power-of-two scale
-      const rq = q > 7 ? 7 : q < -8 ? -8 : q;
-      const old = this.accQ ? sext4(this.cRdata >>> (4 * j)) : 0;
-      const v = rq + old;
+      const q = Math.floor((acc[row + j] * m0 + half) * scale); // exact: < 2^53, power-of-two scale
+      const v = (q > 7 ? 7 : q < -8 ? -8 : q) + sext4(oldRow >>> (4 * j));
       w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);
     }
     return w >>> 0;
