@@ -841,8 +841,7 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    const saved = this.pollRegs, at = 32 * i;
-    for (let k = 1; k < 32; k++) saved[at + k] = r[k];
+    this.pollRegs.set(r, 32 * i);
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
