@@ -13,10 +13,14 @@
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import type { Bus } from './bus.ts';
 import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
-import {
+import * as timing from './timing.ts';
+
+// Module-local copies of the constants the run loops read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const {
   AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_SLAVE_ACT_OFFSET, AXI_TRANSACTION_EXTRA, classClocks, DATA_ACCESS_OFFSET, FIRST_LAUNCH_CLOCK, RDCYCLE_OFFSET, RDINSTRET_OFFSET, shiftSteps, storeAccessOffset, STRADDLE_EXTRA,
   TAKEN_BRANCH_EXTRA, trapClocks,
-} from './timing.ts';
+} = timing;
 
 /** Internal op numbers; the same names as INSNS, upper-cased. */
 enum Op {
@@ -28,6 +32,8 @@ enum Op {
   FENCE, ECALL, EBREAK,
   RDCYCLE, RDCYCLEH, RDTIME, RDTIMEH, RDINSTRET, RDINSTRETH,
   MUL, MULH, MULHSU, MULHU, DIV, DIVU, REM, REMU,
+  /** Not an instruction: the slot of the breakpoint (Cpu.setBreakpoint), where run() stops before the instruction. */
+  BREAK,
 }
 
 /** Op of each INSNS entry, checked at load so the two lists cannot drift. */
@@ -55,6 +61,11 @@ export enum StopReason {
    * pc, clock and instret are as before it, nothing changed; run again later.
    */
   BLOCKED,
+  /**
+   * Still runnable: the next instruction is at the breakpoint (Cpu.setBreakpoint).
+   * It did not run: pc is its address, the clock its launch.
+   */
+  BREAK,
 }
 
 export enum TrapKind {
@@ -114,17 +125,22 @@ function branchTaken(op: Op, a: number, b: number): boolean {
 /** Whether two register files hold the same values (x1..x31). */
 /**
  * A slot's `fields` word: the op (6 bits; 0 is Op.UNDECODED), the register
- * numbers (5 bits each) and the clocks (8 bits, as their Uint8Array holds them).
+ * numbers (5 bits each), the clocks (8 bits, as their Uint8Array holds them)
+ * and whether the instruction is a compressed one (bit 29: 2 bytes, else 4).
  */
-function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number): number {
-  return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21);
+function slotFields(op: Op, rd: number, rs1: number, rs2: number, clocks: number, compressed: boolean): number {
+  return op | (rd << 6) | (rs1 << 11) | (rs2 << 16) | ((clocks & 255) << 21) | (compressed ? 1 << 29 : 0);
 }
-if (Op.REMU > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
+if (Op.BREAK > 63) throw new Error('cpu.ts: the ops no longer fit the 6 bits of a fields word');
 
-function sameRegisters(a: Int32Array, b: Int32Array): boolean {
-  for (let i = 1; i < 32; i++) if (a[i] !== b[i]) return false;
+/** Whether the register file `a` holds the values saved at b[at + 1..at + 31] (x1..x31). */
+function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
+  for (let i = 1; i < 32; i++) if (a[i] !== b[at + i]) return false;
   return true;
 }
+
+/** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
+const POLL_HISTORY = 4;
 
 export class Cpu {
   readonly regs = new Int32Array(32);
@@ -147,16 +163,20 @@ export class Cpu {
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
 
-  // The last device read that promised to repeat (Bus.repeatUntil), for pollRepeats:
-  // its pc, address, value and wait, the launch clock and retired count after it,
-  // and the registers after it (pollPc -1: none).
-  private pollPc = -1;
-  private pollAddr = 0;
-  private pollValue = 0;
-  private pollWait = 0;
-  private pollLaunch = 0;
-  private pollRetired = 0;
-  private readonly pollRegs = new Int32Array(32);
+  // The last POLL_HISTORY device reads that promised to repeat (Bus.repeatUntil), oldest
+  // first from slot (pollNext - pollCount), for pollRepeats: each one's pc, address, value,
+  // wait and promise, the launch clock and retired count after it, and the registers after
+  // it (32 a read). pollCount 0: none.
+  private pollCount = 0;
+  private pollNext = 0;
+  private readonly pollPcs = new Int32Array(POLL_HISTORY);
+  private readonly pollAddrs = new Float64Array(POLL_HISTORY);
+  private readonly pollValues = new Float64Array(POLL_HISTORY);
+  private readonly pollWaits = new Float64Array(POLL_HISTORY);
+  private readonly pollPromises = new Float64Array(POLL_HISTORY);
+  private readonly pollLaunches = new Float64Array(POLL_HISTORY);
+  private readonly pollRetireds = new Float64Array(POLL_HISTORY);
+  private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
@@ -173,9 +193,6 @@ export class Cpu {
   private readonly slotShift: number;
   // Predecoded BRAM, one slot per word (per halfword with COMPRESSED_ISA).
   private readonly ops: Uint8Array;
-  private readonly rds: Uint8Array;
-  private readonly rs1s: Uint8Array;
-  private readonly rs2s: Uint8Array;
   private readonly imms: Int32Array;
   private readonly clocks: Uint8Array;
   /**
@@ -190,10 +207,10 @@ export class Cpu {
   /** Clocks from launch to a device data access (only read on the device path). */
   private readonly dataAt: Uint8Array;
   /**
-   * op, rd, rs1, rs2 and clocks of a slot in one word (runWords reads it and
-   * `imms` where it read seven arrays): bits 5:0 op, 10:6 rd, 15:11 rs1,
-   * 20:16 rs2, 28:21 clocks (slotFields). 0 where `ops` is Op.UNDECODED:
-   * every place that marks a slot undecoded clears both (forget).
+   * op, rd, rs1, rs2, clocks and length of a slot in one word (both loops read
+   * it and `imms` where they read seven arrays): bits 5:0 op, 10:6 rd, 15:11
+   * rs1, 20:16 rs2, 28:21 clocks, 29 compressed (slotFields). 0 where `ops` is
+   * Op.UNDECODED: every place that marks a slot undecoded clears both (forget).
    */
   private readonly fields: Int32Array;
   /** axi-lite: the clocks every jump's target fetch adds (0 on the native interface). */
@@ -222,9 +239,6 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.ops = new Uint8Array(slots);
-    this.rds = new Uint8Array(slots);
-    this.rs1s = new Uint8Array(slots);
-    this.rs2s = new Uint8Array(slots);
     this.imms = new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
     this.lens = new Uint8Array(slots);
@@ -277,6 +291,21 @@ export class Cpu {
     // there may extend into this word, or have its straddle bit depend on it.
     const h = w << 1;
     for (let k = Math.max(0, h - 2); k <= h + 1; k++) this.forget(k);
+  }
+
+  /** The slot of the breakpoint (-1: none), decoded as Op.BREAK while set. */
+  private breakSlot = -1;
+
+  /**
+   * Sets the breakpoint at `addr` (-1: clears it): run() stops with
+   * StopReason.BREAK before the instruction there, at its launch clock, every
+   * time it gets there; clear it to run on. A tool's stop-at-address that
+   * costs the free-running loop nothing (the slot decodes to a stop).
+   */
+  setBreakpoint(addr: number): void {
+    if (this.breakSlot >= 0) this.forget(this.breakSlot);
+    this.breakSlot = addr >= 0 && addr < this.ramSize ? addr >>> this.slotShift : -1;
+    if (this.breakSlot >= 0) this.forget(this.breakSlot);
   }
 
   /** Marks slot k undecoded, in `ops` and in `fields`. */
@@ -339,13 +368,11 @@ export class Cpu {
       }
       dataAt += AXI_TRANSACTION_EXTRA * seqFetches + AXI_SLAVE_ACT_OFFSET;
     }
-    this.rds[k] = rd;
-    this.rs1s[k] = rs1Of(w);
-    this.rs2s[k] = rs2Of(w);
     this.clocks[k] = clocks + straddle * STRADDLE_EXTRA;
     this.dataAt[k] = dataAt;
     this.lens[k] = len | (straddle << 3) | (seqBuffers << 4);
-    this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k]);
+    if (k === this.breakSlot) op = Op.BREAK;
+    this.fields[k] = slotFields(op, rd, rs1Of(w), rs2Of(w), this.clocks[k], len === 2);
     this.ops[k] = op;
     return op;
   }
@@ -359,8 +386,8 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
-    const r = this.regs, ops = this.ops, rds = this.rds, rs1s = this.rs1s, rs2s = this.rs2s;
-    const imms = this.imms, clk = this.clocks, lens = this.lens, dataAt = this.dataAt;
+    const r = this.regs, fields = this.fields;
+    const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
     const jumpFetch = this.axi ? AXI_TRANSACTION_EXTRA : 0;
     const axi = this.axi;
@@ -376,7 +403,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollPc = -1;
+    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -387,12 +414,14 @@ export class Cpu {
         break;
       }
       const k = rvc ? pc >>> 1 : pc >>> 2;
-      let op = ops[k];
-      if (op === Op.UNDECODED) op = this.decode(k);
-      const rd = rds[k], imm = imms[k];
-      const a = r[rs1s[k]];
-      let clocks = clk[k];
-      let next = rvc ? pc + (lens[k] & 7) : pc + 4;
+      let f = fields[k];
+      if (f === 0) { this.decode(k); f = fields[k]; }
+      const op: Op = f & 63, imm = imms[k];
+      const rd = (f >>> 6) & 31;
+      const a = r[(f >>> 11) & 31];
+      let clocks = (f >>> 21) & 255;
+      // Bit 29: a compressed instruction (2 bytes).
+      let next = pc + 4 - ((f >>> 28) & 2);
 
       switch (op) {
         case Op.NOP: break;
@@ -416,7 +445,7 @@ export class Cpu {
           }
           break;
         case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
-          if (!branchTaken(op, a, r[rs2s[k]])) break;
+          if (!branchTaken(op, a, r[(f >>> 16) & 31])) break;
           next = (pc + imm) >>> 0;
           clocks += TAKEN_BRANCH_EXTRA + jumpFetch;
           if (next & 2) {
@@ -469,7 +498,7 @@ export class Cpu {
         case Op.SB: case Op.SH: case Op.SW: {
           const addr = (a + imm) >>> 0;
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
-          const v = r[rs2s[k]];
+          const v = r[(f >>> 16) & 31];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
           if (addr < ramSize) {
             const w = addr >>> 2;
@@ -484,7 +513,7 @@ export class Cpu {
               break;
             }
             const prefetched = w === k + 1;
-            if (prefetched && ops[w] === Op.UNDECODED) this.decode(w);
+            if (prefetched && fields[w] === 0) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
             if (prefetched) stale = w; else this.forget(w); // the word may be code
           } else {
@@ -512,15 +541,15 @@ export class Cpu {
         case Op.SRLI: r[rd] = a >>> imm; break;
         case Op.SRAI: r[rd] = a >> imm; break;
 
-        case Op.ADD: r[rd] = a + r[rs2s[k]]; break;
-        case Op.SUB: r[rd] = a - r[rs2s[k]]; break;
-        case Op.SLT: r[rd] = a < r[rs2s[k]] ? 1 : 0; break;
-        case Op.SLTU: r[rd] = a >>> 0 < r[rs2s[k]] >>> 0 ? 1 : 0; break;
-        case Op.XOR: r[rd] = a ^ r[rs2s[k]]; break;
-        case Op.OR: r[rd] = a | r[rs2s[k]]; break;
-        case Op.AND: r[rd] = a & r[rs2s[k]]; break;
+        case Op.ADD: r[rd] = a + r[(f >>> 16) & 31]; break;
+        case Op.SUB: r[rd] = a - r[(f >>> 16) & 31]; break;
+        case Op.SLT: r[rd] = a < r[(f >>> 16) & 31] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 16) & 31] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[(f >>> 16) & 31]; break;
+        case Op.OR: r[rd] = a | r[(f >>> 16) & 31]; break;
+        case Op.AND: r[rd] = a & r[(f >>> 16) & 31]; break;
         case Op.SLL: case Op.SRL: case Op.SRA: {
-          const n = r[rs2s[k]] & 31;
+          const n = r[(f >>> 16) & 31] & 31;
           if (!barrel) clocks += (n >>> 2) + (n & 3);
           r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
           r[0] = 0;
@@ -536,15 +565,16 @@ export class Cpu {
         case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
         case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
 
-        case Op.MUL: r[rd] = Math.imul(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULH: r[rd] = mulh(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHSU: r[rd] = mulhsu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.MULHU: r[rd] = mulhu(a, r[rs2s[k]]); r[0] = 0; break;
-        case Op.DIV: { const b = r[rs2s[k]]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
-        case Op.DIVU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
-        case Op.REM: { const b = r[rs2s[k]]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
-        case Op.REMU: { const b = r[rs2s[k]] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.DIV: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
+        case Op.BREAK: reason = StopReason.BREAK; break outer;
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
       if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
@@ -583,7 +613,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollPc = -1;
+    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -740,6 +770,7 @@ export class Cpu {
         case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
         case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
 
+        case Op.BREAK: reason = StopReason.BREAK; break outer;
         default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
       }
       if (k === stale) { this.forget(k); stale = -1; } // the prefetched old word has run
@@ -756,39 +787,63 @@ export class Cpu {
 
   /**
    * A device read at `pc` that the device promised to repeat unchanged before
-   * bus.repeatUntil (the TPU's DONE while no command can end). If the previous
-   * such read was this one (same pc, address, value and wait), with the same
-   * registers after it and nothing in between but instructions on registers
-   * and BRAM loads (lastEffect: no store, other device access or clock read),
-   * the CPU is in a poll loop whose every iteration is the same: the same
-   * instructions, the same clocks. Returns how many more whole iterations to
-   * skip — every one whose read comes before the promise runs out and whose
-   * instructions launch before `cycleLimit` and retire within
-   * `stopAtInstret`, as running them would — each pollClocks clocks and
-   * pollInstrs instructions long. The TPU is not touched: those reads would
-   * process no clocks. `launch` and `retired` are the next instruction's
-   * launch clock and the retired count after this read.
+   * bus.repeatUntil (the TPU's status while no command can end). If an earlier
+   * such read among the last POLL_HISTORY was this one (same pc, address,
+   * value and wait), with the same registers after it and nothing since but
+   * instructions on registers, BRAM loads and other reads with a promise
+   * (lastEffect: no store, other device access or clock read), the CPU is in
+   * a poll loop whose every iteration is the same: the same instructions, the
+   * same clocks, the same values read (each read's promise holds them). A
+   * loop may read several registers (issued, then retired). Returns how many
+   * more whole iterations to skip — every one whose reads come before their
+   * promises run out and whose instructions launch before `cycleLimit` and
+   * retire within `stopAtInstret`, as running them would — each pollClocks
+   * clocks and pollInstrs instructions long. The TPU is not touched: those
+   * reads would process no clocks. `launch` and `retired` are the next
+   * instruction's launch clock and the retired count after this read.
    */
   private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number,
     cycleLimit: number, stopAtInstret: number): number {
-    const r = this.regs, saved = this.pollRegs;
-    let n = 0;
-    if (pc === this.pollPc && addr === this.pollAddr && value === this.pollValue && this.bus.wait === this.pollWait
-      && this.lastEffect < this.pollRetired && sameRegisters(r, saved)) {
-      const clocks = launch - this.pollLaunch, instrs = retired - this.pollRetired;
-      n = Math.min(Math.floor((this.bus.repeatUntil - 1 - readClock) / clocks),
+    const r = this.regs, wait = this.bus.wait, promise = this.bus.repeatUntil;
+    // The latest earlier read at this pc, and the earliest promise of the reads after it (the loop's others).
+    let e = -1, back = 1, bound = promise;
+    for (; back <= this.pollCount; back++) {
+      const i = (this.pollNext - back) & (POLL_HISTORY - 1);
+      if (this.pollPcs[i] === pc) { e = i; break; }
+      if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
+    }
+    let n = 0, clocks = 0, instrs = 0;
+    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
+      && this.lastEffect < this.pollRetireds[e] && sameRegisters(r, this.pollRegs, 32 * e)) {
+      clocks = launch - this.pollLaunches[e];
+      instrs = retired - this.pollRetireds[e];
+      n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
         Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
       if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
       this.pollClocks = clocks;
       this.pollInstrs = instrs;
     }
-    this.pollPc = pc;
-    this.pollAddr = addr;
-    this.pollValue = value;
-    this.pollWait = this.bus.wait;
-    this.pollLaunch = launch + n * this.pollClocks;
-    this.pollRetired = retired + n * this.pollInstrs;
-    if (n === 0) saved.set(r);
+    if (n > 0) {
+      // The loop's reads move on with the skipped iterations; the reads before it are forgotten
+      // (their retired counts would no longer say what ran since).
+      for (let k = 1; k < back; k++) {
+        const i = (this.pollNext - k) & (POLL_HISTORY - 1);
+        this.pollLaunches[i] += n * clocks;
+        this.pollRetireds[i] += n * instrs;
+      }
+      this.pollCount = back - 1;
+    }
+    const i = this.pollNext;
+    this.pollPcs[i] = pc;
+    this.pollAddrs[i] = addr;
+    this.pollValues[i] = value;
+    this.pollWaits[i] = wait;
+    this.pollPromises[i] = promise;
+    this.pollLaunches[i] = launch + n * clocks;
+    this.pollRetireds[i] = retired + n * instrs;
+    this.pollRegs.set(r, 32 * i);
+    this.pollNext = (i + 1) & (POLL_HISTORY - 1);
+    if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
   }
 

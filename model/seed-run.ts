@@ -9,10 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withFigures } from '../boards/machine.ts';
+import { withFigures, type BoardRunResult, type Machine } from '../boards/machine.ts';
+import { StopReason } from '../emu/cpu.ts';
 import { DEFAULT_MAX_CYCLES } from '../emu/machine.ts';
 import { runObserved } from '../emu/observe/observer.ts';
-import { subtractCounters } from '../periph/counters.ts';
+import { subtractCounters, type CounterSnapshot } from '../periph/counters.ts';
 import type { Job, Model } from './format.ts';
 import type { RunOptions } from './emulator-job.ts';
 import { firmwareMissing } from './run.ts';
@@ -48,14 +49,43 @@ function readImage(elf: string): Uint8Array {
 export function runOnSeed(model: Model, job: Job, opts: RunOptions & { splitPrefill?: boolean } = {}): SeedRun {
   const image = readImage(opts.elfPath ?? SEED_MODEL_ELF);
   const { m, layout } = seedMachineFor(model, job, { ...opts, elfPath: undefined }, image);
-  const mark = opts.splitPrefill ? new PrefillMark(prefillAddress(image)) : null;
+  const observers = opts.observers ?? [];
+  const maxCycles = opts.maxCycles ?? DEFAULT_MAX_CYCLES;
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const result = withFigures(runObserved(m, opts.maxCycles ?? DEFAULT_MAX_CYCLES, mark ? [mark, ...(opts.observers ?? [])] : opts.observers ?? []));
+  let result: BoardRunResult, prefill: CounterSnapshot | null = null;
+  if (!opts.splitPrefill) result = withFigures(runObserved(m, maxCycles, observers));
+  else if (observers.length === 0) ({ result, prefill } = runToPrefill(m, prefillAddress(image), maxCycles));
+  else {
+    const mark = new PrefillMark(prefillAddress(image));
+    result = withFigures(runObserved(m, maxCycles, [mark, ...observers]));
+    prefill = mark.counters;
+  }
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   const run = readSeedBack(m, model, job, layout, result, wallMs, (cpu.user + cpu.system) / 1000);
-  const prefill = mark?.counters;
   if (prefill && run.tokens.length > 1) run.windows = [prefill, subtractCounters(result.counters, prefill)];
   return run;
+}
+
+/**
+ * The free-running run with the prefill's counters taken on the way, as the stepped PrefillMark
+ * takes them (after prefill_done()'s first instruction ran, the TPU brought to that
+ * instruction's end as the Stepper does): the CPU stops at a breakpoint there
+ * (Cpu.setBreakpoint), runs that one instruction, the counters are read, and the run goes on
+ * at full speed.
+ */
+function runToPrefill(m: Machine, addr: number, maxCycles: number): { result: BoardRunResult; prefill: CounterSnapshot | null } {
+  m.cpu.setBreakpoint(addr);
+  let reason = m.advance(maxCycles);
+  let prefill: CounterSnapshot | null = null;
+  if (reason === StopReason.BREAK) {
+    const launch = m.cpu.cycle;
+    m.cpu.setBreakpoint(-1);
+    reason = m.runCpu(maxCycles, 1);
+    prefill = m.devices.wholeRun(reason === StopReason.LIMIT ? m.cpu.cycle : launch);
+    if (reason === StopReason.LIMIT) reason = m.advance(maxCycles);
+  }
+  m.cpu.setBreakpoint(-1);
+  return { result: withFigures(m.finishRun(reason)), prefill };
 }

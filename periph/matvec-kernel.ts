@@ -2,7 +2,8 @@
 // matvec-kernel.wasm.ts by npm run gen:wasm): acc[j] = Σ_i x[i]·w[j·stride/2 + i],
 // int32 wrapping, eight multiply-adds per instruction. One compiled module,
 // an instance (with its own memory) per user: the golden model
-// (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts).
+// (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts,
+// through seedmm, which widens its packed operand words itself).
 
 import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
 
@@ -12,6 +13,12 @@ export interface MatvecKernel {
   memory: WasmMemory;
   /** acc[0..n) at byte address `acc` = x (k int16 at `x`, k a multiple of 8) times the n rows of int16 at `w`, `stride` bytes apart. */
   matvec(x: number, k: number, w: number, n: number, acc: number, stride: number): void;
+  /**
+   * The seed MXU's 64 sums from its packed int4 operand words as fetched (periph/matvec-kernel.wat):
+   * A's at `aw`, B's at `bw` (`transposed` 1: B^T's), K = len; widened into 8 rows `pitch` bytes
+   * apart at a16 and bt16, the int32 sums row-major at `acc`, 128 bytes of scratch at `tmp`.
+   */
+  seedmm(aw: number, bw: number, len: number, transposed: number, a16: number, bt16: number, pitch: number, acc: number, tmp: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -4,11 +4,12 @@
 // tile: fill A and B, MM with K = 128, spill C; the next tile's fills queued
 // behind the MM). Prints TPU clocks per second of this process's CPU time
 // (steadier than wall time on a shared machine) and per wall second, fast and
-// reference (median of several runs).
+// reference (median of BENCH_RUNS runs, default 20: a run is 1.2 M clocks,
+// too short for the first few, still warming up the JIT, to say anything).
 
 import { drive, seedTiledStream } from '../test/helpers/seed-driver.ts';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const TILES = Number(process.env.BENCH_TILES ?? 1024);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 

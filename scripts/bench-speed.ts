@@ -8,7 +8,10 @@
 // start of a fresh `node bin/picotpu.mjs` process (its whole wall time,
 // start-up, blob and report included). Last, the CLI's start-up:
 // `picotpu run build/fw/hello.elf` against `node -e 0`, interleaved, medians.
-// The seed board's rows: its TPU alone on a tiled kernel stream (as
+// The seed board's rows: our full inference on it (build/fw/seed-model.elf
+// through model/seed-run.ts, the same model and prompt as picotpu's rows,
+// variant 1; its speed as a fraction of picotpu's full inference is printed
+// under the table), its TPU alone on a tiled kernel stream (as
 // bench:seed-tpu drives it), the ten random command streams of
 // test/seed-rtl/streams (CPU over the AXI bus, and the TPU), and the seed's
 // own full-inference firmware when SEED_INFER_ELF names its ELF (built outside
@@ -34,6 +37,7 @@ import { ADDER_VARIANT, adderJob, loadAdder, randomProblem } from '../study/addi
 import { VARIANT, type Job } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
+import { runOnSeed } from '../model/seed-run.ts';
 import { drive, seedTiledStream } from '../test/helpers/seed-driver.ts';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
@@ -86,6 +90,13 @@ function model(variant: number, decodeSteps: number): () => Sample {
   return () => sample(() => runOnEmulator(m, job));
 }
 
+/** Our transformer on the seed board: the model and prompt of model(), the seed firmware's variant. */
+function seedModel(variant: number): () => Sample {
+  const m = randomModel(BASE_DIMS, RANDOM_SEED);
+  const job: Job = { prompt: randomPrompt(BASE_DIMS, 64, RANDOM_SEED), decodeSteps: 64, variant };
+  return () => sample(() => runOnSeed(m, job));
+}
+
 function demo(): () => Sample {
   const m = loadAdder();
   const job = adderJob(randomProblem(DEMO_SEED), ADDER_VARIANT);
@@ -117,6 +128,10 @@ function seedTpuAlone(): () => Sample {
   };
 }
 
+/** The seed row held against picotpu's full inference (the ratio under the table), and the picotpu rows it is held against. */
+const SEED_FULL = 'seed: full inference (variant 1)';
+const PICOTPU_FULL = ['full inference, wait tokens', `full inference, best (variant ${BEST})`];
+
 const SEED_STREAMS = Array.from({ length: 10 }, (_, i) => `build/seed-streams/rand_0${i}.elf`);
 const SEED_INFER_ELF = process.env.SEED_INFER_ELF;
 
@@ -131,6 +146,7 @@ const WORKLOADS: Workload[] = [
     run: () => sample(() => runMatmulOnEmulator({ m: 512, k: 512, n: 512 }, VARIANT.DOUBLE_BUFFER)),
     cli: ['bench', '--matmul', '512x512x512'],
   },
+  { name: SEED_FULL, run: seedModel(1), cli: [] },
   { name: 'seed: tiled kernel stream, TPU alone', run: seedTpuAlone(), cli: [] },
   { name: 'seed: 10 random command streams', run: seedElfs(SEED_STREAMS), cli: [] },
   ...(SEED_INFER_ELF && existsSync(SEED_INFER_ELF)
@@ -167,6 +183,7 @@ function main(): void {
   if (loadavg()[0] > availableParallelism()) console.log('warning: the machine is busy (load above its cores): wall figures are low and vary; see "per CPU s" and the median');
   console.log('workload                              |   clocks   | warm M clk/s | median | x 12 MHz | (per CPU s) | cold M clk/s | x 12 MHz | cold wall s');
   console.log('--------------------------------------|------------|--------------|--------|----------|-------------|--------------|----------|------------');
+  const warmRates = new Map<string, number>();
   for (const w of WORKLOADS) {
     if (only && !w.name.toLowerCase().includes(only)) continue;
     const { clocks } = w.run(); // warm-up: two runs, the JIT and the WebAssembly tier-up settle in both
@@ -182,12 +199,18 @@ function main(): void {
     }
     const median = times.sort((a, b) => a - b)[times.length >> 1];
     const warm = rate(clocks, best);
+    warmRates.set(w.name, warm);
     let coldText = '           — |        — |          —';
     if (!warmOnly && w.cli.length) {
       const s = coldSeconds(w.cli, Math.min(RUNS, 2));
       coldText = `${mhz(rate(clocks, s)).padStart(12)} | ${rtf(rate(clocks, s)).padStart(8)} | ${s.toFixed(3).padStart(10)}`;
     }
     console.log(`${w.name.padEnd(37)} | ${String(clocks).padStart(10)} | ${mhz(warm).padStart(12)} | ${mhz(rate(clocks, median)).padStart(6)} | ${rtf(warm).padStart(8)} | ${mhz(rate(clocks, bestCpu)).padStart(11)} | ${coldText}`);
+  }
+  const seedRate = warmRates.get(SEED_FULL);
+  for (const name of PICOTPU_FULL) {
+    const ours = warmRates.get(name);
+    if (seedRate && ours) console.log(`${SEED_FULL}: ${(seedRate / ours).toFixed(2)}x the speed of picotpu's ${name} (warm, best runs)`);
   }
   if (!SEED_INFER_ELF || !existsSync(SEED_INFER_ELF)) {
     console.log("seed: its own full inference — skipped: set SEED_INFER_ELF to the ELF built from the seed's repository (docs/seed-board.md §9)");

@@ -85,6 +85,26 @@ describe('the streamed prefill (a prompt the resident plan cannot hold) equals t
   });
 });
 
+describe('the prefill window (splitPrefill)', () => {
+  it('the free run stopped at prefill_done() (a breakpoint) takes the counters the stepped PrefillMark does', () => {
+    const { dims } = SHAPES[0];
+    const model = randomModel(dims, 11);
+    const job = { prompt: randomPrompt(dims, 9, 4), decodeSteps: 3, variant: 1 };
+    let steps = 0;
+    const counting = { step: () => { steps++; }, finish: () => {} }; // an observer: the stepped path
+    const free = runOnSeed(model, job, { splitPrefill: true });
+    const stepped = runOnSeed(model, job, { splitPrefill: true, observers: [counting] });
+    expect(steps).toBe(stepped.result.instret);
+    expect(free.windows).toHaveLength(2);
+    expect(free.windows).toEqual(stepped.windows);
+    expect(free.windows[0].cycles).toBeGreaterThan(0);
+    expect(free.windows[0].cycles).toBeLessThan(free.result.clocks);
+    expect([free.result.clocks, free.result.instret, free.result.seedCounters]).toEqual([stepped.result.clocks, stepped.result.instret, stepped.result.seedCounters]);
+    expect(free.tokens).toEqual(stepped.tokens);
+    expect(runOnSeed(model, job).result.clocks).toBe(free.result.clocks); // the breakpoint costs no clock
+  });
+});
+
 describe('what the seed firmware refuses', () => {
   it('a header it cannot run ends with STATUS 2 and DONE value 2', () => {
     const dims = SHAPES[0].dims;

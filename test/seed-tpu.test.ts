@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { packSeedCommand as P, SEED_DMA, SEED_MXU, SEED_VPU } from '../boards/transformer-tpu-int4/regs.ts';
 import { SEED_STUCK_WAIT, SeedTpu } from '../boards/transformer-tpu-int4/tpu.ts';
-import { drive, type SeedOp } from './helpers/seed-driver.ts';
+import { drive, seedTiledStream, type SeedOp } from './helpers/seed-driver.ts';
 import { goldenDma, goldenMm, goldenVpu } from './helpers/seed-golden.ts';
 
 const cmd = (unit: number, name: string, f: Record<string, number>, gap = 0): SeedOp => ({ kind: 'cmd', unit, words: P(unit, name, f), gap });
@@ -343,6 +343,27 @@ describe('seed TPU: each unit against its functional model, both models', () => 
   });
 });
 
+describe('seed TPU: DMA fills of whole aligned words (the fast model copies them a word at a time)', () => {
+  it('rows of 4 to 128 bytes, word strides, near the ends of both memories (150 commands)', () => {
+    const r = new Rng(17);
+    for (let i = 0; i < 150; i++) {
+      const near = r.int(3) === 0; // rows that may wrap the scratchpad or the SRAM
+      const o = {
+        spill: false, spadAddr: near ? 0x10000 - 4 * r.int(64) : 4 * r.int(0x4000), sramAddr: near ? 0x80000 - 4 * r.int(256) : 4 * r.int(0x20000),
+        len: 8 * (1 + r.int(32)), rows: 1 + r.int(200), sramStride: r.int(3) === 0 ? 0 : 4 * r.int(80), spadStride: r.int(3) === 0 ? 0 : 4 * r.int(40),
+      };
+      const spad = randomSpad(i + 5000);
+      const wantSpad = spad.slice(), wantSram = patterned();
+      goldenDma(wantSpad, wantSram, o);
+      const ops: SeedOp[] = [cmd(SEED_DMA, 'MOVE', { SPILL: 0, SPAD_ADDR: o.spadAddr, SRAM_ADDR: o.sramAddr, LEN: o.len, ROWS: o.rows, SRAM_STRIDE: o.sramStride, SPAD_STRIDE: o.spadStride }), { kind: 'waitAll' }];
+      for (const res of both(ops, spad)) {
+        expect(Buffer.compare(res.tpu.spad, wantSpad), `command ${i}`).toBe(0);
+        expect(res.tpu.counters().dma).toBe(o.rows * (o.len >> 1));
+      }
+    }
+  });
+});
+
 describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
   it('takes op 18 as an unknown op: src0 read, zeros written, 3 clocks a word + 1', () => {
     // vpu.sv @62a3eb39 has no VOP_ARGMAX: 18 is neither binary nor a reduction, so per word
@@ -359,5 +380,22 @@ describe('seed TPU: the VPU of 62a3eb39 (no ARGMAX)', () => {
     expect(seen).toEqual([[SEED_VPU, 34], [SEED_VPU, 1, 34, 40]]);
     expect([...t.spad.subarray(0xfe, 0x10a)]).toEqual([0x55, 0x55, 0, 0, 0, 0, 0, 0, 0, 0, 0x55, 0x55]);
     expect(t.hazards.map((h) => h.kind)).toEqual(['unknown-vpu-op']);
+  });
+});
+
+describe('seed driver: polls skipped without a trace (benchmarks)', () => {
+  it('end at the clocks, counters, scratchpad and SRAM of a run that reads every poll', () => {
+    const ops = seedTiledStream(48);
+    const spad = new Uint8Array(64 * 1024).map((_, i) => (i * 29 + 7) & 0xff);
+    const traced = drive(false, patterned(), ops, spad, 1e9, true);
+    for (const reference of [false, true]) {
+      const sram = patterned();
+      const quiet = drive(reference, sram, ops, spad, 1e9, false);
+      expect(quiet.endClock, `reference ${reference}`).toBe(traced.endClock);
+      expect(quiet.tpu.counters()).toEqual(traced.tpu.counters());
+      expect(Buffer.compare(quiet.tpu.spad, traced.tpu.spad)).toBe(0);
+      expect(Buffer.compare(sram, quiet.tpu.sram)).toBe(0);
+      expect(Buffer.compare(quiet.tpu.sram, traced.tpu.sram)).toBe(0);
+    }
   });
 });

@@ -12,7 +12,11 @@
 
 import { Bus, type MmioDevice } from '../../emu/bus.ts';
 import type { BusTiming } from '../../emu/config.ts';
-import { SEED_WINDOW_READ_EXTRA } from '../../emu/timing.ts';
+import * as timing from '../../emu/timing.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { SEED_WINDOW_READ_EXTRA } = timing;
 
 /** What the seed's TPU must give the bus: its MMIO block, its scratchpad window and the DONE flag. */
 export interface SeedBusDevice extends MmioDevice {

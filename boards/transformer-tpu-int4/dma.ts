@@ -8,7 +8,12 @@
 // Both TPU models use this FSM. The fast model may also call fillBulk(n) while
 // the DMA is alone in its banks: n fill clocks at once, each granted.
 
-import { Ports, type SeedUnit, RD_DMA, WR_DMA, bankMask, type SeedSpad } from './ports.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { Ports: OwnPorts, RD_DMA, WR_DMA, bankMask } = ports;
 
 const S_IDLE = 0, S_FILL = 1, S_SPILL = 2, S_DONE = 5;
 const SRAM_MASK = 0x7ffff;
@@ -32,9 +37,16 @@ export class SeedDma implements SeedUnit {
   readMask = 0; writeMask = 0;
 
   /** Ports of the fast model's bulk steps, where the DMA is alone in its banks. */
-  private readonly own = new Ports();
+  private readonly own = new OwnPorts();
 
-  constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {}
+  /** Word views of the scratchpad and the SRAM, for fills of word rows (fillBulk). */
+  private readonly spad32: Uint32Array;
+  private readonly sram32: Uint32Array | null;
+
+  constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {
+    this.spad32 = spad.words;
+    this.sram32 = sram.byteOffset % 4 === 0 ? new Uint32Array(sram.buffer, sram.byteOffset, sram.length >>> 2) : null;
+  }
 
   get busy(): boolean { return this.state === S_FILL || this.state === S_SPILL; }
   get isDone(): boolean { return this.state === S_DONE; }
@@ -247,13 +259,43 @@ export class SeedDma implements SeedUnit {
     const spad = this.spad.bytes, sram = this.sram;
     const rowBytes = this.rowBytes, rows = this.rows, spadStr = this.spadStr, dramStr = this.dramStr;
     let fCol = this.fCol, fRow = this.fRow, spadRowPtr = this.spadRowPtr, dramRowPtr = this.dramRowPtr, addrQ = this.addrQ;
+    const sram32 = this.sram32, spad32 = this.spad32;
     while (n > 0) {
+      if ((rowBytes & 3) === 0 && fCol === 0 && sram32 !== null) {
+        // Whole rows of whole words (a weight panel's rows, an activation row block): copied a word
+        // at a time while both ends are aligned and neither wraps.
+        const rowWords = rowBytes >>> 2;
+        // Every whole row left in n at once when none wraps and every one is aligned (strides of whole words).
+        const k = Math.min(Math.floor(n / rowBytes), rows - fRow);
+        if (k > 1 && ((spadRowPtr | dramRowPtr | spadStr | dramStr) & 3) === 0
+          && spadRowPtr + (k - 1) * spadStr + rowBytes <= 0x10000 && dramRowPtr + (k - 1) * dramStr + rowBytes <= SRAM_MASK + 1) {
+          let sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
+          const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
+          if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
+          else for (let r = 0; r < k; r++, sw += sStep, dw += dStep) for (let w = 0; w < rowWords; w++) spad32[sw + w] = sram32[dw + w];
+          spadRowPtr = (spadRowPtr + k * spadStr) & 0xffff;
+          dramRowPtr = (dramRowPtr + k * dramStr) & SRAM_MASK;
+          n -= k * rowBytes;
+          fRow += k;
+          if (fRow >= rows) this.state = S_DONE;
+        }
+        while (n >= rowBytes && ((spadRowPtr | dramRowPtr) & 3) === 0 && spadRowPtr + rowBytes <= 0x10000 && dramRowPtr + rowBytes <= SRAM_MASK + 1) {
+          const sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
+          for (let k = 0; k < rowWords; k++) spad32[sw + k] = sram32[dw + k];
+          spadRowPtr = (spadRowPtr + spadStr) & 0xffff;
+          dramRowPtr = (dramRowPtr + dramStr) & SRAM_MASK;
+          n -= rowBytes;
+          if (fRow + 1 >= rows) this.state = S_DONE;
+          fRow++;
+        }
+        addrQ = dramRowPtr;
+        if (n === 0) break;
+      }
       const inRow = n < rowBytes - fCol ? n : rowBytes - fCol;
       const s = (spadRowPtr + fCol) & 0xffff;
       const d = addrQ;
       if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
-        if (inRow >= 64) spad.set(sram.subarray(d, d + inRow), s); // long runs: one memcpy
-        else for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+        for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
       } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (fCol + inRow >= rowBytes) {

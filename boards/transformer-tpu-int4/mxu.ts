@@ -11,13 +11,20 @@
 //     chain and 64 PEs with their a/b/v registers and int32 accumulators,
 //     stepped on every array_en clock;
 //   - fast: the operand words are kept as they are fetched (the RTL's array
-//     only ever multiplies A[i][k]·B[k][j] for k < K) and the 64 sums are
-//     formed once, at the clock the stream ends: A's rows and B's columns
-//     widened to int16 and multiplied in WebAssembly SIMD
-//     (periph/matvec-kernel.ts), or, without it, in doubles three lanes at a time.
+//     only ever multiplies A[i][k]·B[k][j] for k < K), straight into the
+//     memory of the MXU's own WebAssembly SIMD kernel, and the 64 sums are
+//     formed once, at the clock the stream ends, by its seedmm
+//     (periph/matvec-kernel.wat), which widens A's rows and B's columns to
+//     int16 and multiplies them; without WebAssembly SIMD, in doubles three
+//     lanes at a time.
 
-import { Ports, type SeedUnit, RD_A, RD_B, RD_C, WR_C, bankMask, type SeedSpad } from './ports.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
 import { growTo, matvecKernel, type MatvecKernel } from '../../periph/matvec-kernel.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask } = ports;
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -52,36 +59,19 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 }
 
 /**
- * The fast datapath's kernel, shared by every MXU of the process (a sum is formed within one call,
- * never interleaved; a WebAssembly memory per board would be costly to reserve): [A: 8 rows of
- * `size` int16][B^T: 8 rows of `size` int16][64 int32 sums]. kernel null: not made yet, or no
- * WebAssembly SIMD (tried: the doubles' path).
+ * Byte addresses in an MXU's kernel memory, for K up to `size` (a power of two): [A widened: 8
+ * rows of `size` int16][B^T widened: the same][64 int32 sums][128 bytes of scratch][A's operand
+ * words: `size`][B's: `size`]. The operand words are fetched straight into it (no copy).
  */
-const sums = {
-  kernel: null as MatvecKernel | null, tried: false, size: 0, a16: new Int16Array(0), bt16: new Int16Array(0), acc32: new Int32Array(0),
-  /** The B words bt16 holds widened (bLen of them, bTransposed), to skip widening an unchanged B: a weight block reused across row tiles. */
-  bWords: new Uint32Array(0), bLen: -1, bTransposed: false,
-};
+const bt16At = (size: number) => 2 * N * size;
+const accAt = (size: number) => 4 * N * size;
+const tmpAt = (size: number) => accAt(size) + 4 * N * N;
+const awAt = (size: number) => tmpAt(size) + 128;
+const bwAt = (size: number) => awAt(size) + 4 * size;
+const kernelBytes = (size: number) => bwAt(size) + 4 * size;
 
-function sumsKernel(len: number): MatvecKernel | null {
-  if (!sums.tried) { sums.tried = true; sums.kernel = matvecKernel(0); }
-  const k = sums.kernel;
-  if (!k) return null;
-  const kp = (len + 7) & ~7;
-  if (kp > sums.size) {
-    let size = 1024;
-    while (size < kp) size *= 2;
-    growTo(k, 2 * 2 * N * size + 4 * N * N);
-    const buffer = k.memory.buffer;
-    sums.a16 = new Int16Array(buffer, 0, N * size);
-    sums.bt16 = new Int16Array(buffer, 2 * N * size, N * size);
-    sums.acc32 = new Int32Array(buffer, 4 * N * size, N * N);
-    sums.size = size;
-    sums.bWords = new Uint32Array(size);
-    sums.bLen = -1;
-  }
-  return k;
-}
+/** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */
+let kernelsWork: boolean | undefined;
 
 export class SeedMxu implements SeedUnit {
   state = S_IDLE;
@@ -116,10 +106,15 @@ export class SeedMxu implements SeedUnit {
   /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
   readonly acc = new Int32Array(N * N);
   // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
-  // is built per run, and most commands are short)
+  // is built per run, and most commands are short), in the kernel's memory when there is one
   private aWords = new Uint32Array(0);
   private bWords = new Uint32Array(0);
   private bPacked = new Float64Array(0);
+  /** This MXU's WebAssembly kernel (its own memory: the operand words live there), made at the first fast MM; null without one. */
+  private kernel: MatvecKernel | null = null;
+  /** The K the kernel's memory is laid out for (0: none yet), and its view of the 64 sums. */
+  private kernelSize = 0;
+  private acc32 = new Int32Array(0);
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -128,7 +123,7 @@ export class SeedMxu implements SeedUnit {
   /** The running command's A and B regions touch a common bank (it may starve: see SeedTpu.skipBy()). */
   abMayShareBank = false;
 
-  private readonly own = new Ports();
+  private readonly own = new OwnPorts();
 
   constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
 
@@ -213,8 +208,11 @@ export class SeedMxu implements SeedUnit {
     this.scLast = len + 2 * N - 2;
     this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
     this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
-    this.acc.fill(0);
-    this.peV.fill(0);
+    if (this.reference) {
+      // The fast datapath sets every sum when the stream ends (a K = 0 command drains nothing).
+      this.acc.fill(0);
+      this.peV.fill(0);
+    }
     const aMask = bankMask(this.aBase, N, chunks * 4, this.aStride);
     const bMask = transpose ? bankMask(this.bBase, N, chunks * 4, this.bStride) : bankMask(this.bBase, len, 4, this.bStride);
     const cMask = bankMask(this.cBase, N, 4, this.cStride);
@@ -314,31 +312,74 @@ export class SeedMxu implements SeedUnit {
    */
   private issueBulk(n: number): number {
     const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
-    const aReads = this.aReads, bReads = this.bReads, aBase = this.aBase, bBase = this.bBase;
-    const aStride = this.aStride, bStride = this.bStride, transpose = this.transposeQ;
-    let iq = this.iq, sc = this.sc, arrive = this.arrive;
-    let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, bOffRow = this.bOffRow, bOffChunk = this.bOffChunk;
-    let done = 0;
-    while (done < n && (iq < aReads || iq < bReads)) {
-      const rowWrap = (iq & 7) === 7;
-      if (iq < aReads) {
-        const w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
-        aWords[iq] = w; this.aLatch = w; this.aRdata = w;
-        if (rowWrap) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
+    const aReads = this.aReads, bReads = this.bReads, iq0 = this.iq;
+    const m = Math.min(n, Math.max(aReads, bReads) - iq0);
+    if (m <= 0) return 0;
+    if (iq0 === 0 && m === Math.max(aReads, bReads)) return this.issueAll();
+    // A's fetches, then B's: nothing in the stretch writes their banks, so the order is free.
+    const aEnd = Math.min(iq0 + m, aReads);
+    if (iq0 < aEnd) {
+      const aBase = this.aBase, aStride = this.aStride;
+      let aOffRow = this.aOffRow, aOffChunk = this.aOffChunk, w = 0;
+      for (let q = iq0; q < aEnd; q++) {
+        w = words[((aBase + aOffRow + aOffChunk) & 0xffff) >>> 2];
+        aWords[q] = w;
+        if ((q & 7) === 7) { aOffRow = 0; aOffChunk = (aOffChunk + 4) & 0xffff; } else aOffRow = (aOffRow + aStride) & 0xffff;
       }
-      if (iq < bReads) {
-        const w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
-        bWords[iq] = w; this.bLatch = w; this.bRdata = w;
-        if (transpose && rowWrap) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
-      }
-      if (arrive) sc++;
-      arrive = true;
-      iq++;
-      done++;
+      this.aOffRow = aOffRow; this.aOffChunk = aOffChunk;
+      this.aLatch = w; this.aRdata = w;
     }
-    this.iq = iq; this.sc = sc; this.arrive = arrive;
-    this.aOffRow = aOffRow; this.aOffChunk = aOffChunk; this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
-    return done;
+    const bEnd = Math.min(iq0 + m, bReads);
+    if (iq0 < bEnd) {
+      const bBase = this.bBase, bStride = this.bStride, transpose = this.transposeQ;
+      let bOffRow = this.bOffRow, bOffChunk = this.bOffChunk, w = 0;
+      for (let q = iq0; q < bEnd; q++) {
+        w = words[((bBase + bOffRow + bOffChunk) & 0xffff) >>> 2];
+        bWords[q] = w;
+        if (transpose && (q & 7) === 7) { bOffRow = 0; bOffChunk = (bOffChunk + 4) & 0xffff; } else bOffRow = (bOffRow + bStride) & 0xffff;
+      }
+      this.bOffRow = bOffRow; this.bOffChunk = bOffChunk;
+      this.bLatch = w; this.bRdata = w;
+    }
+    // Each issue clock steps the array once a word has arrived (sc), and a word arrives.
+    this.sc += this.arrive ? m : m - 1;
+    this.arrive = true;
+    this.iq = iq0 + m;
+    return m;
+  }
+
+  /**
+   * issueBulk() of a whole issue phase at once (the stream's first clock to its last issue in one
+   * stretch): A's words (and a transposed B's) row by row, each row's chunks consecutive words of
+   * the scratchpad (an address's word index wraps with it), a plain B's word rows in order; the
+   * registers as the clock-by-clock issues leave them. Returns the clocks done.
+   */
+  private issueAll(): number {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const chunks = this.aReads >>> 3, bReads = this.bReads;
+    for (let i = 0; i < N; i++) {
+      const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
+      for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
+    }
+    if (this.transposeQ) {
+      for (let j = 0; j < N; j++) {
+        const rowWord = ((this.bBase + j * this.bStride) & 0xffff) >>> 2;
+        for (let c = 0; c < chunks; c++) bWords[(c << 3) + j] = words[(rowWord + c) & 0x3fff];
+      }
+      this.bOffRow = 0; this.bOffChunk = (chunks * 4) & 0xffff;
+    } else {
+      const bBase = this.bBase, bStride = this.bStride;
+      for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
+      this.bOffRow = (bReads * bStride) & 0xffff; this.bOffChunk = 0;
+    }
+    const m = Math.max(this.aReads, bReads);
+    this.aOffRow = 0; this.aOffChunk = (chunks * 4) & 0xffff;
+    if (this.aReads > 0) { this.aLatch = aWords[this.aReads - 1]; this.aRdata = this.aLatch; }
+    if (bReads > 0) { this.bLatch = bWords[bReads - 1]; this.bRdata = this.bLatch; }
+    this.sc += this.arrive ? m : m - 1;
+    this.arrive = true;
+    this.iq = m;
+    return m;
   }
 
   private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
@@ -415,7 +456,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
-    if (this.kernelFor(this.lenQ)) { this.sumOnKernel(); return; }
+    if (this.kernel) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
     acc.fill(0);
@@ -443,73 +484,36 @@ export class SeedMxu implements SeedUnit {
     }
   }
 
-  /** The kernel with room for K = len (rounded up to 8), or null without WebAssembly SIMD. */
-  private kernelFor(len: number): MatvecKernel | null {
-    return sumsKernel(len);
-  }
-
   /**
-   * The 64 sums on the kernel: A[i][k] (word c + i, chunk c = k - k%8, nibble k%8) and B[k][j] (word k,
-   * nibble j; transposed: word k - k%8 + j, nibble k%8) widened into rows of K padded with zeros to a
-   * multiple of 8, then row i of A times the 8 columns of B.
+   * The 64 sums on the kernel: the operand words are already in its memory (non-transposed, B's
+   * words from K to the next multiple of 8 are set to zeros: no lane past K is multiplied), widened
+   * and multiplied there by one call (periph/matvec-kernel.wat seedmm).
    */
   private sumOnKernel(): void {
-    const len = this.lenQ, aw = this.aWords, bw = this.bWords, a16 = sums.a16, bt16 = sums.bt16, size = sums.size;
-    const kp = (len + 7) & ~7;
-    for (let i = 0; i < N; i++) {
-      const row = i * size;
-      for (let k0 = 0; k0 < kp; k0 += N) {
-        const w = aw[k0 + i];
-        const o = row + k0;
-        a16[o] = (w << 28) >> 28; a16[o + 1] = (w << 24) >> 28; a16[o + 2] = (w << 20) >> 28; a16[o + 3] = (w << 16) >> 28;
-        a16[o + 4] = (w << 12) >> 28; a16[o + 5] = (w << 8) >> 28; a16[o + 6] = (w << 4) >> 28; a16[o + 7] = w >> 28;
-      }
-      for (let k = len; k < kp; k++) a16[row + k] = 0; // the RTL's array never multiplies lanes past K
-    }
-    if (this.sameB()) { this.sumsFromWidened(kp, size); return; }
-    if (this.transposeQ) {
-      for (let j = 0; j < N; j++) {
-        const row = j * size;
-        for (let k0 = 0; k0 < kp; k0 += N) {
-          const w = bw[k0 + j];
-          const o = row + k0;
-          bt16[o] = (w << 28) >> 28; bt16[o + 1] = (w << 24) >> 28; bt16[o + 2] = (w << 20) >> 28; bt16[o + 3] = (w << 16) >> 28;
-          bt16[o + 4] = (w << 12) >> 28; bt16[o + 5] = (w << 8) >> 28; bt16[o + 6] = (w << 4) >> 28; bt16[o + 7] = w >> 28;
-        }
-      }
-    } else {
-      for (let k = 0; k < len; k++) {
-        const w = bw[k];
-        bt16[k] = (w << 28) >> 28; bt16[size + k] = (w << 24) >> 28; bt16[2 * size + k] = (w << 20) >> 28; bt16[3 * size + k] = (w << 16) >> 28;
-        bt16[4 * size + k] = (w << 12) >> 28; bt16[5 * size + k] = (w << 8) >> 28; bt16[6 * size + k] = (w << 4) >> 28; bt16[7 * size + k] = w >> 28;
-      }
-    }
-    for (let j = 0; j < N; j++) for (let k = len; k < kp; k++) bt16[j * size + k] = 0;
-    const words = this.transposeQ ? kp : len, saved = sums.bWords;
-    for (let k = 0; k < words; k++) saved[k] = bw[k];
-    sums.bLen = len; sums.bTransposed = this.transposeQ;
-    this.sumsFromWidened(kp, size);
+    const len = this.lenQ, kp = (len + 7) & ~7, size = this.kernelSize;
+    if (!this.transposeQ) for (let q = len; q < kp; q++) this.bWords[q] = 0;
+    this.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
+    this.acc.set(this.acc32);
   }
 
-  /** Whether the kernel's widened B is this command's: the same length, orientation and words. */
-  private sameB(): boolean {
-    if (sums.bLen !== this.lenQ || sums.bTransposed !== this.transposeQ) return false;
-    const words = this.transposeQ ? (this.lenQ + 7) & ~7 : this.lenQ, bw = this.bWords, saved = sums.bWords;
-    for (let k = 0; k < words; k++) if (bw[k] !== saved[k]) return false;
-    return true;
-  }
-
-  /** Row i of the widened A times B's 8 widened columns, for every i: the 64 sums. */
-  private sumsFromWidened(kp: number, size: number): void {
-    const kernel = sums.kernel!, bytesPerRow = 2 * size, bt = 2 * N * size, acc = 4 * N * size;
-    for (let i = 0; i < N; i++) kernel.matvec(i * bytesPerRow, kp, bt, N, acc + 4 * N * i, bytesPerRow);
-    this.acc.set(sums.acc32);
-  }
-
-  /** Room for `words` operand words per side (a power of two, at least 1024). */
+  /** Room for `words` operand words per side (a power of two, at least 1024): in the kernel's memory, or plain arrays without one. */
   private growOperands(words: number): void {
     let size = 1024;
     while (size < words) size *= 2;
+    if (kernelsWork !== false) {
+      const k = this.kernel ?? matvecKernel(kernelBytes(size));
+      kernelsWork = k !== null;
+      if (k) {
+        growTo(k, kernelBytes(size));
+        const buffer = k.memory.buffer;
+        this.kernel = k;
+        this.kernelSize = size;
+        this.aWords = new Uint32Array(buffer, awAt(size), size);
+        this.bWords = new Uint32Array(buffer, bwAt(size), size);
+        this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+        return;
+      }
+    }
     this.aWords = new Uint32Array(size);
     this.bWords = new Uint32Array(size);
     this.bPacked = new Float64Array(3 * size);
@@ -535,12 +539,11 @@ export class SeedMxu implements SeedUnit {
   /** The C row `drow` as written: clip4(requant(acc) + (accumulate ? old : 0)) per lane. */
   private cWord(): number {
     let w = 0;
-    const row = this.drow * N;
+    const row = this.drow * N, acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
+    const oldRow = this.accQ ? this.cRdata : 0; // nibbles of 0 add nothing
     for (let j = 0; j < N; j++) {
-      const q = Math.floor((this.acc[row + j] * this.m0 + this.rqHalf) * this.rqScale); // exact: < 2^53, power-of-two scale
-      const rq = q > 7 ? 7 : q < -8 ? -8 : q;
-      const old = this.accQ ? sext4(this.cRdata >>> (4 * j)) : 0;
-      const v = rq + old;
+      const q = Math.floor((acc[row + j] * m0 + half) * scale); // exact: < 2^53, power-of-two scale
+      const v = (q > 7 ? 7 : q < -8 ? -8 : q) + sext4(oldRow >>> (4 * j));
       w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);
     }
     return w >>> 0;

@@ -86,6 +86,15 @@ export class SeedSpad {
 /** Banks (bitmask) touched by `rows` rows of `rowBytes` bytes from `addr`, `stride` apart, 16-bit wrapping. */
 export function bankMask(addr: number, rows: number, rowBytes: number, stride: number): number {
   if (rows <= 0 || rowBytes <= 0) return 0;
+  if (stride >= 0 && stride <= rowBytes) {
+    // The rows overlap or abut: one span (a B panel's word rows, a dense fill).
+    const span = (rows - 1) * stride + rowBytes;
+    if (span >= 0x10000) return 0xffff;
+    const first = (addr & 0xffff) >>> 12, last = ((addr & 0xffff) + span - 1) >>> 12;
+    let spanMask = 0;
+    for (let b = first; b <= last; b++) spanMask |= 1 << (b & 15);
+    return spanMask;
+  }
   let mask = 0;
   for (let r = 0; r < rows && mask !== 0xffff; r++) {
     const first = (addr + r * stride) & 0xffff;

@@ -8,8 +8,14 @@
 // reduction: it reads src0 and writes zeros to dst, exactly as the RTL does.
 // The FSM is literal and cheap, so both TPU models use it as is.
 
-import { Ports, type SeedUnit, RD_V, WR_V, bankMask, type SeedSpad } from './ports.ts';
-import { seedRequant } from './mxu.ts';
+import * as ports from './ports.ts';
+import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+import * as mxu from './mxu.ts';
+
+// Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
+// where every imported binding is a getter call on each use.
+const { RD_V, WR_V, bankMask } = ports;
+const { seedRequant } = mxu;
 
 const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
 export const VOP_DOT = 0, VOP_ADD = 1, VOP_RELU = 3, VOP_REQUANT = 10, VOP_DYT = 16, VOP_ARGMAX = 18;
@@ -26,6 +32,8 @@ export class SeedVpu implements SeedUnit {
   private acc = 0; private maxVal = -9;
   private data0 = 0; private data1 = 0;
   private rdLatch = 0;
+  /** The running elementwise op's lane result for every lane input x (a, or a + b for a binary op) at x + 16. */
+  private readonly laneTable = new Int8Array(32);
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -85,6 +93,7 @@ export class SeedVpu implements SeedUnit {
     this.m0 = (w2 >>> 16) & 0xfff;
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
+    if (!this.isReduction(this.op)) for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
     this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.isBinary(this.op) ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
@@ -142,7 +151,12 @@ export class SeedVpu implements SeedUnit {
       }
     } else {
       let data = 0, strb = 0;
-      for (let l = 0; l < active; l++) data |= (this.lane(op, l) & 15) << (4 * l);
+      const d0 = this.data0, d1 = this.data1, table = this.laneTable;
+      if (this.isBinary(op)) {
+        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
+      } else {
+        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
+      }
       for (let b = 0; b < 4; b++) if (2 * b < active) strb |= 1 << b;
       this.spad.writeWord(this.pDst, data >>> 0, strb);
     }
@@ -154,15 +168,13 @@ export class SeedVpu implements SeedUnit {
     this.state = last ? (this.isReduction(op) ? S_WB : S_DONE) : S_RD0;
   }
 
-  /** res4 of lane l (unknown ops: 0). */
-  private lane(op: number, l: number): number {
-    const a = sext4(this.data0 >>> (4 * l));
-    const b = sext4(this.data1 >>> (4 * l));
+  /** res4 of a lane whose input is x: a (unary ops), a + b (binary ones); unknown ops: 0. */
+  private laneOf(op: number, x: number): number {
     switch (op) {
-      case VOP_ADD: return seedRequant(a + b, this.m0, this.n, -8);
-      case VOP_RELU: return seedRequant(a > 0 ? a : 0, this.m0, this.n, -8);
-      case VOP_REQUANT: return seedRequant(a, this.m0, this.n, -8);
-      case VOP_DYT: return seedRequant(a + b, this.m0, this.n, -7);
+      case VOP_ADD: return seedRequant(x, this.m0, this.n, -8);
+      case VOP_RELU: return seedRequant(x > 0 ? x : 0, this.m0, this.n, -8);
+      case VOP_REQUANT: return seedRequant(x, this.m0, this.n, -8);
+      case VOP_DYT: return seedRequant(x, this.m0, this.n, -7);
       default: return 0;
     }
   }

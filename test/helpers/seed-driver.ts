@@ -2,7 +2,9 @@
 // loads at explicit clocks (9 clocks an access, the seed's picorv32_axi load /
 // store time), each later by the wait clocks the device reported. Streams of
 // operations are data so that the reference and the fast model replay the
-// same one.
+// same one. Without a trace (benchmarks), poll iterations the TPU promises to
+// repeat (SeedTpu.repeatUntil) are skipped whole, as the CPU skips them
+// (emu/cpu.ts pollRepeats): the same clocks, fewer reads.
 
 import { packSeedCommand as P, SEED_DMA, SEED_MXU } from '../../boards/transformer-tpu-int4/regs.ts';
 import { SeedTpu } from '../../boards/transformer-tpu-int4/tpu.ts';
@@ -45,6 +47,17 @@ export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp
     clk += ACCESS_CLOCKS;
     return v;
   };
+  /**
+   * After a poll iteration whose reads at `first` and `last` (clocks) the TPU promised to repeat
+   * until `promise`: the clock after skipping every further iteration (`period` clocks each, the
+   * next one starting at clk) whose last read comes before the promise and whose start is within
+   * maxClocks. Only without a trace, which records every read.
+   */
+  const skipPolls = (promise: number, period: number, span: number): number => {
+    if (record || promise <= 0 || clk + span >= promise) return clk;
+    const n = Math.min(Math.floor((promise - 1 - (clk + span)) / period) + 1, Math.floor((maxClocks - clk) / period) + 1);
+    return n > 0 ? clk + n * period : clk;
+  };
   for (const op of ops) {
     if (clk > maxClocks) break;
     switch (op.kind) {
@@ -52,11 +65,24 @@ export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp
         for (let k = 0; k < 4; k++) store(op.unit * 16 + k * 4, op.words[k]);
         clk += op.gap;
         break;
-      case 'wait':
-        while (clk <= maxClocks && ((load(0x40 + op.unit * 16) - load(0x44 + op.unit * 16)) | 0) !== 0) clk += 3;
+      case 'wait': {
+        const issued = 0x40 + op.unit * 16, retired = 0x44 + op.unit * 16;
+        for (;;) {
+          if (clk > maxClocks) break;
+          const i = load(issued), promiseI = record ? 0 : tpu.repeatUntil(issued);
+          const r = load(retired), promiseR = record ? 0 : tpu.repeatUntil(retired);
+          if (((i - r) | 0) === 0) break;
+          clk += 3;
+          clk = skipPolls(Math.min(promiseI, promiseR), 2 * ACCESS_CLOCKS + 3, ACCESS_CLOCKS);
+        }
         break;
+      }
       case 'waitAll':
-        while (clk <= maxClocks && load(0x70) !== 0xf) clk += 3;
+        while (clk <= maxClocks && load(0x70) !== 0xf) {
+          const promise = record ? 0 : tpu.repeatUntil(0x70);
+          clk += 3;
+          clk = skipPolls(promise, ACCESS_CLOCKS + 3, 0);
+        }
         break;
       case 'spadWrite':
         tpu.spadWindow.write(op.addr, op.value, op.wstrb, clk);
