@@ -474,11 +474,21 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
     ringMatmul(G_DD, false, 'pf.q');
     ringMatmul(G_DD, false, 'pf.k');
     ringMatmul(G_DD, false, 'pf.v');
+    // pf_attention: head 0's scores, then per head its mask and ReLU, the next head's scores, its P·V.
+    const scores = () => {
+      if (!flash) geomCmd('pf.qk.geom');
+      for (let i = 0; i < blocks; i++) {
+        if (flash) geomCmd('pf.qk.geom');
+        for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
+      }
+    };
+    // FLASH packs each row block's scores to the keys it sees: 32·b·(b+1) elements a head (chained.c packed_at).
+    const count = flash ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+    scores();
     for (let h = 0; h < HEADS; h++) {
-      geomCmd('pf.qk.geom');
-      for (let i = 0; i < blocks; i++) for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
-      vpuEw(VOP.ADD, blocks * 8 * tp, 'pf.mask');
-      vpuEw(VOP.RELU, blocks * 8 * tp, 'pf.relu');
+      vpuEw(VOP.ADD, count, 'pf.mask');
+      vpuEw(VOP.RELU, count, 'pf.relu');
+      if (h + 1 < HEADS) scores();
       for (let i = 0; i < blocks; i++) {
         if (i === 0 || flash) geomCmd('pf.pv.geom');
         for (let c = 0; c < DH / 8; c++) mm(keysOf(i), false, 'pf.pv');

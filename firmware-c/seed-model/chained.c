@@ -461,6 +461,23 @@ void chained_run(const SeedJob *job)
  * up to its last query, and P·V runs over just those keys. */
 #define PF_S2 0xA000u /* the second score buffer: the FFN's first bank, free during attention */
 
+/* The staging words are shared by every unit and kept after a commit
+ * (cpu_subsys.sv writes them only on a store to words 0-2), so a run of MMs
+ * with one rq word stores it once (stage_w2) and then three words an MM
+ * (mm_go: C, A|B and the commit): the CPU issues a short MM in fewer clocks
+ * than the MXU runs it. Any other push (a GEOM, a DMA or VPU command) in
+ * between overwrites word 2: stage it again after one. */
+#define MXU_PORT ((volatile uint32_t *)SEED_TPU_BASE)
+
+static inline __attribute__((always_inline)) void stage_w2(uint32_t w2) { MXU_PORT[2] = w2; }
+
+static inline __attribute__((always_inline)) void mm_go(uint32_t w0, uint32_t w1)
+{
+    MXU_PORT[0] = w0;
+    MXU_PORT[1] = w1;
+    MXU_PORT[3] = 0;
+}
+
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
 static void fast_mask(uint32_t rp, uint32_t tp)
 {
@@ -476,6 +493,25 @@ static void fast_mask(uint32_t rp, uint32_t tp)
     }
 }
 
+/* FLASH keeps each row block's scores packed: row block i holds only its
+ * i + 1 key blocks, rows 4(i+1) bytes apart, at byte 16 i (i+1) of the
+ * buffer, so one head's scores are one run of 32 b (b+1) elements for b row
+ * blocks and the mask's ADD and the ReLU cover just the keys a row block
+ * sees (not every key). The mask in the same layout: 0 left of the
+ * diagonal word, the diagonal word's keys past the row -8. */
+static uint32_t packed_at(uint32_t i) { return 16u * i * (i + 1); }
+
+static void packed_mask(uint32_t blocks)
+{
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint32_t row = SP_MASK + packed_at(i), stride = 4 * (i + 1);
+        for (uint32_t r = 0; r < 8; r++, row += stride) {
+            for (uint32_t u = 0; u < i; u++) SEED_SPAD_WORD(row + 4 * u) = 0;
+            SEED_SPAD_WORD(row + 4 * i) = r == 7 ? 0 : 0x88888888u << (4 * (r + 1));
+        }
+    }
+}
+
 /* Keys row block i may see (FLASH), or all t. */
 static uint32_t pf_keys(uint32_t i, uint32_t t)
 {
@@ -483,44 +519,67 @@ static uint32_t pf_keys(uint32_t i, uint32_t t)
     return 8 * i + 8 < t ? 8 * i + 8 : t;
 }
 
-/* Head h's scores of every row block into buffer s; returns the MXU's issued count after them. */
-static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+/* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them. */
+static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
-    seed_mxu_geom(rowb, rowb, sb, DH);
-    for (uint32_t i = 0; i < blocks; i++) {
-        uint32_t kb = (pf_keys(i, t) + 7) >> 3;
-        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
-        uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + i * 8 * rowb + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
-        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(8 * rowb)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3;
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
+    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb);
+    if (!flash) {
+        seed_mxu_geom(rowb, rowb, sb, DH);
+        stage_w2(w2);
+    }
+    for (uint32_t i = 0; i < blocks; i++, w1 += dq) {
+        if (flash) {
+            kb = i + 1;
+            w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + packed_at(i));
+            seed_mxu_geom(rowb, rowb, 4 * kb, DH);
+            stage_w2(w2);
+        } else {
+            w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
+        }
+        uint32_t v1 = w1;
+        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), v1 += dk) mm_go(w0, v1);
     }
     return MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH). */
+/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH, packed). */
 static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
 {
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
+    uint32_t flash = VARIANT & V_FLASH;
+    if (!flash) {
+        seed_mxu_geom(sb, rowb, rowb, t);
+        stage_w2(w2);
+    }
     for (uint32_t i = 0; i < blocks; i++) {
-        if (!i || (VARIANT & V_FLASH)) seed_mxu_geom(sb, rowb, rowb, pf_keys(i, t));
+        uint32_t a = s + i * 8 * sb;
+        if (flash) {
+            a = s + packed_at(i);
+            seed_mxu_geom(4 * (i + 1), rowb, rowb, pf_keys(i, t));
+            stage_w2(w2);
+        }
         uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff);
-        uint32_t w1 = SEED_MXU_MM_A_ADDR(s + i * 8 * sb) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
-        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+        uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
+        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) mm_go(w0, w1);
     }
 }
 
 /* Attention of rows 0..t-1, head by head, two score buffers. */
 static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 {
-    uint32_t tp = (t + 7) & ~7u, count = blocks * 8 * tp;
-    uint32_t done = pf_scores(0, blocks, t, tp, SP_S, L);
+    uint32_t tp = (t + 7) & ~7u, count = (VARIANT & V_FLASH) ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+    uint32_t done = pf_scores(0, blocks, tp, SP_S, L);
     for (uint32_t h = 0; h < HEADS; h++) {
         uint32_t s = (h & 1) ? PF_S2 : SP_S;
         wait_for(SEED_UNIT_MXU, done);
         /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
         vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
         vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
-        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
+        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, tp, (h & 1) ? SP_S : PF_S2, L);
         wait_all(SEED_UNIT_VPU);
         pf_pv(h, blocks, t, tp, s, L);
     }
@@ -563,7 +622,8 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
     pump();
     for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
     fill(SP_TMP, POS_EMB, D, t);
-    fast_mask(blocks * 8, tp);
+    if (VARIANT & V_FLASH) packed_mask(blocks);
+    else fast_mask(blocks * 8, tp);
     wait_all(SEED_UNIT_DMA);
     vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
     wait_all(SEED_UNIT_VPU);
