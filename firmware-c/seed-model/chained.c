@@ -471,11 +471,24 @@ void chained_run(const SeedJob *job)
 
 static inline __attribute__((always_inline)) void stage_w2(uint32_t w2) { MXU_PORT[2] = w2; }
 
-static inline __attribute__((always_inline)) void mm_go(uint32_t w0, uint32_t w1)
+/* n MMs, the command words advancing by dw0 and dw1 (locals only: the loop
+ * is three stores, two adds and a branch). */
+static inline __attribute__((always_inline)) void mm_run(uint32_t w0, uint32_t w1, uint32_t dw0, uint32_t dw1, uint32_t n)
 {
-    MXU_PORT[0] = w0;
-    MXU_PORT[1] = w1;
-    MXU_PORT[3] = 0;
+    volatile uint32_t *port = MXU_PORT;
+    for (uint32_t end = w0 + n * dw0; w0 != end; w0 += dw0, w1 += dw1) {
+        port[0] = w0;
+        port[1] = w1;
+        port[3] = 0;
+    }
+}
+
+/* GEOM inline (a call spills the caller's registers), then the MMs' rq word staged again. */
+static inline __attribute__((always_inline)) void geom_w2(uint32_t a_stride, uint32_t b_stride, uint32_t c_stride, uint32_t len, uint32_t w2)
+{
+    push(SEED_UNIT_MXU, SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(a_stride), SEED_MXU_GEOM_B_STRIDE(b_stride) | SEED_MXU_GEOM_C_STRIDE(c_stride),
+         SEED_MXU_GEOM_LEN(len), 0);
+    stage_w2(w2);
 }
 
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
@@ -512,36 +525,22 @@ static void packed_mask(uint32_t blocks)
     }
 }
 
-/* Keys row block i may see (FLASH), or all t. */
-static uint32_t pf_keys(uint32_t i, uint32_t t)
-{
-    if (!(VARIANT & V_FLASH)) return t;
-    return 8 * i + 8 < t ? 8 * i + 8 : t;
-}
-
 /* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them. */
 static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
-    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3;
-    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s);
+    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3, dh = DH;
     uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
-    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb);
-    if (!flash) {
-        seed_mxu_geom(rowb, rowb, sb, DH);
-        stage_w2(w2);
-    }
+    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb), op = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1);
+    if (!flash) geom_w2(rowb, rowb, sb, dh, w2);
     for (uint32_t i = 0; i < blocks; i++, w1 += dq) {
+        uint32_t c = s + i * 8 * sb;
         if (flash) {
             kb = i + 1;
-            w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + packed_at(i));
-            seed_mxu_geom(rowb, rowb, 4 * kb, DH);
-            stage_w2(w2);
-        } else {
-            w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
+            c = s + packed_at(i);
+            geom_w2(rowb, rowb, 4 * kb, dh, w2);
         }
-        uint32_t v1 = w1;
-        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), v1 += dk) mm_go(w0, v1);
+        mm_run(op | SEED_MXU_MM_C_ADDR(c), w1, SEED_MXU_MM_C_ADDR(4), dk, kb);
     }
     return MMIO_ISSUED(SEED_UNIT_MXU);
 }
@@ -550,21 +549,16 @@ static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, 
 static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
 {
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
-    uint32_t flash = VARIANT & V_FLASH;
-    if (!flash) {
-        seed_mxu_geom(sb, rowb, rowb, t);
-        stage_w2(w2);
-    }
+    uint32_t flash = VARIANT & V_FLASH, tiles = DH >> 3;
+    if (!flash) geom_w2(sb, rowb, rowb, t, w2);
     for (uint32_t i = 0; i < blocks; i++) {
         uint32_t a = s + i * 8 * sb;
         if (flash) {
             a = s + packed_at(i);
-            seed_mxu_geom(4 * (i + 1), rowb, rowb, pf_keys(i, t));
-            stage_w2(w2);
+            geom_w2(4 * (i + 1), rowb, rowb, 8 * i + 8 < t ? 8 * i + 8 : t, w2);
         }
-        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff);
-        uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
-        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) mm_go(w0, w1);
+        mm_run(SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff), SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(SP_V + hoff),
+               SEED_MXU_MM_C_ADDR(4), SEED_MXU_MM_B_ADDR(4), tiles);
     }
 }
 
