@@ -491,6 +491,16 @@ static inline __attribute__((always_inline)) void geom_w2(uint32_t a_stride, uin
     stage_w2(w2);
 }
 
+/* vpu_ew inline for n = 0 (a call and its chunk arithmetic cost more than the VPU's queue can hide between the heads). */
+static inline __attribute__((always_inline)) void pf_vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count)
+{
+    uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
+    uint32_t step = (VPU_CHUNK >> 1) * 0x10001u; /* dst (w0) and both sources (w1) advance a chunk's bytes */
+    for (; count > VPU_CHUNK; count -= VPU_CHUNK, w0 += (VPU_CHUNK >> 1) << 16, w1 += step)
+        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(VPU_CHUNK) | SEED_VPU_OP_M0(1), 0);
+    push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(count) | SEED_VPU_OP_M0(1), 0);
+}
+
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
 static void fast_mask(uint32_t rp, uint32_t tp)
 {
@@ -571,8 +581,8 @@ static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
         uint32_t s = (h & 1) ? PF_S2 : SP_S;
         wait_for(SEED_UNIT_MXU, done);
         /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
-        vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
-        vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
+        pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
+        pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
         if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, tp, (h & 1) ? SP_S : PF_S2, L);
         wait_all(SEED_UNIT_VPU);
         pf_pv(h, blocks, t, tp, s, L);
