@@ -623,13 +623,14 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     pf_kc = 0;
-    pump();
+    /* The embedding's rows first, then the weight stream behind them; the mask is built while the VPU adds. */
     for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
     fill(SP_TMP, POS_EMB, D, t);
+    uint32_t embed = MMIO_ISSUED(SEED_UNIT_DMA);
+    wait_for(SEED_UNIT_DMA, embed);
+    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
     if (VARIANT & V_FLASH) packed_mask(blocks);
     else fast_mask(blocks * 8, tp);
-    wait_all(SEED_UNIT_DMA);
-    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
     wait_all(SEED_UNIT_VPU);
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
