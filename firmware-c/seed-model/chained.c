@@ -8,6 +8,16 @@
  * kept out of .bss, whose clearing at start-up would cost every variant's run
  * clocks. */
 #define NOINIT __attribute__((section(".noinit")))
+/* The decode's last functions and the pipelined prefill's each in a section of
+ * their own, the prefill's last (seed/link.ld): the decode's code keeps its
+ * addresses whatever the prefill's code becomes, and so its clocks (which
+ * 32-bit instructions straddle a word, which calls the linker shortens).
+ * The 113 c.nops ahead of the decode's functions stand where the prefill's
+ * score loop stood before it moved to the end. */
+#define DECODE_TEXT __attribute__((section(".text_decode")))
+#define DECODE_RUN_TEXT __attribute__((section(".text_decode_run"))) /* a section apart, as it was: the linker shortens its calls as before */
+#define PREFILL_TEXT __attribute__((section(".text_prefill")))
+__asm__(".section .text_decode,\"ax\",@progbits\n\t.fill 113, 2, 0x0001\n\t.previous");
 
 static NOINIT uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
 static NOINIT uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
@@ -280,7 +290,7 @@ static void chained_matmul(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t c
 }
 
 /* x = hardtanh(x + t) for bound 8 (ADD) or 7 (DYT), one row. */
-static void chained_residual(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+DECODE_TEXT static void chained_residual(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
 {
     uint32_t rowb = D >> 1;
     if (VARIANT & V_FUSED) {
@@ -429,7 +439,7 @@ static void put_word(uint32_t sram, uint32_t value, uint32_t bytes)
     wait_all(SEED_UNIT_DMA);
 }
 
-void chained_run(const SeedJob *job)
+DECODE_RUN_TEXT void chained_run(const SeedJob *job)
 {
     set_job(job);
     if (!chained_fits(SEED_SPAD_WORD(SP_HDR + MODEL_H_MAX_SEQ))) return;
@@ -502,7 +512,7 @@ static inline __attribute__((always_inline)) void pf_vpu_ew(uint32_t op, uint32_
 }
 
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
-static void fast_mask(uint32_t rp, uint32_t tp)
+PREFILL_TEXT static void fast_mask(uint32_t rp, uint32_t tp)
 {
     uint32_t sb = tp >> 1, words = tp >> 3;
     for (uint32_t r = 0; r < rp; r++) {
@@ -522,9 +532,9 @@ static void fast_mask(uint32_t rp, uint32_t tp)
  * blocks and the mask's ADD and the ReLU cover just the keys a row block
  * sees (not every key). The mask in the same layout: 0 left of the
  * diagonal word, the diagonal word's keys past the row -8. */
-static uint32_t packed_at(uint32_t i) { return 16u * i * (i + 1); }
+PREFILL_TEXT static uint32_t packed_at(uint32_t i) { return 16u * i * (i + 1); }
 
-static void packed_mask(uint32_t blocks)
+PREFILL_TEXT static void packed_mask(uint32_t blocks)
 {
     for (uint32_t i = 0; i < blocks; i++) {
         uint32_t row = SP_MASK + packed_at(i), stride = 4 * (i + 1);
@@ -535,45 +545,58 @@ static void packed_mask(uint32_t blocks)
     }
 }
 
-/* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them. */
-static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
+/* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them.
+ * Every command word advances by a constant from block to block: locals, no multiplies, no loads. */
+PREFILL_TEXT static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
+    volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
-    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3, dh = DH;
+    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3;
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s);
     uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
-    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb), op = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1);
-    if (!flash) geom_w2(rowb, rowb, sb, dh, w2);
+    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb);
+    /* FLASH: block i's C stride 4(i+1), its C base 16 i (i+1) bytes in; else one stride sb, blocks 8 sb apart. */
+    uint32_t g0 = SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(rowb), g1 = SEED_MXU_GEOM_B_STRIDE(rowb) | SEED_MXU_GEOM_C_STRIDE(flash ? 4 : sb);
+    uint32_t g2 = SEED_MXU_GEOM_LEN(DH), dc = SEED_MXU_MM_C_ADDR(flash ? 32 : 8 * sb);
+    if (!flash) { port[0] = g0; port[1] = g1; port[2] = g2; port[3] = 0; port[2] = w2; }
     for (uint32_t i = 0; i < blocks; i++, w1 += dq) {
-        uint32_t c = s + i * 8 * sb;
         if (flash) {
             kb = i + 1;
-            c = s + packed_at(i);
-            geom_w2(rowb, rowb, 4 * kb, dh, w2);
+            port[0] = g0; port[1] = g1; port[2] = g2; port[3] = 0; port[2] = w2;
+            g1 += SEED_MXU_GEOM_C_STRIDE(4);
         }
-        mm_run(op | SEED_MXU_MM_C_ADDR(c), w1, SEED_MXU_MM_C_ADDR(4), dk, kb);
+        mm_run(w0, w1, SEED_MXU_MM_C_ADDR(4), dk, kb);
+        w0 += dc;
+        if (flash) dc += SEED_MXU_MM_C_ADDR(32);
     }
     return MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH, packed). */
-static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH, packed: A stride 4(i+1), K the block's keys). */
+PREFILL_TEXT static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
 {
+    volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
     uint32_t flash = VARIANT & V_FLASH, tiles = DH >> 3;
-    if (!flash) geom_w2(sb, rowb, rowb, t, w2);
+    uint32_t g0 = SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(flash ? 4 : sb), g1 = SEED_MXU_GEOM_B_STRIDE(rowb) | SEED_MXU_GEOM_C_STRIDE(rowb);
+    uint32_t keys = flash ? 8 : t, da = SEED_MXU_MM_A_ADDR(flash ? 32 : 8 * sb);
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + hoff), w1 = SEED_MXU_MM_A_ADDR(s) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
+    if (!flash) { port[0] = g0; port[1] = g1; port[2] = SEED_MXU_GEOM_LEN(t); port[3] = 0; port[2] = w2; }
     for (uint32_t i = 0; i < blocks; i++) {
-        uint32_t a = s + i * 8 * sb;
         if (flash) {
-            a = s + packed_at(i);
-            geom_w2(4 * (i + 1), rowb, rowb, 8 * i + 8 < t ? 8 * i + 8 : t, w2);
+            port[0] = g0; port[1] = g1; port[2] = SEED_MXU_GEOM_LEN(keys < t ? keys : t); port[3] = 0; port[2] = w2;
+            g0 += SEED_MXU_GEOM_A_STRIDE(4);
+            keys += 8;
         }
-        mm_run(SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff), SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(SP_V + hoff),
-               SEED_MXU_MM_C_ADDR(4), SEED_MXU_MM_B_ADDR(4), tiles);
+        mm_run(w0, w1, SEED_MXU_MM_C_ADDR(4), SEED_MXU_MM_B_ADDR(4), tiles);
+        w0 += SEED_MXU_MM_C_ADDR(8 * rowb);
+        w1 += da;
+        if (flash) da += SEED_MXU_MM_A_ADDR(32);
     }
 }
 
 /* Attention of rows 0..t-1, head by head, two score buffers. */
-static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
+PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 {
     uint32_t tp = (t + 7) & ~7u, count = (VARIANT & V_FLASH) ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
     uint32_t done = pf_scores(0, blocks, tp, SP_S, L);
@@ -591,7 +614,7 @@ static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 }
 
 /* x = hardtanh(x + R(a·W)) for row blocks, from the ring. */
-static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
 {
     uint32_t rowb = D >> 1, count = blocks * 8 * D;
     if (VARIANT & V_FUSED) {
@@ -607,7 +630,7 @@ static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stri
     wait_all(SEED_UNIT_VPU);
 }
 
-void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
+PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
     set_job(job);
     uint32_t rowb = D >> 1, blocks = (t + 7) >> 3, tp = (t + 7) & ~7u;
