@@ -502,14 +502,16 @@ static inline __attribute__((always_inline)) void geom_w2(uint32_t a_stride, uin
 }
 
 /* vpu_ew inline for n = 0 (a call and its chunk arithmetic cost more than the VPU's queue can hide between the heads). */
-static inline __attribute__((always_inline)) void pf_vpu_ew(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count)
+static inline __attribute__((always_inline)) void pf_vpu_ew_m0(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t m0)
 {
     uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
     uint32_t step = (VPU_CHUNK >> 1) * 0x10001u; /* dst (w0) and both sources (w1) advance a chunk's bytes */
     for (; count > VPU_CHUNK; count -= VPU_CHUNK, w0 += (VPU_CHUNK >> 1) << 16, w1 += step)
-        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(VPU_CHUNK) | SEED_VPU_OP_M0(1), 0);
-    push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(count) | SEED_VPU_OP_M0(1), 0);
+        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(VPU_CHUNK) | SEED_VPU_OP_M0(m0), 0);
+    push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(count) | SEED_VPU_OP_M0(m0), 0);
 }
+
+#define pf_vpu_ew(op, dst, s0, s1, count) pf_vpu_ew_m0(op, dst, s0, s1, count, 1)
 
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
 PREFILL_TEXT static void fast_mask(uint32_t rp, uint32_t tp)
@@ -536,12 +538,10 @@ PREFILL_TEXT static uint32_t packed_at(uint32_t i) { return 16u * i * (i + 1); }
 
 PREFILL_TEXT static void packed_mask(uint32_t blocks)
 {
+    /* Every word but the diagonal ones is 0: the VPU zeroes the mask first (REQUANT with m0 = 0 writes 0), the CPU writes the diagonal. */
     for (uint32_t i = 0; i < blocks; i++) {
-        uint32_t row = SP_MASK + packed_at(i), stride = 4 * (i + 1);
-        for (uint32_t r = 0; r < 8; r++, row += stride) {
-            for (uint32_t u = 0; u < i; u++) SEED_SPAD_WORD(row + 4 * u) = 0;
-            SEED_SPAD_WORD(row + 4 * i) = r == 7 ? 0 : 0x88888888u << (4 * (r + 1));
-        }
+        uint32_t at = SP_MASK + packed_at(i) + 4 * i, stride = 4 * (i + 1), word = 0x88888888u;
+        for (uint32_t r = 0; r < 7; r++, at += stride) SEED_SPAD_WORD(at) = word <<= 4; /* row r: its keys past r */
     }
 }
 
@@ -646,14 +646,30 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     pf_kc = 0;
-    /* The embedding's rows first, then the weight stream behind them; the mask is built while the VPU adds. */
-    for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
+    /* The embedding's rows first (the position rows' one long fill, then the
+     * token rows, three stores each: their LEN|ROWS word stays staged), the
+     * weight stream behind them; the mask is built while the DMA moves them. */
+    if (VARIANT & V_FLASH) pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
     fill(SP_TMP, POS_EMB, D, t);
+    {
+        volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (SEED_UNIT_DMA << 4));
+        uint32_t w0 = SEED_DMA_MOVE | SEED_DMA_MOVE_SPAD_ADDR(SP_ATT), base = TOK_EMB;
+        port[2] = SEED_DMA_MOVE_LEN(D) | SEED_DMA_MOVE_ROWS(1);
+        for (const uint8_t *p = tok, *end = tok + t; p != end; p++, w0 += SEED_DMA_MOVE_SPAD_ADDR(rowb)) {
+            port[0] = w0;
+            port[1] = SEED_DMA_MOVE_SRAM_ADDR(base + *p * rowb);
+            port[3] = 0;
+        }
+    }
     uint32_t embed = MMIO_ISSUED(SEED_UNIT_DMA);
+    if (VARIANT & V_FLASH) {
+        wait_all(SEED_UNIT_VPU);
+        packed_mask(blocks);
+    } else {
+        fast_mask(blocks * 8, tp);
+    }
     wait_for(SEED_UNIT_DMA, embed);
     vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
-    if (VARIANT & V_FLASH) packed_mask(blocks);
-    else fast_mask(blocks * 8, tp);
     wait_all(SEED_UNIT_VPU);
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
