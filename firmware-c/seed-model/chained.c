@@ -547,7 +547,7 @@ PREFILL_TEXT static void packed_mask(uint32_t blocks)
 
 /* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them.
  * Every command word advances by a constant from block to block: locals, no multiplies, no loads. */
-PREFILL_TEXT static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
+PREFILL_TEXT static inline __attribute__((always_inline)) uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
     volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
@@ -573,7 +573,7 @@ PREFILL_TEXT static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp,
 }
 
 /* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH, packed: A stride 4(i+1), K the block's keys). */
-PREFILL_TEXT static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+PREFILL_TEXT static inline __attribute__((always_inline)) void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
 {
     volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
