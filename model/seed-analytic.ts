@@ -442,7 +442,9 @@ export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps:
 /**
  * chained.c's prefill_pipelined (PIPELINED): the weights of every layer, then
  * the head's, through a ring of three 2 KB slots; K and V written in place and
- * spilled to the caches after attention; attention head by head.
+ * spilled to the caches after attention; attention head by head (FLASH: each
+ * row block's scores packed to the keys it sees, the packed mask's zeros
+ * written by the VPU).
  */
 function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, variant: number, sink: SeedSink): void {
   const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;

@@ -472,7 +472,10 @@ DECODE_RUN_TEXT void chained_run(const SeedJob *job)
  * projection runs), the causal mask built a word at a time, and attention head
  * by head with two score buffers: the MXU scores head h+1 while the VPU masks
  * head h. FLASH keeps its meaning: each row block scores only its key blocks
- * up to its last query, and P·V runs over just those keys. */
+ * up to its last query, and P·V runs over just those keys; its scores are
+ * packed to those keys, so the VPU's mask and ReLU cover only them. Attention
+ * is issue-bound on this CPU (a command is four 9-clock stores): its MMs go
+ * out three stores each from locals, the rq word left staged. */
 #define PF_S2 0xA000u /* the second score buffer: the FFN's first bank, free during attention */
 
 /* The staging words are shared by every unit and kept after a commit
