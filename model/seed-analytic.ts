@@ -504,7 +504,8 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
     ringMatmul(G_DF, false, 'pf.ffn1');
     vpuEw(VOP.RELU, blocks * 8 * DFF, 'pf.ffn1.relu');
     ringMatmul(G_FD, fused, 'pf.ffn2');
-    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.ffn2.residual');
+    // After the last layer only the last row's (its logits are the prefill's).
+    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, (l + 1 === LAYERS ? 1 : blocks * 8) * D, 'pf.ffn2.residual');
   }
   for (const bytes of chunks[G_OUT]) fill(bytes, 'pf.chunk.head');
   for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'pf.dot');

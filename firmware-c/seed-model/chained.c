@@ -620,19 +620,21 @@ PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* x = hardtanh(x + R(a·W)) for row blocks, from the ring. */
-PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+/* x = hardtanh(x + R(a·W)) for row blocks, from the ring; the VPU's pass over
+ * `rows` rows from row x0 (after the last layer only the last row, whose
+ * logits are the prefill's: no other row of x is read again). */
+PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound, uint32_t x0, uint32_t rows)
 {
-    uint32_t rowb = D >> 1, count = blocks * 8 * D;
+    uint32_t rowb = D >> 1, count = rows * D, x = SP_X + x0 * rowb;
     if (VARIANT & V_FUSED) {
         ring_matmul(g, blocks, a, a_stride, SP_X, rowb, shift, 1);
         if (bound != 7) return;
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, count, 1);
+        vpu_ew(SEED_VOP_DYT, x, x, x, count, 1);
     } else {
         ring_matmul(g, blocks, a, a_stride, SP_TMP, rowb, shift, 0);
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, count, 0);
+        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, count, 0);
     }
     wait_all(SEED_UNIT_VPU);
 }
@@ -705,7 +707,8 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
         wait_all(SEED_UNIT_MXU);
         vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, blocks * 8 * DFF, 0);
         wait_all(SEED_UNIT_VPU);
-        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2);
+        uint32_t last = l + 1 == LAYERS;
+        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, last ? t - 1 : 0, last ? 1 : blocks * 8);
     }
     wait_all(SEED_UNIT_MXU);
     flush_spills();
