@@ -500,12 +500,13 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
     ringMatmul(G_DD, fused, 'pf.o');
     spill(t * rowb, 'pf.k.spill');
     spill(t * rowb, 'pf.v.spill');
-    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.o.residual'); // DYT and ADD cost the same
+    // In the last layer the VPU's passes after attention cover the last row only (its logits are the prefill's).
+    const rows = l + 1 === LAYERS ? 1 : blocks * 8;
+    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, rows * D, 'pf.o.residual'); // DYT and ADD cost the same
     ringMatmul(G_DF, false, 'pf.ffn1');
-    vpuEw(VOP.RELU, blocks * 8 * DFF, 'pf.ffn1.relu');
+    vpuEw(VOP.RELU, rows * DFF, 'pf.ffn1.relu');
     ringMatmul(G_FD, fused, 'pf.ffn2');
-    // After the last layer only the last row's (its logits are the prefill's).
-    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, (l + 1 === LAYERS ? 1 : blocks * 8) * D, 'pf.ffn2.residual');
+    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, rows * D, 'pf.ffn2.residual');
   }
   for (const bytes of chunks[G_OUT]) fill(bytes, 'pf.chunk.head');
   for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'pf.dot');

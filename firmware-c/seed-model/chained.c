@@ -621,8 +621,8 @@ PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *
 }
 
 /* x = hardtanh(x + R(a·W)) for row blocks, from the ring; the VPU's pass over
- * `rows` rows from row x0 (after the last layer only the last row, whose
- * logits are the prefill's: no other row of x is read again). */
+ * `rows` rows from row x0 (in the last layer only the last row, whose logits
+ * are the prefill's: no other row's result is read again). */
 PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound, uint32_t x0, uint32_t rows)
 {
     uint32_t rowb = D >> 1, count = rows * D, x = SP_X + x0 * rowb;
@@ -697,18 +697,21 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
         } else {
             ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
         }
+        /* From here on a row's result depends on that row alone: after the last layer's attention the VPU's
+         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole). */
+        uint32_t last = l + 1 == LAYERS, x0 = last ? t - 1 : 0, rows = last ? 1 : blocks * 8, x = SP_X + x0 * rowb;
         if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
             wait_all(SEED_UNIT_MXU);
-            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, blocks * 8 * D, 1);
-            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, blocks * 8 * D, 0);
+            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, x, x, x, rows * D, 1);
+            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, rows * D, 0);
             wait_all(SEED_UNIT_VPU);
         }
         ring_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0);
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, blocks * 8 * DFF, 0);
+        uint32_t h = SP_HID + x0 * (DFF >> 1);
+        vpu_ew(SEED_VOP_RELU, h, h, 0, rows * DFF, 0);
         wait_all(SEED_UNIT_VPU);
-        uint32_t last = l + 1 == LAYERS;
-        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, last ? t - 1 : 0, last ? 1 : blocks * 8);
+        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, x0, rows);
     }
     wait_all(SEED_UNIT_MXU);
     flush_spills();
