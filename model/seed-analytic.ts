@@ -442,7 +442,9 @@ export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps:
 /**
  * chained.c's prefill_pipelined (PIPELINED): the weights of every layer, then
  * the head's, through a ring of three 2 KB slots; K and V written in place and
- * spilled to the caches after attention; attention head by head.
+ * spilled to the caches after attention; attention head by head (FLASH: each
+ * row block's scores packed to the keys it sees, the packed mask's zeros
+ * written by the VPU).
  */
 function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, variant: number, sink: SeedSink): void {
   const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
@@ -467,6 +469,7 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
   };
   const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
   sink.cpu('pf.prefill', [t]); // no schedule terms: the pump's timing is the firmware's
+  if (flash) vpuEw(VOP.RELU, 32 * blocks * (blocks + 1), 'pf.mask.zero'); // REQUANT with m0 = 0: the packed mask's zeros (a unary pass)
   for (let r = 0; r < t; r++) fill(rowb, 'pf.embed.tok');
   fill(t * rowb, 'pf.embed.pos');
   vpuEw(VOP.ADD, t * D, 'pf.embed.add');
@@ -474,11 +477,21 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
     ringMatmul(G_DD, false, 'pf.q');
     ringMatmul(G_DD, false, 'pf.k');
     ringMatmul(G_DD, false, 'pf.v');
+    // pf_attention: head 0's scores, then per head its mask and ReLU, the next head's scores, its P·V.
+    const scores = () => {
+      if (!flash) geomCmd('pf.qk.geom');
+      for (let i = 0; i < blocks; i++) {
+        if (flash) geomCmd('pf.qk.geom');
+        for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
+      }
+    };
+    // FLASH packs each row block's scores to the keys it sees: 32·b·(b+1) elements a head (chained.c packed_at).
+    const count = flash ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+    scores();
     for (let h = 0; h < HEADS; h++) {
-      geomCmd('pf.qk.geom');
-      for (let i = 0; i < blocks; i++) for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
-      vpuEw(VOP.ADD, blocks * 8 * tp, 'pf.mask');
-      vpuEw(VOP.RELU, blocks * 8 * tp, 'pf.relu');
+      vpuEw(VOP.ADD, count, 'pf.mask');
+      vpuEw(VOP.RELU, count, 'pf.relu');
+      if (h + 1 < HEADS) scores();
       for (let i = 0; i < blocks; i++) {
         if (i === 0 || flash) geomCmd('pf.pv.geom');
         for (let c = 0; c < DH / 8; c++) mm(keysOf(i), false, 'pf.pv');
@@ -487,11 +500,13 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
     ringMatmul(G_DD, fused, 'pf.o');
     spill(t * rowb, 'pf.k.spill');
     spill(t * rowb, 'pf.v.spill');
-    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.o.residual'); // DYT and ADD cost the same
+    // In the last layer the VPU's passes after attention cover the last row only (its logits are the prefill's).
+    const rows = l + 1 === LAYERS ? 1 : blocks * 8;
+    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, rows * D, 'pf.o.residual'); // DYT and ADD cost the same
     ringMatmul(G_DF, false, 'pf.ffn1');
-    vpuEw(VOP.RELU, blocks * 8 * DFF, 'pf.ffn1.relu');
+    vpuEw(VOP.RELU, rows * DFF, 'pf.ffn1.relu');
     ringMatmul(G_FD, fused, 'pf.ffn2');
-    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.ffn2.residual');
+    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, rows * D, 'pf.ffn2.residual');
   }
   for (const bytes of chunks[G_OUT]) fill(bytes, 'pf.chunk.head');
   for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'pf.dot');

@@ -24,8 +24,12 @@ function expectPredicted(variant: number, decodeSteps: number, seed: number): vo
   expect({ mxu: c.mxu, vpu: c.vpu, dma: c.dma }).toEqual({ mxu: p.mxu, vpu: p.vpu, dma: p.dma });
 }
 
-/** The write-up's bits (0-7), the chained decode and the pipelined prefill alone, and every bit. */
-const VARIANTS = [0, 1, 2, 3, 4, 5, 6, 7, SEED_VARIANT.CHAINED, SEED_VARIANT.PIPELINED, SEED_BEST_VARIANT];
+/**
+ * The write-up's bits (0-7), the chained decode and the pipelined prefill alone, the pipelined prefill with
+ * FlashAttention (its packed scores and mask) with and without the rest, and every bit.
+ */
+const VARIANTS = [0, 1, 2, 3, 4, 5, 6, 7, SEED_VARIANT.CHAINED, SEED_VARIANT.PIPELINED, SEED_VARIANT.PIPELINED | SEED_VARIANT.FLASH,
+  SEED_VARIANT.PIPELINED | 7, SEED_BEST_VARIANT];
 
 describe('seed kernels: measured busy = analytic busy at the write-up\'s shape', () => {
   for (const variant of VARIANTS) {

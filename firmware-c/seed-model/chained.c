@@ -8,6 +8,16 @@
  * kept out of .bss, whose clearing at start-up would cost every variant's run
  * clocks. */
 #define NOINIT __attribute__((section(".noinit")))
+/* The decode's last functions and the pipelined prefill's each in a section of
+ * their own, the prefill's last (seed/link.ld): the decode's code keeps its
+ * addresses whatever the prefill's code becomes, and so its clocks (which
+ * 32-bit instructions straddle a word, which calls the linker shortens).
+ * The 113 c.nops ahead of the decode's functions stand where the prefill's
+ * score loop stood before it moved to the end. */
+#define DECODE_TEXT __attribute__((section(".text_decode")))
+#define DECODE_RUN_TEXT __attribute__((section(".text_decode_run"))) /* a section apart, as it was: the linker shortens its calls as before */
+#define PREFILL_TEXT __attribute__((section(".text_prefill")))
+__asm__(".section .text_decode,\"ax\",@progbits\n\t.fill 113, 2, 0x0001\n\t.previous");
 
 static NOINIT uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
 static NOINIT uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
@@ -20,7 +30,8 @@ static void set_job(const SeedJob *j)
     layer = j->layer;
 }
 
-static void fill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
+/* Out of line, as the decode has always called it (the decode's code, and so its clocks, stay as they were). */
+__attribute__((noinline)) static void fill(uint32_t spad, uint32_t sram, uint32_t elems, uint32_t rows)
 {
     seed_dma_move(0, spad, sram, elems, rows, 0, 0);
 }
@@ -280,7 +291,7 @@ static void chained_matmul(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t c
 }
 
 /* x = hardtanh(x + t) for bound 8 (ADD) or 7 (DYT), one row. */
-static void chained_residual(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+DECODE_TEXT static void chained_residual(uint32_t g, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
 {
     uint32_t rowb = D >> 1;
     if (VARIANT & V_FUSED) {
@@ -429,7 +440,7 @@ static void put_word(uint32_t sram, uint32_t value, uint32_t bytes)
     wait_all(SEED_UNIT_DMA);
 }
 
-void chained_run(const SeedJob *job)
+DECODE_RUN_TEXT void chained_run(const SeedJob *job)
 {
     set_job(job);
     if (!chained_fits(SEED_SPAD_WORD(SP_HDR + MODEL_H_MAX_SEQ))) return;
@@ -458,11 +469,56 @@ void chained_run(const SeedJob *job)
  * projection runs), the causal mask built a word at a time, and attention head
  * by head with two score buffers: the MXU scores head h+1 while the VPU masks
  * head h. FLASH keeps its meaning: each row block scores only its key blocks
- * up to its last query, and P·V runs over just those keys. */
+ * up to its last query, and P·V runs over just those keys; its scores are
+ * packed to those keys, so the VPU's mask and ReLU cover only them. Attention
+ * is issue-bound on this CPU (a command is four 9-clock stores): its MMs go
+ * out three stores each from locals, the rq word left staged. */
 #define PF_S2 0xA000u /* the second score buffer: the FFN's first bank, free during attention */
 
+/* The staging words are shared by every unit and kept after a commit
+ * (cpu_subsys.sv writes them only on a store to words 0-2), so a run of MMs
+ * with one rq word stores it once (stage_w2) and then three words an MM
+ * (mm_go: C, A|B and the commit): the CPU issues a short MM in fewer clocks
+ * than the MXU runs it. Any other push (a GEOM, a DMA or VPU command) in
+ * between overwrites word 2: stage it again after one. */
+#define MXU_PORT ((volatile uint32_t *)SEED_TPU_BASE)
+
+static inline __attribute__((always_inline)) void stage_w2(uint32_t w2) { MXU_PORT[2] = w2; }
+
+/* n MMs, the command words advancing by dw0 and dw1 (locals only: the loop
+ * is three stores, two adds and a branch). */
+static inline __attribute__((always_inline)) void mm_run(uint32_t w0, uint32_t w1, uint32_t dw0, uint32_t dw1, uint32_t n)
+{
+    volatile uint32_t *port = MXU_PORT;
+    for (uint32_t end = w0 + n * dw0; w0 != end; w0 += dw0, w1 += dw1) {
+        port[0] = w0;
+        port[1] = w1;
+        port[3] = 0;
+    }
+}
+
+/* GEOM inline (a call spills the caller's registers), then the MMs' rq word staged again. */
+static inline __attribute__((always_inline)) void geom_w2(uint32_t a_stride, uint32_t b_stride, uint32_t c_stride, uint32_t len, uint32_t w2)
+{
+    push(SEED_UNIT_MXU, SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(a_stride), SEED_MXU_GEOM_B_STRIDE(b_stride) | SEED_MXU_GEOM_C_STRIDE(c_stride),
+         SEED_MXU_GEOM_LEN(len), 0);
+    stage_w2(w2);
+}
+
+/* vpu_ew inline for n = 0 (a call and its chunk arithmetic cost more than the VPU's queue can hide between the heads). */
+static inline __attribute__((always_inline)) void pf_vpu_ew_m0(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t m0)
+{
+    uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
+    uint32_t step = (VPU_CHUNK >> 1) * 0x10001u; /* dst (w0) and both sources (w1) advance a chunk's bytes */
+    for (; count > VPU_CHUNK; count -= VPU_CHUNK, w0 += (VPU_CHUNK >> 1) << 16, w1 += step)
+        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(VPU_CHUNK) | SEED_VPU_OP_M0(m0), 0);
+    push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(count) | SEED_VPU_OP_M0(m0), 0);
+}
+
+#define pf_vpu_ew(op, dst, s0, s1, count) pf_vpu_ew_m0(op, dst, s0, s1, count, 1)
+
 /* The causal mask of rows 0..rp-1 over tp keys, a word (8 keys) a store. */
-static void fast_mask(uint32_t rp, uint32_t tp)
+PREFILL_TEXT static void fast_mask(uint32_t rp, uint32_t tp)
 {
     uint32_t sb = tp >> 1, words = tp >> 3;
     for (uint32_t r = 0; r < rp; r++) {
@@ -476,75 +532,111 @@ static void fast_mask(uint32_t rp, uint32_t tp)
     }
 }
 
-/* Keys row block i may see (FLASH), or all t. */
-static uint32_t pf_keys(uint32_t i, uint32_t t)
+/* FLASH keeps each row block's scores packed: row block i holds only its
+ * i + 1 key blocks, rows 4(i+1) bytes apart, at byte 16 i (i+1) of the
+ * buffer, so one head's scores are one run of 32 b (b+1) elements for b row
+ * blocks and the mask's ADD and the ReLU cover just the keys a row block
+ * sees (not every key). The mask in the same layout: 0 left of the
+ * diagonal word, the diagonal word's keys past the row -8. */
+PREFILL_TEXT static uint32_t packed_at(uint32_t i) { return 16u * i * (i + 1); }
+
+PREFILL_TEXT static void packed_mask(uint32_t blocks)
 {
-    if (!(VARIANT & V_FLASH)) return t;
-    return 8 * i + 8 < t ? 8 * i + 8 : t;
+    /* Every word but the diagonal ones is 0: the VPU zeroes the mask first (REQUANT with m0 = 0 writes 0), the CPU writes the diagonal. */
+    for (uint32_t i = 0; i < blocks; i++) {
+        uint32_t at = SP_MASK + packed_at(i) + 4 * i, stride = 4 * (i + 1), word = 0x88888888u;
+        for (uint32_t r = 0; r < 7; r++, at += stride) SEED_SPAD_WORD(at) = word <<= 4; /* row r: its keys past r */
+    }
 }
 
-/* Head h's scores of every row block into buffer s; returns the MXU's issued count after them. */
-static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+/* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them.
+ * Every command word advances by a constant from block to block: locals, no multiplies, no loads. */
+PREFILL_TEXT static inline __attribute__((always_inline)) uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
+    volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
-    seed_mxu_geom(rowb, rowb, sb, DH);
-    for (uint32_t i = 0; i < blocks; i++) {
-        uint32_t kb = (pf_keys(i, t) + 7) >> 3;
-        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s + i * 8 * sb);
-        uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + i * 8 * rowb + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
-        for (uint32_t j = 0; j < kb; j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(8 * rowb)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+    uint32_t flash = VARIANT & V_FLASH, kb = tp >> 3;
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_TRANSPOSE(1) | SEED_MXU_MM_C_ADDR(s);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(SP_Q + hoff) | SEED_MXU_MM_B_ADDR(SP_K + hoff);
+    uint32_t dk = SEED_MXU_MM_B_ADDR(8 * rowb), dq = SEED_MXU_MM_A_ADDR(8 * rowb);
+    /* FLASH: block i's C stride 4(i+1), its C base 16 i (i+1) bytes in; else one stride sb, blocks 8 sb apart. */
+    uint32_t g0 = SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(rowb), g1 = SEED_MXU_GEOM_B_STRIDE(rowb) | SEED_MXU_GEOM_C_STRIDE(flash ? 4 : sb);
+    uint32_t g2 = SEED_MXU_GEOM_LEN(DH), dc = SEED_MXU_MM_C_ADDR(flash ? 32 : 8 * sb);
+    if (!flash) { port[0] = g0; port[1] = g1; port[2] = g2; port[3] = 0; port[2] = w2; }
+    for (uint32_t i = 0; i < blocks; i++, w1 += dq) {
+        if (flash) {
+            kb = i + 1;
+            port[0] = g0; port[1] = g1; port[2] = g2; port[3] = 0; port[2] = w2;
+            g1 += SEED_MXU_GEOM_C_STRIDE(4);
+        }
+        mm_run(w0, w1, SEED_MXU_MM_C_ADDR(4), dk, kb);
+        w0 += dc;
+        if (flash) dc += SEED_MXU_MM_C_ADDR(32);
     }
     return MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH). */
-static void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
+/* Head h's P·V from buffer s into ATT: one GEOM for all row blocks (standard), one a block (FLASH, packed: A stride 4(i+1), K the block's keys). */
+PREFILL_TEXT static inline __attribute__((always_inline)) void pf_pv(uint32_t h, uint32_t blocks, uint32_t t, uint32_t tp, uint32_t s, const Layer *L)
 {
+    volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->so);
+    uint32_t flash = VARIANT & V_FLASH, tiles = DH >> 3;
+    uint32_t g0 = SEED_MXU_GEOM | SEED_MXU_GEOM_A_STRIDE(flash ? 4 : sb), g1 = SEED_MXU_GEOM_B_STRIDE(rowb) | SEED_MXU_GEOM_C_STRIDE(rowb);
+    uint32_t keys = flash ? 8 : t, da = SEED_MXU_MM_A_ADDR(flash ? 32 : 8 * sb);
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + hoff), w1 = SEED_MXU_MM_A_ADDR(s) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
+    if (!flash) { port[0] = g0; port[1] = g1; port[2] = SEED_MXU_GEOM_LEN(t); port[3] = 0; port[2] = w2; }
     for (uint32_t i = 0; i < blocks; i++) {
-        if (!i || (VARIANT & V_FLASH)) seed_mxu_geom(sb, rowb, rowb, pf_keys(i, t));
-        uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_C_ADDR(SP_ATT + i * 8 * rowb + hoff);
-        uint32_t w1 = SEED_MXU_MM_A_ADDR(s + i * 8 * sb) | SEED_MXU_MM_B_ADDR(SP_V + hoff);
-        for (uint32_t c = 0; c < (DH >> 3); c++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) push(SEED_UNIT_MXU, w0, w1, w2, 0);
+        if (flash) {
+            port[0] = g0; port[1] = g1; port[2] = SEED_MXU_GEOM_LEN(keys < t ? keys : t); port[3] = 0; port[2] = w2;
+            g0 += SEED_MXU_GEOM_A_STRIDE(4);
+            keys += 8;
+        }
+        mm_run(w0, w1, SEED_MXU_MM_C_ADDR(4), SEED_MXU_MM_B_ADDR(4), tiles);
+        w0 += SEED_MXU_MM_C_ADDR(8 * rowb);
+        w1 += da;
+        if (flash) da += SEED_MXU_MM_A_ADDR(32);
     }
 }
 
 /* Attention of rows 0..t-1, head by head, two score buffers. */
-static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
+PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 {
-    uint32_t tp = (t + 7) & ~7u, count = blocks * 8 * tp;
-    uint32_t done = pf_scores(0, blocks, t, tp, SP_S, L);
+    uint32_t tp = (t + 7) & ~7u, count = (VARIANT & V_FLASH) ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+    uint32_t done = pf_scores(0, blocks, tp, SP_S, L);
     for (uint32_t h = 0; h < HEADS; h++) {
         uint32_t s = (h & 1) ? PF_S2 : SP_S;
         wait_for(SEED_UNIT_MXU, done);
         /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
-        vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count, 0);
-        vpu_ew(SEED_VOP_RELU, s, s, 0, count, 0);
-        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, t, tp, (h & 1) ? SP_S : PF_S2, L);
+        pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
+        pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
+        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, tp, (h & 1) ? SP_S : PF_S2, L);
         wait_all(SEED_UNIT_VPU);
         pf_pv(h, blocks, t, tp, s, L);
     }
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* x = hardtanh(x + R(a·W)) for row blocks, from the ring. */
-static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound)
+/* x = hardtanh(x + R(a·W)) for row blocks, from the ring; the VPU's pass over
+ * `rows` rows from row x0 (in the last layer only the last row, whose logits
+ * are the prefill's: no other row's result is read again). */
+PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound, uint32_t x0, uint32_t rows)
 {
-    uint32_t rowb = D >> 1, count = blocks * 8 * D;
+    uint32_t rowb = D >> 1, count = rows * D, x = SP_X + x0 * rowb;
     if (VARIANT & V_FUSED) {
         ring_matmul(g, blocks, a, a_stride, SP_X, rowb, shift, 1);
         if (bound != 7) return;
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, count, 1);
+        vpu_ew(SEED_VOP_DYT, x, x, x, count, 1);
     } else {
         ring_matmul(g, blocks, a, a_stride, SP_TMP, rowb, shift, 0);
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, count, 0);
+        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, count, 0);
     }
     wait_all(SEED_UNIT_VPU);
 }
 
-void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
+PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
     set_job(job);
     uint32_t rowb = D >> 1, blocks = (t + 7) >> 3, tp = (t + 7) & ~7u;
@@ -560,12 +652,32 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     pf_kc = 0;
-    pump();
-    for (uint32_t r = 0; r < t; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r] * rowb, D, 1);
+    /* The embedding's rows first (the token rows, three stores each: their
+     * LEN|ROWS word stays staged; then the position rows' one long fill), the
+     * mask built while the DMA moves them, the weight stream started while the
+     * VPU adds them. */
+    if (VARIANT & V_FLASH) pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
+    {
+        volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (SEED_UNIT_DMA << 4));
+        uint32_t w0 = SEED_DMA_MOVE | SEED_DMA_MOVE_SPAD_ADDR(SP_ATT), base = TOK_EMB;
+        port[2] = SEED_DMA_MOVE_LEN(D) | SEED_DMA_MOVE_ROWS(1);
+        for (const uint8_t *p = tok, *end = tok + t; p != end; p++, w0 += SEED_DMA_MOVE_SPAD_ADDR(rowb)) {
+            port[0] = w0;
+            port[1] = SEED_DMA_MOVE_SRAM_ADDR(base + *p * rowb);
+            port[3] = 0;
+        }
+    }
     fill(SP_TMP, POS_EMB, D, t);
-    fast_mask(blocks * 8, tp);
-    wait_all(SEED_UNIT_DMA);
-    vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D, 0);
+    uint32_t embed = MMIO_ISSUED(SEED_UNIT_DMA);
+    if (VARIANT & V_FLASH) {
+        wait_all(SEED_UNIT_VPU);
+        packed_mask(blocks);
+    } else {
+        fast_mask(blocks * 8, tp);
+    }
+    wait_for(SEED_UNIT_DMA, embed);
+    pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
+    for (uint32_t i = 0; i <= NSLOT; i++) pump(); /* the stream's first position, then its chunks, while the VPU adds */
     wait_all(SEED_UNIT_VPU);
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
@@ -582,17 +694,21 @@ void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
         } else {
             ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
         }
+        /* From here on a row's result depends on that row alone: after the last layer's attention the VPU's
+         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole). */
+        uint32_t last = l + 1 == LAYERS, x0 = last ? t - 1 : 0, rows = last ? 1 : blocks * 8, x = SP_X + x0 * rowb;
         if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
             wait_all(SEED_UNIT_MXU);
-            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, SP_X, SP_X, SP_X, blocks * 8 * D, 1);
-            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, SP_X, SP_X, SP_TMP, blocks * 8 * D, 0);
+            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, x, x, x, rows * D, 1);
+            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, rows * D, 0);
             wait_all(SEED_UNIT_VPU);
         }
         ring_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0);
         wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_RELU, SP_HID, SP_HID, 0, blocks * 8 * DFF, 0);
+        uint32_t h = SP_HID + x0 * (DFF >> 1);
+        vpu_ew(SEED_VOP_RELU, h, h, 0, rows * DFF, 0);
         wait_all(SEED_UNIT_VPU);
-        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2);
+        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, x0, rows);
     }
     wait_all(SEED_UNIT_MXU);
     flush_spills();
