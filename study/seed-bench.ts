@@ -219,7 +219,7 @@ function analyticPhases(dims: ModelDims, bounds: SeedLayerBounds[], promptLength
 }
 
 /** Tokens, logits and K/V caches against the golden model: null when equal, else what differs first. */
-function goldenMismatch(model: ReturnType<typeof randomModel>, job: Job, r: ReturnType<typeof runOnTarget>): string | null {
+export function goldenMismatch(model: ReturnType<typeof randomModel>, job: Job, r: ReturnType<typeof runOnTarget>): string | null {
   const g = runGolden(model, job);
   if (JSON.stringify(r.tokens) !== JSON.stringify(g.tokens)) return `tokens ${JSON.stringify(r.tokens)} != golden ${JSON.stringify(g.tokens)}`;
   for (let i = 0; i < g.logits.length; i++) {
