@@ -20,6 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STUDY_GENERATORS } from './gen-docs-study.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'bin', 'picotpu.mjs');
@@ -316,6 +317,8 @@ GENERATORS['matmul-ladder'] = () => [
     return `| ${shape.replaceAll('x', '×')} | ${n(a)} (${before}) | ${ratio(a, before)} | ${n(b)} | ${ratio(b, 1023)} |`;
   }),
 ];
+
+Object.assign(GENERATORS, STUDY_GENERATORS);
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
 
