@@ -139,6 +139,12 @@ export const STUDY_GENERATORS: Record<string, () => string[]> = {
       ...seedFulls().map((e) => `| ${e.name} | ${e.variant} (${e.variantName}) | ${n(e.counters.cycles)} | ${n(e.bound)} | ${ratio(e.counters.cycles, e.bound!)} | ${ratio(best, e.counters.cycles)} |`),
     ];
   },
+  'seed-rtl-infer': () => [
+    '| experiment | write-up run | RTL run | RTL MXU | RTL VPU | RTL DMA | RTL no unit busy |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...Object.entries(RTL_FIGURES).map(([name, r]) =>
+      `| ${name} | ${n(WRITE_UP_FIGURES[name]?.run)} | ${n(r.run)} | ${n(r.mxu)} | ${n(r.vpu)} | ${n(r.dma)} | ${n(r.idle)} |`),
+  ],
   'study-ladder-picotpu': () => [
     '| rung (our firmware, picotpu) | variant | run | lower bound | run / bound |',
     '|---|---:|---:|---:|---:|',
