@@ -19,7 +19,7 @@ interface Row {
   /** The default board's: the analytic model's prediction. */
   prediction?: { total: { lowerBound: number; runClocks: number | null } };
   /** The write-up's board's. */
-  bound?: number; golden?: { equal: boolean }; analytic?: { mxu: number; vpu: number; dma: number }; mxuNote?: MxuAccount | null;
+  bound?: number; predicted?: { runClocks: number } | null; golden?: { equal: boolean }; analytic?: { mxu: number; vpu: number; dma: number }; mxuNote?: MxuAccount | null;
 }
 interface Doc { fingerprint: string; board: string; experiments: Row[]; notRun?: { name: string; reason: string }[]; derived: SeedDerived[] }
 
@@ -38,7 +38,7 @@ function doc(target: ModelTarget): Doc {
 const row = (target: ModelTarget, name: string) => doc(target).experiments.find((e) => e.name === name);
 
 const n = (x: number | undefined | null) => (x === undefined || x === null ? '—' : x.toLocaleString('en-US'));
-const pct = (v: number | null) => (v === null ? '—' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(1)} %`);
+const pct = (v: number | null, digits = 1) => (v === null ? '—' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(digits)} %`);
 const ratio = (a: number, b: number) => (a / b).toFixed(2);
 const boundOf = (r: Row) => r.bound ?? r.prediction?.total.lowerBound ?? NaN;
 
@@ -80,14 +80,15 @@ export const STUDY_GENERATORS: Record<string, () => string[]> = {
     ...postGains(postFromDocs()).map((g) => `| ${g.technique} | ${pct(g.stated).replace('.0 %', ' %')} | ${pct(g.writeUp)} | ${pct(g.rtl)} | ${pct(g.seed)} | ${pct(g.picotpu)} |`),
   ],
   'study-seed-table': () => [
-    '| experiment | golden | run | MXU busy | VPU busy | DMA busy | no unit busy | two or more busy | analytic busy | bound | run / bound |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    '| experiment | golden | run | predicted run (error) | MXU busy | VPU busy | DMA busy | no unit busy | two or more busy | analytic busy | bound | run / bound |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|',
     ...doc(SEED_TARGET).experiments.map((e) => {
       const c = e.counters, a = e.analytic!;
       const exact = a.mxu === c.mxuBusy && a.vpu === c.vpuBusy && a.dma === c.dmaBusy;
-      return `| ${e.name} | ${e.golden!.equal ? 'exact' : '**mismatch**'} | ${n(c.cycles)} | ${n(c.mxuBusy)} | ${n(c.vpuBusy)} | ${n(c.dmaBusy)} | ${n(c.idle)} | ${n(c.overlap)} | ${exact ? 'exact' : 'off'} | ${n(e.bound)} | ${ratio(c.cycles, e.bound!)} |`;
+      const pred = e.predicted ? `${n(e.predicted.runClocks)} (${pct((100 * (e.predicted.runClocks - c.cycles)) / c.cycles, 2)})` : '—';
+      return `| ${e.name} | ${e.golden!.equal ? 'exact' : '**mismatch**'} | ${n(c.cycles)} | ${pred} | ${n(c.mxuBusy)} | ${n(c.vpuBusy)} | ${n(c.dmaBusy)} | ${n(c.idle)} | ${n(c.overlap)} | ${exact ? 'exact' : 'off'} | ${n(e.bound)} | ${ratio(c.cycles, e.bound!)} |`;
     }),
-    ...(doc(SEED_TARGET).notRun ?? []).map((x) => `| ${x.name} | not run yet: the firmware refuses the job (its scratchpad plan) | | | | | | | | | |`),
+    ...(doc(SEED_TARGET).notRun ?? []).map((x) => `| ${x.name} | not run yet: the firmware refuses the job (its scratchpad plan) | | | | | | | | | | |`),
   ],
   'study-seed-busy': () => [
     "| experiment | MXU: ours | write-up | RTL | VPU: ours | write-up | RTL | DMA: ours | write-up | RTL |",

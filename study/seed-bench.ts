@@ -16,6 +16,7 @@ import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError } from '../model/run.ts';
 import { predictSeedBusy, type SeedLayerBounds } from '../model/seed-analytic.ts';
+import { predictSeedRun } from '../model/seed-schedule.ts';
 import { runOnTarget } from '../model/target-run.ts';
 import type { ModelTarget } from '../model/targets.ts';
 import { BASE_DIMS, BenchUsageError, EXPERIMENTS, RANDOM_SEED, T256_DIMS, type SeedFigures } from './bench.ts';
@@ -109,7 +110,9 @@ export interface SeedExperimentResult {
   /** Tokens and logits (and the K/V caches) equal the golden model's. */
   golden: { equal: boolean; mismatch: string | null };
   analytic: { mxu: number; vpu: number; dma: number };
-  /** The analytic lower bound: the busiest unit's analytic busy clocks, per phase, summed. */
+  /** The schedule model's run clocks (model/seed-schedule.ts), whole run and per window; null where it has no terms for a path the job takes. */
+  predicted: { runClocks: number; phases: number[] } | null;
+  /** The lower bound: the busiest unit's analytic busy clocks per forward pass, summed (per phase where the schedule model has no prediction). */
   bound: number;
   writeUp: SeedFigures | null;
   rtl: RtlFigures | null;
@@ -241,6 +244,7 @@ function runSeedExperiment(target: ModelTarget, e: SeedExperiment, o: SeedBenchO
   const counters = r.result.counters;
   const windows = r.windows.length > 1 ? [{ label: 'prefill', counters: r.windows[0] }, { label: 'decode', counters: r.windows[1] }] : [];
   const { total, bound } = analyticPhases(e.dims, model.layers, e.promptLength, r.generated, e.variant);
+  const p = predictSeedRun(e.dims, model.layers, e.promptLength, r.generated, e.variant);
   const writeUp = WRITE_UP_FIGURES[e.name] ?? null;
   return {
     name: e.name, variant: e.variant, variantName: seedVariantName(e.variant), dims: e.dims,
@@ -248,7 +252,8 @@ function runSeedExperiment(target: ModelTarget, e: SeedExperiment, o: SeedBenchO
     counters, windows,
     golden: { equal: mismatch === null, mismatch },
     analytic: { mxu: total.mxu, vpu: total.vpu, dma: total.dma },
-    bound,
+    predicted: p ? { runClocks: Math.round(p.runClocks), phases: windows.length ? p.phases.map((x) => Math.round(x.runClocks)) : [] } : null,
+    bound: p ? p.lowerBound : bound,
     writeUp, rtl: RTL_FIGURES[e.name] ?? null,
     mxuNote: writeUp ? mxuAccount(e.dims, e.promptLength, r.generated, e.variant, counters.mxuBusy, writeUp.mxu) : null,
     emulatedClocks: r.result.clocks, wallMs: performance.now() - t0,
@@ -352,11 +357,12 @@ function describe(r: SeedExperimentResult): string {
 const analyticCell = (pred: number, measured: number) => `${pred} (${signedPct(measured ? (100 * (pred - measured)) / measured : 0, 2)})`;
 
 export function seedSummaryTable(results: SeedExperimentResult[]): string {
-  const header = ['experiment', 'golden', 'run', 'write-up run', 'RTL run', 'MXU', 'analytic MXU', 'VPU', 'analytic VPU', 'DMA', 'analytic DMA', 'idle', 'overlap', 'bound', 'run / bound'];
+  const header = ['experiment', 'golden', 'run', 'pred run (err %)', 'write-up run', 'RTL run', 'MXU', 'analytic MXU', 'VPU', 'analytic VPU', 'DMA', 'analytic DMA', 'idle', 'overlap', 'bound', 'run / bound'];
   const rows = results.map((r) => {
     const c = r.counters;
     return [
-      r.name, r.golden.equal ? 'exact' : 'MISMATCH', num(c.cycles), r.writeUp ? num(r.writeUp.run) : '-', r.rtl ? num(r.rtl.run) : '-',
+      r.name, r.golden.equal ? 'exact' : 'MISMATCH', num(c.cycles),
+      r.predicted ? `${r.predicted.runClocks} (${signedPct((100 * (r.predicted.runClocks - c.cycles)) / c.cycles, 2)})` : '-', r.writeUp ? num(r.writeUp.run) : '-', r.rtl ? num(r.rtl.run) : '-',
       num(c.mxuBusy), analyticCell(r.analytic.mxu, c.mxuBusy), num(c.vpuBusy), analyticCell(r.analytic.vpu, c.vpuBusy),
       num(c.dmaBusy), analyticCell(r.analytic.dma, c.dmaBusy), num(c.idle), num(c.overlap), num(r.bound), (c.cycles / r.bound).toFixed(2),
     ];
