@@ -9,6 +9,7 @@
 // formatSeedBench() prints; mxuAccount() says clock for clock why our MXU busy
 // differs from the write-up's where the job's shape is the same.
 
+import type { BoardRunResult } from '../boards/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { formatReport } from '../periph/counters.ts';
 import { SEED_VARIANT, SEED_VARIANT_ALL, seedVariantName, type Job, type ModelDims } from '../model/format.ts';
@@ -107,6 +108,8 @@ export interface SeedExperimentResult {
   /** Whole run (run pulse to DONE), then prefill and decode when the run decoded. */
   counters: CounterSnapshot;
   windows: SeedWindow[];
+  /** The board's own ten counters of the whole run (the RTL's names), with the clocks commit stores were really held on a full queue. */
+  boardCounters: Record<string, number> | null;
   /** Tokens and logits (and the K/V caches) equal the golden model's. */
   golden: { equal: boolean; mismatch: string | null };
   analytic: { mxu: number; vpu: number; dma: number };
@@ -250,6 +253,7 @@ function runSeedExperiment(target: ModelTarget, e: SeedExperiment, o: SeedBenchO
     name: e.name, variant: e.variant, variantName: seedVariantName(e.variant), dims: e.dims,
     job: { promptLength: e.promptLength, decodeSteps: e.decodeSteps },
     counters, windows,
+    boardCounters: ((r.result as BoardRunResult).seedCounters as unknown as Record<string, number> | null) ?? null,
     golden: { equal: mismatch === null, mismatch },
     analytic: { mxu: total.mxu, vpu: total.vpu, dma: total.dma },
     predicted: p ? { runClocks: Math.round(p.runClocks), phases: windows.length ? p.phases.map((x) => Math.round(x.runClocks)) : [] } : null,
@@ -401,6 +405,8 @@ export function formatSeedBench(b: SeedBenchResult): string {
   const parts: string[] = [`board ${b.board} (the write-up's), firmware ${b.firmware}; counters run pulse to DONE, prefill as they stood at prefill_done()\n\n`];
   for (const r of b.experiments) {
     parts.push(`== ${r.name} (${describe(r)}) ==\n`, formatReport(r.counters, b.clockHz));
+    const held = r.boardCounters?.trueQfullStall;
+    if (held !== undefined) parts.push(`commit stores held on a full queue ${held} (the RTL's qfull never counts them)\n`);
     for (const w of r.windows) parts.push(`-- ${r.name}: ${w.label} window --\n`, formatReport(w.counters, b.clockHz));
     if (!r.golden.equal) parts.push(`GOLDEN MISMATCH: ${r.golden.mismatch}\n`);
     parts.push('\n');
