@@ -134,10 +134,15 @@ export const STUDY_GENERATORS: Record<string, () => string[]> = {
   },
   'study-ladder-seed': () => {
     const best = WRITE_UP_FIGURES[WRITE_UP_BEST].run;
+    const rows = doc(SEED_TARGET).experiments;
+    const prefillOf = (variant: number) => rows.find((e) => e.name.startsWith('prefill') && e.variant === variant);
     return [
-      "| rung (our firmware, the seed's board) | variant | run | bound | run / bound | the write-up's best / run |",
-      '|---|---|---:|---:|---:|---:|',
-      ...seedFulls().map((e) => `| ${e.name} | ${e.variant} (${e.variantName}) | ${n(e.counters.cycles)} | ${n(e.bound)} | ${ratio(e.counters.cycles, e.bound!)} | ${ratio(best, e.counters.cycles)} |`),
+      "| rung (our firmware, the seed's board) | variant | full inference | run / bound | the write-up's best / run | prefill | run / bound |",
+      '|---|---|---:|---:|---:|---:|---:|',
+      ...seedFulls().map((e) => {
+        const p = prefillOf(e.variant);
+        return `| ${e.name.replace('full inference, ', '')} | ${e.variant} (${e.variantName}) | ${n(e.counters.cycles)} | ${ratio(e.counters.cycles, e.bound!)} | ${ratio(best, e.counters.cycles)} | ${p ? n(p.counters.cycles) : '—'} | ${p ? ratio(p.counters.cycles, p.bound!) : '—'} |`;
+      }),
     ];
   },
   'seed-rtl-infer': () => [
