@@ -23,7 +23,7 @@ export interface BenchCliOptions {
 
 export const addBench: AddCommand = (y, done) => y.command(
   'bench',
-  'Run the benchmark experiments (build/fw/model.elf, mmbench.elf) and compare them with the analytic model and the seed\'s figures',
+  'Run the benchmark experiments (build/fw/model.elf, mmbench.elf; --board seed: build/fw/seed-model.elf on the write-up\'s board) and compare them with the analytic model and the write-up\'s figures',
   (y) => y
     .option('only', { type: 'string', array: true, describe: 'run only experiments whose name contains this (repeatable, case-insensitive)' })
     .option('matmul', { type: 'string', array: true, describe: 'a single MxKxN matmul through mmbench.elf (repeatable); without --only the standard experiments are skipped' })
@@ -85,6 +85,7 @@ function refuseOptions(o: BenchCliOptions, where: string): void {
   if (bad.length) throw new UsageError(`bench ${where}: ${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not supported there (the write-up's experiments only)`);
 }
 
+/** The progress bar on a terminal's standard error (none with --json or off a terminal). */
 async function bar(o: BenchCliOptions) {
   const b = await progressBar(Boolean(process.stderr.isTTY) && !o.json, 'bench [{bar}] {value}/{total} {name}');
   let started = false;
@@ -148,19 +149,15 @@ export async function benchCommand(o: BenchCliOptions): Promise<number> {
   } catch (e) {
     throw e instanceof BenchUsageError ? new UsageError(e.message) : e;
   }
-  const bar = await progressBar(Boolean(process.stderr.isTTY) && !o.json, 'bench [{bar}] {value}/{total} {name}');
-  let started = false;
-  opts.onProgress = (done, total, name) => {
-    if (!bar) return;
-    if (!started) { bar.start(total, done, { name }); started = true; } else bar.update(done, { name });
-  };
+  const progress = await bar(o);
+  opts.onProgress = progress.onProgress;
   let result;
   try {
     result = runBench(opts);
   } catch (e) {
     return failedRun(e);
   } finally {
-    bar?.stop();
+    progress.stop();
   }
   writeAllSync(1, Buffer.from(o.json ? benchJson(result) : formatBench(result)));
   return 0;
