@@ -187,10 +187,10 @@ export class SeedSchedule implements SeedSink {
     // (after the prefill, main calls prefill_done() on its way to the first decode step).
     this.from = what === 'prefill' ? `${from}+prefill` : from;
     if (what === 'prefill') {
+      // The prefill's pass goes on to the end of the run when no decode step follows (the GENERATED and STATUS words).
       this.prefillClocks = at;
-      this.closePass();
       this.prefillBusy.set(this.busy);
-      this.prefillLowerBound = this.lowerBound;
+      this.prefillLowerBound = this.lowerBound + Math.max(this.passBusy[0], this.passBusy[1], this.passBusy[2]);
     } else {
       this.runClocks = at;
       this.closePass();
@@ -202,23 +202,43 @@ export class SeedSchedule implements SeedSink {
     this.passBusy.fill(0);
   }
 
+  /** Whole clocks: a path's fitted clocks per trip are fractions (the argmax's updates depend on the logits). */
   result(): SeedRunPrediction {
     const [mxu, vpu, dma] = this.busy, [pm, pv, pd] = this.prefillBusy;
-    const prefill = { runClocks: this.prefillClocks, mxu: pm, vpu: pv, dma: pd, lowerBound: this.prefillLowerBound };
-    const decode = { runClocks: this.runClocks - this.prefillClocks, mxu: mxu - pm, vpu: vpu - pv, dma: dma - pd, lowerBound: this.lowerBound - this.prefillLowerBound };
-    return { runClocks: this.runClocks, mxu, vpu, dma, lowerBound: this.lowerBound, phases: [prefill, decode], stallClocks: this.stallClocks };
+    const run = Math.round(this.runClocks), pre = Math.round(this.prefillClocks);
+    const prefill = { runClocks: pre, mxu: pm, vpu: pv, dma: pd, lowerBound: this.prefillLowerBound };
+    const decode = { runClocks: run - pre, mxu: mxu - pm, vpu: vpu - pv, dma: dma - pd, lowerBound: this.lowerBound - this.prefillLowerBound };
+    return { runClocks: run, mxu, vpu, dma, lowerBound: this.lowerBound, phases: [prefill, decode], stallClocks: this.stallClocks };
   }
+}
+
+const BANK = 4096, PANEL1_MAX = 2048, MAX_LAYERS = 16, MAX_PROMPT = 256, MAX_VOCAB = 64;
+
+/**
+ * Whether model.c's load_header takes the shape: the scratchpad plan's room
+ * (its fits() checks) and the limits; a job it refuses writes STATUS 2 and
+ * stops, which the walk does not follow (and the decode steps' own check,
+ * prompt + steps ≤ max_seq, is the job's, not the walk's).
+ */
+export function seedShapeFits(dims: ModelDims, promptLen: number): boolean {
+  const { d, dFF, heads, layers, vocab, maxSeq } = dims;
+  const dh = d / heads, rp = (promptLen + 7) & ~7, tp = (maxSeq + 7) & ~7;
+  return Number.isInteger(dh) && d % 8 === 0 && dFF % 8 === 0 && dh % 8 === 0 && vocab % 8 === 0 && layers >= 1 && layers <= MAX_LAYERS
+    && promptLen >= 1 && promptLen <= MAX_PROMPT && promptLen <= maxSeq
+    && (rp * d) / 2 <= BANK && (maxSeq * d) / 2 <= 2 * BANK && (rp * tp) / 2 <= BANK && (rp * dFF) / 2 <= 4 * BANK
+    && d * 4 <= PANEL1_MAX && dFF * 4 <= PANEL1_MAX && (vocab * d) / 2 <= BANK && vocab <= MAX_VOCAB;
 }
 
 /**
  * Predicted run clocks, busy clocks and lower bounds of a model job on the
  * seed board: `promptLen` prompt tokens and `generated` tokens written (the
  * prefill's, then one per decode step; a stop token ends it early), with the
- * layers' hardtanh bounds and the VARIANT bits. Null when a path the job
- * takes was never calibrated (a variant bit or a shape the calibration jobs
- * never ran).
+ * layers' hardtanh bounds and the VARIANT bits. Null when the firmware
+ * refuses the shape (seedShapeFits) or a path the job takes was never
+ * calibrated (a variant bit the calibration jobs never ran).
  */
 export function predictSeedRun(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, terms: SeedTerms = seedTerms()): SeedRunPrediction | null {
+  if (!seedShapeFits(dims, promptLen)) return null;
   const s = new SeedSchedule(terms);
   try {
     walkSeedJob(dims, bounds, promptLen, generated, variant, s);

@@ -19,6 +19,12 @@ import { walkSeedJob, type SeedSink } from '../model/seed-analytic.ts';
 import { runOnSeed } from '../model/seed-run.ts';
 import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '../model/seed-schedule.ts';
 import type { TransformerTpuInt4Devices } from '../boards/transformer-tpu-int4/board.ts';
+import * as boardUnits from '../boards/transformer-tpu-int4/regs.ts';
+import * as walkUnits from '../model/seed-analytic.ts';
+
+if (walkUnits.SEED_MXU !== boardUnits.SEED_MXU || walkUnits.SEED_VPU !== boardUnits.SEED_VPU || walkUnits.SEED_DMA !== boardUnits.SEED_DMA) {
+  throw new Error("calibrate-seed: model/seed-analytic.ts numbers the units otherwise than the board's regs.ts");
+}
 
 interface CalJob { dims: ModelDims; prompt: number; steps: number }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
@@ -60,8 +66,12 @@ const sample = (path: string, clocks: number, counts: number[]) => {
   samples.set(path, s);
 };
 
-function calibrate(job: CalJob, variant: number, seed: number): { run: number; prefill: number; generated: number; model: ReturnType<typeof randomModel> } {
+/** The hardtanh bounds (bound1, bound2) the layers take in turn: the fused and residual paths differ by bound. */
+const BOUNDS = [[8, 7], [7, 8], [8, 8], [7, 7]];
+
+function calibrate(job: CalJob, variant: number, seed: number, jobIndex: number): { run: number; prefill: number; generated: number; model: ReturnType<typeof randomModel> } {
   const model = randomModel(job.dims, seed);
+  model.layers.forEach((l, i) => { [l.bound1, l.bound2] = BOUNDS[(jobIndex + i) % BOUNDS.length]; });
   const trace: Access[] = [];
   let windowStart = 0;
   const r = runOnSeed(model, { prompt: randomPrompt(job.dims, job.prompt, seed), decodeSteps: job.steps, variant, stopToken: 255 }, {
@@ -154,11 +164,11 @@ function fit(clocks: number[], counts: number[][]): SeedPath {
 }
 
 const runs: { job: CalJob; variant: number; seed: number; out: ReturnType<typeof calibrate> }[] = [];
-for (const job of JOBS) {
+for (const [jobIndex, job] of JOBS.entries()) {
   const t0 = performance.now();
   for (const variant of VARIANTS) {
     const seed = 7 + variant + job.prompt;
-    runs.push({ job, variant, seed, out: calibrate(job, variant, seed) });
+    runs.push({ job, variant, seed, out: calibrate(job, variant, seed, jobIndex) });
   }
   console.log(`d ${job.dims.d}, ${job.dims.layers} layer(s), prompt ${job.prompt} + ${job.steps} steps: ${VARIANTS.length} variants, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
