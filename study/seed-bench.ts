@@ -12,7 +12,7 @@
 import type { BoardRunResult } from '../boards/machine.ts';
 import type { CounterSnapshot } from '../periph/counters.ts';
 import { formatReport } from '../periph/counters.ts';
-import { SEED_VARIANT, SEED_VARIANT_ALL, seedVariantName, type Job, type ModelDims } from '../model/format.ts';
+import { SEED_BEST_VARIANT, SEED_RUNGS, SEED_VARIANT, seedVariantName, type Job, type ModelDims } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { ModelRunError } from '../model/run.ts';
@@ -70,6 +70,19 @@ const prefill = (name: string, variant: number): SeedExperiment =>
 const t256 = (name: string, variant: number): SeedExperiment =>
   ({ name, variant, dims: T256_DIMS, promptLength: 256, decodeSteps: 0 });
 
+/** The write-up's own variants: base, double-buffered, fused, fused + FlashAttention. */
+const WRITE_UP_VARIANTS: readonly number[] = [0, DB, DB | FUSED, DB | FUSED | FLASH];
+
+/**
+ * The rungs of the ladder past the write-up's (model/format.ts SEED_RUNGS, in
+ * order), each named by the technique it adds to the rung before.
+ */
+export const RUNGS_PAST_WRITE_UP: readonly { value: number; added: string }[] = SEED_RUNGS.flatMap((r, i) =>
+  WRITE_UP_VARIANTS.includes(r.value) ? [] : [{ value: r.value, added: seedVariantName(r.value & ~(i ? SEED_RUNGS[i - 1].value : 0)) }]);
+
+/** The name a row of the best rung carries (the technique its rung adds). */
+const bestName = RUNGS_PAST_WRITE_UP.find((r) => r.value === SEED_BEST_VARIANT)?.added ?? seedVariantName(SEED_BEST_VARIANT);
+
 /** The write-up's table (with the two full-inference rows the RTL table adds), then the rungs past it. */
 export const SEED_EXPERIMENTS: readonly SeedExperiment[] = [
   full('full inference, base', 0),
@@ -81,7 +94,10 @@ export const SEED_EXPERIMENTS: readonly SeedExperiment[] = [
   t256('T=256, 1 layer, fused, FlashAttention', DB | FUSED | FLASH),
   full('full inference, fused', DB | FUSED),
   full('full inference, fused + FlashAttention', DB | FUSED | FLASH),
-  prefill('prefill, fused + FlashAttention', SEED_VARIANT_ALL),
+  prefill('prefill, fused + FlashAttention', DB | FUSED | FLASH),
+  ...RUNGS_PAST_WRITE_UP.map((r) => full(`full inference, ${r.added}`, r.value)),
+  ...RUNGS_PAST_WRITE_UP.map((r) => prefill(`prefill, ${r.added}`, r.value)),
+  ...(WRITE_UP_VARIANTS.includes(SEED_BEST_VARIANT) ? [] : [t256(`T=256, 1 layer, ${bestName}`, SEED_BEST_VARIANT)]),
 ];
 
 /** The experiments `--post` shows: the write-up's own rows. */
@@ -205,7 +221,7 @@ export function mxuAccount(dims: ModelDims, promptLength: number, generated: num
   }
   const head = generated * (Math.ceil(dims.vocab / 8)) * mm(dims.d);
   const terms: MxuTerm[] = [
-    { what: `attention over all ${dims.maxSeq} keys (the seed) against the keys present (ours), ${dims.layers} layers × ${dims.heads} heads`, clocks: attention },
+    { what: `attention over all ${dims.maxSeq} keys (the seed) against the keys present (ours), ${dims.layers} layer${dims.layers === 1 ? "" : "s"} × ${dims.heads} heads`, clocks: attention },
     { what: `logits on the MXU (the seed: ${Math.ceil(dims.vocab / 8)} MMs of K = ${dims.d} a token, ${generated} token${generated === 1 ? "" : "s"}) against the VPU's DOT (ours)`, clocks: head },
   ];
   if (fused) terms.push({ what: 'our fused residual accumulates into the output MM (K + 33, not K + 25), the seed adds it on the VPU', clocks: -fusedAcc });
