@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../emu/exit-status.ts';
-import { SEED_VARIANT, type ModelDims } from '../model/format.ts';
+import { SEED_BEST_VARIANT, SEED_RUNGS, SEED_VARIANT, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { predictSeedBusy } from '../model/seed-analytic.ts';
 import { runOnTarget } from '../model/target-run.ts';
@@ -149,8 +149,11 @@ describe('bench --post from a canned result', () => {
 });
 
 describe('bench --board: the command line', () => {
-  it('every write-up row has an experiment on the seed board', () => {
+  it('every write-up row and every rung of the ladder has an experiment on the seed board', () => {
     for (const name of Object.keys(WRITE_UP_FIGURES)) expect(SEED_EXPERIMENTS.map((e) => e.name)).toContain(name);
+    const fulls = SEED_EXPERIMENTS.filter((e) => e.decodeSteps === WRITE_UP_DECODE_STEPS).map((e) => e.variant);
+    for (const rung of SEED_RUNGS) expect(fulls, rung.name).toContain(rung.value);
+    expect(SEED_EXPERIMENTS.filter((e) => e.variant === SEED_BEST_VARIANT).length).toBeGreaterThanOrEqual(2);
     expect(modelTargetOf('transformer-tpu-int4')).toBe(seedTarget);
   });
 
