@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Job, Model, ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnSeed, SEED_VARIANT_ALL } from '../model/seed-run.ts';
+import { predictSeedBusy } from '../model/seed-analytic.ts';
 import { predictSeedRun, seedTerms, type SeedTerms } from '../model/seed-schedule.ts';
 import { adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
 import { SEED_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
@@ -26,6 +27,7 @@ function expectPredicted(model: Model, job: Job, variant: number): { run: number
   const p = predictSeedRun(model.dims, model.layers, job.prompt.length, r.generated, variant);
   expect(p, 'no prediction').not.toBeNull();
   expect({ mxu: p!.mxu, vpu: p!.vpu, dma: p!.dma }).toEqual({ mxu: c.mxu, vpu: c.vpu, dma: c.dma });
+  expect(p!.lowerBound, "the busy tally's lower bound").toBe(predictSeedBusy(model.dims, model.layers, job.prompt.length, r.generated, variant).lowerBound);
   const run = errPct(p!.runClocks, c.run);
   expect(Math.abs(run), `run ${c.run}, predicted ${p!.runClocks}`).toBeLessThanOrEqual(SEED_RUN_BOUND_PCT);
   if (!r.windows.length) {
