@@ -34,7 +34,7 @@ export interface SeedExperiment {
 /**
  * The figures the seed's own firmware gives on the seed's RTL: measured on the
  * write-up's RTL under Verilator with its own firmware (accel/test/tests/infer/infer.c
- * at 80c6654d, variants from its generate.py), docs/seed-board.md §11.
+ * at 80c6654d, variants from its generate.py), docs/seed-board.md §12.
  */
 export interface RtlFigures { run: number; mxu: number; vpu: number; dma: number; idle: number }
 
