@@ -14,10 +14,19 @@ import { STUDY_GENERATORS } from '../scripts/gen-docs-study.ts';
 import { runBench } from '../study/bench.ts';
 import { benchDataPath, benchFingerprint, readBenchDocument } from '../study/bench-docs.ts';
 import { runSeedBench } from '../study/seed-bench.ts';
+import type { ModelDims } from '../model/format.ts';
+import { randomModel } from '../model/random.ts';
+import { predictSeedBusy } from '../model/seed-analytic.ts';
+import { predictSeedRun } from '../model/seed-schedule.ts';
+import { RANDOM_SEED } from '../study/bench.ts';
 
 const root = join(import.meta.dirname, '..');
 const FIX = 'npm run bench:docs && npm run gen:docs';
 
+interface SeedRow {
+  name: string; variant: number; dims: ModelDims; job: { promptLength: number; decodeSteps: number };
+  analytic: { mxu: number; vpu: number; dma: number }; predicted: { runClocks: number } | null;
+}
 interface Doc { fingerprint: string; board: string; experiments: { name: string; counters: Record<string, unknown> }[] }
 
 describe('the bench results docs/study.md is generated from', () => {
@@ -36,6 +45,19 @@ describe('the bench results docs/study.md is generated from', () => {
       : runSeedBench(target, defaultConfig().clockHz, { only: ['prefill, base'] }).experiments[0].counters;
     expect(now, `the emulator's clocks moved since ${benchDataPath(target)} was made (${FIX})`).toEqual(committed);
   }, 60_000);
+
+  it('the write-up\'s board: every row\'s analytic busy and predicted run clocks are what the models give now', () => {
+    const target = MODEL_TARGETS.find((t) => t !== DEFAULT_TARGET)!;
+    const doc = readBenchDocument(target) as unknown as { experiments: SeedRow[] };
+    for (const e of doc.experiments) {
+      const bounds = randomModel(e.dims, RANDOM_SEED).layers;
+      const generated = e.job.decodeSteps + 1;
+      const busy = predictSeedBusy(e.dims, bounds, e.job.promptLength, generated, e.variant);
+      expect({ mxu: busy.mxu, vpu: busy.vpu, dma: busy.dma }, `${e.name} (${FIX})`).toEqual(e.analytic);
+      const p = predictSeedRun(e.dims, bounds, e.job.promptLength, generated, e.variant);
+      expect(p ? Math.round(p.runClocks) : null, `${e.name} (${FIX})`).toBe(e.predicted?.runClocks ?? null);
+    }
+  });
 
   it('docs/study.md\'s sections are what the results generate', () => {
     const text = readFileSync(join(root, 'docs/study.md'), 'utf8');
