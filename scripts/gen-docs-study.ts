@@ -6,7 +6,7 @@
 // fails when the JSON is older than the firmware build.
 
 import { benchDataPath, readBenchDocument } from '../study/bench-docs.ts';
-import { postGains, WRITE_UP_GAINS, type PostResult } from '../study/bench-post.ts';
+import { formatPost, postGains, WRITE_UP_GAINS, type PostResult } from '../study/bench-post.ts';
 import { DEFAULT_TARGET, MODEL_TARGETS, type ModelTarget } from '../model/targets.ts';
 import { formatDerivedValue, RTL_FIGURES, WRITE_UP_FIGURES, type MxuAccount, type SeedDerived } from '../study/seed-bench.ts';
 
@@ -65,6 +65,7 @@ export const STUDY_GENERATORS: Record<string, () => string[]> = {
     'written by `npm run bench:docs` (`picotpu bench --json` and `picotpu bench --board transformer-tpu-int4 --json`),',
     'through `npm run gen:docs`; a test fails when either is older than the firmware build.',
   ],
+  'study-post': () => ['```', '$ node bin/picotpu.mjs bench --post', ...formatPost(postFromDocs()).trimEnd().split('\n'), '```'],
   'study-writeup-runs': () => [
     "| experiment | write-up | seed's firmware on the seed's RTL | our firmware on the seed's board | ours / write-up | our firmware on picotpu |",
     '|---|---:|---:|---:|---:|---:|',

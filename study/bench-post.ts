@@ -6,7 +6,7 @@
 import type { ModelTarget } from '../model/targets.ts';
 import { benchObject, EXPERIMENTS, runExperiment, summarize, type BenchOptions, type ExperimentResult } from './bench.ts';
 import {
-  change, POST_EXPERIMENTS, RTL_FIGURES, runSeedBench, seedBenchObject, WRITE_UP_FIGURES,
+  change, POST_EXPERIMENTS, RTL_FIGURES, runSeedBench, seedBenchObject, WRITE_UP_DECODE_STEPS, WRITE_UP_FIGURES,
   type SeedBenchOptions, type SeedBenchResult, type SeedExperimentResult,
 } from './seed-bench.ts';
 
@@ -101,12 +101,18 @@ export function postGainTable(p: PostResult): string {
   return table(['technique', 'write-up states', "write-up's figures", `${p.picotpu.board}: ours`, 'seed board: RTL, its firmware', 'seed board: ours'], rows);
 }
 
+/** "prompt 64, decode 63": the full-inference job of a board's rows. */
+const jobOf = (rows: { name: string; job: { promptLength: number; decodeSteps: number } | null }[]) => {
+  const job = rows.find((r) => r.name === 'full inference, base')?.job;
+  return job ? `prompt ${job.promptLength}, decode ${job.decodeSteps}` : 'no full inference';
+};
+
 /** `bench --post` as text. */
 export function formatPost(p: PostResult): string {
   const fails = p.seed.experiments.filter((r) => !r.golden.equal);
   return [
     "== the write-up's experiments, run clocks on both boards ==\n",
-    `(${p.picotpu.board}: prompt 64, decode 64; seed board (${p.seed.board}): prompt 64, decode 63 — the write-up's 64 generated tokens)\n`,
+    `(${p.picotpu.board}: ${jobOf(p.picotpu.experiments)}; seed board (${p.seed.board}): ${jobOf(p.seed.experiments)}, the write-up's ${WRITE_UP_DECODE_STEPS + 1} generated tokens)\n`,
     postRunTable(p),
     "\n== the gains the write-up states, on both boards (run-clock change; DMA busy change where named) ==\n",
     postGainTable(p),
