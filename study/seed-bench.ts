@@ -3,15 +3,15 @@
 // (build/fw/seed-model.elf, firmware-c/seed-model/model.c), each row beside
 // the write-up's figure, the figure the seed's own firmware gives on the
 // seed's RTL, the analytic busy clocks (model/seed-analytic.ts, exact) and the
-// golden model's tokens and logits (a mismatch fails the row, loudly).
+// golden model's tokens and logits (a mismatch fails the row, loudly), the
+// schedule model's run clocks (model/seed-schedule.ts) and the bound.
 //
 // runSeedBench() runs, seedDerived() derives the write-up's comparisons,
 // formatSeedBench() prints; mxuAccount() says clock for clock why our MXU busy
 // differs from the write-up's where the job's shape is the same.
 
 import type { BoardRunResult } from '../boards/machine.ts';
-import type { CounterSnapshot } from '../periph/counters.ts';
-import { formatReport } from '../periph/counters.ts';
+import { formatReport, type CounterSnapshot } from '../periph/counters.ts';
 import { SEED_BEST_VARIANT, SEED_RUNGS, SEED_VARIANT, seedVariantName, type Job, type ModelDims } from '../model/format.ts';
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -306,7 +306,6 @@ export function runSeedBench(target: ModelTarget, clockHz: number, o: SeedBenchO
   };
 }
 
-export { ModelRunError };
 
 // ---- derived figures ----
 
