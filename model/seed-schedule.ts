@@ -95,6 +95,25 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
   stallClocks: number;
 }
 
+const byEnds = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
+
+/** The paths of a table by "from", then "to" (built once per table). */
+function pathsByEnds(terms: SeedTerms): Map<string, Map<string, SeedPath>> {
+  let m = byEnds.get(terms);
+  if (!m) {
+    m = new Map();
+    for (const [key, p] of terms.paths) {
+      const at = key.lastIndexOf('>');
+      const from = key.slice(0, at), to = key.slice(at + 1);
+      let inner = m.get(from);
+      if (!inner) m.set(from, (inner = new Map()));
+      inner.set(to, p);
+    }
+    byEnds.set(terms, m);
+  }
+  return m;
+}
+
 /**
  * The event simulation: a SeedSink that keeps the CPU's clock (from the run
  * pulse, clock 0) and each unit's retire clocks. Every number it needs per
@@ -121,13 +140,17 @@ export class SeedSchedule implements SeedSink {
   prefillClocks = -1;
   runClocks = -1;
 
-  constructor(private readonly terms: SeedTerms) {}
+  /** The table's paths by their two ends (no key to build per event). */
+  private readonly paths: Map<string, Map<string, SeedPath>>;
+
+  constructor(private readonly terms: SeedTerms) {
+    this.paths = pathsByEnds(terms);
+  }
 
   /** The clock the CPU reaches the event at `site`: the path from the last event. */
   private reach(site: string): number {
-    const key = `${this.from}>${site}`;
-    const p = this.terms.paths.get(key);
-    if (!p) throw new MissingSeedTermError(`seed-schedule: no term for the path ${key}: no calibration job takes it (scripts/calibrate-seed-issue.ts)`);
+    const p = this.paths.get(this.from)?.get(site);
+    if (!p) throw new MissingSeedTermError(`seed-schedule: no term for the path ${this.from}>${site}: no calibration job takes it (scripts/calibrate-seed-issue.ts)`);
     let clocks = p.clocks;
     const n = Math.min(p.perCount.length, this.counts.length);
     for (let i = 0; i < n; i++) clocks += p.perCount[i] * this.counts[i];

@@ -15,16 +15,8 @@
 
 import { SEED_VARIANT_ALL, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
-import { walkSeedJob, type SeedSink } from '../model/seed-analytic.ts';
-import { runOnSeed } from '../model/seed-run.ts';
 import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '../model/seed-schedule.ts';
-import type { TransformerTpuInt4Devices } from '../boards/transformer-tpu-int4/board.ts';
-import * as boardUnits from '../boards/transformer-tpu-int4/regs.ts';
-import * as walkUnits from '../model/seed-analytic.ts';
-
-if (walkUnits.SEED_MXU !== boardUnits.SEED_MXU || walkUnits.SEED_VPU !== boardUnits.SEED_VPU || walkUnits.SEED_DMA !== boardUnits.SEED_DMA) {
-  throw new Error("calibrate-seed: model/seed-analytic.ts numbers the units otherwise than the board's regs.ts");
-}
+import { alignSeedTrace, traceSeedJob } from './seed-issue-trace.ts';
 
 interface CalJob { dims: ModelDims; prompt: number; steps: number }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
@@ -41,22 +33,6 @@ const JOBS: CalJob[] = [
 ];
 const VARIANTS = Array.from({ length: SEED_VARIANT_ALL + 1 }, (_, v) => v);
 
-/** The events of a walk, in order, with the loop counts of the CPU work before each. */
-type Ev = { kind: 'command' | 'wait'; unit: number; left: number; site: string; counts: number[] } | { kind: 'mark'; what: 'prefill' | 'done'; site: string; counts: number[] };
-class Recorder implements SeedSink {
-  events: Ev[] = [];
-  private counts: number[] = [];
-  pass(): void {}
-  command(unit: number, _busy: number, site: string): void { this.events.push({ kind: 'command', unit, left: 0, site, counts: this.take() }); }
-  wait(unit: number, left: number, site: string): void { this.events.push({ kind: 'wait', unit, left, site, counts: this.take() }); }
-  cpu(_site: string, counts: readonly number[]): void { this.counts.push(...counts); }
-  mark(what: 'prefill' | 'done'): void { this.events.push({ kind: 'mark', what, site: what, counts: this.take() }); }
-  private take(): number[] { const c = this.counts; this.counts = []; return c; }
-}
-
-/** A trace entry: a commit store (its clock and the clocks it was held) or a read of a unit's retired count. */
-interface Access { commit: boolean; unit: number; clock: number; stall: number }
-
 /** Samples per path: the clocks and the loop counts; per wait site, the gaps between its reads. */
 const samples = new Map<string, { clocks: number[]; counts: number[][] }>();
 const gaps = new Map<string, number[]>();
@@ -72,62 +48,9 @@ const BOUNDS = [[8, 7], [7, 8], [8, 8], [7, 7]];
 function calibrate(job: CalJob, variant: number, seed: number, jobIndex: number): { run: number; prefill: number; generated: number; model: ReturnType<typeof randomModel> } {
   const model = randomModel(job.dims, seed);
   model.layers.forEach((l, i) => { [l.bound1, l.bound2] = BOUNDS[(jobIndex + i) % BOUNDS.length]; });
-  const trace: Access[] = [];
-  let windowStart = 0;
-  const r = runOnSeed(model, { prompt: randomPrompt(job.dims, job.prompt, seed), decodeSteps: job.steps, variant, stopToken: 255 }, {
-    reference: true, splitPrefill: true,
-    onMachine: (m) => {
-      const dev = m.devices as unknown as TransformerTpuInt4Devices;
-      const tpu = dev.tpu, read = tpu.read.bind(tpu), pulse = tpu.runPulse.bind(tpu), commit = dev.bus.onCommit;
-      tpu.runPulse = (clock) => { windowStart = clock; pulse(clock); };
-      tpu.read = (offset, clock) => {
-        const o = offset & 0xffc;
-        if (o >= 0x40 && o < 0x70 && ((o >>> 2) & 3) === 1) trace.push({ commit: false, unit: (o - 0x40) >>> 4, clock, stall: 0 });
-        return read(offset, clock);
-      };
-      dev.bus.onCommit = (unit, opcode, clock, stall) => { trace.push({ commit: true, unit, clock, stall }); commit?.(unit, opcode, clock, stall); };
-    },
-  });
-  const c = r.result.seedCounters!;
-  const prefill = r.windows.length ? r.windows[0].cycles : c.run;
-  const rec = new Recorder();
-  walkSeedJob(job.dims, model.layers, job.prompt, r.generated, variant, rec);
-  const evs = rec.events;
-  let at = 0, cpu = windowStart, from = 'start';
-  const where = () => `d ${job.dims.d} prompt ${job.prompt} + ${job.steps}, variant ${variant}`;
-  for (let e = 0; e < evs.length; e++) {
-    const ev = evs[e];
-    const path = `${from}>${ev.site}`;
-    if (ev.kind === 'mark') {
-      // (A run without decode steps has no prefill window: runOnSeed splits only runs of two tokens or more.)
-      if (ev.what === 'done' || r.windows.length) sample(path, (ev.what === 'prefill' ? prefill : c.run) - (cpu - windowStart), ev.counts);
-      if (ev.what === 'prefill') from = `${from}+prefill`;
-      continue;
-    }
-    const a = trace[at];
-    if (!a || a.commit !== (ev.kind === 'command') || a.unit !== ev.unit) throw new Error(`${where()}: event ${e} (${ev.kind} ${ev.site}) is not the trace's (${a ? `${a.commit ? 'commit' : 'read'} unit ${a.unit} at ${a.clock}` : 'end'})`);
-    sample(path, a.clock - cpu, ev.counts);
-    if (ev.kind === 'command') {
-      cpu = a.clock + a.stall;
-      at++;
-    } else {
-      // The reads of this wait: the same unit's, up to the next commit or another unit's read; a wait of the
-      // same unit right after it (no command between) takes the last one.
-      let end = at;
-      while (end < trace.length && !trace[end].commit && trace[end].unit === ev.unit) end++;
-      const next = evs.slice(e + 1).find((x) => x.kind !== 'mark');
-      if (next && next.kind === 'wait' && next.unit === ev.unit) end--;
-      if (end <= at) throw new Error(`${where()}: wait ${ev.site} has no reads`);
-      const g = gaps.get(ev.site) ?? [];
-      for (let i = at + 1; i < end; i++) g.push(trace[i].clock - trace[i - 1].clock);
-      gaps.set(ev.site, g);
-      cpu = trace[end - 1].clock;
-      at = end;
-    }
-    from = ev.site;
-  }
-  if (at !== trace.length) throw new Error(`${where()}: ${trace.length - at} trace entries past the walk's events`);
-  return { run: c.run, prefill, generated: r.generated, model };
+  const t = traceSeedJob(model, { prompt: randomPrompt(job.dims, job.prompt, seed), decodeSteps: job.steps, variant, stopToken: 255 });
+  alignSeedTrace(model, job.prompt, variant, t, sample, (site, gap) => { const g = gaps.get(site) ?? []; g.push(gap); gaps.set(site, g); });
+  return { run: t.run, prefill: t.prefill ?? t.run, generated: t.generated, model };
 }
 
 /** Least squares of clocks = c0 + Σ perCount·counts (normal equations; counts constant over the samples fold into c0). */

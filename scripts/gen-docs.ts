@@ -24,6 +24,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bitNames, VARIANT_NEEDS, type VariantBitName } from '../model/firmware-facts.ts';
+import { STUDY_GENERATORS } from './gen-docs-study.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'bin', 'picotpu.mjs');
@@ -386,6 +387,7 @@ GENERATORS['seed-demo'] = () => {
     }),
   ];
 };
+Object.assign(GENERATORS, STUDY_GENERATORS);
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
 

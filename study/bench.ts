@@ -12,6 +12,7 @@ import { SRAM_SIZE } from '../periph/sram.ts';
 import { formatReport, sumCounters, type CounterSnapshot } from '../periph/counters.ts';
 import { predict, predictMatmul, type MatmulShape, type PhasePrediction, type Prediction } from '../model/predict/analytic.ts';
 import { BEST_VARIANT, VARIANT, variantName, type Job, type ModelDims } from '../model/format.ts';
+import { DEFAULT_TARGET } from '../model/targets.ts';
 
 export { variantName } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
@@ -193,7 +194,7 @@ export function selectExperiments(o: BenchOptions): Experiment[] {
   return list;
 }
 
-function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
+export function runExperiment(e: Experiment, o: BenchOptions): ExperimentResult {
   const opts = { reference: o.reference ?? false, maxCycles: o.maxCycles };
   const t0 = performance.now();
   if (e.kind === 'matmul') {
@@ -354,9 +355,10 @@ export function formatBench(b: BenchResult): string {
   return parts.join('');
 }
 
-/** The --json document. */
-export function benchJson(b: BenchResult): string {
-  return JSON.stringify({
+/** The --json document's object: the board (the default board's bench), then the run. */
+export function benchObject(b: BenchResult): Record<string, unknown> {
+  return {
+    board: DEFAULT_TARGET.board,
     clockHz: b.clockHz,
     reference: b.reference,
     experiments: b.experiments.map((r) => ({
@@ -368,5 +370,10 @@ export function benchJson(b: BenchResult): string {
     wallMs: b.wallMs,
     emulatedClocks: b.emulatedClocks,
     clocksPerSecond: b.emulatedClocks / (b.wallMs / 1000),
-  }, null, 2) + '\n';
+  };
+}
+
+/** The --json document. */
+export function benchJson(b: BenchResult): string {
+  return JSON.stringify(benchObject(b), null, 2) + '\n';
 }

@@ -11,8 +11,10 @@ import { describe, expect, it } from 'vitest';
 import type { Job, Model, ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { runOnSeed, SEED_VARIANT_ALL } from '../model/seed-run.ts';
+import { predictSeedBusy } from '../model/seed-analytic.ts';
 import { predictSeedRun, seedTerms, type SeedTerms } from '../model/seed-schedule.ts';
 import { adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
+import { alignSeedTrace, traceSeedJob } from '../scripts/seed-issue-trace.ts';
 import { SEED_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 
 /** The bench's shape (study/bench.ts BASE_DIMS): the write-up's. */
@@ -26,6 +28,7 @@ function expectPredicted(model: Model, job: Job, variant: number): { run: number
   const p = predictSeedRun(model.dims, model.layers, job.prompt.length, r.generated, variant);
   expect(p, 'no prediction').not.toBeNull();
   expect({ mxu: p!.mxu, vpu: p!.vpu, dma: p!.dma }).toEqual({ mxu: c.mxu, vpu: c.vpu, dma: c.dma });
+  expect(p!.lowerBound, "the busy tally's lower bound").toBe(predictSeedBusy(model.dims, model.layers, job.prompt.length, r.generated, variant).lowerBound);
   const run = errPct(p!.runClocks, c.run);
   expect(Math.abs(run), `run ${c.run}, predicted ${p!.runClocks}`).toBeLessThanOrEqual(SEED_RUN_BOUND_PCT);
   if (!r.windows.length) {
@@ -64,6 +67,28 @@ describe('seed schedule: predicted run clocks within the bound', () => {
     const job = adderJob(randomProblem(3), 3);
     expectPredicted(loadAdder(ADDER), job, 3);
   }, 60_000);
+});
+
+describe("seed walk: model.c's commands and polls, in order", () => {
+  // Against the reference models' trace: every commit store's unit, and the retired-count reads of each wait_until.
+  const small: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 32 };
+  it('every variant, a prompt of two row blocks and two decode steps, both bounds on each layer', () => {
+    for (let variant = 0; variant <= SEED_VARIANT_ALL; variant++) {
+      const model = randomModel(small, 60 + variant);
+      model.layers[0].bound1 = 7; model.layers[1].bound2 = 8;
+      const job: Job = { prompt: randomPrompt(small, 12, 60 + variant), decodeSteps: 2, variant, stopToken: 255 };
+      expect(() => alignSeedTrace(model, 12, variant, traceSeedJob(model, job)), `variant ${variant}`).not.toThrow();
+    }
+  });
+
+  it('a walk that leaves out a poll parts from the trace', () => {
+    const model = randomModel(small, 60);
+    const t = traceSeedJob(model, { prompt: randomPrompt(small, 12, 60), decodeSteps: 0, variant: 0 });
+    // The first wait's reads (the header's DMA), all of them: the trace of a firmware that does not wait there.
+    const first = t.trace.findIndex((a) => !a.commit), next = t.trace.findIndex((a, i) => i > first && a.commit);
+    const withoutIt = { ...t, trace: [...t.trace.slice(0, first), ...t.trace.slice(next)] };
+    expect(() => alignSeedTrace(model, 12, 0, withoutIt)).toThrow(/is not the trace's/);
+  });
 });
 
 describe('seed schedule: what it does not predict, and a check that can fail', () => {
