@@ -254,8 +254,9 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
         matmul(bp, D, D, false, 'st.q');
         for (let b = 0; b < bp / 8; b++) {
           const i = r0 / 8 + b, keys = flash ? Math.min(8 * i + 8, t) : t, kb = Math.ceil(keys / 8);
-          sink.cpu('st.mask', [i === 0 ? tp / 8 : 0]);
           for (let h = 0; h < HEADS; h++) {
+            // mask_strip before the first head: every word of block 0's strip, two a row for the others.
+            sink.cpu('st.mask', h === 0 ? [i === 0 ? tp / 8 : 0, 1] : [0, 0]);
             geom('st.qk.geom');
             for (let j = 0; j < kb; j++) mm(DH, false, 'st.qk');
             waitUntil(SEED_MXU, 0, 'st.qk.wait');

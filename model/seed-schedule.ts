@@ -28,7 +28,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CALIBRATIONS, calibrationFile, firmwareFile, programSha256, type CalibrationHeader } from './predict/calibration.ts';
 import type { ModelDims } from './format.ts';
-import { SEED_DMA, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import { residentPrefill, SEED_DMA, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
 
 /** The calibration table of the seed board's issue costs. */
 export const SEED_TERMS_TABLE = 'issue-terms-seed' as const;
@@ -238,33 +238,35 @@ export class SeedSchedule implements SeedSink {
 const BANK = 4096, PANEL1_MAX = 2048, MAX_LAYERS = 16, MAX_PROMPT = 256, MAX_VOCAB = 64;
 
 /**
- * Whether model.c's load_header takes the shape: the scratchpad plan's room
- * (its fits() checks) and the limits; a job it refuses writes STATUS 2 and
- * stops, which the walk does not follow (and the decode steps' own check,
- * prompt + steps ≤ max_seq, is the job's, not the walk's).
+ * Whether model.c's load_header takes the job: a plan for its prefill (the
+ * resident one, or the streamed one of a job without decode steps), the
+ * panels' and the head's room and the limits; a job it refuses writes
+ * STATUS 2 and stops, which the walk does not follow.
  */
-export function seedShapeFits(dims: ModelDims, promptLen: number): boolean {
+export function seedShapeFits(dims: ModelDims, promptLen: number, decodeSteps: number): boolean {
   const { d, dFF, heads, layers, vocab, maxSeq } = dims;
-  const dh = d / heads, rp = (promptLen + 7) & ~7, tp = (maxSeq + 7) & ~7;
+  const dh = d / heads;
   return Number.isInteger(dh) && d % 8 === 0 && dFF % 8 === 0 && dh % 8 === 0 && vocab % 8 === 0 && layers >= 1 && layers <= MAX_LAYERS
-    && promptLen >= 1 && promptLen <= MAX_PROMPT && promptLen <= maxSeq
-    && (rp * d) / 2 <= BANK && (maxSeq * d) / 2 <= 2 * BANK && (rp * tp) / 2 <= BANK && (rp * dFF) / 2 <= 4 * BANK
+    && promptLen >= 1 && promptLen <= MAX_PROMPT && promptLen + decodeSteps <= maxSeq
+    && (residentPrefill(dims, promptLen) || streamedPrefill(dims, promptLen, decodeSteps))
     && d * 4 <= PANEL1_MAX && dFF * 4 <= PANEL1_MAX && (vocab * d) / 2 <= BANK && vocab <= MAX_VOCAB;
 }
 
 /**
  * Predicted run clocks, busy clocks and lower bounds of a model job on the
  * seed board: `promptLen` prompt tokens and `generated` tokens written (the
- * prefill's, then one per decode step; a stop token ends it early), with the
- * layers' hardtanh bounds and the VARIANT bits. Null when the firmware
+ * prefill's, then one per decode step; a stop token ends it early, so pass
+ * the job's `decodeSteps` when it may have), with the layers' hardtanh bounds
+ * and the VARIANT bits. Null when the firmware
  * refuses the shape (seedShapeFits) or a path the job takes was never
  * calibrated (a variant bit the calibration jobs never ran).
  */
-export function predictSeedRun(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, terms: SeedTerms = seedTerms()): SeedRunPrediction | null {
-  if (!seedShapeFits(dims, promptLen)) return null;
+export function predictSeedRun(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number,
+  decodeSteps = generated - 1, terms: SeedTerms = seedTerms()): SeedRunPrediction | null {
+  if (!seedShapeFits(dims, promptLen, decodeSteps)) return null;
   const s = new SeedSchedule(terms);
   try {
-    walkSeedJob(dims, bounds, promptLen, generated, variant, s);
+    walkSeedJob(dims, bounds, promptLen, generated, variant, s, decodeSteps);
   } catch (e) {
     if (e instanceof MissingSeedTermError) return null;
     throw e;

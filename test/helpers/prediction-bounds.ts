@@ -23,9 +23,14 @@ export const SWEEP_SMALL_RUN_BOUND_PCT = 2.5;
 /** What a wrong term set (another board's terms, a missing saving) must miss by to show the check can fail. */
 export const WRONG_TERMS_MISS_PCT = 5;
 /**
- * seed-model.elf on the write-up's board (model/seed-schedule.ts; test/seed-schedule.test.ts), run and prefill window:
- * worst 0.018 % on the calibration jobs themselves (scripts/calibrate-seed-issue.ts: short runs, where the argmax's
- * data-dependent clocks weigh most), 0.005 % on the tests' jobs, the bench's rows (prefill, and 64 + 63 or 64 full
- * inference, variants 0, 1, 3, 7) and the trained adder.
+ * seed-model.elf on the write-up's board (model/seed-schedule.ts; test/seed-schedule.test.ts), run and prefill window,
+ * resident prefill and decode: worst 0.030 % on the tests' jobs (d 64, prompt 23 + 3, every variant), 0.006 % on
+ * the bench's rows (prefill, and 64 + 63 or 64 full inference, variants 0, 1, 3, 7) and the trained adder.
  */
-export const SEED_RUN_BOUND_PCT = 0.02;
+export const SEED_RUN_BOUND_PCT = 0.05;
+/**
+ * The same for the streamed prefill (a prompt whose scores outgrow a bank, no decode steps): worst 0.28 % on the
+ * bench's T = 256 rows (variants 0, 1, 3, 7; the CPU's window stores of the mask wait for the DMA's panel fills in
+ * the same bank, which the schedule leaves out), 0.09 % on the calibration's streamed jobs.
+ */
+export const SEED_STREAMED_RUN_BOUND_PCT = 0.3;
