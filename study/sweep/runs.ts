@@ -5,13 +5,16 @@
 
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { predict, predictMatmul, type PhasePrediction } from '../../model/analytic.ts';
-import type { Job, ModelDims } from '../../model/format.ts';
+import type { Job, Model, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
 import { predictTpRun } from '../../model/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
+import { SEED_MODEL_BOARD } from '../../model/seed-run.ts';
+import { DEFAULT_TARGET } from '../../model/targets.ts';
+import { runSeedPoint, SEED_SWEEP_ELFS } from './seed-points.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
 export interface ConfigOverride {
@@ -45,6 +48,18 @@ export const RV32IM_ELFS = build('-rv32im');
 /** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
 export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench, MODEL_TP_ELF];
 
+/** The model points of a board other than picotpu: its runner, and the firmware its results' fingerprint covers. */
+interface BoardPoints { run(key: string, p: ModelPoint, model: Model, job: Job): RunRecord; elfs: readonly string[] }
+const BOARD_POINTS: Readonly<Record<string, BoardPoints>> = {
+  [SEED_MODEL_BOARD]: { run: runSeedPoint, elfs: SEED_SWEEP_ELFS },
+};
+
+/** The runner of a model point on `board` (a registry name); undefined for picotpu, whose points run below. */
+export const boardPointsOf = (board: string | undefined): BoardPoints | undefined => (board === undefined ? undefined : BOARD_POINTS[board]);
+
+/** The firmware the points of `board` run (the fingerprint of their results): picotpu's builds when absent. */
+export const sweepElfsOf = (board?: string): readonly string[] => boardPointsOf(board)?.elfs ?? SWEEP_ELFS;
+
 /** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
   if (c.tpu.spadKiB !== 64 && c.tpu.spadKiB !== 32) throw new Error(`no firmware build plans a ${c.tpu.spadKiB} KiB scratchpad (the builds plan 64 and 32)`);
@@ -68,6 +83,8 @@ export interface ModelPoint {
   config?: ConfigOverride;
   /** Also run the golden model and record whether the TPU's tokens are its tokens (picotpu explore). */
   check?: boolean;
+  /** The board the model runs on, by its registry name (model/targets.ts); picotpu when absent. */
+  board?: string;
 }
 /** The tensor-parallel model (build/fw/model_tp.elf) on `boards` boards of the multi-board machine (as-built platform). */
 export interface TpPoint {
@@ -144,6 +161,9 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
   }
   if (p.kind === 'tp') return runTpPoint(key, p);
   const job = jobFor(p), model = randomModel(p.dims, SEED);
+  const other = boardPointsOf(p.board);
+  if (other) return other.run(key, p, model, job);
+  if (p.board !== undefined && p.board !== DEFAULT_TARGET.board) throw new Error(`no model firmware runs on the board "${p.board}"`);
   const r = runOnEmulator(model, job, { config, elfPath: firmwareFor(config).model });
   const names = ['prefill', 'decode'];
   const record: RunRecord = {
