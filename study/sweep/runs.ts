@@ -13,7 +13,7 @@ import type { CounterSnapshot } from '../../periph/counters.ts';
 import { predictTpRun } from '../../model/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
 import { SEED_MODEL_BOARD } from '../../model/seed-run.ts';
-import { DEFAULT_TARGET } from '../../model/targets.ts';
+import { DEFAULT_TARGET, MODEL_TARGETS } from '../../model/targets.ts';
 import { runSeedPoint, SEED_SWEEP_ELFS } from './seed-points.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
@@ -59,6 +59,14 @@ export const boardPointsOf = (board: string | undefined): BoardPoints | undefine
 
 /** The firmware the points of `board` run (the fingerprint of their results): picotpu's builds when absent. */
 export const sweepElfsOf = (board?: string): readonly string[] => boardPointsOf(board)?.elfs ?? SWEEP_ELFS;
+
+/** The firmware the points of several boards run, in the target table's order (so a set of boards has one fingerprint, whatever order a grid lists them in). */
+export const elfsOfBoards = (boards: readonly string[]): string[] =>
+  [...new Set(MODEL_TARGETS.filter((t) => boards.includes(t.board)).flatMap((t) => sweepElfsOf(t.board)))];
+
+/** Every non-empty set of the boards with model firmware (what a queue worker may be asked to run points of). */
+export const boardSets = (): string[][] =>
+  MODEL_TARGETS.reduce<string[][]>((sets, t) => [...sets, ...sets.map((s) => [...s, t.board]), [t.board]], []);
 
 /** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
