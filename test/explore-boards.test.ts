@@ -73,6 +73,16 @@ describe('a grid\'s board', () => {
     expect(expandGrid(parseGrid(grid({ board: 'seed' }), 'g')).points.map((p) => p.key)).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2 v7 on transformer-tpu-int4']);
   });
 
+  it('an exclusion may name the board (by any of its names); on the seed board one naming a platform knob matches nothing', () => {
+    const keys = (exclude: object[]) => expandGrid(parseGrid(grid({ board: ['picotpu', 'seed'], axes: { variant: [0, 7], tpuWait: [0, 2] }, exclude }), 'g')).points
+      .map((p) => p.key.replace('model d32 ff64 h2 L1 V16 S32 P8 D2 ', '').replace(/ mxu8 spad64 q8 (wait\d) sram1\/2 shift2 mul-none/, ' $1'));
+    expect(keys([{ board: 'seed', variant: 0 }])).toEqual(['v0 wait0', 'v0 wait2', 'v7 wait0', 'v7 wait2', 'v7 on transformer-tpu-int4']);
+    expect(keys([{ board: 'picotpu' }])).toEqual(['v0 on transformer-tpu-int4', 'v7 on transformer-tpu-int4']);
+    expect(keys([{ tpuWait: 2 }])).toEqual(['v0 wait0', 'v7 wait0', 'v0 on transformer-tpu-int4', 'v7 on transformer-tpu-int4']);
+    expect(keys([{ variant: 7 }])).toEqual(['v0 wait0', 'v0 wait2', 'v0 on transformer-tpu-int4']);
+    expect(() => parseGrid(grid({ exclude: [{ board: 'tpu9' }] }), 'g')).toThrow('exclude[0].board: unknown board "tpu9"');
+  });
+
   it('a job from the queue: a seed point is checked like any other — its board, no override, its variants and fit', () => {
     const point = { kind: 'model', dims: SMALL, promptLength: 8, decodeSteps: 2, variant: 7, board: 'transformer-tpu-int4' };
     expect(checkRunnable({ key: 'k', point }).point).toEqual(point);

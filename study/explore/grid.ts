@@ -47,7 +47,7 @@ export interface Grid {
   objective: Objective;
   workloads: Workload[];
   axes: Partial<Record<Knob, KnobValue[]>>;
-  /** A point that matches every field of one entry (knobs, or promptLength/decodeSteps/batch/m/k/n) is left out. */
+  /** A point that matches every field of one entry (knobs, board, or promptLength/decodeSteps/batch/m/k/n) is left out. */
   exclude: Record<string, KnobValue>[];
   /** The boards the workloads run on, by registry name (the grid's `board`; picotpu when left out). */
   boards: string[];
@@ -153,14 +153,16 @@ export function parseGrid(text: string, fallbackName: string): Grid {
   }
   const exclude = 'exclude' in raw ? raw.exclude : [];
   if (!Array.isArray(exclude)) throw new GridError('exclude must be a list of objects');
-  exclude.forEach((rule, i) => {
+  const rules = exclude.map((rule, i) => {
     if (!isObject(rule) || !Object.keys(rule).length) throw new GridError(`exclude[${i}] must be an object naming at least one field, got ${shown(rule)}`);
     for (const [name, v] of Object.entries(rule)) {
-      if (!(KNOBS as readonly string[]).includes(name) && !WORKLOAD_FIELDS.includes(name)) throw new GridError(`exclude[${i}] names unknown field "${name}"`);
+      if (!(KNOBS as readonly string[]).includes(name) && !WORKLOAD_FIELDS.includes(name) && name !== 'board') throw new GridError(`exclude[${i}] names unknown field "${name}"`);
       if (!['number', 'boolean', 'string'].includes(typeof v)) throw new GridError(`exclude[${i}].${name} must be a number, true, false or a string, got ${shown(v)}`);
     }
+    // A board by any of its names: the rule holds its registry name.
+    return 'board' in rule ? { ...rule, board: boardName(`exclude[${i}].board`, rule.board) } : rule;
   });
-  const grid: Grid = { name: typeof raw.name === 'string' && /^[\w.-]+$/.test(raw.name) ? raw.name : fallbackName, objective, workloads, axes: axes as Grid['axes'], exclude: exclude as Grid['exclude'], boards };
+  const grid: Grid = { name: typeof raw.name === 'string' && /^[\w.-]+$/.test(raw.name) ? raw.name : fallbackName, objective, workloads, axes: axes as Grid['axes'], exclude: rules as Grid['exclude'], boards };
   const size = gridSize(grid);
   if (size > MAX_GRID_POINTS) throw new GridError(`the grid has ${size.toLocaleString('en-US')} points, more than the ${MAX_GRID_POINTS.toLocaleString('en-US')} a grid may have: split it into smaller grids`);
   return grid;
@@ -178,14 +180,20 @@ function readBoards(v: unknown): string[] {
   const out: string[] = [];
   all.forEach((x, i) => {
     const where = Array.isArray(v) ? `board[${i}]` : 'board';
-    if (typeof x !== 'string') throw new GridError(`${where} must be a board's name, got ${shown(x)}`);
-    let name: string;
-    try { name = boardNamed(x).name; } catch (e) { if (e instanceof BoardError) throw new GridError(`${where}: ${e.message}`); throw e; }
-    if (!modelTargetOf(name)) throw new GridError(`${where}: no model firmware runs on the ${name} board (boards with one: ${MODEL_TARGETS.map((t) => t.board).join(', ')})`);
+    const name = boardName(where, x);
     if (out.includes(name)) throw new GridError(`${where}: the board ${name} is already in the list`);
     out.push(name);
   });
   return out;
+}
+
+/** The registry name of a board with model firmware, by any of its names; else GridError naming `where`. */
+function boardName(where: string, x: unknown): string {
+  if (typeof x !== 'string') throw new GridError(`${where} must be a board's name, got ${shown(x)}`);
+  let name: string;
+  try { name = boardNamed(x).name; } catch (e) { if (e instanceof BoardError) throw new GridError(`${where}: ${e.message}`); throw e; }
+  if (!modelTargetOf(name)) throw new GridError(`${where}: no model firmware runs on the ${name} board (boards with one: ${MODEL_TARGETS.map((t) => t.board).join(', ')})`);
+  return name;
 }
 
 /** The values of the variant axis on a board: the grid's, else the board's default (picotpu's as built, another board's every variant bit). */
@@ -236,8 +244,8 @@ function workloadsOf(w: Workload): { name: string; fields: Record<string, number
   });
 }
 
-const matches = (rule: Record<string, KnobValue>, k: Knobs, fields: Record<string, number>) =>
-  Object.entries(rule).every(([name, v]) => (name in k ? k[name as Knob] === v : fields[name] === v));
+const matches = (rule: Record<string, KnobValue>, k: Knobs, fields: Record<string, number>, board: string) =>
+  Object.entries(rule).every(([name, v]) => (name === 'board' ? board === v : name in k ? k[name as Knob] === v : fields[name] === v));
 
 /** Every point of the grid, in grid order, and how many the exclusions left out. */
 export function expandGrid(g: Grid): { points: GridPoint[]; excluded: number } {
@@ -254,13 +262,16 @@ export function expandGrid(g: Grid): { points: GridPoint[]; excluded: number } {
   return { points, excluded };
 }
 
+/** A rule that can match a point of a board that runs as built: it names no platform knob but the variant. */
+const asBuiltRule = (rule: Record<string, KnobValue>) => Object.keys(rule).every((name) => name === 'variant' || !(KNOBS as readonly string[]).includes(name));
+
 /** A board other than picotpu runs as built: each workload once per variant, keyed by the board. */
 function expandOnBoard(g: Grid, board: string, points: GridPoint[], seen: Set<string>): number {
   let excluded = 0;
   for (const w of g.workloads.flatMap(workloadsOf)) {
     for (const variant of variantsOn(g, board)) {
       const knobs = { ...AS_BUILT, variant } as Knobs;
-      if (g.exclude.some((rule) => matches(rule, knobs, w.fields))) { excluded++; continue; }
+      if (g.exclude.some((rule) => asBuiltRule(rule) && matches(rule, knobs, w.fields, board))) { excluded++; continue; }
       const key = `${w.name} v${variant} on ${board}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -280,7 +291,7 @@ function expandOnPicotpu(g: Grid, axes: [string, KnobValue[]][], points: GridPoi
   for (const w of g.workloads.flatMap(workloadsOf)) {
     for (const combo of product(axes)) {
       const knobs = combo as Knobs;
-      if (g.exclude.some((rule) => matches(rule, knobs, w.fields))) { excluded++; continue; }
+      if (g.exclude.some((rule) => matches(rule, knobs, w.fields, DEFAULT_TARGET.board))) { excluded++; continue; }
       const key = keyOf(w.name, knobs);
       if (seen.has(key)) continue;
       seen.add(key);
