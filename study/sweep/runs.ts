@@ -1,5 +1,6 @@
 // One sweep point = one emulator run (a single matmul through mmbench.elf,
-// or a model job through model.elf) next to the analytic model's prediction
+// or a model job through model.elf, or through another board's model
+// firmware: seed-points.ts) next to the analytic model's prediction
 // for the same configuration. Points are plain JSON so they cross to worker
 // threads and into the JSON-lines results file unchanged.
 

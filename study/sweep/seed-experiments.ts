@@ -13,8 +13,7 @@ import { seedModelMisfit } from '../../model/seed-fit.ts';
 import { SEED_MODEL_BOARD } from '../../model/seed-job.ts';
 import { BASE_DIMS } from '../bench.ts';
 import { BARS_AND_MARKS, BOUND, chartSpec, LINES_AND_POINTS, MEASURED, measuredPhase, PREDICTED, PREDICTED_RUN, predictedPhase, predictedRun, rowsOf, type ChartRow } from './charts.ts';
-import type { PlannedRun } from './engine.ts';
-import { Compared, section, table, worstBusyError, worstRunError, type Experiment, type Figure, type Report, type Scale } from './experiments.ts';
+import { Compared, section, table, worstBusyError, worstRunError, type Experiment, type Figure, type Scale } from './experiments.ts';
 import { errorPct, type ModelPoint, type RunRecord } from './runs.ts';
 import { SEED_RUN_UNPREDICTED } from './seed-points.ts';
 
@@ -274,7 +273,3 @@ const ladder: Experiment = {
 
 /** The experiments of `picotpu sweep --board seed`, in picotpu's order; those the board cannot run say why. */
 export const SEED_EXPERIMENTS: readonly Experiment[] = [roofline, prefillDecode, batchedDecode, context, whatIf, ladder, multiDevice];
-
-/** Every planned point of the seed experiments at a scale (the tests check each fits the firmware). */
-export const seedPlans = (scale: Scale): PlannedRun[] => SEED_EXPERIMENTS.flatMap((e) => e.plan(scale));
-export type { Report };
