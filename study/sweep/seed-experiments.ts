@@ -135,13 +135,20 @@ const prefillDecode: Experiment = {
     const base = rows.filter((r) => r[0].endsWith(', base')), best = rows.filter((r) => !r[0].endsWith(', base'));
     const [s0, sb] = [shares.find((s) => s.v === 0), shares.find((s) => s.v === BEST)];
     const reading = [
-      `Decode moves every weight for one row of work: with the base kernels its DMA is busy ${ratio.dec.measured[0] ? f2(ratio.dec.measured[0][1]) : '-'}× as long as its MXU, and at a ${base.at(-1)?.[0].split(',')[0] ?? '-'}-token prompt a decoded token costs ${base.at(-1)?.[7] ?? '-'}× a prefill token, at ${base.at(-1)?.[8] ?? '-'}× its bound — the seed CPU (a fetch and every access over one AXI slave, 5 clocks an ALU instruction, 9 a register store) issues the commands slower than the units run them.`,
+      `Decode moves every weight for one row of work: with the base kernels its DMA is busy ${ratio.dec.measured[0] ? f2(ratio.dec.measured[0][1]) : '-'}× as long as its MXU, and at a ${base.at(-1)?.[0].split(',')[0] ?? '-'}-token prompt a decoded token costs ${base.at(-1)?.[7] ?? '-'}× a prefill token, at ${base.at(-1)?.[8] ?? '-'}× its bound: no unit is busy for ${idleShare(records, 0)} of decode's clocks (the base kernels wait for each weight panel before its MXU commands, and ${idleShare(records, BEST)} with the best variant), the time the seed CPU — every fetch and access over one AXI slave, 5 clocks an ALU instruction, 9 a register store — takes to issue and wait.`,
       `Prefill reuses each weight panel over the prompt's rows: at the longest prompt its DMA/MXU ratio is ${ratio.pre.measured.at(-1) ? f2(ratio.pre.measured.at(-1)![1]) : '-'}.`,
       s0 ? `In a full inference of ${s0.P} + ${s0.D} tokens decode takes ${f1(s0.share)}% of the clocks with the base kernels${sb ? ` and ${f1(sb.share)}% with the best variant (${seedVariantName(BEST)}), whose decode costs ${best.at(-1)?.[4] ?? '-'} clocks a token (${best.at(-1)?.[8] ?? '-'}× its bound)` : ''}.` : '',
     ].filter(Boolean).join(' ');
     return { text, figures: [fig1, fig2], markdown: section(prefillDecode.title, [fig1, fig2], text, reading) };
   },
 };
+
+/** The share of the decode windows' clocks with no unit busy, over one variant's runs of the prefill-decode sweep. */
+function idleShare(records: RunRecord[], variant: number): string {
+  const dec = records.filter((r) => (r.point as ModelPoint).variant === variant && r.measured.length > 1).map((r) => measuredPhase(r, 'decode'));
+  const idle = dec.reduce((a, m) => a + m.idle, 0), all = dec.reduce((a, m) => a + m.cycles, 0);
+  return all ? `${f1((100 * idle) / all)}%` : '-';
+}
 
 // ---- batched decode: batch 1 ----
 
