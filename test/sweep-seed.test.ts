@@ -93,6 +93,15 @@ describe.sequential('seed experiments, small instances', () => {
 });
 
 describe.sequential('sweep --board seed', () => {
+  it('worker threads give the same records as one thread (determinism)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-seed-'));
+    const plan = SEED_EXPERIMENTS.find((e) => e.name === 'ladder')!.plan('small');
+    const one = await sweep(plan, { file: join(dir, 'a.jsonl'), jobs: 1, elfs: SEED_SWEEP_ELFS });
+    const two = await sweep(plan, { file: join(dir, 'b.jsonl'), jobs: 2, elfs: SEED_SWEEP_ELFS });
+    const strip = (rs: RunRecord[]) => rs.map(({ wallMs: _w, ...r }) => r);
+    expect(strip(two)).toEqual(strip(one));
+  }, 60_000);
+
   it('writes scaling-seed.md beside scaling.md, never over it: its sections, the reasons, its fingerprint', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-sweep-seed-'));
     const printed: string[] = [];
