@@ -33,6 +33,7 @@ export const CALIBRATIONS = {
   'issue-shift-savings-model': { script: 'scripts/calibrate-model-issue.ts', elfs: MODEL_ELFS },
   'issue-mul-savings-model': { script: 'scripts/calibrate-model-issue.ts', elfs: MODEL_ELFS },
   'issue-terms-tp': { script: 'scripts/calibrate-tp-issue.ts', elfs: ['model_tp.elf'] },
+  'issue-terms-seed': { script: 'scripts/calibrate-seed-issue.ts', elfs: ['seed-model.elf'] },
 } as const satisfies Record<string, { script: string; elfs: readonly string[] }>;
 export type CalibrationName = keyof typeof CALIBRATIONS;
 

@@ -1,54 +1,292 @@
-// Analytic busy clocks of our transformer on the seed board
-// (build/fw/seed-model.elf): every command the firmware pushes for a job,
-// priced by the seed's timing rules (docs/seed-board.md §5) — MXU MM K + 25
-// (K + 33 accumulating), GEOM never busy; VPU 3 clocks a word + 1 (RELU),
-// 5 + 1 (ADD, DYT), 5 + 2 (DOT); DMA fill one clock a byte, spill 2·bytes + 3.
-// The sums are the seed's mxu, vpu and dma counters exactly as long as no
-// unit loses a bank to another (the firmware's plan keeps them apart); a test
-// holds them to the measured counters (test/seed-analytic.test.ts).
+// Our transformer on the seed board (build/fw/seed-model.elf) as a stream of
+// events: walkSeedJob() follows firmware-c/seed-model/model.c loop for loop
+// and tells a sink every command the firmware pushes (its unit, its busy
+// clocks by the seed's timing rules, the firmware site that pushed it), every
+// wait_until(unit, left) poll and the CPU work between them whose clocks
+// depend on the job (the causal mask, the header, the argmax). Two sinks use
+// it: the busy tally here (predictSeedBusy) and the schedule model
+// (model/seed-schedule.ts), which replays the stream against the board's
+// timing to predict run clocks.
 //
-// The walk mirrors firmware-c/seed-model/model.c loop for loop: keep the two
-// in step when either changes.
+// Busy clocks follow docs/seed-board.md §5: MXU MM K + 25 (K + 33
+// accumulating), GEOM never busy; VPU 3 clocks a word + 1 (RELU), 5 + 1 (ADD,
+// DYT), 5 + 2 (DOT); DMA fill one clock a byte, spill 2·bytes + 3. The sums
+// are the seed's mxu, vpu and dma counters exactly as long as no unit loses a
+// bank to another (the firmware's plan keeps them apart); a test holds them
+// to the measured counters (test/seed-analytic.test.ts).
+//
+// Keep the walk in step with model.c when either changes: the same
+// functions, the same loops, the same waits in the same places.
 
 import { SEED_VARIANT, type ModelDims } from './format.ts';
+
+/**
+ * The units as model.c numbers them (tpu_seed.h SEED_UNIT_*, generated from the board's regs.ts, which the
+ * model may not import: a tool reaches a board through the machine only); the calibration script, which
+ * compares them with the trace's, checks they are the board's.
+ */
+export const SEED_MXU = 0, SEED_VPU = 1, SEED_DMA = 2;
+
+/** What the walk tells: model.c's commands, waits and job-dependent CPU work, in program order. */
+export interface SeedSink {
+  /** A forward pass begins (0: the prefill, then one per decode step); what follows counts to it. */
+  pass(index: number): void;
+  /** A command pushed to `unit` (SEED_MXU, SEED_VPU, SEED_DMA) at `site`, busy `busy` clocks. */
+  command(unit: number, busy: number, site: string): void;
+  /** wait_until(unit, left) at `site`: the CPU polls until `unit` has at most `left` commands not retired. */
+  wait(unit: number, left: number, site: string): void;
+  /** CPU work at `site` whose clocks grow with `counts` (loop trips the firmware makes there). */
+  cpu(site: string, counts: readonly number[]): void;
+  /** The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out. */
+  mark(what: 'prefill' | 'done'): void;
+}
+
+/** Per layer: the hardtanh bounds (7 or 8) after attention and after the FFN. */
+export interface SeedLayerBounds { bound1: number; bound2: number }
+
+const VPU_CHUNK = 1016;
+const ceil8 = (n: number) => (n + 7) & ~7;
+const VOP = { DOT: 'dot', ADD: 'binary', DYT: 'binary', RELU: 'unary' } as const;
+type VopKind = (typeof VOP)[keyof typeof VOP];
+
+/** Busy clocks of one VPU op of vlen elements: 3 (unary) or 5 (binary) clocks a word, + 1 (+ 2 for DOT). */
+function vopBusy(kind: VopKind, vlen: number): number {
+  const words = Math.ceil(vlen / 8);
+  return vlen === 0 ? 1 : kind === 'unary' ? 3 * words + 1 : kind === 'binary' ? 5 * words + 1 : 5 * words + 2;
+}
+
+/** The causal mask's entries build_mask sets to −8: key u + i past row pos0 + r's last key, over rows × tp. */
+function maskedEntries(pos0: number, rows: number, tp: number): number {
+  let n = 0;
+  for (let r = 0; r < rows; r++) n += Math.max(0, tp - (pos0 + r + 1));
+  return n;
+}
+
+/**
+ * Walks a job through `sink`: `promptLen` prompt tokens, then `generated − 1`
+ * decode steps (generated = the tokens the run wrote, stop token included),
+ * with the VARIANT bits the firmware acts on. Names follow model.c's.
+ */
+export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, sink: SeedSink): void {
+  const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
+  const DH = D / HEADS, rowb = D / 2;
+  const doubleBuffer = (variant & SEED_VARIANT.DOUBLE_BUFFER) !== 0;
+  const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
+
+  // ---- primitives ----
+  const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
+  const spill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes === 0 ? 0 : 2 * bytes + 3, site);
+  const geom = (site: string) => sink.command(SEED_MXU, 0, site);
+  const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
+  const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
+  const waitUntil = (unit: number, left: number, site: string) => sink.wait(unit, left, site);
+  /**
+   * vpu_ew: `count` elements in chunks of VPU_CHUNK (the chunks after the first are the loop's own site); whether
+   * a chunk is a whole one is a branch of the CPU's.
+   */
+  const vpuEw = (kind: VopKind, count: number, site: string) => {
+    for (let left = count, first = true; left > 0; left -= VPU_CHUNK, first = false) {
+      sink.cpu('vpu_ew.whole', [left > VPU_CHUNK ? 1 : 0]);
+      vop(kind, Math.min(left, VPU_CHUNK), first ? site : 'vpu_ew.next');
+    }
+  };
+  /** put_sram: one word (`bytes` of it) to the SRAM through the scratchpad. */
+  const putSram = (bytes: number, site: string) => {
+    waitUntil(SEED_DMA, 0, `${site}.before`);
+    spill(bytes, site);
+    waitUntil(SEED_DMA, 0, `${site}.after`);
+  };
+
+  // ---- kernels ----
+  /** panel_mms: one MM per row block against the panel. */
+  const panelMms = (blocks: number, k: number, acc: boolean) => {
+    const at = doubleBuffer ? 'panel_mms.db' : 'panel_mms';
+    for (let i = 0; i < blocks; i++) mm(k, acc, i === 0 ? `${at}.first` : `${at}.next`);
+  };
+  const matmul = (rows: number, k: number, n: number, acc: boolean, site: string) => {
+    const panels = n / 8, blocks = rows / 8;
+    geom(`${site}.geom`);
+    fill(4 * k, 'matmul.fill0');
+    if (!doubleBuffer) {
+      for (let j = 0; j < panels; j++) {
+        if (j) {
+          waitUntil(SEED_MXU, 0, 'matmul.wait_mxu');
+          fill(4 * k, 'matmul.fill');
+        }
+        waitUntil(SEED_DMA, 0, 'matmul.wait_dma');
+        panelMms(blocks, k, acc);
+      }
+    } else {
+      for (let j = 0; j < panels; j++) {
+        const more = j + 1 < panels;
+        if (more) {
+          waitUntil(SEED_MXU, 0, 'matmul.db.wait_mxu');
+          sink.cpu('matmul.db.buffer', [j & 1]); // which buffer the next panel goes to
+          fill(4 * k, 'matmul.db.fill');
+        }
+        waitUntil(SEED_DMA, more ? 1 : 0, more ? 'matmul.db.wait_dma' : 'matmul.db.wait_dma_last');
+        sink.cpu('matmul.db.panel', [j & 1]);
+        panelMms(blocks, k, acc);
+      }
+    }
+    waitUntil(SEED_MXU, 0, `${site}.end`);
+  };
+  const residual = (count: number, bound: number, site: string) => {
+    sink.cpu('residual.dyt', [bound === 7 ? 1 : 0]); // DYT or ADD: a branch of the CPU's
+    vpuEw(bound === 7 ? VOP.DYT : VOP.ADD, count, `${site}.residual`);
+    waitUntil(SEED_VPU, 0, `${site}.residual.wait`);
+  };
+  const projectResidual = (rows: number, k: number, bound: number, site: string) => {
+    if (fused) {
+      matmul(rows, k, D, true, site);
+      if (bound === 7) {
+        vpuEw(VOP.DYT, rows * D, `${site}.clip`);
+        waitUntil(SEED_VPU, 0, `${site}.clip.wait`);
+      }
+    } else {
+      matmul(rows, k, D, false, site);
+      residual(rows * D, bound, site);
+    }
+  };
+  const attendRows = (blocks: number, kb: number, t: number, tp: number) => {
+    geom('attend.qk.geom');
+    for (let i = 0; i < blocks; i++) for (let j = 0; j < kb; j++) mm(DH, false, j > 0 ? 'attend.qk' : i > 0 ? 'attend.qk.row' : 'attend.qk.first');
+    waitUntil(SEED_MXU, 0, 'attend.qk.wait');
+    const count = blocks * 8 * tp;
+    vpuEw(VOP.ADD, count, 'attend.mask');
+    vpuEw(VOP.RELU, count, 'attend.relu');
+    waitUntil(SEED_VPU, 0, 'attend.vpu.wait');
+    geom('attend.pv.geom');
+    for (let i = 0; i < blocks; i++) for (let c = 0; c < DH / 8; c++) mm(t, false, c > 0 ? 'attend.pv' : i > 0 ? 'attend.pv.row' : 'attend.pv.first');
+    waitUntil(SEED_MXU, 0, 'attend.pv.wait');
+  };
+  const keysOf = (pos0: number, i: number, t: number) => Math.min(pos0 + 8 * i + 8, t);
+  const flashScores = (kb: number, site: string) => {
+    geom(`${site}.geom`);
+    for (let j = 0; j < kb; j++) mm(DH, false, j === 0 ? `${site}.first` : 'flash.qk');
+  };
+  const attentionFlash = (pos0: number, blocks: number, t: number, tp: number) => {
+    const pv = 1 + DH / 8;
+    flashScores(Math.ceil(keysOf(pos0, 0, t) / 8), 'flash.qk0');
+    for (let i = 0; i < blocks; i++) {
+      const keys = keysOf(pos0, i, t);
+      sink.cpu('flash.block', [i & 1, keys < pos0 + 8 * i + 8 ? 1 : 0]); // the strip, keys_of's clip
+      waitUntil(SEED_MXU, i ? pv : 0, i ? 'flash.wait_scores' : 'flash.wait_scores0');
+      vpuEw(VOP.ADD, 8 * tp, 'flash.mask');
+      vpuEw(VOP.RELU, 8 * tp, 'flash.relu');
+      if (i + 1 < blocks) {
+        sink.cpu('flash.next', [i & 1, keysOf(pos0, i + 1, t) < pos0 + 8 * i + 16 ? 1 : 0]);
+        flashScores(Math.ceil(keysOf(pos0, i + 1, t) / 8), 'flash.qk');
+      }
+      waitUntil(SEED_VPU, 0, i + 1 < blocks ? 'flash.wait_vpu' : 'flash.wait_vpu_last');
+      geom('flash.pv.geom');
+      for (let c = 0; c < DH / 8; c++) mm(keys, false, c === 0 ? 'flash.pv.first' : 'flash.pv');
+    }
+    waitUntil(SEED_MXU, 0, 'flash.end');
+  };
+  const attention = (pos0: number, blocks: number, t: number) => {
+    const tp = ceil8(t);
+    for (let h = 0; h < HEADS; h++) {
+      sink.cpu('attention.flash', [flash ? 1 : 0]); // FLASH set: blocks > 1 is tested too
+      if (flash && blocks > 1) attentionFlash(pos0, blocks, t, tp);
+      else attendRows(blocks, tp / 8, t, tp);
+    }
+  };
+  const forward = (pos0: number, rows: number) => {
+    const blocks = Math.ceil(rows / 8), rp = blocks * 8, t = pos0 + rows, tp = ceil8(t);
+    for (let r = 0; r < rows; r++) fill(rowb, r === 0 ? 'embed.tok.first' : 'embed.tok');
+    fill(rows * rowb, 'embed.pos');
+    sink.cpu('build_mask', [rp, (rp * tp) / 8, maskedEntries(pos0, rp, tp)]);
+    waitUntil(SEED_DMA, 0, 'embed.wait_dma');
+    vpuEw(VOP.ADD, rows * D, 'embed.add');
+    waitUntil(SEED_VPU, 0, 'embed.wait_vpu');
+    for (let l = 0; l < LAYERS; l++) {
+      matmul(rp, D, D, false, 'q');
+      matmul(rp, D, D, false, 'k');
+      spill(rows * rowb, 'k.spill');
+      matmul(rp, D, D, false, 'v');
+      spill(rows * rowb, 'v.spill');
+      fill(t * rowb, 'kv.fill_k');
+      fill(t * rowb, 'kv.fill_v');
+      waitUntil(SEED_DMA, 0, 'kv.wait');
+      attention(pos0, blocks, t);
+      projectResidual(rp, D, bounds[l].bound1, 'o');
+      matmul(rp, D, DFF, false, 'ffn1');
+      vpuEw(VOP.RELU, rp * DFF, 'ffn1.relu');
+      waitUntil(SEED_VPU, 0, 'ffn1.relu.wait');
+      projectResidual(rp, DFF, bounds[l].bound2, 'ffn2');
+    }
+    fill(VOCAB * rowb, 'logits.fill');
+    waitUntil(SEED_DMA, 0, 'logits.wait_dma');
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
+    waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
+  };
+  const emit = () => {
+    sink.cpu('argmax', [VOCAB]);
+    spill(4 * VOCAB, 'emit.logits');
+    putSram(1, 'emit.token');
+  };
+
+  // ---- the job (main) ----
+  // load_header: the header, the layer records, the prompt.
+  fill(128, 'header.fill');
+  waitUntil(SEED_DMA, 0, 'header.wait');
+  sink.cpu('header', [DH]);
+  fill(LAYERS * 64, 'header.layers');
+  fill(promptLen, 'header.prompt');
+  waitUntil(SEED_DMA, 0, 'header.layers.wait');
+  sink.cpu('layers', [LAYERS, promptLen]);
+  sink.pass(0);
+  forward(0, promptLen);
+  emit();
+  sink.mark('prefill');
+  for (let i = 1; i < generated; i++) {
+    sink.pass(i);
+    forward(promptLen + i - 1, 1);
+    emit();
+  }
+  putSram(4, 'generated');
+  putSram(4, 'status');
+  sink.mark('done');
+}
 
 export interface SeedBusy {
   mxu: number; vpu: number; dma: number;
   /** Commands pushed per unit (GEOM included for the MXU). */
   commands: { mxu: number; vpu: number; dma: number };
+  /** Σ over forward passes (the prefill, then each decode step) of the pass's busiest unit (model/analytic.ts's lowerBound). */
+  lowerBound: number;
 }
 
-const VPU_CHUNK = 1016;
-const ceil8 = (n: number) => (n + 7) & ~7;
-
-class Tally implements SeedBusy {
+/** The busy tally: busy clocks and commands per unit, and per forward pass for the lower bound. */
+export class SeedBusyTally implements SeedSink, SeedBusy {
   mxu = 0; vpu = 0; dma = 0;
   commands = { mxu: 0, vpu: 0, dma: 0 };
-  geom(): void { this.commands.mxu++; }
-  mm(k: number, acc: boolean): void { this.commands.mxu++; this.mxu += k === 0 ? 1 : k + (acc ? 33 : 25); }
-  fill(bytes: number): void { this.commands.dma++; this.dma += bytes; }
-  spill(bytes: number): void { this.commands.dma++; this.dma += bytes === 0 ? 0 : 2 * bytes + 3; }
-  /** One VPU op of vlen elements: 3 (unary) or 5 (binary) clocks a word, + 1 (+ 2 for DOT). */
-  vop(kind: 'unary' | 'binary' | 'dot', vlen: number): void {
-    this.commands.vpu++;
-    const words = Math.ceil(vlen / 8);
-    this.vpu += vlen === 0 ? 1 : kind === 'unary' ? 3 * words + 1 : kind === 'binary' ? 5 * words + 1 : 5 * words + 2;
+  lowerBound = 0;
+  /** Busy per unit of the pass under way (the commands before the first pass count to it). */
+  private readonly passBusy = [0, 0, 0];
+  private inPass = false;
+  pass(): void {
+    if (this.inPass) this.closePass();
+    this.inPass = true;
   }
-  /** vpu_ew: count elements in chunks of VPU_CHUNK. */
-  ew(kind: 'unary' | 'binary', count: number): void {
-    for (let left = count; left > 0; left -= VPU_CHUNK) this.vop(kind, Math.min(left, VPU_CHUNK));
+  command(unit: number, busy: number): void {
+    this.passBusy[unit] += busy;
+    if (unit === SEED_MXU) { this.mxu += busy; this.commands.mxu++; } else if (unit === SEED_VPU) { this.vpu += busy; this.commands.vpu++; } else { this.dma += busy; this.commands.dma++; }
   }
-  matmul(rows: number, k: number, n: number, acc: boolean): void {
-    this.geom();
-    for (let j = 0; j < n / 8; j++) {
-      this.fill(4 * k);
-      for (let i = 0; i < rows / 8; i++) this.mm(k, acc);
-    }
+  wait(): void {}
+  cpu(): void {}
+  mark(what: 'prefill' | 'done'): void {
+    if (what === 'done') this.closePass();
+  }
+  private closePass(): void {
+    this.lowerBound += Math.max(...this.passBusy);
+    this.passBusy.fill(0);
+  }
+  result(): SeedBusy {
+    return { mxu: this.mxu, vpu: this.vpu, dma: this.dma, commands: { ...this.commands }, lowerBound: this.lowerBound };
   }
 }
-
-/** Per layer: the hardtanh bounds (7 or 8) after attention and after the FFN. */
-export interface SeedLayerBounds { bound1: number; bound2: number }
 
 /**
  * The busy clocks of a job: `promptLen` prompt tokens, then `generated − 1`
@@ -56,66 +294,7 @@ export interface SeedLayerBounds { bound1: number; bound2: number }
  * with the VARIANT bits the firmware acts on.
  */
 export function predictSeedBusy(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number): SeedBusy {
-  const { d, dFF, heads, layers, vocab } = dims;
-  const dh = d / heads, rowb = d / 2;
-  const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
-  const t = new Tally();
-  // load_header: the header, the layer records, the prompt.
-  t.fill(128); t.fill(layers * 64); t.fill(promptLen);
-  const projectResidual = (rows: number, k: number, bound: number) => {
-    if (fused) {
-      t.matmul(rows, k, d, true);
-      if (bound === 7) t.ew('binary', rows * d);
-    } else {
-      t.matmul(rows, k, d, false);
-      t.ew('binary', rows * d);
-    }
-  };
-  const attendRows = (blocks: number, kb: number, keys: number, tp: number) => {
-    t.geom();
-    for (let i = 0; i < blocks * kb; i++) t.mm(dh, false);
-    t.ew('binary', blocks * 8 * tp);
-    t.ew('unary', blocks * 8 * tp);
-    t.geom();
-    for (let i = 0; i < blocks * (dh / 8); i++) t.mm(keys, false);
-  };
-  const forward = (pos0: number, rows: number) => {
-    const blocks = Math.ceil(rows / 8), rp = blocks * 8, T = pos0 + rows, tp = ceil8(T);
-    for (let r = 0; r < rows; r++) t.fill(rowb);
-    t.fill(rows * rowb);
-    t.ew('binary', rows * d);
-    for (let l = 0; l < layers; l++) {
-      t.matmul(rp, d, d, false); // Q
-      t.matmul(rp, d, d, false); // K
-      t.spill(rows * rowb);
-      t.matmul(rp, d, d, false); // V
-      t.spill(rows * rowb);
-      t.fill(T * rowb); t.fill(T * rowb);
-      for (let h = 0; h < heads; h++) {
-        if (flash) {
-          for (let i = 0; i < blocks; i++) {
-            const keys = Math.min(pos0 + 8 * i + 8, T);
-            attendRows(1, Math.ceil(keys / 8), keys, tp);
-          }
-        } else {
-          attendRows(blocks, tp / 8, T, tp);
-        }
-      }
-      projectResidual(rp, d, bounds[l].bound1);
-      t.matmul(rp, d, dFF, false);
-      t.ew('unary', rp * dFF);
-      projectResidual(rp, dFF, bounds[l].bound2);
-    }
-    t.fill(vocab * rowb);
-    for (let j = 0; j < vocab; j++) t.vop('dot', d);
-  };
-  const emit = () => { t.spill(4 * vocab); t.spill(1); };
-  forward(0, promptLen);
-  emit();
-  for (let i = 1; i < generated; i++) {
-    forward(promptLen + i - 1, 1);
-    emit();
-  }
-  t.spill(4); t.spill(4); // GENERATED, STATUS
-  return { mxu: t.mxu, vpu: t.vpu, dma: t.dma, commands: t.commands };
+  const t = new SeedBusyTally();
+  walkSeedJob(dims, bounds, promptLen, generated, variant, t);
+  return t.result();
 }
