@@ -4,8 +4,8 @@
 // one sequence and its scratchpad plan bounds the shapes (model/seed-fit.ts),
 // so the shapes are the write-up's where they fit and smaller where they do
 // not, and an experiment the board cannot run says why in one line. The
-// predictions are model/seed-analytic.ts's busy clocks per window; the bound
-// of a window is its busiest unit.
+// predictions are seed-points.ts's: busy clocks and the bound per window, run
+// clocks where model/seed-schedule.ts covers the job.
 
 import type { TopLevelSpec } from 'vega-lite';
 import { SEED_VARIANT, SEED_VARIANT_ALL, seedVariantName, type ModelDims } from '../../model/format.ts';
@@ -53,7 +53,7 @@ const runCell = (r: RunRecord, phase: string, per = 1) => {
 function busyCheck(records: RunRecord[]): string {
   const run = worstRunError(records);
   return `largest busy-clock prediction error (MXU, VPU, DMA, every run): ${worstBusyError(records).toFixed(2)}%\n`
-    + `largest run-clock prediction error: ${run.covered ? `${run.worst.toFixed(2)}% over ${run.covered} windows` : `- (${SEED_RUN_UNPREDICTED})`}`;
+    + `largest run-clock prediction error (model/seed-schedule.ts, ${run.covered} windows${run.uncovered ? `; ${run.uncovered} "-": ${SEED_RUN_UNPREDICTED}` : ''}): ${run.covered ? `${run.worst.toFixed(2)}%` : '-'}`;
 }
 
 // ---- experiments this board cannot run ----
@@ -123,7 +123,7 @@ const prefillDecode: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'seed-prefill-decode-clocks.svg', title: 'Clocks per token, prefill and decode (transformer-tpu-int4)',
-      shows: 'Clocks per token of prefill and of decode against the prompt length on the write-up\'s board, base and best variant: measured, and the bound (the busiest unit).',
+      shows: 'Clocks per token of prefill and of decode against the prompt length on the write-up\'s board, base and best variant: measured, bound and predicted run.',
       spec: spec({ title: 'transformer-tpu-int4: clocks per token against prompt length', subtitle: LINES_AND_POINTS, seriesTitle: 'phase, variant', x: { title: 'prompt length (tokens)' }, y: { title: 'clocks per token', log: true }, rows: series }),
     };
     const fig2: Figure = {
@@ -218,7 +218,7 @@ const context: Experiment = {
     ].join('\n');
     const fig1: Figure = {
       file: 'seed-context-clocks.svg', title: 'Prefill clocks against context length (transformer-tpu-int4)',
-      shows: 'Prefill clocks of one layer against the context length on the write-up\'s board, standard attention against FlashAttention: measured, and the bound (the busiest unit).',
+      shows: 'Prefill clocks of one layer against the context length on the write-up\'s board, standard attention against FlashAttention: measured, bound and predicted run.',
       spec: spec({ title: 'transformer-tpu-int4: prefill clocks against context (1 layer)', subtitle: LINES_AND_POINTS, seriesTitle: 'width, attention', x: { title: 'context length T (tokens)', log: true }, y: { title: 'clocks', log: true }, rows: clocks }),
     };
     const fig2: Figure = {
@@ -265,14 +265,14 @@ const ladder: Experiment = {
     const text = [table(['variant', 'prefill clk', 'vs base', 'prefill bound', 'run/bound', 'full inference clk', 'vs base', 'full bound', 'run/bound', 'prefill pred run (err)', 'full pred run (err)'], rows), busyCheck(records)].join('\n');
     const fig: Figure = {
       file: 'seed-ladder.svg', title: 'The optimisation ladder (transformer-tpu-int4)',
-      shows: 'Speed-up over the base kernels on the write-up\'s board as each technique is added, prefill and full inference: measured (bars) and bound (marks across them).',
+      shows: 'Speed-up over the base kernels on the write-up\'s board as each technique is added, prefill and full inference: measured (bars), bound and predicted run (marks across them).',
       spec: spec({ title: 'transformer-tpu-int4: speed-up over base, one technique at a time', subtitle: BARS_AND_MARKS, seriesTitle: 'run', categories: RUNGS.map(rungName), reference: 1,
         x: { title: 'kernel variant (each adds one technique)' }, y: { title: 'speed-up over base (×)', zero: true }, rows: bars }),
     };
     const last = rows.at(-1)!;
     const reading = [
       `The write-up's shape: d = ${c.dims.d}, d_ff = ${c.dims.dFF}, ${c.dims.heads} heads, ${c.dims.layers} layer${c.dims.layers > 1 ? 's' : ''}, a ${c.P}-token prompt and ${c.steps} decode steps. Each rung adds one of the write-up's techniques: double buffering loads the next weight panel during this panel's matmuls, fusion accumulates the projections onto the residual in the MXU, FlashAttention skips the masked key blocks.`,
-      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound is the busiest unit of the run; the distance to it is the seed CPU issuing commands and waiting on them.`,
+      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound is each forward pass's busiest unit, summed; the distance to it is the seed CPU issuing commands and waiting on them, which the predicted run counts.`,
     ].join(' ');
     return { text, figures: [fig], markdown: section(ladder.title, [fig], text, reading) };
   },

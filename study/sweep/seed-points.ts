@@ -1,14 +1,17 @@
 // A sweep point on the write-up's board (transformer-tpu-int4, alias seed):
 // the model job through its firmware (build/fw/seed-model.elf, run by
 // model/seed-run.ts with its windows split at prefill_done()), next to
-// model/seed-analytic.ts's busy clocks split the same way. The board's
+// model/seed-schedule.ts's prediction of the same windows (run clocks, busy
+// clocks, the bound) or, where that has no calibrated path, model/
+// seed-analytic.ts's busy clocks and bound per window. The board's
 // firmware has no platform knobs and decodes one sequence; which shapes it
 // takes is model/seed-fit.ts's.
 
 import type { PhasePrediction } from '../../model/analytic.ts';
 import type { Job, Model, ModelDims } from '../../model/format.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
-import { predictSeedBusy, type SeedLayerBounds } from '../../model/seed-analytic.ts';
+import { SEED_DMA, SEED_MXU, SEED_VPU, walkSeedJob, type SeedLayerBounds, type SeedSink } from '../../model/seed-analytic.ts';
+import { predictSeedRun } from '../../model/seed-schedule.ts';
 import { runOnSeed, SEED_MODEL_ELF } from '../../model/seed-run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
 import type { MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
@@ -16,32 +19,53 @@ import type { MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
 /** The firmware a seed point runs (the results' fingerprint covers it). */
 export const SEED_SWEEP_ELFS: readonly string[] = [SEED_MODEL_ELF];
 
+/** Why a predicted run is "-" on this board. */
+export const SEED_RUN_UNPREDICTED = 'the run-clock model (model/seed-schedule.ts) has no calibrated path for it';
+
+const phase = (name: string, w: { mxu: number; vpu: number; dma: number; lowerBound: number }, runClocks: number | null): PhasePrediction =>
+  ({ name, mxu: w.mxu, vpu: w.vpu, dma: w.dma, lowerBound: w.lowerBound, bytesIn: 0, bytesOut: 0, runClocks });
+
 /**
- * What the firmware does after prefill_done() that a prefill-only run's one
- * window holds and a split run's prefill window does not: the two 4-byte
- * words of the run's end (GENERATED and STATUS, model.c main), each a spill of
- * 2·4 + 3 DMA clocks (docs/seed-board.md §5, DMA spill 2·bytes + 3).
+ * The busy clocks and bounds per window when the run clocks are not
+ * predicted: the walk of model/seed-analytic.ts cut at prefill_done(), each
+ * window's bound the sum over its forward passes of the pass's busiest unit.
  */
-const DONE_WORDS_DMA = 2 * (2 * 4 + 3);
-
-/** Why a predicted run is "-" on this board: the seed CPU's issue-cost model is not part of this build. */
-export const SEED_RUN_UNPREDICTED = 'run clocks are not predicted on this board yet (its CPU issue-cost model is still to come): "-"';
-
-const phase = (name: string, mxu: number, vpu: number, dma: number): PhasePrediction =>
-  ({ name, mxu, vpu, dma, lowerBound: Math.max(mxu, vpu, dma), bytesIn: 0, bytesOut: 0, runClocks: null });
+class WindowTally implements SeedSink {
+  readonly windows = [{ mxu: 0, vpu: 0, dma: 0, lowerBound: 0 }, { mxu: 0, vpu: 0, dma: 0, lowerBound: 0 }];
+  private at = 0;
+  private readonly passBusy = [0, 0, 0];
+  pass(): void { this.closePass(); }
+  command(unit: number, busy: number): void {
+    this.passBusy[unit] += busy;
+    const w = this.windows[this.at];
+    if (unit === SEED_MXU) w.mxu += busy; else if (unit === SEED_VPU) w.vpu += busy; else if (unit === SEED_DMA) w.dma += busy;
+  }
+  wait(): void {}
+  cpu(): void {}
+  mark(what: 'prefill' | 'done'): void {
+    this.closePass();
+    if (what === 'prefill') this.at = 1;
+  }
+  private closePass(): void {
+    this.windows[this.at].lowerBound += Math.max(...this.passBusy);
+    this.passBusy.fill(0);
+  }
+}
 
 /**
- * The busy clocks of a seed job per window: one window "prefill" when the run
+ * The prediction of a seed job per window: one window "prefill" when the run
  * generated one token (its counters run pulse to DONE), else "prefill" (up to
- * prefill_done()) and "decode" (the rest). The bound of a window is its
- * busiest unit.
+ * prefill_done()) and "decode" (the rest). Busy clocks and bounds always; run
+ * clocks from model/seed-schedule.ts where it covers the job, else null.
  */
 export function predictSeedPhases(dims: ModelDims, bounds: SeedLayerBounds[], promptLength: number, generated: number, variant: number): PhasePrediction[] {
-  const first = predictSeedBusy(dims, bounds, promptLength, 1, variant);
-  if (generated <= 1) return [phase('prefill', first.mxu, first.vpu, first.dma)];
-  const all = predictSeedBusy(dims, bounds, promptLength, generated, variant);
-  const pre = phase('prefill', first.mxu, first.vpu, first.dma - DONE_WORDS_DMA);
-  return [pre, phase('decode', all.mxu - pre.mxu, all.vpu - pre.vpu, all.dma - pre.dma)];
+  const run = predictSeedRun(dims, bounds, promptLength, generated, variant);
+  if (run) return generated <= 1 ? [phase('prefill', run, run.runClocks)] : [phase('prefill', run.phases[0], run.phases[0].runClocks), phase('decode', run.phases[1], run.phases[1].runClocks)];
+  const t = new WindowTally();
+  walkSeedJob(dims, bounds, promptLength, generated, variant, t);
+  if (generated > 1) return [phase('prefill', t.windows[0], null), phase('decode', t.windows[1], null)];
+  const [a, b] = t.windows;
+  return [phase('prefill', { mxu: a.mxu + b.mxu, vpu: a.vpu + b.vpu, dma: a.dma + b.dma, lowerBound: a.lowerBound + b.lowerBound }, null)];
 }
 
 const measuredOf = (name: string, c: CounterSnapshot): MeasuredPhase =>

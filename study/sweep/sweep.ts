@@ -93,8 +93,12 @@ bars). The predictions are:
 - **busy clocks** of the MXU, VPU and DMA per window (prefill up to the
   firmware's prefill_done(), decode the rest), from the seed's timing rules
   and the firmware's loops (model/seed-analytic.ts) — exact;
-- the **bound**: the busiest unit of the window, a roof on speed;
-- the **predicted run**, "-" where the board's run clocks are not predicted.
+- the **bound**: over each forward pass, its busiest unit, summed — a roof on
+  speed;
+- the **predicted run**: the run-clock model of this board
+  (model/seed-schedule.ts: the firmware's commands and waits replayed against
+  the seed's queues, with the CPU's paths timed over its AXI bus), a dashed
+  line (a hollow diamond); "-" where it has no calibrated path.
 
 This board's firmware decodes one sequence and its scratchpad plan (16 banks
 of 4 KB) bounds the shapes: the write-up's model (d = 128, d_ff = 512, 4
