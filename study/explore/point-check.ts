@@ -121,7 +121,7 @@ function targetStatus(run: ModelPoint, target: ModelTarget): PointStatus {
   return layoutStatus(dims, P, D, B);
 }
 
-/** Whether the model's blob and buffers fit the SRAM (sizes only: the weights alone first, then model/format.ts's plan). */
+/** Whether the model's blob and buffers fit the SRAM (sizes only: the layer table and weights alone first, before planLayout walks the layers one by one). */
 function layoutStatus(dims: ModelDims, P: number, D: number, B: number): PointStatus {
   const least = dims.layers * (LAYER_RECORD_BYTES + (4 * dims.d * dims.d + 2 * dims.d * dims.dFF) / 2);
   if (least > SRAM_SIZE) return { kind: 'does not fit', why: `the layers' weights alone need ${least} bytes of SRAM, more than the board's ${SRAM_SIZE}` };
@@ -164,7 +164,6 @@ export function pointStatus(run: RunPoint): PointStatus {
   const { dims, promptLength: P, decodeSteps: D } = run, B = run.batch ?? 1;
   if (B > MAX_BATCH) return { kind: 'does not fit', why: `a batch holds 1 to ${MAX_BATCH} sequences, not ${B}` };
   if (P + D > dims.maxSeq) return { kind: 'does not fit', why: 'prompt_len + decode_steps exceeds max_seq' };
-  // The layer table and weights alone, before planLayout walks the layers one by one.
   return layoutStatus(dims, P, D, B);
 }
 
