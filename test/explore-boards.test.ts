@@ -141,6 +141,16 @@ describe.sequential('explore over both boards', () => {
     expect(md).toMatch(/the variant that pays most for full on transformer-tpu-int4: 7 instead of 0 runs \d+\.\d\dx faster/);
   }, 120_000);
 
+  it('a grid on the seed board alone: its table and variants, no FPGA front, no comparison', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-explore-boards-'));
+    const file = join(dir, 'one.json');
+    writeFileSync(file, JSON.stringify({ name: 'one', board: 'seed', workloads: [{ kind: 'model', dims: 'small', promptLength: 8, decodeSteps: 1 }], axes: { variant: [0, 7] } }));
+    const r = await explore({ gridFile: file, results: dir, docs: dir, jobs: 1 });
+    expect(r.report!.text).toContain('== Every point on transformer-tpu-int4 ==');
+    expect(r.report!.text).toMatch(/the variant that pays most for full on transformer-tpu-int4: \d instead of \d runs \d+\.\d\dx faster \(geometric mean over 1 workload\)/);
+    for (const absent of ['Pareto', 'The boards compared', 'knob']) expect(r.report!.markdown).not.toContain(absent);
+  }, 60_000);
+
   it('a grid with board "picotpu" writes the same report as one without', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-explore-boards-'));
     const body = { workloads: [{ kind: 'matmul', m: 8, k: 64, n: 64 }], axes: { tpuWait: [0, 2] } };
