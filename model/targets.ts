@@ -5,7 +5,7 @@
 // model/run.ts's (picotpu) and model/seed-run.ts's (the write-up's board),
 // chosen by model/target-run.ts.
 
-import { SEED_VARIANT_ALL, seedVariantName, VARIANT_ALL, variantName, type ModelDims } from './format.ts';
+import { SEED_VARIANT, seedVariantName, VARIANT_ALL, variantName, type ModelDims } from './format.ts';
 import { seedModelMisfit } from './seed-fit.ts';
 
 export interface ModelTarget {
@@ -36,7 +36,7 @@ export const MODEL_TARGETS: readonly ModelTarget[] = [
     board: 'transformer-tpu-int4', boardLabel: ", the write-up's board (transformer-tpu-int4)", firmware: 'build/fw/seed-model.elf',
     variantName: seedVariantName,
     runSpan: 'run pulse to DONE', wholeRun: "the board's ten counters, run pulse to DONE (prefill: as they stood at prefill_done())",
-    variantBits: SEED_VARIANT_ALL, jobMisfit: seedModelMisfit,
+    variantBits: Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0), jobMisfit: seedModelMisfit,
   },
 ];
 
