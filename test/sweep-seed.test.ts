@@ -13,10 +13,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { seedModelMisfit } from '../model/seed-fit.ts';
 import { pointStatus } from '../study/explore/point-check.ts';
 import { fingerprint, sweep } from '../study/sweep/engine.ts';
-import { predictedPhase, worstRunError, type Scale } from '../study/sweep/experiments.ts';
+import { findExperiment, predictedPhase, worstRunError, type Scale } from '../study/sweep/experiments.ts';
+import { measuredPhase } from '../study/sweep/charts.ts';
 import { SEED_SWEEP_SMALL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { renderSvg, specWarnings } from '../study/sweep/render.ts';
-import { SWEEP_ELFS, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
+import { errorPct, runPoint, SWEEP_ELFS, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
 import { SEED_EXPERIMENTS } from '../study/sweep/seed-experiments.ts';
 import { SEED_SWEEP_ELFS } from '../study/sweep/seed-points.ts';
 import { runSweep } from '../study/sweep/sweep.ts';
@@ -138,6 +139,27 @@ describe.sequential('sweep --board seed', () => {
 });
 
 describe('the sweep documents in docs/ are this firmware\'s (rerun the sweep when this fails)', () => {
+  // One row of each document's context table, run again: its measured and predicted clocks are today's (the
+  // fingerprint covers the firmware; this covers the emulator and the predictions too, at a fraction of a second).
+  it.each([
+    ['docs/scaling.md', 'd=64 T=32', findExperiment('context')!, 'picotpu sweep all'],
+    ['docs/scaling-seed.md', 'd=128 T=16', SEED_EXPERIMENTS.find((e) => e.name === 'context')!, 'picotpu sweep all --board seed'],
+  ] as const)('%s: its context row %s is what the sweep gives today', (file, row, experiment, command) => {
+    const [d, t] = /^d=(\d+) T=(\d+)$/.exec(row)!.slice(1).map(Number);
+    const points = experiment.plan('full').filter((p) => p.key.startsWith(`d${d} T${t} `));
+    expect(points).toHaveLength(2);
+    const [standard, flash] = points.map((p) => runPoint(p.key, p.point));
+    const cells = (r: RunRecord) => {
+      const m = measuredPhase(r, 'prefill'), run = predictedPhase(r, 'prefill').runClocks!;
+      return { clocks: m.cycles.toLocaleString('en-US'), run: `${Math.round(run).toLocaleString('en-US')} (${errorPct(run, m.cycles) >= 0 ? '+' : ''}${errorPct(run, m.cycles).toFixed(2)}%)` };
+    };
+    const s = cells(standard), f = cells(flash);
+    const line = readFileSync(file, 'utf8').split('\n').find((l) => l.startsWith(`${row} `));
+    expect(line, `${file} has no row ${row}`).toBeDefined();
+    const got = line!.split('|').map((c) => c.trim());
+    expect([got[1], got[2], got.at(-2), got.at(-1)], `${file} is stale: ${command}`).toEqual([s.clocks, f.clocks, s.run, f.run]);
+  }, 60_000);
+
   it.each([
     ['docs/scaling.md', SWEEP_ELFS, 'picotpu sweep all'],
     ['docs/scaling-seed.md', SEED_SWEEP_ELFS, 'picotpu sweep all --board seed'],
