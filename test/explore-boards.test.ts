@@ -14,7 +14,7 @@ import { expandGrid, GridError, parseGrid } from '../study/explore/grid.ts';
 import { checkRunnable, PointError, pointStatus } from '../study/explore/point-check.ts';
 import { fingerprint } from '../study/sweep/engine.ts';
 import { predictedPhase } from '../study/sweep/experiments.ts';
-import { boardSets, elfsOfBoards, SWEEP_ELFS, type ModelPoint } from '../study/sweep/runs.ts';
+import { boardSets, elfsOfBoards, runPoint, SWEEP_ELFS, type ModelPoint } from '../study/sweep/runs.ts';
 import { SEED_SWEEP_ELFS } from '../study/sweep/seed-points.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -184,4 +184,19 @@ describe('the explore reports in docs/ are this firmware\'s (rerun the grid when
     expect(text).toContain(`grid ${g.name}: ${points.length} points`);
     expect(text).not.toMatch(/not run yet/);
   });
+
+  it('docs/explore-boards.md: the small model\'s rows on each board are what the points give today', () => {
+    const text = readFileSync(join(root, 'docs/explore-boards.md'), 'utf8').split('\n');
+    const { points } = loadGrid(join(root, 'study/explore/boards-grid.json'));
+    const mine = points.filter((p) => p.status.kind === 'run' && p.key.startsWith('model d32 ff64 h2 L1 V16 S32 P16 D8 v7 ') && (p.board !== 'picotpu' || p.key.includes(' wait2 ')));
+    expect(mine.map((p) => p.board)).toEqual(['picotpu', 'transformer-tpu-int4']);
+    for (const p of mine) {
+      const r = runPoint(p.key, p.run);
+      const row = text.find((l) => l.startsWith(`${p.key} `));
+      expect(row, p.key).toBeDefined();
+      const cells = row!.split('|').map((c) => c.trim());
+      const total = r.measured.reduce((a, m) => a + m.cycles, 0);
+      expect(cells[1], `${p.key}: node bin/picotpu.mjs explore study/explore/boards-grid.json --docs docs`).toBe(total.toLocaleString('en-US'));
+    }
+  }, 60_000);
 });
