@@ -69,6 +69,8 @@ describe('a grid\'s board', () => {
     ]);
     expect(seed[0].run).toEqual({ kind: 'model', dims: SMALL, promptLength: 8, decodeSteps: 2, variant: 7, check: true, board: 'transformer-tpu-int4' });
     expect(seed[2].status).toEqual({ kind: 'does not fit', why: 'its firmware decodes one sequence (batch 1), not a batch of 2' });
+    expect(seed[4].status).toEqual({ kind: 'no firmware build', why: 'variant 7 has bits the transformer-tpu-int4 matmul benchmark does not have (its variants are 0..1)' });
+    expect(pointStatus({ ...(seed[4].run as object), variant: 1 } as ModelPoint)).toEqual({ kind: 'run' });
     // Without a variant axis, the board's every variant bit.
     expect(expandGrid(parseGrid(grid({ board: 'seed' }), 'g')).points.map((p) => p.key)).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2 v7 on transformer-tpu-int4']);
   });

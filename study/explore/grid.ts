@@ -276,10 +276,8 @@ function expandOnBoard(g: Grid, board: string, points: GridPoint[], seen: Set<st
       if (seen.has(key)) continue;
       seen.add(key);
       const { config: _asBuilt, ...planned } = w.point(knobs, {});
-      const run = within(key, () => checkRunPoint(planned.kind === 'model' ? { ...planned, board } : planned));
-      const status: PointStatus = run.kind === 'model' ? pointStatus(run)
-        : { kind: 'no firmware build', why: `no matmul benchmark of ours runs on the ${board} board (its one firmware build is the transformer)` };
-      points.push({ key, board, knobs, workload: { name: w.name, fields: w.fields }, run, status });
+      const run = within(key, () => checkRunPoint({ ...planned, board }));
+      points.push({ key, board, knobs, workload: { name: w.name, fields: w.fields }, run, status: pointStatus(run) });
     }
   }
   return excluded;

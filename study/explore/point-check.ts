@@ -13,7 +13,7 @@ import { matmulLayout, MATMUL_MAX_K } from '../../model/run.ts';
 import { SRAM_SIZE } from '../../periph/sram.ts';
 import { DEFAULT_TARGET, MODEL_TARGETS, modelTargetOf, type ModelTarget } from '../../model/targets.ts';
 import type { PlannedRun } from '../sweep/engine.ts';
-import { configFor, firmwareFor, recordShapeError, type ConfigOverride, type ModelPoint, type RunPoint, type RunRecord } from '../sweep/runs.ts';
+import { boardPointsOf, configFor, firmwareFor, recordShapeError, type ConfigOverride, type MatmulPoint, type ModelPoint, type RunPoint, type RunRecord } from '../sweep/runs.ts';
 
 /** A point, job or record that is not well formed: its one-line reason. */
 export class PointError extends Error {}
@@ -86,7 +86,8 @@ export function checkMatmulShape(m: unknown, k: unknown, n: unknown): void {
 export function checkRunPoint(x: unknown): RunPoint {
   if (!isObject(x)) throw new PointError(`a point must be an object, got ${show(x)}`);
   if (x.kind === 'matmul') {
-    onlyFields('a matmul point', x, ['kind', 'm', 'k', 'n', 'variant', 'config']);
+    onlyFields('a matmul point', x, ['kind', 'm', 'k', 'n', 'variant', 'config', 'board']);
+    if (x.board !== undefined) checkPointBoard(x.board, x.config);
     checkMatmulShape(x.m, x.k, x.n);
   } else if (x.kind === 'model') {
     onlyFields('a model point', x, ['kind', 'dims', 'promptLength', 'decodeSteps', 'variant', 'batch', 'config', 'check', 'board']);
@@ -121,6 +122,15 @@ function targetStatus(run: ModelPoint, target: ModelTarget): PointStatus {
   return layoutStatus(dims, P, D, B);
 }
 
+/** Whether a matmul point runs on another board's matmul benchmark (study/sweep/runs.ts boardPointsOf): its variants and its shapes. */
+function matmulStatusOn(run: MatmulPoint, target: ModelTarget): PointStatus {
+  const bench = boardPointsOf(target.board)?.matmul;
+  if (!bench) return { kind: 'no firmware build', why: `no matmul benchmark runs on the ${target.board} board` };
+  if (run.variant & ~bench.variantBits) return { kind: 'no firmware build', why: `variant ${run.variant} has bits the ${target.board} matmul benchmark does not have (its variants are 0..${bench.variantBits})` };
+  const why = bench.misfit(run);
+  return why ? { kind: 'does not fit', why } : { kind: 'run' };
+}
+
 /** Whether the model's blob and buffers fit the SRAM (sizes only: the layer table and weights alone first, before planLayout walks the layers one by one). */
 function layoutStatus(dims: ModelDims, P: number, D: number, B: number): PointStatus {
   const least = dims.layers * (LAYER_RECORD_BYTES + (4 * dims.d * dims.d + 2 * dims.d * dims.dFF) / 2);
@@ -150,9 +160,10 @@ function shapeOnlyJob(promptLength: number, decodeSteps: number, batch: number):
 
 /** Whether a well-formed point can run: a firmware build for its platform, and operands or a model that fit. */
 export function pointStatus(run: RunPoint): PointStatus {
-  const target = run.kind === 'model' && run.board !== undefined ? modelTargetOf(run.board) : DEFAULT_TARGET;
-  if (!target) return { kind: 'no firmware build', why: `no model firmware runs on the board ${show((run as ModelPoint).board)}` };
-  if (target !== DEFAULT_TARGET) return targetStatus(run as ModelPoint, target);
+  const board = run.kind === 'tp' ? undefined : run.board;
+  const target = board !== undefined ? modelTargetOf(board) : DEFAULT_TARGET;
+  if (!target) return { kind: 'no firmware build', why: `no model firmware runs on the board ${show(board)}` };
+  if (target !== DEFAULT_TARGET) return run.kind === 'matmul' ? matmulStatusOn(run, target) : targetStatus(run as ModelPoint, target);
   const config = configFor(run.config);
   try { firmwareFor(config); } catch (e) { return { kind: 'no firmware build', why: (e as Error).message }; }
   const tile = config.tpu.mxuDim;

@@ -15,7 +15,8 @@ import { predictTpRun } from '../../model/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
 import { SEED_MODEL_BOARD } from '../../model/seed-run.ts';
 import { DEFAULT_TARGET, MODEL_TARGETS } from '../../model/targets.ts';
-import { runSeedPoint, SEED_SWEEP_ELFS } from './seed-points.ts';
+import { runSeedMatmulPoint, runSeedPoint, seedMatmulPointMisfit, SEED_SWEEP_ELFS } from './seed-points.ts';
+import { SEED_MMBENCH_VARIANTS } from './seed-matmul.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
 export interface ConfigOverride {
@@ -50,9 +51,14 @@ export const RV32IM_ELFS = build('-rv32im');
 export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench, MODEL_TP_ELF];
 
 /** The model points of a board other than picotpu: its runner, and the firmware its results' fingerprint covers. */
-interface BoardPoints { run(key: string, p: ModelPoint, model: Model, job: Job): RunRecord; elfs: readonly string[] }
+interface BoardPoints {
+  run(key: string, p: ModelPoint, model: Model, job: Job): RunRecord;
+  /** Its matmul benchmark: the runner, why a shape does not run (null: it runs), the VARIANT bits it acts on. */
+  matmul: { run(key: string, p: MatmulPoint): RunRecord; misfit(p: MatmulPoint): string | null; variantBits: number };
+  elfs: readonly string[];
+}
 const BOARD_POINTS: Readonly<Record<string, BoardPoints>> = {
-  [SEED_MODEL_BOARD]: { run: runSeedPoint, elfs: SEED_SWEEP_ELFS },
+  [SEED_MODEL_BOARD]: { run: runSeedPoint, matmul: { run: runSeedMatmulPoint, misfit: seedMatmulPointMisfit, variantBits: SEED_MMBENCH_VARIANTS }, elfs: SEED_SWEEP_ELFS },
 };
 
 /** The runner of a model point on `board` (a registry name); undefined for picotpu, whose points run below. */
@@ -84,7 +90,11 @@ export function firmwareFor(c: PlatformConfig): FirmwareElfs {
   return { model: MODEL_ELF, mmbench: MMBENCH_ELF };
 }
 
-export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
+export interface MatmulPoint {
+  kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride;
+  /** The board the matmul runs on, by its registry name; picotpu when absent. */
+  board?: string;
+}
 export interface ModelPoint {
   kind: 'model'; dims: ModelDims; promptLength: number; decodeSteps: number; variant: number;
   /** Sequences decoded together (batched decode); 1 when absent. */
@@ -160,6 +170,9 @@ export function jobFor(p: ModelPoint): Job {
 export function runPoint(key: string, p: RunPoint): RunRecord {
   const config = configFor(p.config);
   if (p.kind === 'matmul') {
+    const other = boardPointsOf(p.board);
+    if (other) return other.matmul.run(key, p);
+    if (p.board !== undefined && p.board !== DEFAULT_TARGET.board) throw new Error(`no matmul benchmark runs on the board "${p.board}"`);
     const shape = { m: p.m, k: p.k, n: p.n };
     const r = runMatmulOnEmulator(shape, p.variant, { config, elfPath: firmwareFor(config).mmbench });
     const w = r.windows.length ? r.windows : [r.result.counters];

@@ -14,10 +14,11 @@ import { SEED_DMA, SEED_MXU, SEED_VPU, walkSeedJob, type SeedLayerBounds, type S
 import { predictSeedRun } from '../../model/seed-schedule.ts';
 import { runOnSeed, SEED_MODEL_ELF } from '../../model/seed-run.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
-import type { MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
+import type { MatmulPoint, MeasuredPhase, ModelPoint, RunRecord } from './runs.ts';
+import { predictSeedMatmul, runSeedMatmul, SEED_MMBENCH_ELF, seedMatmulMisfit } from './seed-matmul.ts';
 
-/** The firmware a seed point runs (the results' fingerprint covers it). */
-export const SEED_SWEEP_ELFS: readonly string[] = [SEED_MODEL_ELF];
+/** The firmware seed points run (the results' fingerprint covers them). */
+export const SEED_SWEEP_ELFS: readonly string[] = [SEED_MODEL_ELF, SEED_MMBENCH_ELF];
 
 /** Why a predicted run is "-" on this board. */
 export const SEED_RUN_UNPREDICTED = 'the run-clock model (model/seed-schedule.ts) has no calibrated path for it';
@@ -84,4 +85,15 @@ export function runSeedPoint(key: string, p: ModelPoint, model: Model, job: Job)
   };
   if (p.check) record.tokensCorrect = JSON.stringify(runGoldenBatch(model, job)[0].tokens) === JSON.stringify(r.tokens);
   return record;
+}
+
+/** Why a matmul point does not run on the seed board's mmbench, or null. */
+export const seedMatmulPointMisfit = (p: MatmulPoint): string | null => seedMatmulMisfit(p);
+
+/** Runs a matmul point on the seed board (build/fw/seed/mmbench.elf) and predicts its busy clocks; a C that is not the seed's arithmetic's fails the point. */
+export function runSeedMatmulPoint(key: string, p: MatmulPoint): RunRecord {
+  if (p.config !== undefined) throw new Error('the transformer-tpu-int4 board runs as built: a point on it takes no platform override');
+  const r = runSeedMatmul(p, p.variant);
+  if (!r.correct) throw new Error(`the seed board's ${p.m}x${p.k}x${p.n} matmul wrote a C other than the seed's arithmetic's`);
+  return { key, point: p, measured: [measuredOf('matmul', r.counters)], predicted: [predictSeedMatmul(p)], emulatedClocks: r.clocks, wallMs: r.wallMs };
 }
