@@ -18,7 +18,7 @@ import { measuredPhase } from '../study/sweep/charts.ts';
 import { SEED_SWEEP_SMALL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { renderSvg, specWarnings } from '../study/sweep/render.ts';
 import { errorPct, runPoint, SWEEP_ELFS, type MatmulPoint, type ModelPoint, type RunRecord } from '../study/sweep/runs.ts';
-import { seedMatmulMisfit } from '../study/sweep/seed-matmul.ts';
+import { predictSeedMatmul, runSeedMatmul, seedMatmulMisfit } from '../study/sweep/seed-matmul.ts';
 import { SEED_EXPERIMENTS } from '../study/sweep/seed-experiments.ts';
 import { SEED_SWEEP_ELFS } from '../study/sweep/seed-points.ts';
 import { runSweep } from '../study/sweep/sweep.ts';
@@ -50,6 +50,21 @@ describe('the seed sweep plans', () => {
       expect(e.unavailable).not.toContain('\n');
       expect(e.report([], 'full').markdown).toBe(`## ${e.title}\n\nNot run on this board: ${e.unavailable}.\n`);
     }
+  });
+});
+
+describe('the seed board\'s mmbench', () => {
+  it.each([[{ m: 136, k: 512, n: 64 }, 0], [{ m: 136, k: 512, n: 64 }, 1], [{ m: 8, k: 1024, n: 8 }, 1], [{ m: 72, k: 64, n: 1024 }, 1]] as const)(
+    '%o variant %d: C is the seed\'s arithmetic\'s, busy clocks as predicted (row blocks, the largest panel, the widest C)', (shape, variant) => {
+      const r = runSeedMatmul(shape, variant), p = predictSeedMatmul(shape);
+      expect(r.correct).toBe(true);
+      expect({ mxu: r.counters.mxuBusy, vpu: r.counters.vpuBusy, dma: r.counters.dmaBusy }).toEqual({ mxu: p.mxu, vpu: 0, dma: p.dma });
+    });
+
+  it('refuses what mmbench.c refuses, in one line', () => {
+    expect(seedMatmulMisfit({ m: 8, k: 1032, n: 8 })).toMatch(/a weight panel of K = 1032 rows \(4128 bytes\) exceeds its 4096-byte bank/);
+    expect(seedMatmulMisfit({ m: 1, k: 64, n: 64 })).toMatch(/multiples of 8/);
+    expect(() => runSeedMatmul({ m: 1, k: 64, n: 64 }, 1)).toThrow(/cannot run 1x64x64: M, K and N must be multiples of 8/);
   });
 });
 

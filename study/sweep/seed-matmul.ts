@@ -36,11 +36,20 @@ const align64 = (n: number) => (n + 63) & ~63;
 
 export interface SeedMatmulShape { m: number; k: number; n: number }
 
-/** Why mmbench.c refuses a shape (DONE 1), or null. */
-export function seedMatmulMisfit({ m, k, n }: SeedMatmulShape): string | null {
+/** Where the header, A, B and C sit in the SRAM, and where they end. */
+function layoutOf({ m, k, n }: SeedMatmulShape): { a: number; b: number; c: number; end: number } {
+  const a = 64, b = align64(a + (m * k) / 2), c = align64(b + (k * n) / 2);
+  return { a, b, c, end: c + (m * n) / 2 };
+}
+
+/** Why mmbench.c refuses a shape (DONE 1) or its operands do not fit the SRAM, or null. */
+export function seedMatmulMisfit(s: SeedMatmulShape): string | null {
+  const { m, k, n } = s;
   if (m < 8 || m % 8 || k % 8 || n % 8 || k < 8 || n < 8) return `M, K and N must be multiples of 8 (the seed MXU's tile), got ${m}x${k}x${n}`;
   if (4 * k > ROOM.panel) return `a weight panel of K = ${k} rows (${4 * k} bytes) exceeds its ${ROOM.panel}-byte bank`;
   if (4 * k > ROOM.a || 4 * n > ROOM.c) return `an 8-row block of A or C exceeds its room in the scratchpad`;
+  const { end } = layoutOf(s);
+  if (end > SRAM_SIZE) return `a ${m}x${k}x${n} matmul's operands need ${end} bytes of SRAM, more than the board's ${SRAM_SIZE}`;
   return null;
 }
 
@@ -75,12 +84,8 @@ export function runSeedMatmul(s: SeedMatmulShape, variant: number, seed = 1): Se
   const { m, k, n } = s, rnd = mulberry32(seed);
   const int4 = (count: number) => Int8Array.from({ length: count }, () => Math.floor(rnd() * 15) - 7);
   const A = int4(m * k), B = int4(k * n);
-  const at = { a: 64, b: 0, c: 0 };
-  at.b = align64(at.a + (m * k) / 2);
-  at.c = align64(at.b + (k * n) / 2);
-  const end = at.c + (m * n) / 2;
-  if (end > SRAM_SIZE) throw new Error(`a ${m}x${k}x${n} matmul needs ${end} bytes of SRAM, more than the board's ${SRAM_SIZE}`);
-  const sram = new Uint8Array(end);
+  const at = layoutOf(s);
+  const sram = new Uint8Array(at.end);
   const dv = new DataView(sram.buffer);
   const values: Record<(typeof HEADER)[number], number> = { m, k, n, variant, a: at.a, b: at.b, c: at.c, shift: SHIFT };
   HEADER.forEach((f, i) => dv.setUint32(4 * i, values[f], true));
