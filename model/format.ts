@@ -46,16 +46,30 @@ export function variantName(v: number): string {
 }
 
 /**
- * The VARIANT bits the seed firmware acts on (the same values as picotpu's
- * DOUBLE_BUFFER, FUSED and FLASH; it ignores the others): the write-up's
- * ladder base, double-buffered, fused, FlashAttention.
+ * The VARIANT bits the seed firmware acts on (it ignores the others): the
+ * write-up's ladder base, double-buffered, fused, FlashAttention (the same
+ * values as picotpu's DOUBLE_BUFFER, FUSED and FLASH), then ours past it:
+ * CHAINED, the decode steps' weights streamed through a ring of panel
+ * buffers across matmuls, attention and steps, and PIPELINED, the prefill
+ * through the same stream with attention's heads overlapped on the MXU and
+ * the VPU (firmware-c/seed-model/chained.c).
  */
-export const SEED_VARIANT = { DOUBLE_BUFFER: 1, FUSED: 2, FLASH: 4 } as const;
+export const SEED_VARIANT = { DOUBLE_BUFFER: 1, FUSED: 2, FLASH: 4, CHAINED: 8, PIPELINED: 16 } as const;
+/** The write-up's three bits, all on. */
 export const SEED_VARIANT_ALL = 7;
+
+/**
+ * The ladder on the write-up's board, in order: each rung adds one technique
+ * to the one before (the write-up's own three first, then ours past it).
+ */
+export const SEED_RUNGS: readonly { value: number; name: string }[] = [0, 1, 3, 7, 15, 31].map((value) => ({ value, name: seedVariantName(value) }));
+/** The best rung of the ladder (its last). */
+export const SEED_BEST_VARIANT = 31;
 
 /** "base", "double-buffered+fused", ... for the seed bits of a VARIANT value. */
 export function seedVariantName(v: number): string {
-  const names: [number, string][] = [[SEED_VARIANT.DOUBLE_BUFFER, 'double-buffered'], [SEED_VARIANT.FUSED, 'fused'], [SEED_VARIANT.FLASH, 'FlashAttention']];
+  const names: [number, string][] = [[SEED_VARIANT.DOUBLE_BUFFER, 'double-buffered'], [SEED_VARIANT.FUSED, 'fused'], [SEED_VARIANT.FLASH, 'FlashAttention'],
+    [SEED_VARIANT.CHAINED, 'chained weights'], [SEED_VARIANT.PIPELINED, 'pipelined prefill']];
   const on = names.filter(([bit]) => v & bit).map(([, n]) => n);
   return on.length ? on.join('+') : 'base';
 }

@@ -65,13 +65,17 @@ function maskedEntries(pos0: number, rows: number, tp: number): number {
 /**
  * Walks a job through `sink`: `promptLen` prompt tokens, then `generated − 1`
  * decode steps (generated = the tokens the run wrote, stop token included),
- * with the VARIANT bits the firmware acts on. Names follow model.c's.
+ * with the VARIANT bits the firmware acts on. Names follow model.c's (and
+ * chained.c's). `decodeSteps` is the job's (a stop token can end the run
+ * before it; only CHAINED's prefetch depends on it).
  */
-export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, sink: SeedSink): void {
+export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, sink: SeedSink,
+  decodeSteps = generated - 1): void {
   const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
   const DH = D / HEADS, rowb = D / 2;
   const doubleBuffer = (variant & SEED_VARIANT.DOUBLE_BUFFER) !== 0;
   const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
+  const chained = (variant & SEED_VARIANT.CHAINED) !== 0 ? chainedPlan(dims) : null;
 
   // ---- primitives ----
   const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
@@ -221,6 +225,63 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
     waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
   };
+  /** forward_streamed: the prefill in chunks of ST_ROWS rows, X in the SRAM, K and V resident. */
+  const forwardStreamed = (t: number) => {
+    const tp = ceil8(t);
+    const chunks: [number, number, number][] = []; // r0, rows, rows padded
+    for (let r0 = 0; r0 < t; r0 += ST_ROWS) { const n = Math.min(ST_ROWS, t - r0); chunks.push([r0, n, ceil8(n)]); }
+    for (let l = 0; l < LAYERS; l++) {
+      for (const [, n, bp] of chunks) {
+        if (l === 0) {
+          for (let r = 0; r < n; r++) fill(rowb, 'st.embed.tok');
+          fill(n * rowb, 'st.embed.pos');
+          waitUntil(SEED_DMA, 0, 'st.embed.wait_dma');
+          vpuEw(VOP.ADD, n * D, 'st.embed.add');
+          waitUntil(SEED_VPU, 0, 'st.embed.wait_vpu');
+          spill(n * rowb, 'st.x.spill');
+        } else {
+          fill(n * rowb, 'st.x.fill');
+          waitUntil(SEED_DMA, 0, 'st.x.wait');
+        }
+        matmul(bp, D, D, false, 'st.k');
+        spill(n * rowb, 'st.k.spill');
+        matmul(bp, D, D, false, 'st.v');
+        spill(n * rowb, 'st.v.spill');
+      }
+      for (const [r0, n, bp] of chunks) {
+        fill(n * rowb, 'st.x.fill');
+        waitUntil(SEED_DMA, 0, 'st.x.wait');
+        matmul(bp, D, D, false, 'st.q');
+        for (let b = 0; b < bp / 8; b++) {
+          const i = r0 / 8 + b, keys = flash ? Math.min(8 * i + 8, t) : t, kb = Math.ceil(keys / 8);
+          sink.cpu('st.mask', [i === 0 ? tp / 8 : 0]);
+          for (let h = 0; h < HEADS; h++) {
+            geom('st.qk.geom');
+            for (let j = 0; j < kb; j++) mm(DH, false, 'st.qk');
+            waitUntil(SEED_MXU, 0, 'st.qk.wait');
+            vpuEw(VOP.ADD, 8 * tp, 'st.mask.add');
+            vpuEw(VOP.RELU, 8 * tp, 'st.relu');
+            waitUntil(SEED_VPU, 0, 'st.vpu.wait');
+            geom('st.pv.geom');
+            for (let c = 0; c < DH / 8; c++) mm(keys, false, 'st.pv');
+          }
+        }
+        waitUntil(SEED_MXU, 0, 'st.att.wait');
+        projectResidual(bp, D, bounds[l].bound1, 'st.o');
+        matmul(bp, D, DFF, false, 'st.ffn1');
+        vpuEw(VOP.RELU, bp * DFF, 'st.ffn1.relu');
+        waitUntil(SEED_VPU, 0, 'st.ffn1.relu.wait');
+        projectResidual(bp, DFF, bounds[l].bound2, 'st.ffn2');
+        if (l + 1 < LAYERS) spill(n * rowb, 'st.x.spill');
+      }
+    }
+    fill(VOCAB * rowb, 'logits.fill');
+    waitUntil(SEED_DMA, 0, 'logits.wait_dma');
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
+    waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
+  };
+  /** prefill_pipelined (chained.c): the prefill through the weight ring; see walkPipelined. */
+  const forwardPipelined = (t: number) => walkPipelined(dims, bounds, t, variant, sink);
   const emit = () => {
     sink.cpu('argmax', [VOCAB]);
     spill(4 * VOCAB, 'emit.logits');
@@ -237,9 +298,18 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   waitUntil(SEED_DMA, 0, 'header.layers.wait');
   sink.cpu('layers', [LAYERS, promptLen]);
   sink.pass(0);
-  forward(0, promptLen);
+  if (streamedPrefill(dims, promptLen, decodeSteps)) forwardStreamed(promptLen);
+  else if (variant & SEED_VARIANT.PIPELINED) forwardPipelined(promptLen);
+  else forward(0, promptLen);
   emit();
   sink.mark('prefill');
+  if (chained) {
+    walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
+    putSram(4, 'chained.generated');
+    putSram(4, 'chained.status');
+    sink.mark('done');
+    return;
+  }
   for (let i = 1; i < generated; i++) {
     sink.pass(i);
     forward(promptLen + i - 1, 1);
@@ -248,6 +318,183 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   putSram(4, 'generated');
   putSram(4, 'status');
   sink.mark('done');
+}
+
+/** chained.c's plan for the job's shapes: ring slot bytes, slots, and per weight geometry (K, units a chunk, units). */
+interface ChainedPlan {
+  slot: number; slots: number;
+  geoms: { k: number; per: number; units: number; unitBytes: number; chunkRows: number }[];
+}
+const CHAINED_RING_BYTES = 0x7000, CHAINED_Q_ROOM = 0x400, CHAINED_S_ROOM = 0xc00, CHAINED_TMP_ROOM = 0x200, CHAINED_HID_ROOM = 0xe00, CHAINED_STG = 2048;
+const G_DD = 0, G_DF = 1, G_FD = 2, G_OUT = 3;
+
+/** chained_fits: the plan, or null when the shapes do not fit it (the decode then runs model.c's path). */
+function chainedPlan(dims: ModelDims): ChainedPlan | null {
+  const { d, dFF, heads, layers, maxSeq } = dims;
+  const widest = 4 * Math.max(d, dFF), slot = widest <= 4096 ? 4096 : 0;
+  if (!slot || dFF * 4 > CHAINED_HID_ROOM || heads * ceil8(maxSeq) * 4 > CHAINED_S_ROOM || d * 4 > CHAINED_Q_ROOM
+    || d * 4 > CHAINED_TMP_ROOM || layers * d > CHAINED_STG) return null;
+  const geom = (k: number, units: number, unitBytes: number, chunkRows: number) => ({ k, per: Math.min(Math.floor(slot / unitBytes), units), units, unitBytes, chunkRows });
+  return {
+    slot, slots: Math.floor(CHAINED_RING_BYTES / slot),
+    // [G_DD, G_DF, G_FD]: panels of [K][8], a chunk K rows of 4 bytes a panel; G_OUT: rows of the head, d/2 bytes each.
+    geoms: [geom(d, d / 8, 4 * d, d), geom(d, dFF / 8, 4 * d, d), geom(dFF, d / 8, 4 * dFF, dFF), geom(d, dims.vocab, d / 2, 1)],
+  };
+}
+
+/** The chunks of weight geometry g, in order: their DMA bytes. */
+function chunkBytes(g: ChainedPlan['geoms'][number]): number[] {
+  const out: number[] = [];
+  for (let first = 0; first < g.units; first += g.per) {
+    const units = Math.min(g.per, g.units - first);
+    out.push(g.chunkRows === 1 ? units * g.unitBytes : g.chunkRows * 4 * units);
+  }
+  return out;
+}
+
+/**
+ * chained.c's decode steps (CHAINED): every weight of a step streams through
+ * the ring; the producer's fills (each layer's old K/V rows, then its
+ * weights' chunks, then the head's) count to the step whose weights they are,
+ * as the consumer's commands do. A stop token leaves the prefetch of the next
+ * step completed to its fixed point (chained_stop): its K/V fill of layer 0
+ * and up to a ring of its chunks up to layer 1's K/V fill, counted to the
+ * last pass.
+ */
+function walkChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, decodeSteps: number, plan: ChainedPlan, fused: boolean, sink: SeedSink): void {
+  const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
+  const DH = D / HEADS, rowb = D / 2;
+  const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
+  const spill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes === 0 ? 0 : 2 * bytes + 3, site);
+  const geomCmd = (site: string) => sink.command(SEED_MXU, 0, site);
+  const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
+  const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
+  const vpuEw = (kind: VopKind, count: number, site: string) => {
+    for (let left = count; left > 0; left -= VPU_CHUNK) vop(kind, Math.min(left, VPU_CHUNK), site);
+  };
+  const chunks = plan.geoms.map(chunkBytes);
+  const layerGeoms = [G_DD, G_DD, G_DD, G_DD, G_DF, G_FD];
+  /** The producer's items of a layer of a step at pos0 (the K/V fill, then six weights' chunks; the head's after the last layer), at most `limit` chunks. */
+  const produceLayer = (pos0: number, last: boolean, limit = Infinity) => {
+    fill(pos0 * rowb, 'chained.kv.fill_k');
+    fill(pos0 * rowb, 'chained.kv.fill_v');
+    let n = 0;
+    for (const g of last ? [...layerGeoms, G_OUT] : layerGeoms) for (const bytes of chunks[g]) if (n++ < limit) fill(bytes, 'chained.chunk');
+  };
+  /** chained_matmul: one MM per panel, K rows. */
+  const matmul = (g: number, acc: boolean, site: string) => {
+    geomCmd(`${site}.geom`);
+    for (let j = 0; j < plan.geoms[g].units; j++) mm(plan.geoms[g].k, acc, site);
+  };
+  const residual = (g: number, bound: number, site: string) => {
+    matmul(g, fused, site);
+    if (fused && bound !== 7) return;
+    vop(VOP.DYT, D, `${site}.residual`); // DYT and ADD cost the same
+  };
+  for (let step = 1; step < generated; step++) {
+    const pos0 = promptLen + step - 1, t = pos0 + 1, tp = ceil8(t);
+    sink.pass(step);
+    sink.cpu('chained.step', [step]); // no schedule terms: the pump's timing is the firmware's
+    fill(rowb, 'chained.embed.tok');
+    fill(rowb, 'chained.embed.pos');
+    vop(VOP.ADD, D, 'chained.embed.add');
+    for (let l = 0; l < LAYERS; l++) {
+      produceLayer(pos0, l === LAYERS - 1);
+      matmul(G_DD, false, 'chained.q');
+      matmul(G_DD, false, 'chained.k');
+      matmul(G_DD, false, 'chained.v');
+      for (let c = 0; c < 4; c++) vop(VOP.RELU, D, 'chained.copy'); // REQUANT: a unary pass
+      spill(rowb, 'chained.kv.spill_k');
+      spill(rowb, 'chained.kv.spill_v');
+      geomCmd('chained.qk.geom');
+      for (let i = 0; i < (HEADS * tp) / 8; i++) mm(DH, false, 'chained.qk');
+      vpuEw(VOP.RELU, HEADS * tp, 'chained.relu');
+      geomCmd('chained.pv.geom');
+      for (let i = 0; i < D / 8; i++) mm(t, false, 'chained.pv');
+      residual(G_DD, bounds[l].bound1, 'chained.o');
+      matmul(G_DF, false, 'chained.ffn1');
+      vpuEw(VOP.RELU, DFF, 'chained.ffn1.relu');
+      residual(G_FD, bounds[l].bound2, 'chained.ffn2');
+    }
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'chained.dot');
+    spill(4 * VOCAB, 'chained.emit.logits');
+    spill(1, 'chained.emit.token');
+  }
+  // The next step's K/V fill of layer 0 and its chunks, up to a ring, and not past layer 1's K/V fill (its attention never comes).
+  if (generated > 1 && generated <= decodeSteps) produceLayer(promptLen + generated - 1, LAYERS === 1, plan.slots);
+}
+
+const ST_ROWS = 32, BANK = 4096, ST_MASK_MAX = 0x800;
+
+/** Whether load_header takes the resident plan for this prompt (every row of X, the scores and the FFN in the scratchpad). */
+export function residentPrefill(dims: ModelDims, promptLen: number): boolean {
+  const rp = ceil8(promptLen), tp = ceil8(dims.maxSeq);
+  return (rp * dims.d) / 2 <= BANK && (dims.maxSeq * dims.d) / 2 <= 2 * BANK && (rp * tp) / 2 <= BANK && (rp * dims.dFF) / 2 <= 4 * BANK;
+}
+
+/** Whether the prefill runs streamed (model.c's forward_streamed): the resident plan does not fit, the job has no decode steps, the chunks do. */
+export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps: number): boolean {
+  const rp = ceil8(promptLen);
+  return !residentPrefill(dims, promptLen) && decodeSteps === 0 && (ST_ROWS * dims.d) / 2 <= BANK && (rp * dims.d) / 2 <= 4 * BANK
+    && rp * 4 <= ST_MASK_MAX && (ST_ROWS * dims.dFF) / 2 <= 2 * BANK;
+}
+
+/**
+ * chained.c's prefill_pipelined (PIPELINED): the weights of every layer, then
+ * the head's, through a ring of three 2 KB slots; K and V written in place and
+ * spilled to the caches after attention; attention head by head.
+ */
+function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, variant: number, sink: SeedSink): void {
+  const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
+  const DH = D / HEADS, rowb = D / 2, blocks = Math.ceil(t / 8), tp = ceil8(t);
+  const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
+  const fill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes, site);
+  const spill = (bytes: number, site: string) => sink.command(SEED_DMA, bytes === 0 ? 0 : 2 * bytes + 3, site);
+  const geomCmd = (site: string) => sink.command(SEED_MXU, 0, site);
+  const mm = (k: number, acc: boolean, site: string) => sink.command(SEED_MXU, k === 0 ? 1 : k + (acc ? 33 : 25), site);
+  const vop = (kind: VopKind, vlen: number, site: string) => sink.command(SEED_VPU, vopBusy(kind, vlen), site);
+  const vpuEw = (kind: VopKind, count: number, site: string) => {
+    for (let left = count; left > 0; left -= VPU_CHUNK) vop(kind, Math.min(left, VPU_CHUNK), site);
+  };
+  const slot = 2048;
+  const geom = (k: number, units: number, unitBytes: number, chunkRows: number) => ({ k, per: Math.min(Math.floor(slot / unitBytes), units), units, unitBytes, chunkRows });
+  const geoms = [geom(D, D / 8, 4 * D, D), geom(D, DFF / 8, 4 * D, D), geom(DFF, D / 8, 4 * DFF, DFF), geom(D, VOCAB, D / 2, 1)];
+  const chunks = geoms.map(chunkBytes);
+  const ringMatmul = (g: number, acc: boolean, site: string) => {
+    for (const bytes of chunks[g]) fill(bytes, 'pf.chunk'); // the producer's fills, counted with their matmul
+    geomCmd(`${site}.geom`);
+    for (let j = 0; j < geoms[g].units * blocks; j++) mm(geoms[g].k, acc, site);
+  };
+  const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
+  sink.cpu('pf.prefill', [t]); // no schedule terms: the pump's timing is the firmware's
+  for (let r = 0; r < t; r++) fill(rowb, 'pf.embed.tok');
+  fill(t * rowb, 'pf.embed.pos');
+  vpuEw(VOP.ADD, t * D, 'pf.embed.add');
+  for (let l = 0; l < LAYERS; l++) {
+    ringMatmul(G_DD, false, 'pf.q');
+    ringMatmul(G_DD, false, 'pf.k');
+    ringMatmul(G_DD, false, 'pf.v');
+    for (let h = 0; h < HEADS; h++) {
+      geomCmd('pf.qk.geom');
+      for (let i = 0; i < blocks; i++) for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
+      vpuEw(VOP.ADD, blocks * 8 * tp, 'pf.mask');
+      vpuEw(VOP.RELU, blocks * 8 * tp, 'pf.relu');
+      for (let i = 0; i < blocks; i++) {
+        if (i === 0 || flash) geomCmd('pf.pv.geom');
+        for (let c = 0; c < DH / 8; c++) mm(keysOf(i), false, 'pf.pv');
+      }
+    }
+    ringMatmul(G_DD, fused, 'pf.o');
+    spill(t * rowb, 'pf.k.spill');
+    spill(t * rowb, 'pf.v.spill');
+    if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.o.residual'); // DYT and ADD cost the same
+    ringMatmul(G_DF, false, 'pf.ffn1');
+    vpuEw(VOP.RELU, blocks * 8 * DFF, 'pf.ffn1.relu');
+    ringMatmul(G_FD, fused, 'pf.ffn2');
+    if (!fused || bounds[l].bound2 === 7) vpuEw(VOP.DYT, blocks * 8 * D, 'pf.ffn2.residual');
+  }
+  for (const bytes of chunks[G_OUT]) fill(bytes, 'pf.chunk.head');
+  for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, 'pf.dot');
 }
 
 export interface SeedBusy {
@@ -291,10 +538,11 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
 /**
  * The busy clocks of a job: `promptLen` prompt tokens, then `generated − 1`
  * decode steps (generated = the tokens the run wrote, stop token included),
- * with the VARIANT bits the firmware acts on.
+ * with the VARIANT bits the firmware acts on (decodeSteps: the job's, when a
+ * stop token ended it early).
  */
-export function predictSeedBusy(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number): SeedBusy {
+export function predictSeedBusy(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: number, generated: number, variant: number, decodeSteps = generated - 1): SeedBusy {
   const t = new SeedBusyTally();
-  walkSeedJob(dims, bounds, promptLen, generated, variant, t);
+  walkSeedJob(dims, bounds, promptLen, generated, variant, t, decodeSteps);
   return t.result();
 }

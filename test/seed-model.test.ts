@@ -1,6 +1,7 @@
 // Our transformer on the seed board (build/fw/seed-model.elf, from
-// firmware-c/seed-model/model.c): every variant of the ladder (base,
-// double-buffered, fused, FlashAttention and their combinations) gives the
+// firmware-c/seed-model/model.c and chained.c): every variant of the ladder
+// (base, double-buffered, fused, FlashAttention, chained weights, pipelined
+// prefill and their combinations) gives the
 // golden model's tokens, logits and K/V caches on random models and prompts;
 // a model the seed cannot compute is refused; the program and its deepest
 // stack fit the 16 KB firmware RAM, and it has no divide instruction (the
@@ -18,6 +19,7 @@ import { headerOffset, type Job, type Model, type ModelDims } from '../model/for
 import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { EXIT } from '../emu/exit-status.ts';
+import { SEED_BEST_VARIANT } from '../model/format.ts';
 import { buildSeedBlob, runOnSeed, SEED_MODEL_ELF, SEED_VARIANT_ALL, seedMachineFor, seedVariantName } from '../model/seed-run.ts';
 import { withFigures } from '../boards/machine.ts';
 import { expectGolden } from './helpers/model-checks.ts';
@@ -41,7 +43,7 @@ const SHAPES: { dims: ModelDims; prompt: number; steps: number }[] = [
 ];
 
 describe('the ladder on the seed board equals the golden model', () => {
-  for (let variant = 0; variant <= SEED_VARIANT_ALL; variant++) {
+  for (let variant = 0; variant <= SEED_BEST_VARIANT; variant++) {
     it(`variant ${variant} (${seedVariantName(variant)})`, () => {
       SHAPES.forEach(({ dims, prompt, steps }, i) => {
         const model = randomModel(dims, 1000 + 17 * variant + i);
@@ -53,13 +55,33 @@ describe('the ladder on the seed board equals the golden model', () => {
   it('stops after the stop token, as the golden model does', () => {
     const { dims } = SHAPES[0];
     const model = randomModel(dims, 7);
-    const job = { prompt: randomPrompt(dims, 6, 2), decodeSteps: 8, variant: 7 };
-    const free = runGolden(model, job);
-    const stopToken = free.tokens[2];
-    const r = runOnSeed(model, { ...job, stopToken });
-    expect(r.tokens).toEqual(runGolden(model, { ...job, stopToken }).tokens);
-    expect(r.tokens.at(-1)).toBe(stopToken);
-    expect(r.tokens.length).toBeLessThanOrEqual(3);
+    for (const variant of [SEED_VARIANT_ALL, SEED_BEST_VARIANT]) {
+      const job = { prompt: randomPrompt(dims, 6, 2), decodeSteps: 8, variant };
+      const free = runGolden(model, job);
+      const stopToken = free.tokens[2];
+      const r = runOnSeed(model, { ...job, stopToken });
+      expect(r.tokens).toEqual(runGolden(model, { ...job, stopToken }).tokens);
+      expect(r.tokens.at(-1)).toBe(stopToken);
+      expect(r.tokens.length).toBeLessThanOrEqual(3);
+    }
+  });
+});
+
+describe('the streamed prefill (a prompt the resident plan cannot hold) equals the golden model', () => {
+  // The write-up's T = 256 row: one layer, a 256-token prompt, standard attention and FlashAttention.
+  const T256: ModelDims = { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 16, maxSeq: 256 };
+  for (const variant of [3, 7]) {
+    it(`T = 256, one layer, variant ${variant} (${seedVariantName(variant)})`, () => {
+      const model = randomModel(T256, 1);
+      expectGoldenOnSeed(model, { prompt: randomPrompt(T256, 256, 1), decodeSteps: 0, variant });
+    });
+  }
+  it('two layers, a partial last chunk, every write-up bit and the best rung', () => {
+    const dims: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 16, maxSeq: 200 };
+    for (const variant of [0, 1, 2, 4, SEED_BEST_VARIANT]) {
+      const model = randomModel(dims, 7 + variant);
+      expectGoldenOnSeed(model, { prompt: randomPrompt(dims, 150, variant), decodeSteps: 0, variant });
+    }
   });
 });
 
@@ -86,12 +108,14 @@ describe('the program fits the board', () => {
   it('code, data, bss and the deepest stack of a run fit the 16 KB firmware RAM; no divide instruction', () => {
     const image = readFileSync(SEED_MODEL_ELF);
     const elf = parseElf(image);
-    const bssEnd = elf.symbols.lookup('__bss_end')!.addr;
+    // The end of everything loaded: .bss, then chained.c's .noinit state.
+    const bssEnd = Math.max(...elf.segments.map((seg) => seg.vaddr + seg.memsz));
+    expect(bssEnd).toBeGreaterThanOrEqual(elf.symbols.lookup('__bss_end')!.addr);
     const stackTop = elf.symbols.lookup('__stack_top')!.addr;
     expect(stackTop).toBe(16 * 1024);
     // The deepest sp of a run with every variant bit on (the longest call chain).
     const dims = SHAPES[0].dims;
-    const { m } = seedMachineFor(randomModel(dims, 5), { prompt: randomPrompt(dims, 9, 1), decodeSteps: 2, variant: 7 });
+    const { m } = seedMachineFor(randomModel(dims, 5), { prompt: randomPrompt(dims, 9, 1), decodeSteps: 2, variant: SEED_BEST_VARIANT });
     let minSp = stackTop;
     const observer = { step: (info: StepInfo) => { if (info.rd === 2 && info.rdValue < minSp) minSp = info.rdValue; }, finish: () => {} };
     return import('../emu/observe/observer.ts').then(({ runObserved }) => {
@@ -113,7 +137,7 @@ describe('demo and eval --board seed', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^sum {7}6912$/m);
     expect(r.stdout).toMatch(/^correct {3}yes$/m);
-    expect(r.stdout).toMatch(/on build\/fw\/seed-model\.elf, the write-up's board \(transformer-tpu-int4\), variant 4095 \(double-buffered\+fused\+FlashAttention\)/);
+    expect(r.stdout).toMatch(/on build\/fw\/seed-model\.elf, the write-up's board \(transformer-tpu-int4\), variant 4095 \(double-buffered\+fused\+FlashAttention\+chained weights\+pipelined prefill\)/);
     const runs = [...r.stdout.matchAll(/^run (\d+) clocks/gm)].map((m) => Number(m[1]));
     expect(runs).toHaveLength(3);
     expect(runs[0] + runs[1]).toBe(runs[2]); // prefill + decode = the one window

@@ -17,73 +17,22 @@
  *                    keys (one MM per output tile: the seed has no int32 path),
  *                    scores of the next block on the MXU while the VPU masks
  *                    this one
- * Other bits are ignored. */
-#include <stdint.h>
-#include "tpu_seed.h"
-#include "model_format.h"
-
-/* Scratchpad plan: 16 banks of 4 KB. A and B of every MM sit in different
- * banks (the RTL never grants B otherwise). */
-#define SP_X      0x0000u /* int4 [rows][d]: activations; bank 0 */
-#define SP_Q      0x1000u /* queries; bank 1 */
-#define SP_ATT    0x2000u /* attention output; V rows of this forward; token rows at the embedding; bank 2 */
-#define SP_TMP    0x3000u /* projection output; K rows of this forward; position rows at the embedding; bank 3 */
-#define SP_K      0x4000u /* int4 [T][d]: this layer's keys; banks 4-5 */
-#define SP_V      0x6000u /* values; banks 6-7 */
-#define SP_S      0x8000u /* int4 [rows][Tp]: one head's scores P; bank 8 */
-#define SP_MASK   0x9000u /* int4 [rows][Tp]: the causal mask, 0 or -8; bank 9 */
-#define SP_HID    0xA000u /* int4 [rows][d_ff]: the FFN's hidden rows; banks 10-13 */
-#define SP_PANEL0 0xE000u /* a weight panel [K][8] (or W_OUT_T at the logits); bank 14 */
-#define SP_HDR    0xF000u /* the blob header (128 B); bank 15 */
-#define SP_LAYERS 0xF080u /* the layer records, up to MAX_LAYERS */
-#define SP_PROMPT 0xF480u /* the prompt bytes, up to MAX_PROMPT */
-#define SP_LOGIT  0xF580u /* int32 [vocab]: the DOT results */
-#define SP_WORD   0xF680u /* one word on its way to the SRAM */
-#define SP_PANEL1 0xF800u /* the second weight panel (DOUBLE_BUFFER); bank 15 */
-
-#define BANK       4096u
-#define PANEL1_MAX 2048u
-#define MAX_LAYERS 16u
-#define MAX_PROMPT 256u
-#define MAX_VOCAB  64u
-#define VPU_CHUNK  1016u /* vlen is 10 bits; a multiple of 8 keeps every chunk word-aligned */
-
-#define V_DOUBLE_BUFFER 1u
-#define V_FUSED         2u
-#define V_FLASH         4u
-
-enum { STATUS_DONE = 1, STATUS_BAD_HEADER = 2 };
-
-typedef struct {
-    uint32_t wq, wk, wv, wo, w1, w2, kc, vc;
-    uint8_t sq, sk, sv, ss, so, sa, sf1, sf2, b1, b2;
-} Layer;
+ *   8 CHAINED        the decode steps in chained.c: every weight streamed
+ *                    through a ring of panel buffers across matmuls,
+ *                    attention and steps (called from prefill_done())
+ *  16 PIPELINED      the prefill in chained.c: weights through a ring, K and V
+ *                    in place, the next head's scores beside this one's mask
+ * Other bits are ignored. A prompt the resident plan cannot hold (T = 256 at
+ * d = 128) runs the streamed prefill below, for a job without decode steps. */
+#include "model.h"
 
 static Layer layer[MAX_LAYERS];
 static uint8_t prompt[MAX_PROMPT];
 static uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
 static uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
+static uint32_t STREAMED, X_SRAM; /* the streamed prefill (below), and the SRAM rows it keeps X in */
 
 /* ---- primitives ---- */
-
-/* One 4-word command (the store to word 3 commits it). Forced inline, with
- * the MM below: gcc -Os otherwise calls the header's inline helpers, and a
- * call per MM costs more CPU clocks than the MM's own issue. */
-static inline __attribute__((always_inline)) void push(uint32_t unit, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
-{
-    volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (unit << 4));
-    port[0] = w0;
-    port[1] = w1;
-    port[2] = w2;
-    port[3] = w3;
-}
-
-/* MXU MM with m0 = 1 and shift n: C = clip4(R(A·B)) (+ C when acc). */
-static inline __attribute__((always_inline)) void mm(uint32_t acc, uint32_t transpose, uint32_t c, uint32_t a, uint32_t b, uint32_t n)
-{
-    push(SEED_UNIT_MXU, SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_TRANSPOSE(transpose) | SEED_MXU_MM_C_ADDR(c),
-         SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(b), SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(n), 0);
-}
 
 static uint32_t hdr(uint32_t off) { return SEED_SPAD_WORD(SP_HDR + off); }
 
@@ -325,6 +274,121 @@ static void forward(uint32_t pos0, uint32_t rows, const uint8_t *tok)
     wait_until(SEED_UNIT_VPU, 0);
 }
 
+/* ---- the streamed prefill: prompts too long for the resident plan ----
+ *
+ * When X, the scores or the FFN rows of the whole prompt do not fit the
+ * scratchpad (T = 256 at d = 128), the prefill runs in chunks of ST_ROWS rows
+ * with X kept in the SRAM (the blob's X buffer) and K, V resident for all T
+ * rows: first every chunk's K and V rows (spilled to the caches as they go),
+ * then chunk by chunk the queries, attention row block by row block (one
+ * 8-row strip of scores at a time: standard attention scores every key block
+ * and masks; FLASH scores only the key blocks up to the block's last query),
+ * the output projection and the FFN. The causal mask of a row block is one
+ * strip, moved along the diagonal a word a row per block. */
+#define ST_ROWS 32u     /* rows a chunk: X, Q, ATT, TMP chunks in banks 0-3 */
+#define ST_K    0x4000u /* int4 [T][d]: banks 4-7 */
+#define ST_V    0x8000u /* banks 8-11 */
+#define ST_S    0xC000u /* int4 [8][Tp]: one row block's scores; bank 12 */
+#define ST_HID  0xC000u /* int4 [ST_ROWS][d_ff]: the chunk's hidden rows, after its attention; banks 12-13 */
+#define ST_MASK 0xE800u /* int4 [8][Tp]: the row block's causal mask; bank 14, beside PANEL0 */
+#define ST_MASK_MAX 0x800u
+
+/* Mask word w (keys 8w..8w+7) of row r of row block i: 0 left of the diagonal, -8 right of it. */
+static uint32_t mask_word(uint32_t w, uint32_t i, uint32_t r)
+{
+    if (w < i) return 0;
+    if (w > i) return 0x88888888u;
+    return r == 7 ? 0 : 0x88888888u << (4 * (r + 1));
+}
+
+/* The mask strip of row block i: whole for block 0, else the two words that move. */
+static void mask_strip(uint32_t i, uint32_t tp)
+{
+    uint32_t sb = tp >> 1;
+    for (uint32_t r = 0; r < 8; r++) {
+        uint32_t row = ST_MASK + r * sb;
+        if (!i) {
+            for (uint32_t w = 0; w < (tp >> 3); w++) SEED_SPAD_WORD(row + 4 * w) = mask_word(w, 0, r);
+        } else {
+            SEED_SPAD_WORD(row + 4 * (i - 1)) = 0;
+            SEED_SPAD_WORD(row + 4 * i) = mask_word(i, i, r);
+        }
+    }
+}
+
+/* Attention of row block b of the chunk (global row block i) against keys 0..t-1, every head. */
+static void streamed_attention(uint32_t b, uint32_t i, uint32_t t, uint32_t tp, const Layer *L)
+{
+    uint32_t rowb = D >> 1, sb = tp >> 1, keys = t, kb = tp >> 3;
+    if (VARIANT & V_FLASH) {
+        keys = 8 * i + 8 < t ? 8 * i + 8 : t;
+        kb = (keys + 7) >> 3;
+    }
+    for (uint32_t h = 0; h < HEADS; h++) {
+        uint32_t hoff = h * (DH >> 1);
+        seed_mxu_geom(rowb, rowb, sb, DH);
+        for (uint32_t j = 0; j < kb; j++)
+            mm(0, 1, ST_S + j * 4, SP_Q + b * 8 * rowb + hoff, ST_K + j * 8 * rowb + hoff, L->ss);
+        wait_until(SEED_UNIT_MXU, 0);
+        vpu_ew(SEED_VOP_ADD, ST_S, ST_S, ST_MASK, 8 * tp, 0);
+        vpu_ew(SEED_VOP_RELU, ST_S, ST_S, 0, 8 * tp, 0);
+        wait_until(SEED_UNIT_VPU, 0);
+        seed_mxu_geom(sb, rowb, rowb, keys);
+        for (uint32_t c = 0; c < (DH >> 3); c++)
+            mm(0, 0, SP_ATT + b * 8 * rowb + hoff + c * 4, ST_S, ST_V + hoff + c * 4, L->so);
+    }
+}
+
+/* The prefill of t prompt tokens (tok[]) in chunks; the last row's logits into SP_LOGIT. */
+static void forward_streamed(uint32_t t, const uint8_t *tok)
+{
+    uint32_t rowb = D >> 1, tp = (t + 7) & ~7u, last = 0;
+    for (uint32_t l = 0; l < LAYERS; l++) {
+        const Layer *L = &layer[l];
+        for (uint32_t r0 = 0; r0 < t; r0 += ST_ROWS) {
+            uint32_t n = t - r0 < ST_ROWS ? t - r0 : ST_ROWS, bp = (n + 7) & ~7u;
+            if (!l) {
+                for (uint32_t r = 0; r < n; r++) fill(SP_ATT + r * rowb, TOK_EMB + tok[r0 + r] * rowb, D, 1);
+                fill(SP_TMP, POS_EMB + r0 * rowb, D, n);
+                wait_until(SEED_UNIT_DMA, 0);
+                vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, n * D, 0);
+                wait_until(SEED_UNIT_VPU, 0);
+                spill(SP_X, X_SRAM + r0 * rowb, D, n);
+            } else {
+                fill(SP_X, X_SRAM + r0 * rowb, D, n);
+                wait_until(SEED_UNIT_DMA, 0);
+            }
+            matmul(SP_X, rowb, bp, D, L->wk, D, L->sk, ST_K + r0 * rowb, rowb, 0);
+            spill(ST_K + r0 * rowb, L->kc + r0 * rowb, D, n);
+            matmul(SP_X, rowb, bp, D, L->wv, D, L->sv, ST_V + r0 * rowb, rowb, 0);
+            spill(ST_V + r0 * rowb, L->vc + r0 * rowb, D, n);
+        }
+        for (uint32_t r0 = 0; r0 < t; r0 += ST_ROWS) {
+            uint32_t n = t - r0 < ST_ROWS ? t - r0 : ST_ROWS, bp = (n + 7) & ~7u;
+            fill(SP_X, X_SRAM + r0 * rowb, D, n);
+            wait_until(SEED_UNIT_DMA, 0); /* and the caches' spills are out before attention reads K and V */
+            matmul(SP_X, rowb, bp, D, L->wq, D, L->sq, SP_Q, rowb, 0);
+            for (uint32_t b = 0; b < (bp >> 3); b++) {
+                mask_strip((r0 >> 3) + b, tp);
+                streamed_attention(b, (r0 >> 3) + b, t, tp, L);
+            }
+            wait_until(SEED_UNIT_MXU, 0);
+            project_residual(SP_ATT, rowb, bp, D, L->wo, L->sa, L->b1);
+            matmul(SP_X, rowb, bp, D, L->w1, DFF, L->sf1, ST_HID, DFF >> 1, 0);
+            vpu_ew(SEED_VOP_RELU, ST_HID, ST_HID, 0, bp * DFF, 0);
+            wait_until(SEED_UNIT_VPU, 0);
+            project_residual(ST_HID, DFF >> 1, bp, DFF, L->w2, L->sf2, L->b2);
+            if (l + 1 < LAYERS) spill(SP_X, X_SRAM + r0 * rowb, D, n);
+            last = n;
+        }
+    }
+    fill(SP_PANEL0, W_OUT_T, D, VOCAB);
+    wait_until(SEED_UNIT_DMA, 0);
+    for (uint32_t j = 0; j < VOCAB; j++)
+        seed_vpu_op(SEED_VOP_DOT, SP_LOGIT + 4 * j, SP_X + (last - 1) * rowb, SP_PANEL0 + j * rowb, D, 1, 0);
+    wait_until(SEED_UNIT_VPU, 0);
+}
+
 /* The first index of the largest logit; the logits go to LOGITS row `step`, the token to OUT_TOKENS. */
 static uint32_t emit(uint32_t step)
 {
@@ -343,6 +407,14 @@ static uint32_t emit(uint32_t step)
 
 static uint32_t fits(uint32_t bytes, uint32_t room) { return bytes <= room; }
 
+/* The job for chained.c. */
+static inline __attribute__((always_inline)) void job_of(SeedJob *j)
+{
+    j->d = D; j->dff = DFF; j->heads = HEADS; j->dh = DH; j->layers = LAYERS; j->vocab = VOCAB; j->variant = VARIANT;
+    j->tok_emb = TOK_EMB; j->pos_emb = POS_EMB; j->w_out_t = W_OUT_T; j->out_tokens = OUT_TOKENS; j->logits = LOGITS;
+    j->layer = layer;
+}
+
 /* Reads and checks the header and the layer records; 0 if the seed cannot run it. */
 static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
 {
@@ -360,8 +432,12 @@ static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
     uint32_t rp = (*plen + 7) & ~7u, tp = (max_seq + 7) & ~7u;
     if (!D || !HEADS || DH * HEADS != D || (D | DFF | DH | VOCAB) & 7u || !LAYERS || LAYERS > MAX_LAYERS) return 0;
     if (hdr(MODEL_H_BATCH) > 1 || !W_OUT_T || !*plen || *plen > MAX_PROMPT || *plen + *steps > max_seq) return 0;
-    if (!fits(rp * D / 2, BANK) || !fits(max_seq * D / 2, 2 * BANK) || !fits(rp * tp / 2, BANK)
-        || !fits(rp * DFF / 2, 4 * BANK) || !fits(D * 4, PANEL1_MAX) || !fits(DFF * 4, PANEL1_MAX)
+    uint32_t resident = fits(rp * D / 2, BANK) && fits(max_seq * D / 2, 2 * BANK) && fits(rp * tp / 2, BANK) && fits(rp * DFF / 2, 4 * BANK);
+    /* Else the streamed prefill, for a job without decode steps. */
+    X_SRAM = hdr(MODEL_H_X);
+    STREAMED = !resident && !*steps && X_SRAM && fits(ST_ROWS * D / 2, BANK) && fits(rp * D / 2, 4 * BANK) && fits(rp * 4, ST_MASK_MAX)
+        && fits(ST_ROWS * DFF / 2, 2 * BANK);
+    if ((!resident && !STREAMED) || !fits(D * 4, PANEL1_MAX) || !fits(DFF * 4, PANEL1_MAX)
         || !fits(VOCAB * D / 2, BANK) || VOCAB > MAX_VOCAB) return 0;
     fill(SP_LAYERS, hdr(MODEL_H_LAYER_TABLE), LAYERS * 128, 1);
     fill(SP_PROMPT, hdr(MODEL_H_PROMPT), *plen * 2, 1);
@@ -390,6 +466,13 @@ static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
 __attribute__((noinline)) void prefill_done(void)
 {
     __asm__ volatile("");
+    if (VARIANT & V_CHAINED) {
+        /* The decode steps and the end of the run, when chained.c's plan fits. */
+        SeedJob j;
+        job_of(&j);
+        chained_run(&j);
+        __asm__ volatile("c.nop"); /* 2 bytes: main keeps its old word alignment */
+    }
 }
 
 int main(void)
@@ -399,7 +482,15 @@ int main(void)
         put_sram(MODEL_H_STATUS, STATUS_BAD_HEADER, 4);
         return STATUS_BAD_HEADER;
     }
-    forward(0, plen, prompt);
+    if (STREAMED) {
+        forward_streamed(plen, prompt);
+    } else if (VARIANT & V_PIPELINED) {
+        SeedJob j;
+        job_of(&j);
+        prefill_pipelined(&j, plen, prompt);
+    } else {
+        forward(0, plen, prompt);
+    }
     uint8_t tok = emit(0);
     prefill_done();
     uint32_t generated = 1;
