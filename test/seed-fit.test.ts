@@ -1,7 +1,8 @@
 // model/seed-fit.ts says which jobs the write-up's board's transformer
 // firmware (build/fw/seed-model.elf) takes; the firmware's load_header is the
 // judge: at each limit of its plan, a job just inside runs and a job just
-// beyond ends with STATUS 2 (bad header), exactly where seedModelMisfit says.
+// beyond ends with STATUS 2 (bad header), exactly where seedModelMisfit says;
+// past the resident plan, a prefill without decode steps streams.
 
 import { describe, expect, it } from 'vitest';
 import type { Job, ModelDims } from '../model/format.ts';
@@ -13,12 +14,15 @@ const small = (o: Partial<ModelDims>): ModelDims => ({ d: 32, dFF: 64, heads: 2,
 
 /** [what, dims, prompt, decode steps, batch, the reason's words (null: it runs)] */
 const EDGES: [string, ModelDims, number, number, number, RegExp | null][] = [
-  ['one head\'s scores fill their bank', small({ maxSeq: 88 }), 88, 0, 1, null],
-  ['one head\'s scores overflow their bank', small({ maxSeq: 96 }), 96, 0, 1, /one head's scores \(96 rows of 96 keys/],
-  ['a layer\'s keys fill their two banks', small({ d: 128, dFF: 128, heads: 4, maxSeq: 128 }), 8, 0, 1, null],
-  ['a layer\'s keys overflow their two banks', small({ d: 128, dFF: 128, heads: 4, maxSeq: 136 }), 8, 0, 1, /a layer's keys \(max_seq 136/],
-  ['the prompt\'s rows fill a bank', small({ d: 128, dFF: 128, heads: 4, maxSeq: 64 }), 64, 0, 1, null],
-  ['the prompt\'s rows overflow a bank', small({ d: 128, dFF: 128, heads: 4, maxSeq: 72 }), 72, 0, 1, /the prompt's activations \(72 rows/],
+  ['one head\'s scores fill their bank', small({ maxSeq: 88 }), 80, 8, 1, null],
+  ['one head\'s scores overflow their bank', small({ maxSeq: 96 }), 88, 8, 1, /one head's scores \(88 rows of 96 keys.*only a prefill without decode steps streams/],
+  ['the same prompt without decode steps streams', small({ maxSeq: 96 }), 96, 0, 1, null],
+  ['a layer\'s keys fill their two banks', small({ d: 128, dFF: 128, heads: 4, maxSeq: 128 }), 8, 2, 1, null],
+  ['a layer\'s keys overflow their two banks', small({ d: 128, dFF: 128, heads: 4, maxSeq: 136 }), 8, 2, 1, /a layer's keys \(max_seq 136/],
+  ['the prompt\'s rows fill a bank', small({ d: 128, dFF: 128, heads: 4, maxSeq: 72 }), 64, 8, 1, null],
+  ['the prompt\'s rows overflow a bank', small({ d: 128, dFF: 128, heads: 4, maxSeq: 80 }), 72, 8, 1, /the prompt's activations \(72 rows/],
+  ['a streamed prompt fills its four banks', small({ d: 256, heads: 8, maxSeq: 128 }), 128, 0, 1, null],
+  ['a streamed prompt overflows them', small({ d: 256, heads: 8, maxSeq: 136 }), 136, 0, 1, /and its streamed prefill's chunks do not fit either/],
   ['a d_ff panel fills the second panel buffer', small({ dFF: 512 }), 8, 0, 1, null],
   ['a d_ff panel overflows it', small({ dFF: 520 }), 8, 0, 1, /a weight panel of K = d_ff = 520/],
   ['the largest vocabulary', small({ vocab: 64 }), 8, 0, 1, null],
