@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SEED_VARIANT } from '../model/format.ts';
 import { explore, loadGrid } from '../study/explore/explore.ts';
 import { expandGrid, GridError, parseGrid } from '../study/explore/grid.ts';
 import { checkRunnable, PointError, pointStatus } from '../study/explore/point-check.ts';
@@ -53,7 +54,7 @@ describe('a grid\'s board', () => {
 
   it('the write-up\'s board runs as built: each workload once per variant; other variants have no build there, a batch does not fit', () => {
     const g = parseGrid(JSON.stringify({
-      board: ['picotpu', 'seed'], axes: { variant: [7, 15], tpuWait: [0, 2] },
+      board: ['picotpu', 'seed'], axes: { variant: [7, 2047], tpuWait: [0, 2] },
       workloads: [{ kind: 'model', dims: 'small', promptLength: 8, decodeSteps: 2, batch: [1, 2] }, { kind: 'matmul', m: 8, k: 64, n: 64 }],
     }), 'g');
     const { points } = expandGrid(g);
@@ -61,18 +62,19 @@ describe('a grid\'s board', () => {
     expect(points.filter((p) => p.board === 'picotpu')).toHaveLength(3 * 2 * 2);
     expect(seed.map((p) => `${p.key}: ${p.status.kind}`)).toEqual([
       'model d32 ff64 h2 L1 V16 S32 P8 D2 v7 on transformer-tpu-int4: run',
-      'model d32 ff64 h2 L1 V16 S32 P8 D2 v15 on transformer-tpu-int4: no firmware build',
+      'model d32 ff64 h2 L1 V16 S32 P8 D2 v2047 on transformer-tpu-int4: no firmware build',
       'model d32 ff64 h2 L1 V16 S32 P8 D2 B2 v7 on transformer-tpu-int4: does not fit',
-      'model d32 ff64 h2 L1 V16 S32 P8 D2 B2 v15 on transformer-tpu-int4: no firmware build',
+      'model d32 ff64 h2 L1 V16 S32 P8 D2 B2 v2047 on transformer-tpu-int4: no firmware build',
       'mm 8x64x64 v7 on transformer-tpu-int4: no firmware build',
-      'mm 8x64x64 v15 on transformer-tpu-int4: no firmware build',
+      'mm 8x64x64 v2047 on transformer-tpu-int4: no firmware build',
     ]);
     expect(seed[0].run).toEqual({ kind: 'model', dims: SMALL, promptLength: 8, decodeSteps: 2, variant: 7, check: true, board: 'transformer-tpu-int4' });
     expect(seed[2].status).toEqual({ kind: 'does not fit', why: 'its firmware decodes one sequence (batch 1), not a batch of 2' });
     expect(seed[4].status).toEqual({ kind: 'no firmware build', why: 'variant 7 has bits the transformer-tpu-int4 matmul benchmark does not have (its variants are 0..1)' });
     expect(pointStatus({ ...(seed[4].run as object), variant: 1 } as ModelPoint)).toEqual({ kind: 'run' });
     // Without a variant axis, the board's every variant bit.
-    expect(expandGrid(parseGrid(grid({ board: 'seed' }), 'g')).points.map((p) => p.key)).toEqual(['model d32 ff64 h2 L1 V16 S32 P8 D2 v7 on transformer-tpu-int4']);
+    const every = Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0);
+    expect(expandGrid(parseGrid(grid({ board: 'seed' }), 'g')).points.map((p) => p.key)).toEqual([`model d32 ff64 h2 L1 V16 S32 P8 D2 v${every} on transformer-tpu-int4`]);
   });
 
   it('an exclusion may name the board (by any of its names); on the seed board one naming a platform knob matches nothing', () => {
@@ -92,7 +94,7 @@ describe('a grid\'s board', () => {
       [{ ...point, board: 'tpu9' }, /^board must name a board with model firmware \(picotpu, transformer-tpu-int4\), got "tpu9"$/],
       [{ ...point, board: 'seed' }, /^board must name a board with model firmware/],
       [{ ...point, config: { tpuWait: 0 } }, /^a point on the transformer-tpu-int4 board takes no platform override \(config\)/],
-      [{ ...point, variant: 8 }, /^no firmware build: variant 8 has bits the transformer-tpu-int4 firmware does not have/],
+      [{ ...point, variant: 64 }, /^no firmware build: variant 64 has bits the transformer-tpu-int4 firmware does not have/],
       [{ ...point, promptLength: 30, decodeSteps: 8 }, /^does not fit: prompt_len \+ decode_steps exceeds max_seq$/],
     ];
     for (const [p, why] of bad) {
