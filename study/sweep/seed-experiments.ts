@@ -317,8 +317,8 @@ const ladder: Experiment = {
     };
     const last = rows.at(-1)!;
     const reading = [
-      `The write-up's shape: d = ${c.dims.d}, d_ff = ${c.dims.dFF}, ${c.dims.heads} heads, ${c.dims.layers} layer${c.dims.layers > 1 ? 's' : ''}, a ${c.P}-token prompt and ${c.steps} decode steps. Each rung adds one of the write-up's techniques: double buffering loads the next weight panel during this panel's matmuls, fusion accumulates the projections onto the residual in the MXU, FlashAttention skips the masked key blocks.`,
-      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound is each forward pass's busiest unit, summed; the distance to it is the seed CPU issuing commands and waiting on them, which the predicted run counts.`,
+      `The write-up's shape: d = ${c.dims.d}, d_ff = ${c.dims.dFF}, ${c.dims.heads} heads, ${c.dims.layers} layer${c.dims.layers > 1 ? 's' : ''}, a ${c.P}-token prompt and ${c.steps} decode steps. Each rung adds one technique: the write-up's three — double buffering loads the next weight panel during this panel's matmuls, fusion accumulates the projections onto the residual in the MXU, FlashAttention skips the masked key blocks — then the rungs past it (model/format.ts SEED_RUNGS): chained weights stream every decode step's weights through a ring of panel buffers across matmuls, attention and steps, so the DMA never drains; pipelined prefill does the same for the prefill's weights, with K and V written in place and the next head's scores beside this one's mask.`,
+      `All together: prefill ${last[2]} and full inference ${last[6]} faster than base, at ${last[4]}x and ${last[8]}x their bounds (${last[1]} and ${last[5]} clocks). The bound is each forward pass's busiest unit, summed; the distance to it is the seed CPU issuing commands and waiting on them, which the predicted run counts where it is calibrated.`,
     ].join(' ');
     return { text, figures: [fig], markdown: section(ladder.title, [fig], text, reading) };
   },
