@@ -8,7 +8,7 @@ import { checkOutputDirectory, outputErrorOf } from '../emu/observe/output-file.
 import { explore } from '../study/explore/explore.ts';
 import { GridError, MAX_GRID_BYTES } from '../study/explore/grid.ts';
 import { checkQueueUrl, printable, QueueRefused, QueueUnreachable, QueueUrlError } from '../study/explore/queue.ts';
-import { SWEEP_ELFS } from '../study/sweep/runs.ts';
+import { boardSets, elfsOfBoards } from '../study/sweep/runs.ts';
 import { UsageError } from './board-options.ts';
 import { BoundedReadError, readBounded } from './bounded-read.ts';
 import { ensureModelElf, progressBar, say, writeAllSync, type AddCommand } from './common.ts';
@@ -73,7 +73,8 @@ export async function exploreCommand(o: ExploreCliOptions): Promise<number> {
   const gridText = readGrid(o.grid);
   checkOutputDirectory(o.results, '--results');
   checkOutputDirectory(o.docs, '--docs');
-  if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
+  // Every board's model firmware a grid may name (one make builds them all).
+  if (!ensureModelElf(elfsOfBoards(boardSets().flat()))) return EXIT.BAD_PROGRAM;
   const bar = await progressBar(Boolean(process.stderr.isTTY),
     o.queue ? 'explore [{bar}] {value}/{total} | failed {failed} | workers {workers} | {eta_formatted} left' : 'explore [{bar}] {value}/{total} {key} | {eta_formatted} left');
   let started = false;

@@ -4,7 +4,7 @@
 
 import { EXIT } from '../emu/exit-status.ts';
 import { runWorker } from '../study/explore/queue.ts';
-import { SWEEP_ELFS } from '../study/sweep/runs.ts';
+import { boardSets, elfsOfBoards } from '../study/sweep/runs.ts';
 import { UsageError } from './board-options.ts';
 import { ensureModelElf, say, writeAllSync, type AddCommand } from './common.ts';
 import { abortOnSignals, queueErrorStatus } from './explore.ts';
@@ -33,7 +33,8 @@ export async function workerCommand(o: WorkerCliOptions): Promise<number> {
   positive('--concurrency', o.concurrency);
   positive('--lock-duration', o.lockDuration);
   positive('--stalled-interval', o.stalledInterval);
-  if (!ensureModelElf(SWEEP_ELFS)) return EXIT.BAD_PROGRAM;
+  // Every board's model firmware a grid may name (one make builds them all).
+  if (!ensureModelElf(elfsOfBoards(boardSets().flat()))) return EXIT.BAD_PROGRAM;
   const signals = abortOnSignals();
   try {
     await runWorker({

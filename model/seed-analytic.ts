@@ -517,7 +517,7 @@ export interface SeedBusy {
   mxu: number; vpu: number; dma: number;
   /** Commands pushed per unit (GEOM included for the MXU). */
   commands: { mxu: number; vpu: number; dma: number };
-  /** Σ over forward passes (the prefill, then each decode step) of the pass's busiest unit (model/analytic.ts's lowerBound). */
+  /** Σ over forward passes (the prefill, then each decode step) of the pass's busiest unit (model/predict/analytic.ts's lowerBound). */
   lowerBound: number;
 }
 

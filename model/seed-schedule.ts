@@ -1,7 +1,7 @@
 // The schedule model of the write-up's board: predicts a model job's run
 // clocks on the seed board (build/fw/seed-model.elf) by replaying the event
 // stream of model/seed-analytic.ts against the board's timing
-// (docs/seed-board.md §4–§5), as model/schedule.ts does for picotpu:
+// (docs/seed-board.md §4–§5), as model/predict/schedule.ts does for picotpu:
 //
 // - the CPU: each event (a commit store, a wait's first status read, the
 //   prefill mark, the DONE store) comes a path's clocks after the previous

@@ -5,7 +5,8 @@
 // model/run.ts's (picotpu) and model/seed-run.ts's (the write-up's board),
 // chosen by model/target-run.ts.
 
-import { seedVariantName, variantName } from './format.ts';
+import { SEED_VARIANT, seedVariantName, VARIANT_ALL, variantName, type ModelDims } from './format.ts';
+import { seedModelMisfit } from './seed-fit.ts';
 
 export interface ModelTarget {
   /** The board's name in boards/registry.ts. */
@@ -20,17 +21,22 @@ export interface ModelTarget {
   runSpan: string;
   /** What the whole-run report is on this board. */
   wholeRun: string;
+  /** Every VARIANT bit this firmware acts on (a variant with another bit is not one of its builds). */
+  variantBits: number;
+  /** Why the firmware refuses a job of these sizes beyond the blob's fit in the SRAM, or null; undefined where the blob's fit is all. */
+  jobMisfit?: (dims: ModelDims, promptLength: number, decodeSteps: number, batch: number) => string | null;
 }
 
 export const MODEL_TARGETS: readonly ModelTarget[] = [
   {
     board: 'picotpu', boardLabel: '', firmware: 'build/fw/model.elf', variantName,
-    runSpan: 'reset to EXIT', wholeRun: 'prefill + decode (the sum of the PERF_CTRL windows)',
+    runSpan: 'reset to EXIT', wholeRun: 'prefill + decode (the sum of the PERF_CTRL windows)', variantBits: VARIANT_ALL,
   },
   {
     board: 'transformer-tpu-int4', boardLabel: ", the write-up's board (transformer-tpu-int4)", firmware: 'build/fw/seed-model.elf',
     variantName: seedVariantName,
     runSpan: 'run pulse to DONE', wholeRun: "the board's ten counters, run pulse to DONE (prefill: as they stood at prefill_done())",
+    variantBits: Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0), jobMisfit: seedModelMisfit,
   },
 ];
 

@@ -28,7 +28,7 @@ import { hasRedisServer, startRedis } from '../study/explore/local-redis.ts';
 import { checkRecord, checkRunnable } from '../study/explore/point-check.ts';
 import { QUEUE_NAME } from '../study/explore/queue.ts';
 import { fingerprint, readRecords } from '../study/sweep/engine.ts';
-import { recordShapeError, runPoint } from '../study/sweep/runs.ts';
+import { elfsOfBoards, recordShapeError, runPoint } from '../study/sweep/runs.ts';
 import { fuzzScale, fuzzSeed } from './helpers/fuzz-kit.ts';
 import { CLI, root } from './helpers/cli-process.ts';
 
@@ -68,7 +68,7 @@ async function campaign<T>(cls: ClassName, arb: fc.Arbitrary<T>, check: (v: T) =
 
 /** What a field may become: edge numbers, wrong types, empty and nested values. */
 const junk: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, 0, -1, -5, 1, 7, 8, 16, 64, 1e8, 1e9, 2 ** 30, 2 ** 53, 0.5, 'x', '', 'small', 'base', 'none', 'model', 'matmul', true, false, [], {}, [null], [1], ['8']),
+  fc.constantFrom(null, 0, -1, -5, 1, 7, 8, 16, 64, 1e8, 1e9, 2 ** 30, 2 ** 53, 0.5, 'x', '', 'small', 'base', 'none', 'model', 'matmul', 'seed', 'picotpu', true, false, [], {}, [null], [1], ['8']),
   fc.integer({ min: -1000, max: 100_000 }),
   fc.double({ noNaN: false }),
   fc.string({ maxLength: 8 }),
@@ -114,6 +114,7 @@ const BASE_GRID = {
   ],
   axes: { variant: [0, 15], mxuDim: [8, 16], spadKiB: [32, 64], tpuWait: [0, 2], multiply: ['none', 'fast'] },
   exclude: [{ mxuDim: 16, spadKiB: 32 }],
+  board: ['picotpu', 'transformer-tpu-int4'],
 };
 
 describe('fuzz: explore grids', () => {
@@ -184,6 +185,8 @@ describe.skipIf(noRedis)('fuzz: queue jobs', () => {
     const valid = [
       { fingerprint: fp, run: { key: 'mm', point: { kind: 'matmul', m: 8, k: 8, n: 8, variant: 15, config: { tpuWait: 2, queueDepth: 8 } } } },
       { fingerprint: fp, run: { key: 'model', point: { kind: 'model', dims: { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 }, promptLength: 4, decodeSteps: 1, variant: 15, check: true } } },
+      // A point of a grid over both boards carries both boards' fingerprint.
+      { fingerprint: fingerprint(elfsOfBoards(['picotpu', 'transformer-tpu-int4'])), run: { key: 'seed model', point: { kind: 'model', dims: { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 }, promptLength: 4, decodeSteps: 1, variant: 7, check: true, board: 'transformer-tpu-int4' } } },
     ];
     const job = fc.oneof(
       { weight: 1, arbitrary: fc.constantFrom(...valid) },

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { makeDirectories } from '../../emu/observe/output-file.ts';
 import { checkResultsFile, fingerprint, readRecords, sweep, type PlannedRun, type SweepProgress } from '../sweep/engine.ts';
+import { elfsOfBoards } from '../sweep/runs.ts';
 import { expandGrid, GridError, parseGrid, type Grid, type GridPoint } from './grid.ts';
 import { runOnQueue, type QueueProgress } from './queue.ts';
 import { exploreReport, type ExploreReport } from './report.ts';
@@ -60,15 +61,16 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const resultsFile = join(o.results, `${grid.name}.jsonl`);
   makeDirectories(o.results);
   const failed: string[] = [];
+  // The results are fingerprinted by the firmware of the grid's boards (a grid on picotpu alone: its builds, as the sweeps).
+  const elfs = elfsOfBoards(grid.boards), fp = fingerprint(elfs);
   if (o.queue) {
     if (o.fresh) writeFileSync(resultsFile, '');
     const onFailure = (key: string, reason: string) => { failed.push(key); o.onFailure?.(key, reason); };
-    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, warn: o.warn, signal: o.signal });
+    const done = await runOnQueue(plan, { url: o.queue, file: resultsFile, onProgress: o.onProgress, onFailure, onConnection: o.onConnection, warn: o.warn, signal: o.signal, fingerprint: fp });
     if (!done) return { grid, points, report: null, resultsFile, failed };
   } else {
-    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress, warn: o.warn });
+    await sweep(plan, { file: resultsFile, jobs: o.jobs, fresh: o.fresh, onProgress: o.onProgress, warn: o.warn, elfs });
   }
-  const fp = fingerprint();
   const report = exploreReport(grid, points, readRecords(resultsFile, fp), fp, excluded);
   makeDirectories(join(o.docs, 'figures'));
   // vega loads only here (its 1.5 MB would slow every command's start).

@@ -4,7 +4,9 @@
 // configuration has no firmware build, or whose model does not fit the
 // board's memories, is reported as such, never silently skipped.
 
+import { BoardError, boardNamed } from '../../boards/registry.ts';
 import type { ModelDims } from '../../model/format.ts';
+import { DEFAULT_TARGET, MODEL_TARGETS, modelTargetOf } from '../../model/targets.ts';
 import { BASE_DIMS } from '../bench.ts';
 import type { ConfigOverride, RunPoint } from '../sweep/runs.ts';
 import { checkMatmulShape, checkModelDims, checkOverride, checkRunPoint, pointStatus, PointError, type PointStatus } from './point-check.ts';
@@ -45,14 +47,18 @@ export interface Grid {
   objective: Objective;
   workloads: Workload[];
   axes: Partial<Record<Knob, KnobValue[]>>;
-  /** A point that matches every field of one entry (knobs, or promptLength/decodeSteps/batch/m/k/n) is left out. */
+  /** A point that matches every field of one entry (knobs, board, or promptLength/decodeSteps/batch/m/k/n) is left out. */
   exclude: Record<string, KnobValue>[];
+  /** The boards the workloads run on, by registry name (the grid's `board`; picotpu when left out). */
+  boards: string[];
 }
 
 export type { PointStatus };
 
 export interface GridPoint {
   key: string;
+  /** The board it runs on (registry name). */
+  board: string;
   knobs: Knobs;
   /** The workload's fields (promptLength, decodeSteps, batch or m, k, n) and its name. */
   workload: { name: string; fields: Record<string, number> };
@@ -132,7 +138,8 @@ export function parseGrid(text: string, fallbackName: string): Grid {
   let raw: unknown;
   try { raw = JSON.parse(text); } catch (e) { throw new GridError(`not JSON: ${(e as Error).message}`); }
   if (!isObject(raw)) throw new GridError('a grid is a JSON object');
-  for (const k of Object.keys(raw)) if (!['name', 'objective', 'workloads', 'axes', 'exclude', 'comment'].includes(k)) throw new GridError(`unknown grid field "${k}"`);
+  for (const k of Object.keys(raw)) if (!['name', 'objective', 'workloads', 'axes', 'exclude', 'board', 'comment'].includes(k)) throw new GridError(`unknown grid field "${k}"`);
+  const boards = readBoards(raw.board);
   const objective = (raw.objective ?? 'full') as Objective;
   if (!OBJECTIVES.includes(objective)) throw new GridError(`objective must be one of ${OBJECTIVES.join(', ')}, got ${shown(raw.objective)}`);
   if (!Array.isArray(raw.workloads) || !raw.workloads.length) throw new GridError('workloads must be a non-empty list');
@@ -146,23 +153,61 @@ export function parseGrid(text: string, fallbackName: string): Grid {
   }
   const exclude = 'exclude' in raw ? raw.exclude : [];
   if (!Array.isArray(exclude)) throw new GridError('exclude must be a list of objects');
-  exclude.forEach((rule, i) => {
+  const rules = exclude.map((rule, i) => {
     if (!isObject(rule) || !Object.keys(rule).length) throw new GridError(`exclude[${i}] must be an object naming at least one field, got ${shown(rule)}`);
     for (const [name, v] of Object.entries(rule)) {
-      if (!(KNOBS as readonly string[]).includes(name) && !WORKLOAD_FIELDS.includes(name)) throw new GridError(`exclude[${i}] names unknown field "${name}"`);
+      if (!(KNOBS as readonly string[]).includes(name) && !WORKLOAD_FIELDS.includes(name) && name !== 'board') throw new GridError(`exclude[${i}] names unknown field "${name}"`);
       if (!['number', 'boolean', 'string'].includes(typeof v)) throw new GridError(`exclude[${i}].${name} must be a number, true, false or a string, got ${shown(v)}`);
     }
+    // A board by any of its names: the rule holds its registry name.
+    return 'board' in rule ? { ...rule, board: boardName(`exclude[${i}].board`, rule.board) } : rule;
   });
-  const grid: Grid = { name: typeof raw.name === 'string' && /^[\w.-]+$/.test(raw.name) ? raw.name : fallbackName, objective, workloads, axes: axes as Grid['axes'], exclude: exclude as Grid['exclude'] };
+  const grid: Grid = { name: typeof raw.name === 'string' && /^[\w.-]+$/.test(raw.name) ? raw.name : fallbackName, objective, workloads, axes: axes as Grid['axes'], exclude: rules as Grid['exclude'], boards };
   const size = gridSize(grid);
   if (size > MAX_GRID_POINTS) throw new GridError(`the grid has ${size.toLocaleString('en-US')} points, more than the ${MAX_GRID_POINTS.toLocaleString('en-US')} a grid may have: split it into smaller grids`);
   return grid;
 }
 
-/** The grid's points before exclusions: the workloads' combinations times the axes' (arithmetic, nothing expanded). */
+/**
+ * The grid's `board`: one name or a non-empty list of them (aliases too),
+ * each a board with model firmware (model/targets.ts); their registry names,
+ * picotpu when left out.
+ */
+function readBoards(v: unknown): string[] {
+  if (v === undefined) return [DEFAULT_TARGET.board];
+  const all = Array.isArray(v) ? v : [v];
+  if (!all.length) throw new GridError('board must be a board\'s name or a non-empty list of them');
+  const out: string[] = [];
+  all.forEach((x, i) => {
+    const where = Array.isArray(v) ? `board[${i}]` : 'board';
+    const name = boardName(where, x);
+    if (out.includes(name)) throw new GridError(`${where}: the board ${name} is already in the list`);
+    out.push(name);
+  });
+  return out;
+}
+
+/** The registry name of a board with model firmware, by any of its names; else GridError naming `where`. */
+function boardName(where: string, x: unknown): string {
+  if (typeof x !== 'string') throw new GridError(`${where} must be a board's name, got ${shown(x)}`);
+  let name: string;
+  try { name = boardNamed(x).name; } catch (e) { if (e instanceof BoardError) throw new GridError(`${where}: ${e.message}`); throw e; }
+  if (!modelTargetOf(name)) throw new GridError(`${where}: no model firmware runs on the ${name} board (boards with one: ${MODEL_TARGETS.map((t) => t.board).join(', ')})`);
+  return name;
+}
+
+/** The values of the variant axis on a board: the grid's, else the board's default (picotpu's as built, another board's every variant bit). */
+function variantsOn(g: Grid, board: string): KnobValue[] {
+  const target = modelTargetOf(board)!;
+  return g.axes.variant ?? [target === DEFAULT_TARGET ? AS_BUILT.variant : target.variantBits];
+}
+
+/** The grid's points before exclusions: the workloads' combinations times the axes' (arithmetic, nothing expanded); a board other than picotpu takes only the variant axis. */
 export function gridSize(g: Grid): number {
   const combos = g.workloads.reduce((sum, w) => sum + (w.kind === 'matmul' ? w.m.length * w.k.length * w.n.length : w.promptLength.length * w.decodeSteps.length * w.batch.length), 0);
-  return Object.values(g.axes).reduce((n, v) => n * (v?.length ?? 1), combos);
+  return g.boards.reduce((n, board) => n + (modelTargetOf(board) === DEFAULT_TARGET
+    ? Object.values(g.axes).reduce((m, v) => m * (v?.length ?? 1), combos)
+    : combos * variantsOn(g, board).length), 0);
 }
 
 /** The knobs as the sweep's ConfigOverride; a value the platform cannot take is a PointError. */
@@ -199,8 +244,8 @@ function workloadsOf(w: Workload): { name: string; fields: Record<string, number
   });
 }
 
-const matches = (rule: Record<string, KnobValue>, k: Knobs, fields: Record<string, number>) =>
-  Object.entries(rule).every(([name, v]) => (name in k ? k[name as Knob] === v : fields[name] === v));
+const matches = (rule: Record<string, KnobValue>, k: Knobs, fields: Record<string, number>, board: string) =>
+  Object.entries(rule).every(([name, v]) => (name === 'board' ? board === v : name in k ? k[name as Knob] === v : fields[name] === v));
 
 /** Every point of the grid, in grid order, and how many the exclusions left out. */
 export function expandGrid(g: Grid): { points: GridPoint[]; excluded: number } {
@@ -210,17 +255,48 @@ export function expandGrid(g: Grid): { points: GridPoint[]; excluded: number } {
   const points: GridPoint[] = [];
   const seen = new Set<string>();
   let excluded = 0;
+  for (const board of g.boards) {
+    if (modelTargetOf(board) === DEFAULT_TARGET) excluded += expandOnPicotpu(g, axes, points, seen);
+    else excluded += expandOnBoard(g, board, points, seen);
+  }
+  return { points, excluded };
+}
+
+/** A rule that can match a point of a board that runs as built: it names no platform knob but the variant. */
+const asBuiltRule = (rule: Record<string, KnobValue>) => Object.keys(rule).every((name) => name === 'variant' || !(KNOBS as readonly string[]).includes(name));
+
+/** A board other than picotpu runs as built: each workload once per variant, keyed by the board. */
+function expandOnBoard(g: Grid, board: string, points: GridPoint[], seen: Set<string>): number {
+  let excluded = 0;
+  for (const w of g.workloads.flatMap(workloadsOf)) {
+    for (const variant of variantsOn(g, board)) {
+      const knobs = { ...AS_BUILT, variant } as Knobs;
+      if (g.exclude.some((rule) => asBuiltRule(rule) && matches(rule, knobs, w.fields, board))) { excluded++; continue; }
+      const key = `${w.name} v${variant} on ${board}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const { config: _asBuilt, ...planned } = w.point(knobs, {});
+      const run = within(key, () => checkRunPoint({ ...planned, board }));
+      points.push({ key, board, knobs, workload: { name: w.name, fields: w.fields }, run, status: pointStatus(run) });
+    }
+  }
+  return excluded;
+}
+
+/** picotpu: every workload at every combination of the knobs. */
+function expandOnPicotpu(g: Grid, axes: [string, KnobValue[]][], points: GridPoint[], seen: Set<string>): number {
+  let excluded = 0;
   for (const w of g.workloads.flatMap(workloadsOf)) {
     for (const combo of product(axes)) {
       const knobs = combo as Knobs;
-      if (g.exclude.some((rule) => matches(rule, knobs, w.fields))) { excluded++; continue; }
+      if (g.exclude.some((rule) => matches(rule, knobs, w.fields, DEFAULT_TARGET.board))) { excluded++; continue; }
       const key = keyOf(w.name, knobs);
       if (seen.has(key)) continue;
       seen.add(key);
       // The point through the one schema every job and record passes (point-check.ts).
       const run = within(key, () => checkRunPoint(w.point(knobs, overrideOf(knobs))));
-      points.push({ key, knobs, workload: { name: w.name, fields: w.fields }, run, status: pointStatus(run) });
+      points.push({ key, board: DEFAULT_TARGET.board, knobs, workload: { name: w.name, fields: w.fields }, run, status: pointStatus(run) });
     }
   }
-  return { points, excluded };
+  return excluded;
 }

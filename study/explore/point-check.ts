@@ -11,8 +11,9 @@ import { applyOverrides, ConfigError } from '../../emu/config.ts';
 import { checkDims, LAYER_RECORD_BYTES, MAX_BATCH, planLayout, VARIANT_ALL, type Job, type ModelDims } from '../../model/format.ts';
 import { matmulLayout, MATMUL_MAX_K } from '../../model/run.ts';
 import { SRAM_SIZE } from '../../periph/sram.ts';
+import { DEFAULT_TARGET, MODEL_TARGETS, modelTargetOf, type ModelTarget } from '../../model/targets.ts';
 import type { PlannedRun } from '../sweep/engine.ts';
-import { configFor, firmwareFor, recordShapeError, type ConfigOverride, type RunPoint, type RunRecord } from '../sweep/runs.ts';
+import { boardPointsOf, configFor, firmwareFor, recordShapeError, type ConfigOverride, type MatmulPoint, type ModelPoint, type RunPoint, type RunRecord } from '../sweep/runs.ts';
 
 /** A point, job or record that is not well formed: its one-line reason. */
 export class PointError extends Error {}
@@ -85,10 +86,12 @@ export function checkMatmulShape(m: unknown, k: unknown, n: unknown): void {
 export function checkRunPoint(x: unknown): RunPoint {
   if (!isObject(x)) throw new PointError(`a point must be an object, got ${show(x)}`);
   if (x.kind === 'matmul') {
-    onlyFields('a matmul point', x, ['kind', 'm', 'k', 'n', 'variant', 'config']);
+    onlyFields('a matmul point', x, ['kind', 'm', 'k', 'n', 'variant', 'config', 'board']);
+    if (x.board !== undefined) checkPointBoard(x.board, x.config);
     checkMatmulShape(x.m, x.k, x.n);
   } else if (x.kind === 'model') {
-    onlyFields('a model point', x, ['kind', 'dims', 'promptLength', 'decodeSteps', 'variant', 'batch', 'config', 'check']);
+    onlyFields('a model point', x, ['kind', 'dims', 'promptLength', 'decodeSteps', 'variant', 'batch', 'config', 'check', 'board']);
+    if (x.board !== undefined) checkPointBoard(x.board, x.config);
     checkModelDims(x.dims);
     int('promptLength', x.promptLength, 1);
     int('decodeSteps', x.decodeSteps, 0);
@@ -100,6 +103,40 @@ export function checkRunPoint(x: unknown): RunPoint {
   int('variant', x.variant, 0, VARIANT_ALL);
   checkOverride(x.config);
   return x as unknown as RunPoint;
+}
+
+/** The board of a model point: a registry name with model firmware (model/targets.ts); a board other than picotpu runs as built. */
+function checkPointBoard(board: unknown, config: unknown): ModelTarget {
+  const target = typeof board === 'string' ? modelTargetOf(board) : undefined;
+  if (!target) throw new PointError(`board must name a board with model firmware (${MODEL_TARGETS.map((t) => t.board).join(', ')}), got ${show(board)}`);
+  if (target !== DEFAULT_TARGET && config !== undefined) throw new PointError(`a point on the ${target.board} board takes no platform override (config): the board runs as built`);
+  return target;
+}
+
+/** Whether a model point on a board other than picotpu can run: a variant of its firmware, and a job its firmware takes that fits the SRAM. */
+function targetStatus(run: ModelPoint, target: ModelTarget): PointStatus {
+  if (run.variant & ~target.variantBits) return { kind: 'no firmware build', why: `variant ${run.variant} has bits the ${target.board} firmware does not have (its variants are 0..${target.variantBits})` };
+  const { dims, promptLength: P, decodeSteps: D } = run, B = run.batch ?? 1;
+  const why = target.jobMisfit?.(dims, P, D, B);
+  if (why) return { kind: 'does not fit', why };
+  return layoutStatus(dims, P, D, B);
+}
+
+/** Whether a matmul point runs on another board's matmul benchmark (study/sweep/runs.ts boardPointsOf): its variants and its shapes. */
+function matmulStatusOn(run: MatmulPoint, target: ModelTarget): PointStatus {
+  const bench = boardPointsOf(target.board)?.matmul;
+  if (!bench) return { kind: 'no firmware build', why: `no matmul benchmark runs on the ${target.board} board` };
+  if (run.variant & ~bench.variantBits) return { kind: 'no firmware build', why: `variant ${run.variant} has bits the ${target.board} matmul benchmark does not have (its variants are 0..${bench.variantBits})` };
+  const why = bench.misfit(run);
+  return why ? { kind: 'does not fit', why } : { kind: 'run' };
+}
+
+/** Whether the model's blob and buffers fit the SRAM (sizes only: the layer table and weights alone first, before planLayout walks the layers one by one). */
+function layoutStatus(dims: ModelDims, P: number, D: number, B: number): PointStatus {
+  const least = dims.layers * (LAYER_RECORD_BYTES + (4 * dims.d * dims.d + 2 * dims.d * dims.dFF) / 2);
+  if (least > SRAM_SIZE) return { kind: 'does not fit', why: `the layers' weights alone need ${least} bytes of SRAM, more than the board's ${SRAM_SIZE}` };
+  try { planLayout(dims, shapeOnlyJob(P, D, B)); } catch (e) { return { kind: 'does not fit', why: (e as Error).message }; }
+  return { kind: 'run' };
 }
 
 /** A job's planned run: a key (a non-empty string) and a well-formed point. */
@@ -123,6 +160,10 @@ function shapeOnlyJob(promptLength: number, decodeSteps: number, batch: number):
 
 /** Whether a well-formed point can run: a firmware build for its platform, and operands or a model that fit. */
 export function pointStatus(run: RunPoint): PointStatus {
+  const board = run.kind === 'tp' ? undefined : run.board;
+  const target = board !== undefined ? modelTargetOf(board) : DEFAULT_TARGET;
+  if (!target) return { kind: 'no firmware build', why: `no model firmware runs on the board ${show(board)}` };
+  if (target !== DEFAULT_TARGET) return run.kind === 'matmul' ? matmulStatusOn(run, target) : targetStatus(run as ModelPoint, target);
   const config = configFor(run.config);
   try { firmwareFor(config); } catch (e) { return { kind: 'no firmware build', why: (e as Error).message }; }
   const tile = config.tpu.mxuDim;
@@ -134,11 +175,7 @@ export function pointStatus(run: RunPoint): PointStatus {
   const { dims, promptLength: P, decodeSteps: D } = run, B = run.batch ?? 1;
   if (B > MAX_BATCH) return { kind: 'does not fit', why: `a batch holds 1 to ${MAX_BATCH} sequences, not ${B}` };
   if (P + D > dims.maxSeq) return { kind: 'does not fit', why: 'prompt_len + decode_steps exceeds max_seq' };
-  // The layer table and weights alone, before planLayout walks the layers one by one.
-  const least = dims.layers * (LAYER_RECORD_BYTES + (4 * dims.d * dims.d + 2 * dims.d * dims.dFF) / 2);
-  if (least > SRAM_SIZE) return { kind: 'does not fit', why: `the layers' weights alone need ${least} bytes of SRAM, more than the board's ${SRAM_SIZE}` };
-  try { planLayout(dims, shapeOnlyJob(P, D, B)); } catch (e) { return { kind: 'does not fit', why: (e as Error).message }; }
-  return { kind: 'run' };
+  return layoutStatus(dims, P, D, B);
 }
 
 /** A point that is well formed and runnable, or the one-line reason it is not (what a queue worker checks before a job). */

@@ -9,11 +9,12 @@
 // prints and stops on, so a result set never mixes two builds.
 // bullmq and ioredis load only when a queue is used.
 
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { appendRecords, fingerprint, PointPool, readRecords, type PlannedRun } from '../sweep/engine.ts';
-import type { RunRecord } from '../sweep/runs.ts';
+import { boardSets, elfsOfBoards, type RunRecord } from '../sweep/runs.ts';
 import { checkRecord, checkRunnable, PointError } from './point-check.ts';
 
 /** The queue every coordinator and worker of this format uses. */
@@ -314,6 +315,9 @@ const POINTS_AHEAD = 1;
 /** Runs jobs until the signal aborts; throws QueueRefused after refusing a job made for other firmware. */
 export async function runWorker(o: WorkerOptions): Promise<void> {
   const fp = fingerprint();
+  // A grid over several boards fingerprints all their firmware: every set of boards whose builds are here is accepted.
+  const accepted = new Set(boardSets().map(elfsOfBoards).filter((elfs) => elfs.every((e) => existsSync(e))).map((elfs) => fingerprint(elfs)));
+  accepted.add(fp);
   const name = `${hostname()}:${process.pid}`;
   const connection = await connect(o.url);
   watchConnection(connection, o.url, o.onConnection);
@@ -334,7 +338,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     let run: PlannedRun;
     try {
       const jobFp = jobFingerprint(job.data);
-      if (jobFp !== fp) {
+      if (!accepted.has(jobFp)) {
         const why = `refused by worker ${name}: its firmware fingerprint ${fp} differs from the coordinator's ${jobFp} (build the same firmware on both: make -C firmware-c)`;
         refusal = new QueueRefused(`point ${id}: ${why}`);
         stop();
@@ -349,7 +353,7 @@ export async function runWorker(o: WorkerOptions): Promise<void> {
     log(`start ${id}`);
     const record = await pool.run(run);
     log(`done ${id} (${record.wallMs.toFixed(0)} ms)`);
-    return { fingerprint: fp, worker: name, record };
+    return { fingerprint: job.data.fingerprint, worker: name, record };
   }, {
     // Jobs enough for every thread's running and next point, and one more: the
     // next job is fetched from Redis while the threads run, and a thread

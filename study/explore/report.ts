@@ -10,6 +10,7 @@ import { table } from '../sweep/experiments.ts';
 import type { RunRecord } from '../sweep/runs.ts';
 import { fpgaCost, XC7A35T, type FpgaCost } from './cost.ts';
 import { KNOBS, type Grid, type GridPoint, type Knob, type KnobValue, type Objective } from './grid.ts';
+import { DEFAULT_TARGET } from '../../model/targets.ts';
 
 /** The report: its text, its markdown page, its figure's Vega-Lite spec (the Pareto chart), the front's keys and the knob that pays most. */
 export interface ExploreReport { text: string; markdown: string; spec: TopLevelSpec; front: string[]; bestKnob: string | null }
@@ -82,10 +83,13 @@ const tokensCell = (r: RunRecord) => (r.tokensCorrect === undefined ? '-' : r.to
 
 /** The grid's report from its points and the records of those that ran (by key). */
 export function exploreReport(g: Grid, points: readonly GridPoint[], records: ReadonlyMap<string, RunRecord>, fp: string, excluded: number): ExploreReport {
-  const rows: Row[] = points.filter((p) => p.status.kind === 'run' && records.has(p.key)).map((p) => {
+  const allRows: Row[] = points.filter((p) => p.status.kind === 'run' && records.has(p.key)).map((p) => {
     const r = records.get(p.key)!;
     return { p, r, objective: objectiveOf(r, g.objective), cost: fpgaCost(p.knobs) };
   });
+  // The FPGA estimate, the front and the knobs are picotpu's; another board's points (it runs as built) are reported by board below.
+  const home = DEFAULT_TARGET.board, rows = allRows.filter((x) => x.p.board === home);
+  const byBoard = g.boards.length > 1 || g.boards[0] !== home, hasHome = g.boards.includes(home);
   const front = paretoFront(rows.map((x) => ({ key: x.p.key, workload: x.p.workload.name, cost: x.cost.share, objective: x.objective, fits: x.cost.fits })));
   const onFront = new Set(front);
   const unit = (r: RunRecord, f: 'mxu' | 'vpu' | 'dma' | 'idle') => sum(r.measured.map((m) => m[f]));
@@ -105,13 +109,13 @@ export function exploreReport(g: Grid, points: readonly GridPoint[], records: Re
     frontRows.map(({ p, cost, objective }) => [p.key, pctOf(cost.share), f0(objective), String(cost.bram36), String(cost.dsp48), f0(cost.luts)]));
   const pays = knobPayoffs(rows);
   const top = pays[0];
-  const wrong = rows.filter((x) => x.r.tokensCorrect === false).length;
+  const wrong = allRows.filter((x) => x.r.tokensCorrect === false).length;
   const summary = [
-    `grid ${g.name}: ${points.length} points (${rows.length} run, ${skipped.filter((p) => p.status.kind === 'no firmware build').length} with no firmware build, ${skipped.filter((p) => p.status.kind === 'does not fit').length} that do not fit${missing ? `, ${missing} not run yet` : ''}), ${excluded} left out by the grid's exclusions; objective: ${g.objective}; firmware fingerprint ${fp}`,
-    `tokens: ${rows.filter((x) => x.r.tokensCorrect).length} of ${rows.filter((x) => x.r.tokensCorrect !== undefined).length} model points equal the golden model's${wrong ? ` (${wrong} DIFFER)` : ''}`,
-    top
-      ? `the knob that pays most for ${g.objective}: ${top.knob} — ${top.best} instead of ${top.worst} runs ${f2(top.speedup)}x faster (geometric mean over ${top.pairs} groups of points equal in all else), at ${top.costDelta >= 0 ? '+' : ''}${(100 * top.costDelta).toFixed(1)} points of device cost`
-      : 'no knob varies: nothing to compare',
+    `grid ${g.name}: ${points.length} points${byBoard ? ` on ${g.boards.join(' and ')}` : ''} (${allRows.length} run, ${skipped.filter((p) => p.status.kind === 'no firmware build').length} with no firmware build, ${skipped.filter((p) => p.status.kind === 'does not fit').length} that do not fit${missing ? `, ${missing} not run yet` : ''}), ${excluded} left out by the grid's exclusions; objective: ${g.objective}; firmware fingerprint ${fp}`,
+    `tokens: ${allRows.filter((x) => x.r.tokensCorrect).length} of ${allRows.filter((x) => x.r.tokensCorrect !== undefined).length} model points equal the golden model's${wrong ? ` (${wrong} DIFFER)` : ''}`,
+    ...(!hasHome ? [] : [top
+      ? `the knob that pays most for ${g.objective}${byBoard ? ` on ${home}` : ''}: ${top.knob} — ${top.best} instead of ${top.worst} runs ${f2(top.speedup)}x faster (geometric mean over ${top.pairs} groups of points equal in all else), at ${top.costDelta >= 0 ? '+' : ''}${(100 * top.costDelta).toFixed(1)} points of device cost`
+      : 'no knob varies: nothing to compare']),
     ...pays.slice(1).map((k) => `  then ${k.knob}: ${k.best} over ${k.worst} ${f2(k.speedup)}x (${k.pairs} groups, ${k.costDelta >= 0 ? '+' : ''}${(100 * k.costDelta).toFixed(1)} points of cost)`),
   ];
   // One colour per workload: every point it ran (points) and its Pareto front (a line).
@@ -125,14 +129,47 @@ export function exploreReport(g: Grid, points: readonly GridPoint[], records: Re
     title: `${g.name}: ${g.objective} against FPGA cost`, subtitle: 'points: every design run on the emulator · line: its Pareto front · one colour per workload', seriesTitle: 'workload',
     x: { title: `FPGA cost: mean share of the XC7A35T's BRAM, DSP and LUTs (%)` }, y: { title: objName, log: true }, rows: series,
   });
-  const text = [...summary, '', pointTable, '', frontTable, ...(skippedText.length ? ['', 'not run:', ...skippedText.map((s) => `  ${s}`)] : [])].join('\n');
+  const boards = byBoard ? boardSections(g, allRows, objName) : [];
+  const text = [...summary, ...(hasHome ? ['', pointTable, '', frontTable] : []), ...boards.flatMap((b) => ['', `== ${b.title} ==`, b.text]),
+    ...(skippedText.length ? ['', 'not run:', ...skippedText.map((s) => `  ${s}`)] : [])].join('\n');
   const markdown = [
     `# Design-space exploration: ${g.name}`, '',
-    `Generated by \`picotpu explore\` (docs/explore.md says how). The cost is the estimate of docs/hardware.md §9 against the XC7A35T (${XC7A35T.bram36} BRAM36 tiles, ${XC7A35T.dsp48} DSP48E1, ${f0(XC7A35T.luts)} LUTs); the front keeps, per workload, the designs that fit and that no cheaper design beats.`, '',
-    `![Pareto front](figures/explore-${g.name}-pareto.svg)`, '',
+    hasHome
+      ? `Generated by \`picotpu explore\` (docs/explore.md says how). The cost is the estimate of docs/hardware.md §9 against the XC7A35T (${XC7A35T.bram36} BRAM36 tiles, ${XC7A35T.dsp48} DSP48E1, ${f0(XC7A35T.luts)} LUTs); the front keeps, per workload, the designs that fit and that no cheaper design beats.${byBoard ? ` The estimate, the front and the knobs are picotpu's: another board runs as built, each workload once per variant, and is reported in its own section.` : ''}`
+      : `Generated by \`picotpu explore\` (docs/explore.md says how). The ${g.boards.join(' and ')} board${g.boards.length > 1 ? 's run' : ' runs'} as built: each workload once per variant.`, '',
+    ...(hasHome ? [`![Pareto front](figures/explore-${g.name}-pareto.svg)`, ''] : []),
     ...summary.map((s) => (s.startsWith('  ') ? `- ${s.trim()}` : `${s}\n`)), '',
-    '```', frontTable, '```', '', '## Every point', '', '```', pointTable, '```', '',
+    ...(hasHome ? ['```', frontTable, '```', '', `## Every point${byBoard ? ` on ${home}` : ''}`, '', '```', pointTable, '```', ''] : []),
+    ...boards.flatMap((b) => [`## ${b.title}`, '', '```', b.text, '```', '']),
     ...(skippedText.length ? ['## Not run', '', ...skippedText.map((s) => `- ${s}`), ''] : []),
   ].join('\n');
   return { text, markdown, spec, front, bestKnob: top?.knob ?? null };
+}
+
+/** A grid over boards: each board's points but picotpu's (which the tables above hold), its variants' payoff, and the boards compared per workload. */
+function boardSections(g: Grid, rows: readonly Row[], objName: string): { title: string; text: string }[] {
+  const out: { title: string; text: string }[] = [];
+  const run = (r: RunRecord) => sum(r.measured.map((m) => m.cycles));
+  const bound = (r: RunRecord) => sum(r.predicted.map((p) => p.lowerBound));
+  const unit = (r: RunRecord, f: 'mxu' | 'vpu' | 'dma' | 'idle') => sum(r.measured.map((m) => m[f]));
+  for (const board of g.boards.filter((b) => b !== DEFAULT_TARGET.board)) {
+    const mine = rows.filter((x) => x.p.board === board);
+    const t = table(['point', objName, 'run clk', 'MXU busy', 'VPU busy', 'DMA busy', 'no unit busy', 'bound', 'run/bound', 'tokens ok'],
+      mine.map(({ p, r, objective }) => [p.key, f0(objective), f0(run(r)), f0(unit(r, 'mxu')), f0(unit(r, 'vpu')), f0(unit(r, 'dma')), f0(unit(r, 'idle')), f0(bound(r)), f2(run(r) / bound(r)), tokensCell(r)]));
+    const pay = knobPayoffs(mine).find((k) => k.knob === 'variant');
+    const line = pay ? `the variant that pays most for ${g.objective} on ${board}: ${pay.best} instead of ${pay.worst} runs ${f2(pay.speedup)}x faster (geometric mean over ${pay.pairs} workload${pay.pairs > 1 ? 's' : ''})` : `one variant on ${board}: nothing to compare`;
+    out.push({ title: `Every point on ${board}`, text: [t, line].join('\n') });
+  }
+  if (g.boards.length < 2) return out;
+  // Per workload, each board's best point: the boards side by side.
+  const workloads = [...new Set(rows.map((x) => x.p.workload.name))];
+  const best = (w: string, b: string) => rows.filter((x) => x.p.workload.name === w && x.p.board === b).reduce<Row | null>((a, x) => (!a || x.objective < a.objective ? x : a), null);
+  const cmp = table(['workload', ...g.boards.map((b) => `best on ${b}`), ...g.boards.map((b) => `${b} variant`), 'slowest / fastest'],
+    workloads.map((w) => {
+      const bs = g.boards.map((b) => best(w, b));
+      const objs = bs.filter((x): x is Row => !!x).map((x) => x.objective);
+      return [w, ...bs.map((x) => (x ? f0(x.objective) : '-')), ...bs.map((x) => (x ? String(x.p.knobs.variant) : '-')), objs.length > 1 ? `${f2(Math.max(...objs) / Math.min(...objs))}x` : '-'];
+    }));
+  out.push({ title: 'The boards compared', text: `${cmp}\neach board's fastest point per workload (${objName}); picotpu's at any of its knobs` });
+  return out;
 }

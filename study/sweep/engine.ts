@@ -33,6 +33,8 @@ export interface SweepOptions {
   onProgress?: (p: SweepProgress) => void;
   /** Lines of the results file that are not records, said in one line (readRecords). */
   warn?: (line: string) => void;
+  /** The firmware the plan runs, which the results' fingerprint covers (default: picotpu's builds, runs.ts SWEEP_ELFS). */
+  elfs?: readonly string[];
 }
 
 /**
@@ -41,9 +43,9 @@ export interface SweepOptions {
  * whose debug sections name the folder they were built in, so that two
  * checkouts of one commit agree.
  */
-export function fingerprint(): string {
+export function fingerprint(elfs: readonly string[] = SWEEP_ELFS): string {
   const h = createHash('sha256').update(`format ${RECORD_FORMAT}\n`);
-  for (const elf of SWEEP_ELFS) {
+  for (const elf of elfs) {
     if (!existsSync(elf)) throw firmwareMissing(elf);
     h.update(programSha256(readFileSync(elf)));
   }
@@ -123,7 +125,7 @@ export function appendRecords(file: string, fp: string, records: RunRecord[]): v
 export async function sweep(plan: PlannedRun[], o: SweepOptions): Promise<RunRecord[]> {
   const keys = new Set<string>();
   for (const p of plan) { if (keys.has(p.key)) throw new Error(`duplicate sweep key ${p.key}`); keys.add(p.key); }
-  const fp = fingerprint();
+  const fp = fingerprint(o.elfs);
   makeDirectories(dirname(o.file));
   checkResultsFile(o.file);
   if (o.fresh) rmSync(o.file, { force: true });

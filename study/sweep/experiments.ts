@@ -37,6 +37,8 @@ export interface Report { text: string; figures: Figure[]; markdown: string }
 export interface Experiment {
   name: string;
   title: string;
+  /** Why the experiment does not run on the board its list is for (study/sweep/seed-experiments.ts), in one line: its plan is empty. */
+  unavailable?: string;
   plan(scale: Scale): PlannedRun[];
   report(records: RunRecord[], scale: Scale): Report;
 }
@@ -74,7 +76,7 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** One quantity's prediction (drawn as a line) and measurement (points), collected point by point. */
-class Compared {
+export class Compared {
   readonly predicted: [number, number][] = [];
   readonly measured: [number, number][] = [];
   add(x: number, predicted: number, measured: number): void {
@@ -90,7 +92,7 @@ class Compared {
 const byKey = (records: RunRecord[]) => new Map(records.map((r) => [r.key, r]));
 const need = (m: Map<string, RunRecord>, key: string) => { const r = m.get(key); if (!r) throw new Error(`sweep record ${key} is missing`); return r; };
 
-function section(title: string, figures: Figure[], text: string, reading: string): string {
+export function section(title: string, figures: Figure[], text: string, reading: string): string {
   return [`## ${title}`, '', ...figures.map((f) => `![${f.title}](figures/${f.file})\n\n*${f.shows}*\n`), '```', text, '```', '', reading, ''].join('\n');
 }
 

@@ -1,12 +1,13 @@
 // One sweep point = one emulator run (a single matmul through mmbench.elf,
-// or a model job through model.elf) next to the analytic model's prediction
+// or a model job through model.elf, or through another board's model
+// firmware: seed-points.ts) next to the analytic model's prediction
 // for the same configuration. Points are plain JSON so they cross to worker
 // threads and into the JSON-lines results file unchanged.
 
 import { dirname, join } from 'node:path';
 import { defaultConfig, type PlatformConfig } from '../../emu/config.ts';
 import { predict, predictMatmul, type PhasePrediction } from '../../model/predict/analytic.ts';
-import type { Job, ModelDims } from '../../model/format.ts';
+import type { Job, Model, ModelDims } from '../../model/format.ts';
 import { randomModel, randomPrompt } from '../../model/random.ts';
 import { runGoldenBatch } from '../../model/golden.ts';
 import { MMBENCH_ELF, MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../../model/run.ts';
@@ -14,6 +15,10 @@ import type { CounterSnapshot } from '../../periph/counters.ts';
 import { predictTpRun } from '../../model/predict/tp-program.ts';
 import { MODEL_TP_ELF, runTpBoards } from '../../model/tp-run.ts';
 import { buildElfName, buildsNeeded } from '../../model/firmware-facts.ts';
+import { SEED_MODEL_BOARD } from '../../model/seed-run.ts';
+import { DEFAULT_TARGET, MODEL_TARGETS } from '../../model/targets.ts';
+import { runSeedMatmulPoint, runSeedPoint, seedMatmulPointMisfit, SEED_SWEEP_ELFS } from './seed-points.ts';
+import { SEED_MMBENCH_VARIANTS } from './seed-matmul.ts';
 
 /** Platform knobs a what-if changes (the rest stay at defaultConfig()). */
 export interface ConfigOverride {
@@ -48,6 +53,31 @@ export const RV32IM_ELFS = build('rv32im');
 /** Every model and mmbench build a sweep may run (the results' fingerprint covers them all). */
 export const SWEEP_ELFS = [MODEL_ELF, MMBENCH_ELF, SPAD32_ELFS.model, SPAD32_ELFS.mmbench, MXU16_ELFS.model, MXU16_ELFS.mmbench, RV32IM_ELFS.model, RV32IM_ELFS.mmbench, MODEL_TP_ELF];
 
+/** The model points of a board other than picotpu: its runner, and the firmware its results' fingerprint covers. */
+interface BoardPoints {
+  run(key: string, p: ModelPoint, model: Model, job: Job): RunRecord;
+  /** Its matmul benchmark: the runner, why a shape does not run (null: it runs), the VARIANT bits it acts on. */
+  matmul: { run(key: string, p: MatmulPoint): RunRecord; misfit(p: MatmulPoint): string | null; variantBits: number };
+  elfs: readonly string[];
+}
+const BOARD_POINTS: Readonly<Record<string, BoardPoints>> = {
+  [SEED_MODEL_BOARD]: { run: runSeedPoint, matmul: { run: runSeedMatmulPoint, misfit: seedMatmulPointMisfit, variantBits: SEED_MMBENCH_VARIANTS }, elfs: SEED_SWEEP_ELFS },
+};
+
+/** The runner of a model point on `board` (a registry name); undefined for picotpu, whose points run below. */
+export const boardPointsOf = (board: string | undefined): BoardPoints | undefined => (board === undefined ? undefined : BOARD_POINTS[board]);
+
+/** The firmware the points of `board` run (the fingerprint of their results): picotpu's builds when absent. */
+export const sweepElfsOf = (board?: string): readonly string[] => boardPointsOf(board)?.elfs ?? SWEEP_ELFS;
+
+/** The firmware the points of several boards run, in the target table's order (so a set of boards has one fingerprint, whatever order a grid lists them in). */
+export const elfsOfBoards = (boards: readonly string[]): string[] =>
+  [...new Set(MODEL_TARGETS.filter((t) => boards.includes(t.board)).flatMap((t) => sweepElfsOf(t.board)))];
+
+/** Every non-empty set of the boards with model firmware (what a queue worker may be asked to run points of). */
+export const boardSets = (): string[][] =>
+  MODEL_TARGETS.reduce<string[][]>((sets, t) => [...sets, ...sets.map((s) => [...s, t.board]), [t.board]], []);
+
 /** The kernels are compiled for one scratchpad plan, one MXU size and one ISA: the build a configuration needs. */
 export function firmwareFor(c: PlatformConfig): FirmwareElfs {
   if (c.tpu.spadKiB !== 64 && c.tpu.spadKiB !== 32) throw new Error(`no firmware build plans a ${c.tpu.spadKiB} KiB scratchpad (the builds plan 64 and 32)`);
@@ -58,7 +88,11 @@ export function firmwareFor(c: PlatformConfig): FirmwareElfs {
   return builds.length ? build(builds[0].name) : { model: MODEL_ELF, mmbench: MMBENCH_ELF };
 }
 
-export interface MatmulPoint { kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride }
+export interface MatmulPoint {
+  kind: 'matmul'; m: number; k: number; n: number; variant: number; config?: ConfigOverride;
+  /** The board the matmul runs on, by its registry name; picotpu when absent. */
+  board?: string;
+}
 export interface ModelPoint {
   kind: 'model'; dims: ModelDims; promptLength: number; decodeSteps: number; variant: number;
   /** Sequences decoded together (batched decode); 1 when absent. */
@@ -66,6 +100,8 @@ export interface ModelPoint {
   config?: ConfigOverride;
   /** Also run the golden model and record whether the TPU's tokens are its tokens (picotpu explore). */
   check?: boolean;
+  /** The board the model runs on, by its registry name (model/targets.ts); picotpu when absent. */
+  board?: string;
 }
 /** The tensor-parallel model (build/fw/model_tp.elf) on `boards` boards of the multi-board machine (as-built platform). */
 export interface TpPoint {
@@ -132,6 +168,9 @@ export function jobFor(p: ModelPoint): Job {
 export function runPoint(key: string, p: RunPoint): RunRecord {
   const config = configFor(p.config);
   if (p.kind === 'matmul') {
+    const other = boardPointsOf(p.board);
+    if (other) return other.matmul.run(key, p);
+    if (p.board !== undefined && p.board !== DEFAULT_TARGET.board) throw new Error(`no matmul benchmark runs on the board "${p.board}"`);
     const shape = { m: p.m, k: p.k, n: p.n };
     const r = runMatmulOnEmulator(shape, p.variant, { config, elfPath: firmwareFor(config).mmbench });
     const w = r.windows.length ? r.windows : [r.result.counters];
@@ -142,6 +181,9 @@ export function runPoint(key: string, p: RunPoint): RunRecord {
   }
   if (p.kind === 'tp') return runTpPoint(key, p);
   const job = jobFor(p), model = randomModel(p.dims, SEED);
+  const other = boardPointsOf(p.board);
+  if (other) return other.run(key, p, model, job);
+  if (p.board !== undefined && p.board !== DEFAULT_TARGET.board) throw new Error(`no model firmware runs on the board "${p.board}"`);
   const r = runOnEmulator(model, job, { config, elfPath: firmwareFor(config).model });
   const names = ['prefill', 'decode'];
   const record: RunRecord = {
