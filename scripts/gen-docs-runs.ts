@@ -100,7 +100,8 @@ function seqBudgetSection(): string[] {
     `- **Prefill: at most its ${n(gap(pre))}-clock gap (${pct(gap(pre), pre.counters.cycles)} of its run), and only`,
     `  when its lists are reused.** Its lists (${n(pre.listBytes)} bytes) ${pre.counters.dmaBusy + pre.listBytes <= pre.counters.mxuBusy ? 'fit' : 'do not fit'} the DMA's slack`,
     `  over the window (MXU busy ${n(pre.counters.mxuBusy)} against DMA ${n(pre.counters.dmaBusy)} + ${n(pre.listBytes)}), so they`,
-    '  could hide under the MXU-bound calls. But the CPU builds a list with eight',
+    '  could hide under the MXU-bound calls (not under Q, K and V, which are',
+    '  DMA-bound, §7.7). But the CPU builds a list with eight',
     '  SRAM stores an entry (15 clocks each on the CPU, 64 SRAM bus clocks taken',
     `  from the DMA, §2): ${n(pre.commands)} entries are ${n(pre.commands * 8 * 15)} CPU clocks, ${pre.commands * 8 * 15 > gap(pre) ? 'more than' : 'less than'} the`,
     "  prefill's whole gap. They pay only when built once and run for every prompt",
@@ -112,8 +113,9 @@ function seqBudgetSection(): string[] {
     `- **Where the lists would live.** Built once and reused, one decode step's lists (${n(perStep)}`,
     `  bytes) need a home between steps. The scratchpad has none (above), and the benchmark job's`,
     `  SRAM image fills ${n(blob)} of the SRAM's ${n(sram)} bytes (weights, embeddings, the`,
-    `  128-position KV caches, the activation buffers; \`planLayout\`), leaving ${n(sram - blob)}:`,
-    `  ${(sram - blob) / perStep < 1 ? `${((sram - blob) / perStep).toFixed(2)} of one step's lists` : 'enough for one step'}.`,
+    `  128-position KV caches, the activation buffers; \`planLayout\`), leaving ${n(sram - blob)},`,
+    `  ${pct(sram - blob, perStep)} of one step's lists. On this board the lists of a reused decode`,
+    '  do not fit anywhere but in a memory of their own.',
   ];
 }
 
