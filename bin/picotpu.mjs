@@ -26,7 +26,14 @@ function freshBuild() {
   try {
     const built = statSync(join(dist, 'cli.mjs')).mtimeMs;
     const manifest = JSON.parse(readFileSync(join(dist, 'inputs.json'), 'utf8'));
-    return manifest.inputs.every((f) => statSync(join(root, f)).mtimeMs <= built) ? manifest : undefined;
+    // The inputs are relative paths with '/' (esbuild's), which every platform's stat takes; a
+    // concatenation, not path.join, and no exception for a missing file: about 2 ms less a start.
+    const prefix = `${root}/`;
+    for (const f of manifest.inputs) {
+      const s = statSync(prefix + f, { throwIfNoEntry: false });
+      if (s === undefined || s.mtimeMs > built) return undefined;
+    }
+    return manifest;
   } catch {
     return undefined; // not built, or a source file is gone
   }
