@@ -17,6 +17,13 @@ const { dirname, join } = require('node:path');
 const { fileURLToPath } = require('node:url');
 const vm = require('node:vm');
 
+// The young generation grows to its full size (V8's maximum, unchanged) at its first growth
+// instead of doubling from 1 MB: the demo's emulation allocates ~17 MB while its code is still
+// unoptimized, and V8's default took ten scavenges for it where this takes three (GC pauses
+// about a quarter, a few MB more memory). Set at run time, before anything is compiled, in
+// every run alike: V8 keys its code cache on its flags, so the cache stays valid.
+require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
