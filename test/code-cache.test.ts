@@ -5,7 +5,8 @@
 // the same byte for byte with a cache, without one and from the sources.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, elfPath, root } from './helpers/cli-process.ts';
@@ -61,6 +62,21 @@ describe.skipIf(why !== undefined)('the quick commands\' code cache', () => {
     const damaged = picotpu(args);
     expect(damaged).toEqual(good);
     expect(readFileSync(cacheOf('run')).equals(Buffer.alloc(4096, 0x5a))).toBe(false);
+  });
+
+  it('the young generation grows to its full size at its first growth (--semi-space-growth-factor, set at run time)', () => {
+    // A preload (a Node option, not a V8 flag: the code cache stays valid) prints the new space's size at exit.
+    const dir = mkdtempSync(join(tmpdir(), 'picotpu-gc-'));
+    const preload = join(dir, 'new-space.cjs');
+    writeFileSync(preload, "process.on('exit', () => { const s = require('node:v8').getHeapSpaceStatistics().find((x) => x.space_name === 'new_space'); require('node:fs').writeSync(2, `new_space ${s.space_size}\\n`); });\n");
+    try {
+      const r = spawnSync(process.execPath, ['--require', preload, CLI, ...args], { cwd: root, encoding: 'utf8' });
+      expect(r.status).toBe(0);
+      // With V8's default growth (doubling from 1 MB) a start of run hello.elf ends with 4 MB.
+      expect(Number(/new_space (\d+)/.exec(r.stderr)![1])).toBeGreaterThanOrEqual(16 * 2 ** 20);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the same output and status from the sources, for a run and for a bad command line', () => {
