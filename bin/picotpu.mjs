@@ -17,13 +17,6 @@ const { dirname, join } = require('node:path');
 const { fileURLToPath } = require('node:url');
 const vm = require('node:vm');
 
-// The young generation grows to its full size (V8's maximum, unchanged) at its first growth
-// instead of doubling from 1 MB: the demo's emulation allocates ~17 MB while its code is still
-// unoptimized, and V8's default took ten scavenges for it where this takes three (GC pauses
-// about a quarter, a few MB more memory). Set at run time, before anything is compiled, in
-// every run alike: V8 keys its code cache on its flags, so the cache stays valid.
-require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
-
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 
@@ -82,6 +75,15 @@ function quickMain(quick, command) {
 }
 
 const argv = process.argv.slice(2);
+// The commands that run a model (millions of clocks through the TPU) from a cold start: their
+// young generation grows to its full size (V8's maximum, unchanged) at its first growth instead
+// of doubling from 1 MB. The demo allocates ~17 MB while its code is still unoptimized; V8's
+// default took ten scavenges for it, this takes three, and on a loaded machine each scavenge
+// can wait on its helper threads (the demo's GC pauses, load 5-9: median ~50 ms -> ~12 ms; peak
+// RSS +11 MB). A start as small as run hello.elf's pays a few ms for the larger space, so only
+// these commands set it. Set at run time before anything is compiled, the same for every run of
+// a command: V8 keys its code cache on its flags, and each command has its own cache.
+if (['demo', 'eval', 'bench'].includes(argv[0])) require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
 const built = freshBuild();
 let main, storeCache;
 if (built?.quick?.commands.includes(argv[0])) {
