@@ -4,10 +4,7 @@
  * model/seed-analytic.ts mirrors this file loop for loop). */
 #include "model.h"
 
-/* This file's state is set before use (set_job, chained_fits, chained_start):
- * kept out of .bss, whose clearing at start-up would cost every variant's run
- * clocks. */
-#define NOINIT __attribute__((section(".noinit")))
+/* This file's state is set before use (set_job, chained_fits, chained_start): NOINIT (model.h). */
 /* The decode's last functions and the pipelined prefill's each in a section of
  * their own, the prefill's last (seed/link.ld): the decode's code keeps its
  * addresses whatever the prefill's code becomes, and so its clocks (which
