@@ -236,29 +236,28 @@ static void chunk_used(uint32_t unit)
     c_slot = c_slot + 1 == NSLOT ? 0 : c_slot + 1;
 }
 
-/* The prefill's K/V cache spills wait until the ring is full ahead, so the
- * MXU has two chunks of work queued while the DMA spills (a spill does not
- * hold up the chunks behind it for long): pf_kc/pf_vc, 0 when none waits. */
-static NOINIT uint32_t pf_kc, pf_vc, pf_rows;
+/* The prefill's V cache spill waits until the ring is full ahead, so the MXU
+ * has two chunks of work queued while the DMA spills (a spill does not hold
+ * up the chunks behind it for long); K's went out during attention, once the
+ * last head's scores had read K (pf_attention). pf_vc, 0 when none waits. */
+static NOINIT uint32_t pf_vc, pf_rows;
 
-static void defer_spills(void)
+static inline __attribute__((always_inline)) void defer_spills(void)
 {
-    if (!pf_kc || p_chunks - c_chunks < NSLOT - 1) return;
+    if (!pf_vc || p_chunks - c_chunks < NSLOT - 1) return;
     if (!RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return; /* P·V still reads V */
-    spill(SP_K, pf_kc, D, pf_rows);
     spill(SP_V, pf_vc, D, pf_rows);
-    pf_kc = 0;
+    pf_vc = 0;
 }
 
-/* The spills now, if the ring never filled ahead (before the next layer writes K and V). */
+/* The spill now, if the ring never filled ahead (before the next layer writes V). */
 static void flush_spills(void)
 {
-    if (!pf_kc) return;
+    if (!pf_vc) return;
     wait_for(SEED_UNIT_MXU, attn_end_idx);
-    spill(SP_K, pf_kc, D, pf_rows);
     spill(SP_V, pf_vc, D, pf_rows);
-    pf_kc = 0;
-    wait_all(SEED_UNIT_DMA); /* the next layer's K chunks may be queued ahead of them: K and V are read before they are written */
+    pf_vc = 0;
+    wait_all(SEED_UNIT_DMA); /* the next layer's chunks may be queued ahead of it: V is read before it is written */
 }
 
 /* C[8·blocks][n] = R(A · W) (accumulate: C = clip4(that + C)) from the ring:
@@ -548,7 +547,7 @@ PREFILL_TEXT static void packed_mask(uint32_t blocks)
 
 /* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them.
  * Every command word advances by a constant from block to block: locals, no multiplies, no loads. */
-PREFILL_TEXT static inline __attribute__((always_inline)) uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
+PREFILL_TEXT static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
     volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
@@ -596,42 +595,100 @@ PREFILL_TEXT static inline __attribute__((always_inline)) void pf_pv(uint32_t h,
     }
 }
 
-/* Attention of rows 0..t-1, head by head, two score buffers. */
+/* Polls until command `idx` of `unit` has retired, without pumping: where one
+ * unit hands over to another, the next unit's commands go out the moment it
+ * can take them (a pump that queues a chunk costs more clocks than the poll). */
+PREFILL_TEXT static inline __attribute__((always_inline)) void pf_wait(uint32_t unit, uint32_t idx)
+{
+    while (!RETIRED_BY(unit, idx)) {}
+}
+
+/* Head h's mask (ADD) and ReLU over buffer s: returns the VPU's issued count after them. */
+PREFILL_TEXT static uint32_t pf_mask(uint32_t s, uint32_t count)
+{
+    pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
+    pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
+    return MMIO_ISSUED(SEED_UNIT_VPU);
+}
+
+/* Attention of rows 0..t-1, head by head, two score buffers. The MXU runs
+ * S0, S1, PV0, S2, PV1, ... (S: a head's scores, PV its P·V) while the VPU
+ * masks head h+1 behind PV(h) and S(h+2): the MXU waits for no mask but the
+ * first and the last. Head h+1's mask is queued once its scores are done:
+ * after PV(h) is pushed (the CPU stalls on the MXU's full queue while it
+ * pushes), or before PV(h) at the last pair, where no S(h+2) follows to cover
+ * the mask. */
 PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 {
     uint32_t tp = (t + 7) & ~7u, count = (VARIANT & V_FLASH) ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
     uint32_t done = pf_scores(0, blocks, tp, SP_S, L);
+    pf_wait(SEED_UNIT_MXU, done);
+    if (HEADS == 1) spill(SP_K, L->kc, D, t);
+    uint32_t masked = pf_mask(SP_S, count), next_masked = masked;
+    if (HEADS > 1) done = pf_scores(1, blocks, tp, PF_S2, L);
     for (uint32_t h = 0; h < HEADS; h++) {
-        uint32_t s = (h & 1) ? PF_S2 : SP_S;
-        wait_for(SEED_UNIT_MXU, done);
-        /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
-        pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
-        pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
-        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, tp, (h & 1) ? SP_S : PF_S2, L);
-        wait_all(SEED_UNIT_VPU);
+        uint32_t s = (h & 1) ? PF_S2 : SP_S, more = h + 2 < HEADS;
+        if (h + 1 < HEADS && !more) {
+            wait_for(SEED_UNIT_MXU, done);
+            spill(SP_K, L->kc, D, t); /* the last scores have read K: its rows go to the cache while P·V runs */
+            next_masked = pf_mask((h & 1) ? SP_S : PF_S2, count);
+        }
+        pf_wait(SEED_UNIT_VPU, masked);
         pf_pv(h, blocks, t, tp, s, L);
+        if (more) {
+            wait_for(SEED_UNIT_MXU, done);
+            next_masked = pf_mask((h & 1) ? SP_S : PF_S2, count);
+            done = pf_scores(h + 2, blocks, tp, s, L);
+        }
+        masked = next_masked;
     }
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* x = hardtanh(x + R(a·W)) for row blocks, from the ring; the VPU's pass over
- * `rows` rows from row x0 (in the last layer only the last row, whose logits
- * are the prefill's: no other row's result is read again). */
-PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound, uint32_t x0, uint32_t rows)
+/* ring_matmul for the prefill: the GEOM and the first chunk first, then a
+ * wait for the VPU's command `vpu_idx` (the pass that wrote A), then the MMs. */
+PREFILL_TEXT static void pf_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc,
+                                   uint32_t vpu_idx)
 {
-    uint32_t rowb = D >> 1, count = rows * D, x = SP_X + x0 * rowb;
-    if (VARIANT & V_FUSED) {
-        ring_matmul(g, blocks, a, a_stride, SP_X, rowb, shift, 1);
-        if (bound != 7) return;
-        wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_DYT, x, x, x, count, 1);
-    } else {
-        ring_matmul(g, blocks, a, a_stride, SP_TMP, rowb, shift, 0);
-        wait_all(SEED_UNIT_MXU);
-        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, count, 0);
+    uint32_t per = g_per[g], panels = g_units[g];
+    seed_mxu_geom(a_stride, 4 * per, c_stride, g_k[g]);
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_C_ADDR(c), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(shift);
+    uint32_t dw0 = SEED_MXU_MM_C_ADDR(8 * c_stride), dw1 = SEED_MXU_MM_A_ADDR(8 * a_stride);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(chunk_in());
+    pf_wait(SEED_UNIT_VPU, vpu_idx);
+    for (uint32_t j = 0; j < panels;) {
+        for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) {
+            uint32_t v0 = w0, v1 = w1;
+            for (uint32_t i = 0; i < blocks; i++, v0 += dw0, v1 += dw1) push(SEED_UNIT_MXU, v0, v1, w2, 0);
+            pump();
+            defer_spills();
+        }
+        chunk_used(SEED_UNIT_MXU);
+        if (j < panels) w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(chunk_in());
     }
-    wait_all(SEED_UNIT_VPU);
 }
+
+/* A VPU pass (vpu_ew with rq word rq) once the MXU's work is done: the first
+ * pieces the VPU's queue takes at once, then a pump (the ring's freed slot
+ * refills while the VPU works), then the rest. Returns the VPU's issued count. */
+PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t rq)
+{
+    uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
+    uint32_t step = (VPU_CHUNK >> 1) * 0x10001u, n = 0;
+    pf_wait(SEED_UNIT_MXU, MMIO_ISSUED(SEED_UNIT_MXU));
+    for (;;) {
+        uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
+        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(c) | rq, 0);
+        count -= c;
+        if (++n == 7 || (!count && n < 7)) pump();
+        if (!count) break;
+        w0 += (VPU_CHUNK >> 1) << 16;
+        w1 += step;
+    }
+    return MMIO_ISSUED(SEED_UNIT_VPU);
+}
+
+#define RQ(n) (SEED_VPU_OP_M0(1) | SEED_VPU_OP_N(n))
 
 PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
@@ -648,7 +705,7 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
     p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
-    pf_kc = 0;
+    pf_vc = 0;
     /* The embedding's rows first (the token rows, three stores each: their
      * LEN|ROWS word stays staged; then the position rows' one long fill), the
      * mask built while the DMA moves them, the weight stream started while the
@@ -675,37 +732,32 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
     wait_for(SEED_UNIT_DMA, embed);
     pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
     for (uint32_t i = 0; i <= NSLOT; i++) pump(); /* the stream's first position, then its chunks, while the VPU adds */
-    wait_all(SEED_UNIT_VPU);
+    uint32_t vpu = MMIO_ISSUED(SEED_UNIT_VPU); /* the VPU pass the next matmul reads (here the embedding's ADD) */
+    uint32_t fused = (VARIANT & V_FUSED) != 0, oc = fused ? SP_X : SP_TMP;
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
-        ring_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0);
+        pf_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0, vpu);
         flush_spills();
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_K, rowb, L->sk, 0);
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_V, rowb, L->sv, 0);
         pf_attention(blocks, t, L);
-        /* The caches' rows go out during the output projection or the FFN (defer_spills): nothing reads
-         * K or V until the next layer writes them, and its chunks come in behind the spills. */
-        pf_kc = L->kc; pf_vc = L->vc; pf_rows = t;
-        if (VARIANT & V_FUSED) {
-            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_X, rowb, L->sa, 1);
-        } else {
-            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
-        }
+        /* V's rows go out to the cache during the output projection or the FFN (defer_spills): nothing
+         * reads V until the next layer writes it, and its chunks come in behind the spill. */
+        pf_vc = L->vc; pf_rows = t;
+        ring_matmul(G_DD, blocks, SP_ATT, rowb, oc, rowb, L->sa, fused);
         /* From here on a row's result depends on that row alone: after the last layer's attention the VPU's
-         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole). */
+         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole).
+         * A residual is x = hardtanh(x + t): ADD for bound 8, DYT for 7; FUSED, the MXU added and DYT(x, x)
+         * with n = 1 clips x to 7. */
         uint32_t last = l + 1 == LAYERS, x0 = last ? t - 1 : 0, rows = last ? 1 : blocks * 8, x = SP_X + x0 * rowb;
-        if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
-            wait_all(SEED_UNIT_MXU);
-            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, x, x, x, rows * D, 1);
-            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, rows * D, 0);
-            wait_all(SEED_UNIT_VPU);
-        }
-        ring_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0);
-        wait_all(SEED_UNIT_MXU);
-        uint32_t h = SP_HID + x0 * (DFF >> 1);
-        vpu_ew(SEED_VOP_RELU, h, h, 0, rows * DFF, 0);
-        wait_all(SEED_UNIT_VPU);
-        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, x0, rows);
+        uint32_t tmp = SP_TMP + x0 * rowb, hid = SP_HID + x0 * (DFF >> 1);
+        if (!fused) vpu = pf_vpu_pass(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, tmp, rows * D, RQ(0));
+        else if (L->b1 == 7) vpu = pf_vpu_pass(SEED_VOP_DYT, x, x, x, rows * D, RQ(1));
+        pf_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0, vpu);
+        vpu = pf_vpu_pass(SEED_VOP_RELU, hid, hid, 0, rows * DFF, RQ(0));
+        pf_matmul(G_FD, blocks, SP_HID, DFF >> 1, oc, rowb, L->sf2, fused, vpu);
+        if (!fused) vpu = pf_vpu_pass(L->b2 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, tmp, rows * D, RQ(0));
+        else if (L->b2 == 7) vpu = pf_vpu_pass(SEED_VOP_DYT, x, x, x, rows * D, RQ(1));
     }
     wait_all(SEED_UNIT_MXU);
     flush_spills();
