@@ -304,7 +304,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   else forward(0, promptLen);
   emit();
   sink.mark('prefill');
-  if (chained) {
+  if (chained && decodeSteps > 0) { // prefill_done: no decode steps, no chained plan (main ends the run)
     walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
     putSram(4, 'chained.generated');
     putSram(4, 'chained.status');

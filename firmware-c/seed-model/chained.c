@@ -645,6 +645,12 @@ PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
+/* One pump, out of line: the prefill's matmuls and VPU passes share its code (the firmware RAM is 16 KB). */
+PREFILL_TEXT static __attribute__((noinline)) void pf_pump(void)
+{
+    pump();
+}
+
 /* ring_matmul for the prefill: the GEOM and the first chunk first, then a
  * wait for the VPU's command `vpu_idx` (the pass that wrote A), then the MMs. */
 PREFILL_TEXT static void pf_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc,
@@ -660,7 +666,7 @@ PREFILL_TEXT static void pf_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint
         for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) {
             uint32_t v0 = w0, v1 = w1;
             for (uint32_t i = 0; i < blocks; i++, v0 += dw0, v1 += dw1) push(SEED_UNIT_MXU, v0, v1, w2, 0);
-            pump();
+            pf_pump();
             defer_spills();
         }
         chunk_used(SEED_UNIT_MXU);
@@ -680,7 +686,7 @@ PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0,
         uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
         push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(c) | rq, 0);
         count -= c;
-        if (++n == 7 || (!count && n < 7)) pump();
+        if (++n == 7 || (!count && n < 7)) pf_pump();
         if (!count) break;
         w0 += (VPU_CHUNK >> 1) << 16;
         w1 += step;
@@ -690,6 +696,24 @@ PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0,
 
 #define RQ(n) (SEED_VPU_OP_M0(1) | SEED_VPU_OP_N(n))
 
+/* a / b by shift and subtract (udiv subtracts b once per unit of the quotient: here up to SLOT / (D/2) times). */
+PREFILL_TEXT static uint32_t pf_udiv(uint32_t a, uint32_t b)
+{
+    uint32_t q = 0, bit = 1;
+    while (b < a && !(b >> 31)) { b <<= 1; bit <<= 1; }
+    for (; bit; b >>= 1, bit >>= 1)
+        if (a >= b) { a -= b; q |= bit; }
+    return q;
+}
+
+/* geom_of with pf_udiv (the decode's geom_of and udiv keep their code, and so their clocks). */
+PREFILL_TEXT static void pf_geom_of(uint32_t g, uint32_t k, uint32_t units, uint32_t unit_bytes)
+{
+    uint32_t per = pf_udiv(SLOT, unit_bytes);
+    if (per > units) per = units;
+    g_k[g] = k; g_per[g] = per; g_units[g] = units; g_chunks[g] = pf_udiv(units + per - 1, per);
+}
+
 PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
     set_job(job);
@@ -697,14 +721,14 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
     /* The stream: one step (0) of weights, no K/V fills, three slots. */
     SLOT = 2048u; NSLOT = 3;
     slot_addr[0] = SP_PANEL0; slot_addr[1] = SP_PANEL0 + 0x800u; slot_addr[2] = SP_PANEL1;
-    geom_of(G_DD, D, D >> 3, 4 * D);
-    geom_of(G_DF, D, DFF >> 3, 4 * D);
-    geom_of(G_FD, DFF, D >> 3, 4 * DFF);
-    geom_of(G_OUT, D, VOCAB, D >> 1);
+    pf_geom_of(G_DD, D, D >> 3, 4 * D);
+    pf_geom_of(G_DF, D, DFF >> 3, 4 * D);
+    pf_geom_of(G_FD, DFF, D >> 3, 4 * DFF);
+    pf_geom_of(G_OUT, D, VOCAB, D >> 1);
     LAST_STEP = 0; KV_ON = 0;
     p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = c_chunks = c_slot = 0;
-    for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
+    for (uint32_t s = 0; s < 3; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     pf_vc = 0;
     /* The embedding's rows first (the token rows, three stores each: their
      * LEN|ROWS word stays staged; then the position rows' one long fill), the

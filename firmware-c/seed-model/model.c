@@ -465,10 +465,10 @@ static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
 
 /* Called once the prefill's token and logits are out: the host may read the
  * seed's counters here (an observer on this address) to split prefill from decode. */
-__attribute__((noinline)) void prefill_done(void)
+__attribute__((noinline)) void prefill_done(uint32_t steps)
 {
     __asm__ volatile("");
-    if (VARIANT & V_CHAINED) {
+    if ((VARIANT & V_CHAINED) && steps) { /* no decode steps: main ends the run, without the chained plan's set-up */
         /* The decode steps and the end of the run, when chained.c's plan fits. */
         SeedJob j;
         job_of(&j);
@@ -494,7 +494,7 @@ int main(void)
         forward(0, plen, PROMPT);
     }
     uint8_t tok = emit(0);
-    prefill_done();
+    prefill_done(steps);
     uint32_t generated = 1;
     for (uint32_t i = 1; i <= steps && tok != stop; i++) {
         forward(plen + i - 1, 1, &tok);
