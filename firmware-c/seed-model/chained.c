@@ -461,10 +461,13 @@ DECODE_RUN_TEXT void chained_run(const SeedJob *job)
  * every weight through a ring of three 2 KB slots (banks 14-15; the next
  * matmul's chunks come in while this one runs, and its MMs queue without a
  * wait between panels), K and V written where attention reads them (no
- * spill-and-fill before attention; the cache spills go out while the output
- * projection runs), the causal mask built a word at a time, and attention head
- * by head with two score buffers: the MXU scores head h+1 while the VPU masks
- * head h. FLASH keeps its meaning: each row block scores only its key blocks
+ * spill-and-fill before attention; K's cache spill goes out during the last
+ * P·Vs, V's while the output projection or the FFN runs), the causal mask
+ * built a word at a time, and attention head by head with two score buffers:
+ * the MXU runs the next heads' scores and this head's P·V while the VPU masks
+ * the next head. Where the MXU waits for the VPU (the residuals, the FFN's
+ * ReLU) the CPU polls without pumping and the next matmul's GEOM and first
+ * chunk are ready before the wait. FLASH keeps its meaning: each row block scores only its key blocks
  * up to its last query, and P·V runs over just those keys; its scores are
  * packed to those keys, so the VPU's mask and ReLU cover only them. Attention
  * is issue-bound on this CPU (a command is four 9-clock stores): its MMs go

@@ -21,7 +21,7 @@
  *                    through a ring of panel buffers across matmuls,
  *                    attention and steps (called from prefill_done())
  *  16 PIPELINED      the prefill in chained.c: weights through a ring, K and V
- *                    in place, the next head's scores beside this one's mask
+ *                    in place, the next head's mask beside this one's P·V
  * Other bits are ignored. A prompt the resident plan cannot hold (T = 256 at
  * d = 128) runs the streamed prefill below, for a job without decode steps. */
 #include "model.h"
