@@ -471,9 +471,9 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
   };
   const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
   sink.cpu('pf.prefill', [t]); // no schedule terms: the pump's timing is the firmware's
+  fill(t * rowb, 'pf.embed.pos'); // first: the position rows' long fill runs while the CPU sets the stream up
   if (flash) vpuEw(VOP.RELU, 32 * blocks * (blocks + 1), 'pf.mask.zero'); // REQUANT with m0 = 0: the packed mask's zeros (a unary pass)
   for (let r = 0; r < t; r++) fill(rowb, 'pf.embed.tok');
-  fill(t * rowb, 'pf.embed.pos');
   vpuEw(VOP.ADD, t * D, 'pf.embed.add');
   for (let l = 0; l < LAYERS; l++) {
     ringMatmul(G_DD, false, 'pf.q');

@@ -699,45 +699,32 @@ PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0,
 
 #define RQ(n) (SEED_VPU_OP_M0(1) | SEED_VPU_OP_N(n))
 
-/* a / b by shift and subtract (udiv subtracts b once per unit of the quotient: here up to SLOT / (D/2) times). */
-PREFILL_TEXT static uint32_t pf_udiv(uint32_t a, uint32_t b)
-{
-    uint32_t q = 0, bit = 1;
-    while (b < a && !(b >> 31)) { b <<= 1; bit <<= 1; }
-    for (; bit; b >>= 1, bit >>= 1)
-        if (a >= b) { a -= b; q |= bit; }
-    return q;
-}
-
-/* geom_of with pf_udiv (the decode's geom_of and udiv keep their code, and so their clocks). */
-PREFILL_TEXT static void pf_geom_of(uint32_t g, uint32_t k, uint32_t units, uint32_t unit_bytes)
-{
-    uint32_t per = pf_udiv(SLOT, unit_bytes);
-    if (per > units) per = units;
-    g_k[g] = k; g_per[g] = per; g_units[g] = units; g_chunks[g] = pf_udiv(units + per - 1, per);
-}
-
 PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
     set_job(job);
     uint32_t rowb = D >> 1, blocks = (t + 7) >> 3, tp = (t + 7) & ~7u;
+    fill(SP_TMP, POS_EMB, D, t); /* the embedding's position rows first: one long fill while the CPU sets the stream up */
     /* The stream: one step (0) of weights, no K/V fills, three slots. */
     SLOT = 2048u; NSLOT = 3;
     slot_addr[0] = SP_PANEL0; slot_addr[1] = SP_PANEL0 + 0x800u; slot_addr[2] = SP_PANEL1;
-    pf_geom_of(G_DD, D, D >> 3, 4 * D);
-    pf_geom_of(G_DF, D, DFF >> 3, 4 * D);
-    pf_geom_of(G_FD, DFF, D >> 3, 4 * DFF);
-    pf_geom_of(G_OUT, D, VOCAB, D >> 1);
+    geom_of(G_DD, D, D >> 3, 4 * D);
+    geom_of(G_DF, D, DFF >> 3, 4 * D);
+    geom_of(G_FD, DFF, D >> 3, 4 * DFF);
+    geom_of(G_OUT, D, VOCAB, D >> 1);
     LAST_STEP = 0; KV_ON = 0;
     p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = c_chunks = c_slot = 0;
     for (uint32_t s = 0; s < 3; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
     pf_vc = 0;
-    /* The embedding's rows first (the token rows, three stores each: their
-     * LEN|ROWS word stays staged; then the position rows' one long fill), the
-     * mask built while the DMA moves them, the weight stream started while the
-     * VPU adds them. */
-    if (VARIANT & V_FLASH) pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
+    pf_pump(); /* the stream's first position (its first chunk goes out behind the token rows) */
+    /* Then the token rows (three stores each: their LEN|ROWS word stays
+     * staged), the VPU's ADD of both once they are in, the causal mask built
+     * while the VPU adds and the weight stream started. */
+    uint32_t zeroed = 0;
+    if (VARIANT & V_FLASH) {
+        pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
+        zeroed = MMIO_ISSUED(SEED_UNIT_VPU);
+    }
     {
         volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (SEED_UNIT_DMA << 4));
         uint32_t w0 = SEED_DMA_MOVE | SEED_DMA_MOVE_SPAD_ADDR(SP_ATT), base = TOK_EMB;
@@ -748,17 +735,16 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
             port[3] = 0;
         }
     }
-    fill(SP_TMP, POS_EMB, D, t);
-    uint32_t embed = MMIO_ISSUED(SEED_UNIT_DMA);
+    wait_for(SEED_UNIT_DMA, MMIO_ISSUED(SEED_UNIT_DMA));
+    pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
+    pf_pump(); /* the first chunk */
     if (VARIANT & V_FLASH) {
-        wait_all(SEED_UNIT_VPU);
+        wait_for(SEED_UNIT_VPU, zeroed);
         packed_mask(blocks);
     } else {
         fast_mask(blocks * 8, tp);
     }
-    wait_for(SEED_UNIT_DMA, embed);
-    pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
-    for (uint32_t i = 0; i <= NSLOT; i++) pump(); /* the stream's first position, then its chunks, while the VPU adds */
+    /* The ring's other chunks go out from the first matmul's panels (a pump here would hold up its first MM). */
     uint32_t vpu = MMIO_ISSUED(SEED_UNIT_VPU); /* the VPU pass the next matmul reads (here the embedding's ADD) */
     uint32_t fused = (VARIANT & V_FUSED) != 0, oc = fused ? SP_X : SP_TMP;
     for (uint32_t l = 0; l < LAYERS; l++) {
