@@ -15,6 +15,8 @@
 #define DECODE_RUN_TEXT __attribute__((section(".text_decode_run"))) /* a section apart, as it was: the linker shortens its calls as before */
 #define PREFILL_TEXT __attribute__((section(".text_prefill")))
 __asm__(".section .text_decode,\"ax\",@progbits\n\t.fill 113, 2, 0x0001\n\t.previous");
+/* This file's code starts 2 bytes past a word (seed/link.ld puts this section first). */
+__asm__(".section .text.chained_pad,\"ax\",@progbits\n\t.p2align 2\n\t.fill 1, 2, 0x0001\n\t.previous");
 
 static NOINIT uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
 static NOINIT uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
