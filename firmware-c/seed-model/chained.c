@@ -681,7 +681,8 @@ PREFILL_TEXT static void pf_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint
 
 /* A VPU pass (vpu_ew with rq word rq) once the MXU's work is done: the first
  * pieces the VPU's queue takes at once, then a pump (the ring's freed slot
- * refills while the VPU works), then the rest. Returns the VPU's issued count. */
+ * refills while the VPU works; not after a pass of one piece, which the next
+ * matmul would wait for), then the rest. Returns the VPU's issued count. */
 PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t rq)
 {
     uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
@@ -691,7 +692,7 @@ PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0,
         uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
         push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(c) | rq, 0);
         count -= c;
-        if (++n == 7 || (!count && n < 7)) pf_pump();
+        if (++n == 7 || (!count && n > 1 && n < 7)) pf_pump(); /* a one-piece pass is over before a pump would be */
         if (!count) break;
         w0 += (VPU_CHUNK >> 1) << 16;
         w1 += step;
