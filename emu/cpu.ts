@@ -178,6 +178,12 @@ export class Cpu {
   private readonly pollRetireds = new Float64Array(POLL_HISTORY);
   private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
+   * Whether a read's registers were kept: only for a read at the pc of an earlier one in the
+   * history (a loop's second iteration on), so the common read that is no loop copies nothing; a
+   * loop is then skipped from its third iteration on, as exactly.
+   */
+  private readonly pollRegsKept = new Uint8Array(POLL_HISTORY);
+  /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
    * field, not a local of the loop: the hot loop keeps one register free.
@@ -814,7 +820,7 @@ export class Cpu {
     }
     let n = 0, clocks = 0, instrs = 0;
     if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e] && sameRegisters(r, this.pollRegs, 32 * e)) {
+      && this.lastEffect < this.pollRetireds[e] && this.pollRegsKept[e] === 1 && sameRegisters(r, this.pollRegs, 32 * e)) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
@@ -841,7 +847,8 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    this.pollRegs.set(r, 32 * i);
+    if (e >= 0) this.pollRegs.set(r, 32 * i);
+    this.pollRegsKept[i] = e >= 0 ? 1 : 0;
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;

@@ -7,7 +7,9 @@
 ;; modulo 2^32 is associative, so any order gives the sequential loop's bits.
 ;; Two columns per pass share each load of x.
 ;; seedmm: the seed MXU's 8x8 sums straight from its packed int4 operand
-;; words (widened here, then eight matvecs).
+;; words (widened here, then eight matvecs). seedrq: its requantized rows.
+;; seedmmspad: a whole command's issue phase from the scratchpad in this
+;; memory (seedgather, seedmm, seedrq in one call).
 (module
   (memory (export "memory") 1)
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
@@ -148,7 +150,7 @@
   ;; Non-transposed, B's words from len up to the next multiple of 8 must be 0;
   ;; A's lanes past len are zeroed here (the RTL's array never multiplies them).
   ;; a16 and bt16: 8 rows `pitch` bytes apart each; tmp: 128 bytes.
-  (func (export "seedmm") (param $aw i32) (param $bw i32) (param $len i32) (param $transposed i32)
+  (func $seedmm (export "seedmm") (param $aw i32) (param $bw i32) (param $len i32) (param $transposed i32)
         (param $a16 i32) (param $bt16 i32) (param $pitch i32) (param $acc i32) (param $tmp i32)
     (local $chunks i32) (local $kp i32) (local $i i32) (local $k i32) (local $row i32)
     (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
@@ -178,4 +180,106 @@
         (local.get $pitch))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $arow (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; seedrq(acc, m0, n, out): the MXU's requant of its 64 sums (row-major int32 at acc):
+  ;; q = clip((acc*m0 + 2^(n-1)) >> n, -8, 7) (the product in 64 bits, an arithmetic
+  ;; shift: the RTL's requant4), each row's eight q packed a nibble per column (column
+  ;; 0 lowest) into the word at out + 4*row, and every q as a byte at out + 32 + 8*row + col.
+  (func $seedrq (export "seedrq") (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
+    (local $i i32) (local $j i32) (local $w i32) (local $q i64) (local $half i64) (local $m i64) (local $sh i64)
+    (local.set $m (i64.extend_i32_s (local.get $m0)))
+    (local.set $sh (i64.extend_i32_u (local.get $n)))
+    (if (local.get $n)
+      (then (local.set $half (i64.shl (i64.const 1) (i64.sub (local.get $sh) (i64.const 1))))))
+    (loop $row
+      (local.set $w (i32.const 0))
+      (local.set $j (i32.const 0))
+      (loop $col
+        (local.set $q (i64.shr_s
+          (i64.add (i64.mul (i64.extend_i32_s (i32.load (local.get $acc))) (local.get $m)) (local.get $half))
+          (local.get $sh)))
+        (if (i64.gt_s (local.get $q) (i64.const 7)) (then (local.set $q (i64.const 7))))
+        (if (i64.lt_s (local.get $q) (i64.const -8)) (then (local.set $q (i64.const -8))))
+        (i32.store8 offset=32 (i32.add (local.get $out) (i32.add (i32.shl (local.get $i) (i32.const 3)) (local.get $j)))
+          (i32.wrap_i64 (local.get $q)))
+        (local.set $w (i32.or (local.get $w)
+          (i32.shl (i32.and (i32.wrap_i64 (local.get $q)) (i32.const 15)) (i32.shl (local.get $j) (i32.const 2)))))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 4)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br_if $col (i32.lt_u (local.get $j) (i32.const 8))))
+      (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2))) (local.get $w))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
+  ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,
+  ;; in fetch order: A's word c*8+i from row i (abase + i*astride), chunk c (the word
+  ;; index wrapping within the scratchpad); B's the same when transposed, else word k
+  ;; from bbase + k*bstride (16-bit byte addresses), breads of them.
+  (func $seedgather (param $spad i32) (param $abase i32) (param $astride i32) (param $chunks i32)
+        (param $bbase i32) (param $bstride i32) (param $breads i32) (param $transposed i32) (param $aw i32) (param $bw i32)
+    (local $i i32) (local $c i32) (local $row i32) (local $k i32)
+    (if (local.get $chunks)
+      (then
+        (loop $arow
+          (local.set $row (i32.shr_u (i32.and (i32.add (local.get $abase) (i32.mul (local.get $i) (local.get $astride))) (i32.const 0xffff)) (i32.const 2)))
+          (local.set $c (i32.const 0))
+          (loop $achunk
+            (i32.store (i32.add (local.get $aw) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $i)) (i32.const 2)))
+              (i32.load (i32.add (local.get $spad) (i32.shl (i32.and (i32.add (local.get $row) (local.get $c)) (i32.const 0x3fff)) (i32.const 2)))))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))
+            (br_if $achunk (i32.lt_u (local.get $c) (local.get $chunks))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br_if $arow (i32.lt_u (local.get $i) (i32.const 8))))))
+    (if (local.get $transposed)
+      (then
+        (if (local.get $chunks)
+          (then
+            (local.set $i (i32.const 0))
+            (loop $brow
+              (local.set $row (i32.shr_u (i32.and (i32.add (local.get $bbase) (i32.mul (local.get $i) (local.get $bstride))) (i32.const 0xffff)) (i32.const 2)))
+              (local.set $c (i32.const 0))
+              (loop $bchunk
+                (i32.store (i32.add (local.get $bw) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $i)) (i32.const 2)))
+                  (i32.load (i32.add (local.get $spad) (i32.shl (i32.and (i32.add (local.get $row) (local.get $c)) (i32.const 0x3fff)) (i32.const 2)))))
+                (local.set $c (i32.add (local.get $c) (i32.const 1)))
+                (br_if $bchunk (i32.lt_u (local.get $c) (local.get $chunks))))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $brow (i32.lt_u (local.get $i) (i32.const 8)))))))
+      (else
+        (if (local.get $breads)
+          (then
+            (local.set $row (local.get $bbase))
+            (loop $bword
+              (i32.store (i32.add (local.get $bw) (i32.shl (local.get $k) (i32.const 2)))
+                (i32.load (i32.add (local.get $spad) (i32.and (local.get $row) (i32.const 0xfffc)))))
+              (local.set $row (i32.add (local.get $row) (local.get $bstride)))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (br_if $bword (i32.lt_u (local.get $k) (local.get $breads)))))))))
+
+  ;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, tmp, m0, n, out):
+  ;; one MXU command from the scratchpad at spad: its operand words gathered to aw and bw
+  ;; (seedgather; non-transposed, B's words from len to the next multiple of 8 are zeroed),
+  ;; the 64 sums at acc (seedmm), their requant at out (seedrq).
+  (func (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
+        (param $len i32) (param $transposed i32) (param $aw i32) (param $bw i32) (param $a16 i32) (param $bt16 i32)
+        (param $pitch i32) (param $acc i32) (param $tmp i32) (param $m0 i32) (param $n i32) (param $out i32)
+    (local $chunks i32) (local $k i32)
+    (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
+    (call $seedgather (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks)
+      (local.get $bbase) (local.get $bstride)
+      (select (i32.shl (local.get $chunks) (i32.const 3)) (local.get $len) (local.get $transposed))
+      (local.get $transposed) (local.get $aw) (local.get $bw))
+    (if (i32.eqz (local.get $transposed))
+      (then
+        (local.set $k (local.get $len))
+        (block $z_done
+          (loop $z
+            (br_if $z_done (i32.ge_u (local.get $k) (i32.shl (local.get $chunks) (i32.const 3))))
+            (i32.store (i32.add (local.get $bw) (i32.shl (local.get $k) (i32.const 2))) (i32.const 0))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $z)))))
+    (call $seedmm (local.get $aw) (local.get $bw) (local.get $len) (local.get $transposed)
+      (local.get $a16) (local.get $bt16) (local.get $pitch) (local.get $acc) (local.get $tmp))
+    (call $seedrq (local.get $acc) (local.get $m0) (local.get $n) (local.get $out)))
 )

@@ -15,16 +15,20 @@
 //     memory of the MXU's own WebAssembly SIMD kernel, and the 64 sums are
 //     formed once, at the clock the stream ends, by its seedmm
 //     (periph/matvec-kernel.wat), which widens A's rows and B's columns to
-//     int16 and multiplies them; without WebAssembly SIMD, in doubles three
-//     lanes at a time.
+//     int16 and multiplies them, and requantized by its seedrq; without
+//     WebAssembly SIMD, in doubles three lanes at a time. The TPU's
+//     scratchpad lives in that memory (seedKernelSpad): an issue phase done
+//     in one step (issueAll) is one call, seedmmspad, which fetches the
+//     words, multiplies and requantizes.
 
 import * as ports from './ports.ts';
-import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+import type { Ports, SeedUnit } from './ports.ts';
 import { growTo, matvecKernel, type MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 // Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
-const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask } = ports;
+const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask, SeedSpad, SEED_SPAD_BYTES } = ports;
+type SeedSpad = ports.SeedSpad;
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -59,16 +63,35 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 }
 
 /**
- * Byte addresses in an MXU's kernel memory, for K up to `size` (a power of two): [A widened: 8
- * rows of `size` int16][B^T widened: the same][64 int32 sums][128 bytes of scratch][A's operand
- * words: `size`][B's: `size`]. The operand words are fetched straight into it (no copy).
+ * Byte addresses in an MXU's kernel memory, for operand words up to `size` a side (a power of
+ * two): [A widened: 8 rows of int16, pitchOf(K) bytes apart][B^T widened: the same][64 int32
+ * sums][the requant: 8 packed row words, 64 bytes][128 bytes of scratch][A's operand words:
+ * `size`][B's: `size`]. The operand words are fetched straight into it (no copy). The rows'
+ * pitch is K's, not `size`'s, plus 16 bytes: the 16 rows of a short K then share no cache sets.
  */
-const bt16At = (size: number) => 2 * N * size;
-const accAt = (size: number) => 4 * N * size;
-const tmpAt = (size: number) => accAt(size) + 4 * N * N;
+const bt16At = (size: number) => 2 * N * size + 256;
+const accAt = (size: number) => 2 * bt16At(size);
+const rqAt = (size: number) => accAt(size) + 4 * N * N;
+const tmpAt = (size: number) => rqAt(size) + 128;
 const awAt = (size: number) => tmpAt(size) + 128;
 const bwAt = (size: number) => awAt(size) + 4 * size;
 const kernelBytes = (size: number) => bwAt(size) + 4 * size;
+/** Bytes from one widened row to the next for K = len (8 rows of pitchOf(len) fit in 2·N·size + 256). */
+const pitchOf = (len: number) => 2 * ((len + 7) & ~7) + 16;
+/** Operand words a side of the largest command (K = 65535: 8192 chunks of 8 words). */
+const MAX_OPERAND_WORDS = 65536;
+/** The scratchpad's place in a kernel memory laid out for MAX_OPERAND_WORDS (seedKernelSpad), on a page of its own. */
+const SPAD_AT = Math.ceil(kernelBytes(MAX_OPERAND_WORDS) / 65536) * 65536;
+
+/**
+ * The fast model's scratchpad: in the memory of a kernel laid out once for the largest command
+ * (so it never grows and no view of it goes stale), where the MXU gathers, multiplies and
+ * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD.
+ */
+export function seedKernelSpad(): SeedSpad {
+  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES);
+  return k ? new SeedSpad(k, SPAD_AT) : new SeedSpad();
+}
 
 /** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */
 let kernelsWork: boolean | undefined;
@@ -103,8 +126,11 @@ export class SeedMxu implements SeedUnit {
   private readonly aEdge = new Int8Array(N);
   private readonly bEdge = new Int8Array(N);
   private readonly vEdge = new Uint8Array(N);
-  /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
-  readonly acc = new Int32Array(N * N);
+  /**
+   * The 64 accumulators (both models: the fast one fills them when the stream ends, or at its
+   * issue phase when that ran in one step; with a kernel, a view of the kernel's sums).
+   */
+  acc = new Int32Array(N * N);
   // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
   // is built per run, and most commands are short), in the kernel's memory when there is one
   private aWords = new Uint32Array(0);
@@ -115,6 +141,13 @@ export class SeedMxu implements SeedUnit {
   /** The K the kernel's memory is laid out for (0: none yet), and its view of the 64 sums. */
   private kernelSize = 0;
   private acc32 = new Int32Array(0);
+  /** The kernel's requant of the sums (seedrq): the 8 row words, and every lane's q as a byte. */
+  private rqWords = new Int32Array(0);
+  private rq8 = new Int8Array(0);
+  /** The scratchpad lives in the kernel's memory (seedKernelSpad): a whole issue phase is one call. */
+  private readonly spadInKernel: boolean;
+  /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
+  private sumsReady = false;
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -125,7 +158,10 @@ export class SeedMxu implements SeedUnit {
 
   private readonly own = new OwnPorts();
 
-  constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
+  constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {
+    this.spadInKernel = !reference && spad.kernel !== null;
+    if (this.spadInKernel) this.useKernel(spad.kernel!, MAX_OPERAND_WORDS);
+  }
 
   /**
    * Fast model: a lower bound of the clocks before S_DONE when the MXU is alone in its banks. The
@@ -199,14 +235,15 @@ export class SeedMxu implements SeedUnit {
     this.cStride = this.gCStride !== 0 ? this.gCStride : 4;
     this.m0 = w2 & 0xfff;
     this.n = (w2 >>> 12) & 15;
-    this.rqHalf = this.n === 0 ? 0 : 2 ** (this.n - 1);
-    this.rqScale = 2 ** -this.n;
+    this.rqHalf = this.n === 0 ? 0 : POW2[this.n - 1];
+    this.rqScale = INV_POW2[this.n];
     const chunks = (len + N - 1) >>> 3;
     if (!this.reference && this.aWords.length < (chunks << 3)) this.growOperands(chunks << 3);
     this.aReads = chunks << 3;
     this.bReads = transpose ? chunks << 3 : len;
     this.scLast = len + 2 * N - 2;
     this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
+    this.sumsReady = false;
     this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
     if (this.reference) {
       // The fast datapath sets every sum when the stream ends (a K = 0 command drains nothing).
@@ -357,19 +394,26 @@ export class SeedMxu implements SeedUnit {
   private issueAll(): number {
     const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
     const chunks = this.aReads >>> 3, bReads = this.bReads;
-    for (let i = 0; i < N; i++) {
+    if (this.spadInKernel) {
+      // The words fetched, multiplied and requantized in one call: nothing writes their banks
+      // until the stream ends (the stretch is quiet), so the sums are the stream end's.
+      const size = this.kernelSize, len = this.lenQ;
+      this.kernel!.seedmmspad(this.spad.kernelAt, this.aBase, this.aStride, this.bBase, this.bStride, len, this.transposeQ ? 1 : 0,
+        awAt(size), bwAt(size), 0, bt16At(size), pitchOf(len), accAt(size), tmpAt(size), this.m0, this.n, rqAt(size));
+      this.sumsReady = true;
+    } else for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
       for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
     }
     if (this.transposeQ) {
-      for (let j = 0; j < N; j++) {
+      if (!this.sumsReady) for (let j = 0; j < N; j++) {
         const rowWord = ((this.bBase + j * this.bStride) & 0xffff) >>> 2;
         for (let c = 0; c < chunks; c++) bWords[(c << 3) + j] = words[(rowWord + c) & 0x3fff];
       }
       this.bOffRow = 0; this.bOffChunk = (chunks * 4) & 0xffff;
     } else {
       const bBase = this.bBase, bStride = this.bStride;
-      for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
+      if (!this.sumsReady) for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
       this.bOffRow = (bReads * bStride) & 0xffff; this.bOffChunk = 0;
     }
     const m = Math.max(this.aReads, bReads);
@@ -456,6 +500,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
+    if (this.sumsReady) return;
     if (this.kernel) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
@@ -492,8 +537,9 @@ export class SeedMxu implements SeedUnit {
   private sumOnKernel(): void {
     const len = this.lenQ, kp = (len + 7) & ~7, size = this.kernelSize;
     if (!this.transposeQ) for (let q = len; q < kp; q++) this.bWords[q] = 0;
-    this.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
-    this.acc.set(this.acc32);
+    const k = this.kernel!;
+    k.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), pitchOf(len), accAt(size), tmpAt(size));
+    k.seedrq(accAt(size), this.m0, this.n, rqAt(size));
   }
 
   /** Room for `words` operand words per side (a power of two, at least 1024): in the kernel's memory, or plain arrays without one. */
@@ -505,18 +551,26 @@ export class SeedMxu implements SeedUnit {
       kernelsWork = k !== null;
       if (k) {
         growTo(k, kernelBytes(size));
-        const buffer = k.memory.buffer;
-        this.kernel = k;
-        this.kernelSize = size;
-        this.aWords = new Uint32Array(buffer, awAt(size), size);
-        this.bWords = new Uint32Array(buffer, bwAt(size), size);
-        this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+        this.useKernel(k, size);
         return;
       }
     }
     this.aWords = new Uint32Array(size);
     this.bWords = new Uint32Array(size);
     this.bPacked = new Float64Array(3 * size);
+  }
+
+  /** The kernel's memory laid out for `size` operand words a side (grown to it already): the views of its parts. */
+  private useKernel(k: MatvecKernel, size: number): void {
+    const buffer = k.memory.buffer;
+    this.kernel = k;
+    this.kernelSize = size;
+    this.aWords = new Uint32Array(buffer, awAt(size), size);
+    this.bWords = new Uint32Array(buffer, bwAt(size), size);
+    this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+    this.acc = this.acc32;
+    this.rqWords = new Int32Array(buffer, rqAt(size), N);
+    this.rq8 = new Int8Array(buffer, rqAt(size) + 32, N * N);
   }
 
   /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
@@ -539,7 +593,18 @@ export class SeedMxu implements SeedUnit {
   /** The C row `drow` as written: clip4(requant(acc) + (accumulate ? old : 0)) per lane. */
   private cWord(): number {
     let w = 0;
-    const row = this.drow * N, acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
+    const row = this.drow * N;
+    if (this.kernel) {
+      // The kernel's requant (seedrq): the row's word as it is, or each lane added to the old one.
+      if (!this.accQ) return this.rqWords[this.drow] >>> 0;
+      const q8 = this.rq8, old = this.cRdata;
+      for (let j = 0; j < N; j++) {
+        const v = q8[row + j] + sext4(old >>> (4 * j));
+        w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);
+      }
+      return w >>> 0;
+    }
+    const acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
     const oldRow = this.accQ ? this.cRdata : 0; // nibbles of 0 add nothing
     for (let j = 0; j < N; j++) {
       const q = Math.floor((acc[row + j] * m0 + half) * scale); // exact: < 2^53, power-of-two scale

@@ -11,6 +11,7 @@
 // writes) and the edges perform granted writes.
 
 import type { BankedUnit } from '../../periph/unit.ts';
+import type { MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 /** A seed unit: the banked flavour of the one unit clock protocol (periph/unit.ts BankedUnit) over these ports. */
 export type SeedUnit = BankedUnit<Ports>;
@@ -62,10 +63,23 @@ export class Ports {
   }
 }
 
-/** The scratchpad: bytes plus a word view (one bank word = 4 bytes, little-endian lanes). */
+/** The scratchpad's bytes. */
+export const SEED_SPAD_BYTES = 64 * 1024;
+
+/**
+ * The scratchpad: bytes plus a word view (one bank word = 4 bytes, little-endian lanes). Its own
+ * array, or (the fast model: boards/transformer-tpu-int4/mxu.ts seedKernelSpad) `kernelAt` bytes
+ * into the memory of a WebAssembly kernel that never grows, where the MXU's kernel reads its
+ * operands without a copy.
+ */
 export class SeedSpad {
-  readonly bytes = new Uint8Array(64 * 1024);
-  readonly words = new Uint32Array(this.bytes.buffer);
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+
+  constructor(readonly kernel: MatvecKernel | null = null, readonly kernelAt = 0) {
+    this.bytes = kernel ? new Uint8Array(kernel.memory.buffer, kernelAt, SEED_SPAD_BYTES) : new Uint8Array(SEED_SPAD_BYTES);
+    this.words = new Uint32Array(this.bytes.buffer, this.bytes.byteOffset, SEED_SPAD_BYTES >>> 2);
+  }
 
   /** The bank word holding byte address `addr` (row_of drops the low two bits). */
   word(addr: number): number {
