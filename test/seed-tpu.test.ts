@@ -284,6 +284,20 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 
+  it('MXU: a K past the scratchpad kernel\'s layout (4096 words a side) moves the fast MXU to a kernel of its own; short commands after it still agree', () => {
+    const r = new Rng(29);
+    const spad = new Uint8Array(65536).map(() => r.int(256));
+    const ops: SeedOp[] = [];
+    for (const [k, transpose] of [[4096, 1], [4100, 0], [5000, 1], [128, 0], [33, 1]]) {
+      ops.push(cmd(SEED_MXU, 'GEOM', { LEN: k }), cmd(SEED_MXU, 'MM', { TRANSPOSE: transpose, A_ADDR: 0, B_ADDR: 0x8000, C_ADDR: 0xf000 + ops.length * 8, M0: 37, N: 9 }));
+      ops.push({ kind: 'waitAll' });
+    }
+    const [ref, fast] = both(ops, spad);
+    expect(quads(fast.commands)).toEqual(quads(ref.commands));
+    expect(Buffer.compare(fast.tpu.spad, ref.tpu.spad)).toBe(0);
+    expect([...fast.tpu.mxu.acc]).toEqual([...ref.tpu.mxu.acc]);
+  });
+
   it('MXU: long K (the fast sums split their packed lanes every 512 steps): the int32 accumulators, extremes included', () => {
     for (const k of [511, 512, 513, 1024, 1100, 2047]) {
       for (const fill of [0x88, 0x77, 0x78, -1]) {

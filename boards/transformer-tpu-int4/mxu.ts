@@ -78,10 +78,14 @@ const bwAt = (size: number) => awAt(size) + 4 * size;
 const kernelBytes = (size: number) => bwAt(size) + 4 * size;
 /** Bytes from one widened row to the next for K = len (8 rows of pitchOf(len) fit in 2·N·size + 256). */
 const pitchOf = (len: number) => 2 * ((len + 7) & ~7) + 16;
-/** Operand words a side of the largest command (K = 65535: 8192 chunks of 8 words). */
-const MAX_OPERAND_WORDS = 65536;
-/** The scratchpad's place in a kernel memory laid out for MAX_OPERAND_WORDS (seedKernelSpad), on a page of its own. */
-const SPAD_AT = Math.ceil(kernelBytes(MAX_OPERAND_WORDS) / 65536) * 65536;
+/**
+ * Operand words a side the scratchpad's kernel is laid out for (K up to 4096, beyond any model's):
+ * a longer command moves the MXU to a kernel of its own, grown to it (growOperands), whose
+ * operand words are fetched in JavaScript.
+ */
+const SPAD_KERNEL_WORDS = 4096;
+/** The scratchpad's place in a kernel memory laid out for SPAD_KERNEL_WORDS (seedKernelSpad), on a page of its own. */
+const SPAD_AT = Math.ceil(kernelBytes(SPAD_KERNEL_WORDS) / 65536) * 65536;
 
 /**
  * The fast model's scratchpad: in the memory of a kernel laid out once for the largest command
@@ -145,7 +149,7 @@ export class SeedMxu implements SeedUnit {
   private rqWords = new Int32Array(0);
   private rq8 = new Int8Array(0);
   /** The scratchpad lives in the kernel's memory (seedKernelSpad): a whole issue phase is one call. */
-  private readonly spadInKernel: boolean;
+  private spadInKernel = false;
   /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
   private sumsReady = false;
   readMask = 0; writeMask = 0;
@@ -159,8 +163,10 @@ export class SeedMxu implements SeedUnit {
   private readonly own = new OwnPorts();
 
   constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {
-    this.spadInKernel = !reference && spad.kernel !== null;
-    if (this.spadInKernel) this.useKernel(spad.kernel!, MAX_OPERAND_WORDS);
+    if (!reference && spad.kernel !== null) {
+      this.useKernel(spad.kernel, SPAD_KERNEL_WORDS);
+      this.spadInKernel = true;
+    }
   }
 
   /**
@@ -547,7 +553,9 @@ export class SeedMxu implements SeedUnit {
     let size = 1024;
     while (size < words) size *= 2;
     if (kernelsWork !== false) {
-      const k = this.kernel ?? matvecKernel(kernelBytes(size));
+      // The scratchpad's kernel never grows (views of the scratchpad would go stale): a kernel of the MXU's own.
+      const k = (this.spadInKernel ? null : this.kernel) ?? matvecKernel(kernelBytes(size));
+      this.spadInKernel = false;
       kernelsWork = k !== null;
       if (k) {
         growTo(k, kernelBytes(size));
