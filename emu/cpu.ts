@@ -178,9 +178,9 @@ export class Cpu {
   private readonly pollRetireds = new Float64Array(POLL_HISTORY);
   private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
-   * Whether a read's registers were kept: only for a read at the pc of an earlier one in the
-   * history (a loop's second iteration on), so the common read that is no loop copies nothing; a
-   * loop is then skipped from its third iteration on, as exactly.
+   * Whether a read's registers were kept: only for a read that repeats the last one at its pc
+   * (address, value and wait: a loop's second iteration on), so the common read that is no loop
+   * copies nothing; a loop is then skipped from its third iteration on, as exactly.
    */
   private readonly pollRegsKept = new Uint8Array(POLL_HISTORY);
   /**
@@ -819,13 +819,15 @@ export class Cpu {
       if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
     }
     let n = 0, clocks = 0, instrs = 0;
-    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e] && this.pollRegsKept[e] === 1 && sameRegisters(r, this.pollRegs, 32 * e)) {
+    // The same read as the last one at this pc: the loop may repeat (its registers kept from here on).
+    const repeats = e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e];
+    if (repeats && this.lastEffect < this.pollRetireds[e] && this.pollRegsKept[e] === 1) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
         Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
-      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
+      // The registers last (the dearest test): an iteration that changes one is no repeat.
+      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER) || !sameRegisters(r, this.pollRegs, 32 * e)) n = 0;
       this.pollClocks = clocks;
       this.pollInstrs = instrs;
     }
@@ -847,8 +849,8 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    if (e >= 0) this.pollRegs.set(r, 32 * i);
-    this.pollRegsKept[i] = e >= 0 ? 1 : 0;
+    if (repeats) this.pollRegs.set(r, 32 * i);
+    this.pollRegsKept[i] = repeats ? 1 : 0;
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;

@@ -17,9 +17,9 @@ export interface MatvecKernel {
   /**
    * The seed MXU's 64 sums from its packed int4 operand words as fetched (periph/matvec-kernel.wat):
    * A's at `aw`, B's at `bw` (`transposed` 1: B^T's), K = len; widened into 8 rows `pitch` bytes
-   * apart at a16 and bt16, the int32 sums row-major at `acc`, 128 bytes of scratch at `tmp`.
+   * apart at a16 and bt16 (B's pairs of rows, when they are not transposed), the int32 sums row-major at `acc`.
    */
-  seedmm(aw: number, bw: number, len: number, transposed: number, a16: number, bt16: number, pitch: number, acc: number, tmp: number): void;
+  seedmm(aw: number, bw: number, len: number, transposed: number, a16: number, bt16: number, pitch: number, acc: number): void;
   /**
    * The seed MXU's requant of its 64 sums at `acc`: q = clip((acc·m0 + 2^(n-1)) >> n, -8, 7),
    * each row's eight packed a nibble per column into the word at out + 4·row, and every q as a
@@ -31,7 +31,7 @@ export interface MatvecKernel {
    * gathered as its issue phase fetches them (to aw and bw), then seedmm and seedrq.
    */
   seedmmspad(spad: number, aBase: number, aStride: number, bBase: number, bStride: number, len: number, transposed: number,
-    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, tmp: number, m0: number, n: number, out: number): void;
+    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -64,16 +64,15 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 
 /**
  * Byte addresses in an MXU's kernel memory, for operand words up to `size` a side (a power of
- * two): [A widened: 8 rows of int16, pitchOf(K) bytes apart][B^T widened: the same][64 int32
- * sums][the requant: 8 packed row words, 64 bytes][128 bytes of scratch][A's operand words:
+ * two): [A widened: 8 rows of int16, pitchOf(K) bytes apart][B^T widened: the same, or B's pairs of rows][64 int32
+ * sums][the requant: 8 packed row words, 64 bytes][A's operand words:
  * `size`][B's: `size`]. The operand words are fetched straight into it (no copy). The rows'
  * pitch is K's, not `size`'s, plus 16 bytes: the 16 rows of a short K then share no cache sets.
  */
 const bt16At = (size: number) => 2 * N * size + 256;
 const accAt = (size: number) => 2 * bt16At(size);
 const rqAt = (size: number) => accAt(size) + 4 * N * N;
-const tmpAt = (size: number) => rqAt(size) + 128;
-const awAt = (size: number) => tmpAt(size) + 128;
+const awAt = (size: number) => rqAt(size) + 128;
 const bwAt = (size: number) => awAt(size) + 4 * size;
 const kernelBytes = (size: number) => bwAt(size) + 4 * size;
 /** Bytes from one widened row to the next for K = len (8 rows of pitchOf(len) fit in 2·N·size + 256). */
@@ -405,7 +404,7 @@ export class SeedMxu implements SeedUnit {
       // until the stream ends (the stretch is quiet), so the sums are the stream end's.
       const size = this.kernelSize, len = this.lenQ;
       this.kernel!.seedmmspad(this.spad.kernelAt, this.aBase, this.aStride, this.bBase, this.bStride, len, this.transposeQ ? 1 : 0,
-        awAt(size), bwAt(size), 0, bt16At(size), pitchOf(len), accAt(size), tmpAt(size), this.m0, this.n, rqAt(size));
+        awAt(size), bwAt(size), 0, bt16At(size), pitchOf(len), accAt(size), this.m0, this.n, rqAt(size));
       this.sumsReady = true;
     } else for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
@@ -544,7 +543,7 @@ export class SeedMxu implements SeedUnit {
     const len = this.lenQ, kp = (len + 7) & ~7, size = this.kernelSize;
     if (!this.transposeQ) for (let q = len; q < kp; q++) this.bWords[q] = 0;
     const k = this.kernel!;
-    k.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), pitchOf(len), accAt(size), tmpAt(size));
+    k.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), pitchOf(len), accAt(size));
     k.seedrq(accAt(size), this.m0, this.n, rqAt(size));
   }
 
