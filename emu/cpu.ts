@@ -178,12 +178,6 @@ export class Cpu {
   private readonly pollRetireds = new Float64Array(POLL_HISTORY);
   private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
-   * Whether a read's registers were kept: only for a read that repeats the last one at its pc
-   * (address, value and wait: a loop's second iteration on), so the common read that is no loop
-   * copies nothing; a loop is then skipped from its third iteration on, as exactly.
-   */
-  private readonly pollRegsKept = new Uint8Array(POLL_HISTORY);
-  /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
    * field, not a local of the loop: the hot loop keeps one register free.
@@ -819,9 +813,8 @@ export class Cpu {
       if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
     }
     let n = 0, clocks = 0, instrs = 0;
-    // The same read as the last one at this pc: the loop may repeat (its registers kept from here on).
-    const repeats = e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e];
-    if (repeats && this.lastEffect < this.pollRetireds[e] && this.pollRegsKept[e] === 1) {
+    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
+      && this.lastEffect < this.pollRetireds[e]) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
@@ -849,8 +842,7 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    if (repeats) this.pollRegs.set(r, 32 * i);
-    this.pollRegsKept[i] = repeats ? 1 : 0;
+    this.pollRegs.set(r, 32 * i);
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
