@@ -149,6 +149,8 @@ export class SeedMxu implements SeedUnit {
   private rq8 = new Int8Array(0);
   /** The scratchpad lives in the kernel's memory (seedKernelSpad): a whole issue phase is one call. */
   private spadInKernel = false;
+  /** Every operand word of the running command's issue phase is fetched already (issueAll). */
+  private wordsFetched = false;
   /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
   private sumsReady = false;
   readMask = 0; writeMask = 0;
@@ -249,6 +251,7 @@ export class SeedMxu implements SeedUnit {
     this.scLast = len + 2 * N - 2;
     this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
     this.sumsReady = false;
+    this.wordsFetched = false;
     this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
     if (this.reference) {
       // The fast datapath sets every sum when the stream ends (a K = 0 command drains nothing).
@@ -269,6 +272,9 @@ export class SeedMxu implements SeedUnit {
   request(p: Ports): void {
     switch (this.state) {
       case S_STREAM:
+        // A stepped clock before the last issue (another unit or the CPU may write the banks):
+        // the words fetched at once (issueAll) for the later issues no longer hold.
+        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) { this.wordsFetched = false; this.sumsReady = false; }
         if (this.iq < this.aReads) { p.rdReq[RD_A] = 1; p.rdAddr[RD_A] = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff; }
         if (this.iq < this.bReads) { p.rdReq[RD_B] = 1; p.rdAddr[RD_B] = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff; }
         break;
@@ -357,7 +363,15 @@ export class SeedMxu implements SeedUnit {
     const aReads = this.aReads, bReads = this.bReads, iq0 = this.iq;
     const m = Math.min(n, Math.max(aReads, bReads) - iq0);
     if (m <= 0) return 0;
-    if (iq0 === 0 && m === Math.max(aReads, bReads)) return this.issueAll();
+    if (iq0 === 0 && (m === Math.max(aReads, bReads) || this.spadInKernel)) this.issueAll();
+    if (this.wordsFetched) {
+      // Every word was fetched at the first issue (issueAll): the registers as these issues leave them.
+      this.issuedTo(iq0, iq0 + m);
+      this.sc += this.arrive ? m : m - 1;
+      this.arrive = true;
+      this.iq = iq0 + m;
+      return m;
+    }
     // A's fetches, then B's: nothing in the stretch writes their banks, so the order is free.
     const aEnd = Math.min(iq0 + m, aReads);
     if (iq0 < aEnd) {
@@ -391,44 +405,55 @@ export class SeedMxu implements SeedUnit {
   }
 
   /**
-   * issueBulk() of a whole issue phase at once (the stream's first clock to its last issue in one
-   * stretch): A's words (and a transposed B's) row by row, each row's chunks consecutive words of
-   * the scratchpad (an address's word index wraps with it), a plain B's word rows in order; the
-   * registers as the clock-by-clock issues leave them. Returns the clocks done.
+   * At the first issue clock, in a quiet stretch: every word of the issue phase fetched at once
+   * (wordsFetched), A's (and a transposed B's) row by row, each row's chunks consecutive words of the
+   * scratchpad (an address's word index wraps with it), a plain B's word rows in order. Whole
+   * phases only, unless the scratchpad is in the kernel: there one call fetches, multiplies and
+   * requantizes (seedmmspad), and a phase that outlasts the stretch keeps the words as long as
+   * every clock of it is done in bulk, where nothing writes their banks; a stepped clock before
+   * the last issue drops them (request()), and the words of the later issues are fetched then.
    */
-  private issueAll(): number {
+  private issueAll(): void {
     const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
     const chunks = this.aReads >>> 3, bReads = this.bReads;
     if (this.spadInKernel) {
-      // The words fetched, multiplied and requantized in one call: nothing writes their banks
-      // until the stream ends (the stretch is quiet), so the sums are the stream end's.
       const size = this.kernelSize, len = this.lenQ;
       this.kernel!.seedmmspad(this.spad.kernelAt, this.aBase, this.aStride, this.bBase, this.bStride, len, this.transposeQ ? 1 : 0,
         awAt(size), bwAt(size), 0, bt16At(size), pitchOf(len), accAt(size), this.m0, this.n, rqAt(size));
+      this.wordsFetched = true;
       this.sumsReady = true;
-    } else for (let i = 0; i < N; i++) {
+      return;
+    }
+    for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
       for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
     }
     if (this.transposeQ) {
-      if (!this.sumsReady) for (let j = 0; j < N; j++) {
+      for (let j = 0; j < N; j++) {
         const rowWord = ((this.bBase + j * this.bStride) & 0xffff) >>> 2;
         for (let c = 0; c < chunks; c++) bWords[(c << 3) + j] = words[(rowWord + c) & 0x3fff];
       }
-      this.bOffRow = 0; this.bOffChunk = (chunks * 4) & 0xffff;
     } else {
       const bBase = this.bBase, bStride = this.bStride;
-      if (!this.sumsReady) for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
-      this.bOffRow = (bReads * bStride) & 0xffff; this.bOffChunk = 0;
+      for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
     }
-    const m = Math.max(this.aReads, bReads);
-    this.aOffRow = 0; this.aOffChunk = (chunks * 4) & 0xffff;
-    if (this.aReads > 0) { this.aLatch = aWords[this.aReads - 1]; this.aRdata = this.aLatch; }
-    if (bReads > 0) { this.bLatch = bWords[bReads - 1]; this.bRdata = this.bLatch; }
-    this.sc += this.arrive ? m : m - 1;
-    this.arrive = true;
-    this.iq = m;
-    return m;
+    this.wordsFetched = true;
+  }
+
+  /** The address offsets and the latched words as the issues iq0 .. q-1 leave them (their words fetched already). */
+  private issuedTo(iq0: number, q: number): void {
+    const qa = q < this.aReads ? q : this.aReads, qb = q < this.bReads ? q : this.bReads;
+    this.aOffRow = ((qa & 7) * this.aStride) & 0xffff;
+    this.aOffChunk = ((qa >>> 3) * 4) & 0xffff;
+    if (this.transposeQ) {
+      this.bOffRow = ((qb & 7) * this.bStride) & 0xffff;
+      this.bOffChunk = ((qb >>> 3) * 4) & 0xffff;
+    } else {
+      this.bOffRow = (qb * this.bStride) & 0xffff;
+      this.bOffChunk = 0;
+    }
+    if (qa > iq0) { this.aLatch = this.aWords[qa - 1]; this.aRdata = this.aLatch; }
+    if (qb > iq0) { this.bLatch = this.bWords[qb - 1]; this.bRdata = this.bLatch; }
   }
 
   private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
