@@ -32,6 +32,8 @@ export interface MatvecKernel {
    */
   seedmmspad(spad: number, aBase: number, aStride: number, bBase: number, bStride: number, len: number, transposed: number,
     aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): void;
+  /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call). */
+  seedmmat(args: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -10,7 +10,7 @@
 ;; words (widened here, then eight matvecs, or by pairs of k when B's words
 ;; are its rows: mmPairs). seedrq: its requantized rows.
 ;; seedmmspad: a whole command's issue phase from the scratchpad in this
-;; memory (seedgather, seedmm, seedrq in one call).
+;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
 (module
   (memory (export "memory") 1)
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
@@ -268,7 +268,7 @@
   ;; one MXU command from the scratchpad at spad: its operand words gathered to aw and bw
   ;; (seedgather; non-transposed, B's words from len to the next multiple of 8 are zeroed),
   ;; the 64 sums at acc (seedmm), their requant at out (seedrq).
-  (func (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
+  (func $seedmmspad (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
         (param $len i32) (param $transposed i32) (param $aw i32) (param $bw i32) (param $a16 i32) (param $bt16 i32)
         (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
     (local $chunks i32) (local $k i32)
@@ -289,4 +289,15 @@
     (call $seedmm (local.get $aw) (local.get $bw) (local.get $len) (local.get $transposed)
       (local.get $a16) (local.get $bt16) (local.get $pitch) (local.get $acc))
     (call $seedrq (local.get $acc) (local.get $m0) (local.get $n) (local.get $out)))
+
+  ;; seedmmat(args): seedmmspad with its 16 arguments as i32 at args (in its order): a call
+  ;; with one argument costs little even before the engine has compiled a wrapper for it.
+  (func (export "seedmmat") (param $a i32)
+    (call $seedmmspad
+      (i32.load offset=0 (local.get $a)) (i32.load offset=4 (local.get $a)) (i32.load offset=8 (local.get $a))
+      (i32.load offset=12 (local.get $a)) (i32.load offset=16 (local.get $a)) (i32.load offset=20 (local.get $a))
+      (i32.load offset=24 (local.get $a)) (i32.load offset=28 (local.get $a)) (i32.load offset=32 (local.get $a))
+      (i32.load offset=36 (local.get $a)) (i32.load offset=40 (local.get $a)) (i32.load offset=44 (local.get $a))
+      (i32.load offset=48 (local.get $a)) (i32.load offset=52 (local.get $a)) (i32.load offset=56 (local.get $a))
+      (i32.load offset=60 (local.get $a))))
 )
