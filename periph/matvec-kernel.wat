@@ -60,21 +60,30 @@
   ;; Words in fetch order (word q: row q%8, k-chunk q/8, a nibble per k) into
   ;; 8 int16 rows `pitch` bytes apart: chunks*8 words. A word's 8 nibbles
   ;; (nibble 0 first) are sign-extended to 8 int16 by shifts, an interleave of
-  ;; the low and high nibbles and a widening.
+  ;; the low and high nibbles and a widening; four words (four rows of one
+  ;; chunk) a load.
   (func $widenRows (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
-    (local $q i32) (local $n i32) (local $x v128)
+    (local $q i32) (local $n i32) (local $x v128) (local $lo v128) (local $hi v128) (local $v v128) (local $d i32)
     (local.set $n (i32.shl (local.get $chunks) (i32.const 3)))
     (block $done
       (loop $word
         (br_if $done (i32.ge_u (local.get $q) (local.get $n)))
-        (v128.store align=1 (i32.add (local.get $dst)
+        (local.set $x (v128.load align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2)))))
+        (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
+        (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
+        (local.set $d (i32.add (local.get $dst)
             (i32.add (i32.mul (i32.and (local.get $q) (i32.const 7)) (local.get $pitch))
-                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4))))
-          (i16x8.extend_low_i8x16_s
-            (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
-              (i8x16.shr_s (i8x16.shl (local.tee $x (v128.load32_zero align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2))))) (i32.const 4)) (i32.const 4))
-              (i8x16.shr_s (local.get $x) (i32.const 4)))))
-        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4)))))
+        (local.set $v (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (local.set $v (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $q (i32.add (local.get $q) (i32.const 4)))
         (br $word))))
 
   ;; mmPairs(a16, pitch, bw, kp, acc, pairs): the 64 sums acc[i][j] = sum_{k<kp} A[i][k]*B[k][j]
@@ -189,34 +198,49 @@
       (br_if $arow (i32.lt_u (local.get $i) (i32.const 8)))))
 
   ;; seedrq(acc, m0, n, out): the MXU's requant of its 64 sums (row-major int32 at acc):
-  ;; q = clip((acc*m0 + 2^(n-1)) >> n, -8, 7) (the product in 64 bits, an arithmetic
-  ;; shift: the RTL's requant4), each row's eight q packed a nibble per column (column
-  ;; 0 lowest) into the word at out + 4*row, and every q as a byte at out + 32 + 8*row + col.
+  ;; q = clip(floor((acc*m0 + 2^(n-1)) * 2^-n), -8, 7) (the RTL's requant4: the product
+  ;; is below 2^43 and the scale a power of two, so the doubles are exact), two lanes a
+  ;; vector; each row's eight q packed a nibble per column (column 0 lowest) into the word
+  ;; at out + 4*row, and every q as a byte at out + 32 + 8*row + col.
   (func $seedrq (export "seedrq") (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
-    (local $i i32) (local $j i32) (local $w i32) (local $q i64) (local $half i64) (local $m i64) (local $sh i64)
-    (local.set $m (i64.extend_i32_s (local.get $m0)))
-    (local.set $sh (i64.extend_i32_u (local.get $n)))
+    (local $i i32) (local $m v128) (local $h v128) (local $sc v128) (local $a v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $x v128)
+    (local.set $m (f64x2.splat (f64.convert_i32_s (local.get $m0))))
     (if (local.get $n)
-      (then (local.set $half (i64.shl (i64.const 1) (i64.sub (local.get $sh) (i64.const 1))))))
+      (then (local.set $h (f64x2.splat (f64.convert_i32_u (i32.shl (i32.const 1) (i32.sub (local.get $n) (i32.const 1))))))))
+    (local.set $sc (f64x2.splat (f64.reinterpret_i64
+      (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1023) (local.get $n))) (i64.const 52)))))
     (loop $row
-      (local.set $w (i32.const 0))
-      (local.set $j (i32.const 0))
-      (loop $col
-        (local.set $q (i64.shr_s
-          (i64.add (i64.mul (i64.extend_i32_s (i32.load (local.get $acc))) (local.get $m)) (local.get $half))
-          (local.get $sh)))
-        (if (i64.gt_s (local.get $q) (i64.const 7)) (then (local.set $q (i64.const 7))))
-        (if (i64.lt_s (local.get $q) (i64.const -8)) (then (local.set $q (i64.const -8))))
-        (i32.store8 offset=32 (i32.add (local.get $out) (i32.add (i32.shl (local.get $i) (i32.const 3)) (local.get $j)))
-          (i32.wrap_i64 (local.get $q)))
-        (local.set $w (i32.or (local.get $w)
-          (i32.shl (i32.and (i32.wrap_i64 (local.get $q)) (i32.const 15)) (i32.shl (local.get $j) (i32.const 2)))))
-        (local.set $acc (i32.add (local.get $acc) (i32.const 4)))
-        (local.set $j (i32.add (local.get $j) (i32.const 1)))
-        (br_if $col (i32.lt_u (local.get $j) (i32.const 8))))
-      (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2))) (local.get $w))
+      (local.set $a (v128.load align=4 (local.get $acc)))
+      (local.set $q0 (call $rq2 (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m) (local.get $h) (local.get $sc)))
+      (local.set $q1 (call $rq2 (f64x2.convert_low_i32x4_s
+        (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m) (local.get $h) (local.get $sc)))
+      (local.set $a (v128.load offset=16 align=4 (local.get $acc)))
+      (local.set $q2 (call $rq2 (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m) (local.get $h) (local.get $sc)))
+      (local.set $q3 (call $rq2 (f64x2.convert_low_i32x4_s
+        (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m) (local.get $h) (local.get $sc)))
+      ;; the eight q as int8, lanes 0..7
+      (local.set $x (i8x16.narrow_i16x8_s
+        (i16x8.narrow_i32x4_s
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $q0) (local.get $q1))
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $q2) (local.get $q3)))
+        (v128.const i32x4 0 0 0 0)))
+      (v128.store64_lane offset=32 align=1 0 (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))) (local.get $x))
+      ;; nibbles: each 16-bit lane's low byte q(2k) | q(2k+1) << 4, then the four low bytes
+      (local.set $x (v128.and (local.get $x) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+      (local.set $x (v128.or (local.get $x) (i16x8.shr_u (local.get $x) (i32.const 4))))
+      (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+        (i32x4.extract_lane 0 (i8x16.shuffle 0 2 4 6 0 0 0 0 0 0 0 0 0 0 0 0 (local.get $x) (local.get $x))))
+      (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; Two lanes of seedrq: clip(floor((x*m + h) * sc), -8, 7) as int32 lanes 0 and 1 (2 and 3 zero).
+  (func $rq2 (param $x v128) (param $m v128) (param $h v128) (param $sc v128) (result v128)
+    (i32x4.trunc_sat_f64x2_s_zero
+      (f64x2.max (f64x2.min
+        (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (local.get $x) (local.get $m)) (local.get $h)) (local.get $sc)))
+        (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
 
   ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
   ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,
