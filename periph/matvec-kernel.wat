@@ -201,7 +201,8 @@
   ;; q = clip(floor((acc*m0 + 2^(n-1)) * 2^-n), -8, 7) (the RTL's requant4: the product
   ;; is below 2^43 and the scale a power of two, so the doubles are exact), two lanes a
   ;; vector; each row's eight q packed a nibble per column (column 0 lowest) into the word
-  ;; at out + 4*row, and every q as a byte at out + 32 + 8*row + col.
+  ;; at out + 4*row, and every q as a byte at out + 32 + 8*row + col. Each pair of lanes:
+  ;; trunc(max(min(floor((x*m + h) * sc), 7), -8)).
   (func $seedrq (export "seedrq") (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
     (local $i i32) (local $m v128) (local $h v128) (local $sc v128) (local $a v128)
     (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $x v128)
@@ -212,13 +213,11 @@
       (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1023) (local.get $n))) (i64.const 52)))))
     (loop $row
       (local.set $a (v128.load align=4 (local.get $acc)))
-      (local.set $q0 (call $rq2 (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m) (local.get $h) (local.get $sc)))
-      (local.set $q1 (call $rq2 (f64x2.convert_low_i32x4_s
-        (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m) (local.get $h) (local.get $sc)))
+      (local.set $q0 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      (local.set $q1 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
       (local.set $a (v128.load offset=16 align=4 (local.get $acc)))
-      (local.set $q2 (call $rq2 (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m) (local.get $h) (local.get $sc)))
-      (local.set $q3 (call $rq2 (f64x2.convert_low_i32x4_s
-        (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m) (local.get $h) (local.get $sc)))
+      (local.set $q2 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      (local.set $q3 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
       ;; the eight q as int8, lanes 0..7
       (local.set $x (i8x16.narrow_i16x8_s
         (i16x8.narrow_i32x4_s
@@ -234,13 +233,6 @@
       (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
-
-  ;; Two lanes of seedrq: clip(floor((x*m + h) * sc), -8, 7) as int32 lanes 0 and 1 (2 and 3 zero).
-  (func $rq2 (param $x v128) (param $m v128) (param $h v128) (param $sc v128) (result v128)
-    (i32x4.trunc_sat_f64x2_s_zero
-      (f64x2.max (f64x2.min
-        (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (local.get $x) (local.get $m)) (local.get $h)) (local.get $sc)))
-        (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
 
   ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
   ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,
