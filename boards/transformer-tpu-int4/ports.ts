@@ -97,11 +97,16 @@ export class SeedSpad {
   }
 }
 
+/** Bytes of one bank (1024 words). */
+const BANK_BYTES = 4096;
+
 /** Banks (bitmask) touched by `rows` rows of `rowBytes` bytes from `addr`, `stride` apart, 16-bit wrapping. */
 export function bankMask(addr: number, rows: number, rowBytes: number, stride: number): number {
   if (rows <= 0 || rowBytes <= 0) return 0;
-  if (stride >= 0 && stride <= rowBytes) {
-    // The rows overlap or abut: one span (a B panel's word rows, a dense fill).
+  if (stride >= 0 && (stride <= rowBytes || stride <= BANK_BYTES)) {
+    // The rows overlap or abut, or start at most a bank apart (each row's first bank is at most
+    // one past the row before's): every bank from the first row's start to the last row's end
+    // is touched, one span (a B panel's word rows, a dense fill, a strided B's rows).
     const span = (rows - 1) * stride + rowBytes;
     if (span >= 0x10000) return 0xffff;
     const first = (addr & 0xffff) >>> 12, last = ((addr & 0xffff) + span - 1) >>> 12;
