@@ -295,7 +295,15 @@ export class SeedDma implements SeedUnit {
       const s = (spadRowPtr + fCol) & 0xffff;
       const d = addrQ;
       if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
-        for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+        let k = 0;
+        if (inRow >= 8 && ((s ^ d) & 3) === 0 && sram32 !== null) {
+          // Both ends alike in their words: the bytes up to a word boundary, then whole words.
+          for (; ((s + k) & 3) !== 0; k++) spad[s + k] = sram[d + k];
+          const sw = (s + k) >>> 2, dw = (d + k) >>> 2, words = (inRow - k) >>> 2;
+          for (let w = 0; w < words; w++) spad32[sw + w] = sram32[dw + w];
+          k += words << 2;
+        }
+        for (; k < inRow; k++) spad[s + k] = sram[d + k];
       } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (fCol + inRow >= rowBytes) {
