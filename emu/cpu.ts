@@ -814,12 +814,13 @@ export class Cpu {
     }
     let n = 0, clocks = 0, instrs = 0;
     if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e] && sameRegisters(r, this.pollRegs, 32 * e)) {
+      && this.lastEffect < this.pollRetireds[e]) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
         Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
-      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER)) n = 0;
+      // The registers last (the dearest test): an iteration that changes one is no repeat.
+      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER) || !sameRegisters(r, this.pollRegs, 32 * e)) n = 0;
       this.pollClocks = clocks;
       this.pollInstrs = instrs;
     }

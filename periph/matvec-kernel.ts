@@ -3,7 +3,8 @@
 // int32 wrapping, eight multiply-adds per instruction. One compiled module,
 // an instance (with its own memory) per user: the golden model
 // (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts,
-// through seedmm, which widens its packed operand words itself).
+// through seedmm, which widens its packed operand words itself, and seedmmspad, which
+// also fetches them from the scratchpad living in the same memory and requantizes the sums).
 
 import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
 
@@ -16,9 +17,23 @@ export interface MatvecKernel {
   /**
    * The seed MXU's 64 sums from its packed int4 operand words as fetched (periph/matvec-kernel.wat):
    * A's at `aw`, B's at `bw` (`transposed` 1: B^T's), K = len; widened into 8 rows `pitch` bytes
-   * apart at a16 and bt16, the int32 sums row-major at `acc`, 128 bytes of scratch at `tmp`.
+   * apart at a16 and bt16 (B's pairs of rows, when they are not transposed), the int32 sums row-major at `acc`.
    */
-  seedmm(aw: number, bw: number, len: number, transposed: number, a16: number, bt16: number, pitch: number, acc: number, tmp: number): void;
+  seedmm(aw: number, bw: number, len: number, transposed: number, a16: number, bt16: number, pitch: number, acc: number): void;
+  /**
+   * The seed MXU's requant of its 64 sums at `acc`: q = clip((acc·m0 + 2^(n-1)) >> n, -8, 7),
+   * each row's eight packed a nibble per column into the word at out + 4·row, and every q as a
+   * byte at out + 32 + 8·row + column.
+   */
+  seedrq(acc: number, m0: number, n: number, out: number): void;
+  /**
+   * One seed MXU command whose scratchpad (64 KiB) is at `spad` in this memory: its operand words
+   * gathered as its issue phase fetches them (to aw and bw), then seedmm and seedrq.
+   */
+  seedmmspad(spad: number, aBase: number, aStride: number, bBase: number, bStride: number, len: number, transposed: number,
+    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): void;
+  /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call). */
+  seedmmat(args: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

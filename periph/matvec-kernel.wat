@@ -7,7 +7,10 @@
 ;; modulo 2^32 is associative, so any order gives the sequential loop's bits.
 ;; Two columns per pass share each load of x.
 ;; seedmm: the seed MXU's 8x8 sums straight from its packed int4 operand
-;; words (widened here, then eight matvecs).
+;; words (widened here, then eight matvecs, or by pairs of k when B's words
+;; are its rows: mmPairs). seedrq: its requantized rows.
+;; seedmmspad: a whole command's issue phase from the scratchpad in this
+;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
 (module
   (memory (export "memory") 1)
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
@@ -57,99 +60,111 @@
   ;; Words in fetch order (word q: row q%8, k-chunk q/8, a nibble per k) into
   ;; 8 int16 rows `pitch` bytes apart: chunks*8 words. A word's 8 nibbles
   ;; (nibble 0 first) are sign-extended to 8 int16 by shifts, an interleave of
-  ;; the low and high nibbles and a widening.
+  ;; the low and high nibbles and a widening; four words (four rows of one
+  ;; chunk) a load.
   (func $widenRows (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
-    (local $q i32) (local $n i32) (local $x v128)
+    (local $q i32) (local $n i32) (local $x v128) (local $lo v128) (local $hi v128) (local $v v128) (local $d i32)
     (local.set $n (i32.shl (local.get $chunks) (i32.const 3)))
     (block $done
       (loop $word
         (br_if $done (i32.ge_u (local.get $q) (local.get $n)))
-        (v128.store align=1 (i32.add (local.get $dst)
+        (local.set $x (v128.load align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2)))))
+        (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
+        (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
+        (local.set $d (i32.add (local.get $dst)
             (i32.add (i32.mul (i32.and (local.get $q) (i32.const 7)) (local.get $pitch))
-                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4))))
-          (i16x8.extend_low_i8x16_s
-            (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
-              (i8x16.shr_s (i8x16.shl (local.tee $x (v128.load32_zero align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2))))) (i32.const 4)) (i32.const 4))
-              (i8x16.shr_s (local.get $x) (i32.const 4)))))
-        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+                     (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4)))))
+        (local.set $v (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (local.set $v (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $q (i32.add (local.get $q) (i32.const 4)))
         (br $word))))
 
-  ;; B's rows (word k: B[k][0..7], a nibble per column j), chunks*8 of them, into
-  ;; its 8 columns as int16 rows `pitch` bytes apart: each 8x8 block widened at
-  ;; $tmp (128 bytes) and transposed in three rounds of interleaves (16, 32, 64 bits).
-  (func $widenColumns (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32) (param $tmp i32)
-    (local $c i32) (local $r i32) (local $d i32) (local $x v128)
-    (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
-    (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128)
-    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
-    (local $s4 v128) (local $s5 v128) (local $s6 v128) (local $s7 v128)
-    (block $done
-      (loop $chunk
-        (br_if $done (i32.ge_u (local.get $c) (local.get $chunks)))
-        (local.set $r (i32.const 0))
-        (loop $row
-          (v128.store align=1 (i32.add (local.get $tmp) (i32.shl (local.get $r) (i32.const 4)))
-          (i16x8.extend_low_i8x16_s
-            (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
-              (i8x16.shr_s (i8x16.shl (local.tee $x (v128.load32_zero align=1 (i32.add (local.get $src) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $r)) (i32.const 2))))) (i32.const 4)) (i32.const 4))
-              (i8x16.shr_s (local.get $x) (i32.const 4)))))
-          (local.set $r (i32.add (local.get $r) (i32.const 1)))
-          (br_if $row (i32.lt_u (local.get $r) (i32.const 8))))
-        (local.set $r0 (v128.load offset=0 (local.get $tmp)))
-        (local.set $r1 (v128.load offset=16 (local.get $tmp)))
-        (local.set $r2 (v128.load offset=32 (local.get $tmp)))
-        (local.set $r3 (v128.load offset=48 (local.get $tmp)))
-        (local.set $r4 (v128.load offset=64 (local.get $tmp)))
-        (local.set $r5 (v128.load offset=80 (local.get $tmp)))
-        (local.set $r6 (v128.load offset=96 (local.get $tmp)))
-        (local.set $r7 (v128.load offset=112 (local.get $tmp)))
-        ;; 16-bit interleaves: s0 = r0j0 r1j0 r0j1 r1j1 r0j2 r1j2 r0j3 r1j3, ...
-        (local.set $s0 (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $r0) (local.get $r1)))
-        (local.set $s1 (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $r0) (local.get $r1)))
-        (local.set $s2 (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $r2) (local.get $r3)))
-        (local.set $s3 (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $r2) (local.get $r3)))
-        (local.set $s4 (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $r4) (local.get $r5)))
-        (local.set $s5 (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $r4) (local.get $r5)))
-        (local.set $s6 (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $r6) (local.get $r7)))
-        (local.set $s7 (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $r6) (local.get $r7)))
-        ;; 32-bit interleaves: r0 = r0..r3 of j0, then of j1; r1: j2, j3; r2: j4, j5; r3: j6, j7; r4..r7 the same of rows 4..7
-        (local.set $r0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s0) (local.get $s2)))
-        (local.set $r1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s0) (local.get $s2)))
-        (local.set $r2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s1) (local.get $s3)))
-        (local.set $r3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s1) (local.get $s3)))
-        (local.set $r4 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s4) (local.get $s6)))
-        (local.set $r5 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s4) (local.get $s6)))
-        (local.set $r6 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s5) (local.get $s7)))
-        (local.set $r7 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s5) (local.get $s7)))
-        ;; 64-bit interleaves: column j, rows 0..7, stored at dst + j*pitch + c*16
-        (local.set $d (i32.add (local.get $dst) (i32.shl (local.get $c) (i32.const 4))))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $r0) (local.get $r4)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $r0) (local.get $r4)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $r1) (local.get $r5)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $r1) (local.get $r5)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $r2) (local.get $r6)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $r2) (local.get $r6)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $r3) (local.get $r7)))
-        (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $r3) (local.get $r7)))
-        (local.set $c (i32.add (local.get $c) (i32.const 1)))
-        (br $chunk))))
+  ;; mmPairs(a16, pitch, bw, kp, acc, pairs): the 64 sums acc[i][j] = sum_{k<kp} A[i][k]*B[k][j]
+  ;; with A widened (8 int16 rows at a16, `pitch` apart) and B as its row words (word k:
+  ;; B[k][j] in nibble j, kp a multiple of 8). Each pair of rows k, k+1 of B is widened
+  ;; once into two vectors at pairs + 32p: (B[k][j], B[k+1][j]) for j 0..3, then 4..7;
+  ;; an A row's pair (A[i][k], A[i][k+1]) splat to every lane dots them into four
+  ;; columns' sums at once. Four A rows a pass: eight accumulators.
+  (func $mmPairs (param $a16 i32) (param $pitch i32) (param $bw i32) (param $kp i32) (param $acc i32) (param $pairs i32)
+    (local $p i32) (local $np i32) (local $x v128) (local $lo v128) (local $hi v128) (local $w v128) (local $w1 v128)
+    (local $row i32) (local $half i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
+    (local $c0l v128) (local $c0h v128) (local $c1l v128) (local $c1h v128)
+    (local $c2l v128) (local $c2h v128) (local $c3l v128) (local $c3h v128)
+    (local.set $np (i32.shr_u (local.get $kp) (i32.const 1)))
+    (block $prep_done
+      (loop $prep
+        (br_if $prep_done (i32.ge_u (local.get $p) (local.get $np)))
+        (local.set $x (v128.load64_zero align=1 (i32.add (local.get $bw) (i32.shl (local.get $p) (i32.const 3)))))
+        (local.set $x (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
+          (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
+          (i8x16.shr_s (local.get $x) (i32.const 4))))
+        (local.set $w (i16x8.extend_low_i8x16_s (local.get $x)))
+        (local.set $w1 (i16x8.extend_high_i8x16_s (local.get $x)))
+        (v128.store (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
+          (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $w) (local.get $w1)))
+        (v128.store offset=16 (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
+          (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $w) (local.get $w1)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $prep)))
+    (loop $halves
+      (local.set $r0 (i32.add (local.get $a16) (i32.mul (i32.shl (local.get $half) (i32.const 2)) (local.get $pitch))))
+      (local.set $r1 (i32.add (local.get $r0) (local.get $pitch)))
+      (local.set $r2 (i32.add (local.get $r1) (local.get $pitch)))
+      (local.set $r3 (i32.add (local.get $r2) (local.get $pitch)))
+      (local.set $c0l (v128.const i32x4 0 0 0 0)) (local.set $c0h (v128.const i32x4 0 0 0 0))
+      (local.set $c1l (v128.const i32x4 0 0 0 0)) (local.set $c1h (v128.const i32x4 0 0 0 0))
+      (local.set $c2l (v128.const i32x4 0 0 0 0)) (local.set $c2h (v128.const i32x4 0 0 0 0))
+      (local.set $c3l (v128.const i32x4 0 0 0 0)) (local.set $c3h (v128.const i32x4 0 0 0 0))
+      (local.set $p (i32.const 0))
+      (block $k_done
+        (loop $k
+          (br_if $k_done (i32.ge_u (local.get $p) (local.get $np)))
+          (local.set $row (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5))))
+          (local.set $lo (v128.load (local.get $row)))
+          (local.set $hi (v128.load offset=16 (local.get $row)))
+          (local.set $row (i32.shl (local.get $p) (i32.const 2)))
+          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r0) (local.get $row))))
+          (local.set $c0l (i32x4.add (local.get $c0l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
+          (local.set $c0h (i32x4.add (local.get $c0h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
+          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r1) (local.get $row))))
+          (local.set $c1l (i32x4.add (local.get $c1l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
+          (local.set $c1h (i32x4.add (local.get $c1h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
+          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r2) (local.get $row))))
+          (local.set $c2l (i32x4.add (local.get $c2l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
+          (local.set $c2h (i32x4.add (local.get $c2h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
+          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r3) (local.get $row))))
+          (local.set $c3l (i32x4.add (local.get $c3l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
+          (local.set $c3h (i32x4.add (local.get $c3h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (br $k)))
+      (local.set $row (i32.add (local.get $acc) (i32.shl (local.get $half) (i32.const 7))))
+      (v128.store offset=0 align=4 (local.get $row) (local.get $c0l))
+      (v128.store offset=16 align=4 (local.get $row) (local.get $c0h))
+      (v128.store offset=32 align=4 (local.get $row) (local.get $c1l))
+      (v128.store offset=48 align=4 (local.get $row) (local.get $c1h))
+      (v128.store offset=64 align=4 (local.get $row) (local.get $c2l))
+      (v128.store offset=80 align=4 (local.get $row) (local.get $c2h))
+      (v128.store offset=96 align=4 (local.get $row) (local.get $c3l))
+      (v128.store offset=112 align=4 (local.get $row) (local.get $c3h))
+      (local.set $half (i32.add (local.get $half) (i32.const 1)))
+      (br_if $halves (i32.lt_u (local.get $half) (i32.const 2)))))
 
-  ;; seedmm(aw, bw, len, transposed, a16, bt16, pitch, acc, tmp): the seed MXU's
+  ;; seedmm(aw, bw, len, transposed, a16, bt16, pitch, acc): the seed MXU's
   ;; 64 sums acc[i][j] = sum_{k<len} A[i][k]*B[k][j] (int32, row-major at acc)
   ;; from its operand words as fetched: A at aw (word c*8+i: row i, k = 8c..8c+7),
   ;; B at bw (word k: B[k][j] in nibble j; transposed: word c*8+j holds B[8c..8c+7][j]).
   ;; Non-transposed, B's words from len up to the next multiple of 8 must be 0;
   ;; A's lanes past len are zeroed here (the RTL's array never multiplies them).
-  ;; a16 and bt16: 8 rows `pitch` bytes apart each; tmp: 128 bytes.
-  (func (export "seedmm") (param $aw i32) (param $bw i32) (param $len i32) (param $transposed i32)
-        (param $a16 i32) (param $bt16 i32) (param $pitch i32) (param $acc i32) (param $tmp i32)
+  ;; a16 and bt16: 8 rows `pitch` bytes apart each (bt16 holds mmPairs' pairs, 16*kp bytes).
+  (func $seedmm (export "seedmm") (param $aw i32) (param $bw i32) (param $len i32) (param $transposed i32)
+        (param $a16 i32) (param $bt16 i32) (param $pitch i32) (param $acc i32)
     (local $chunks i32) (local $kp i32) (local $i i32) (local $k i32) (local $row i32)
     (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
     (local.set $kp (i32.shl (local.get $chunks) (i32.const 3)))
@@ -166,9 +181,12 @@
             (br_if $lanes (i32.lt_u (local.get $k) (local.get $kp))))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (br_if $rows (i32.lt_u (local.get $i) (i32.const 8))))))
-    (if (local.get $transposed)
-      (then (call $widenRows (local.get $bw) (local.get $chunks) (local.get $bt16) (local.get $pitch)))
-      (else (call $widenColumns (local.get $bw) (local.get $chunks) (local.get $bt16) (local.get $pitch) (local.get $tmp))))
+    (if (i32.eqz (local.get $transposed))
+      (then
+        ;; B's words are its rows: the sums by pairs of k, no transpose (bt16 holds the pairs).
+        (call $mmPairs (local.get $a16) (local.get $pitch) (local.get $bw) (local.get $kp) (local.get $acc) (local.get $bt16))
+        (return)))
+    (call $widenRows (local.get $bw) (local.get $chunks) (local.get $bt16) (local.get $pitch))
     (local.set $i (i32.const 0))
     (loop $arow
       (call $matvec
@@ -178,4 +196,124 @@
         (local.get $pitch))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $arow (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; seedrq(acc, m0, n, out): the MXU's requant of its 64 sums (row-major int32 at acc):
+  ;; q = clip(floor((acc*m0 + 2^(n-1)) * 2^-n), -8, 7) (the RTL's requant4: the product
+  ;; is below 2^43 and the scale a power of two, so the doubles are exact), two lanes a
+  ;; vector; each row's eight q packed a nibble per column (column 0 lowest) into the word
+  ;; at out + 4*row, and every q as a byte at out + 32 + 8*row + col. Each pair of lanes:
+  ;; trunc(max(min(floor((x*m + h) * sc), 7), -8)).
+  (func $seedrq (export "seedrq") (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
+    (local $i i32) (local $m v128) (local $h v128) (local $sc v128) (local $a v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $x v128)
+    (local.set $m (f64x2.splat (f64.convert_i32_s (local.get $m0))))
+    (if (local.get $n)
+      (then (local.set $h (f64x2.splat (f64.convert_i32_u (i32.shl (i32.const 1) (i32.sub (local.get $n) (i32.const 1))))))))
+    (local.set $sc (f64x2.splat (f64.reinterpret_i64
+      (i64.shl (i64.extend_i32_u (i32.sub (i32.const 1023) (local.get $n))) (i64.const 52)))))
+    (loop $row
+      (local.set $a (v128.load align=4 (local.get $acc)))
+      (local.set $q0 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      (local.set $q1 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      (local.set $a (v128.load offset=16 align=4 (local.get $acc)))
+      (local.set $q2 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (local.get $a)) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      (local.set $q3 (i32x4.trunc_sat_f64x2_s_zero (f64x2.max (f64x2.min (f64x2.floor (f64x2.mul (f64x2.add (f64x2.mul (f64x2.convert_low_i32x4_s (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $a) (local.get $a))) (local.get $m)) (local.get $h)) (local.get $sc))) (v128.const f64x2 7 7)) (v128.const f64x2 -8 -8))))
+      ;; the eight q as int8, lanes 0..7
+      (local.set $x (i8x16.narrow_i16x8_s
+        (i16x8.narrow_i32x4_s
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $q0) (local.get $q1))
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $q2) (local.get $q3)))
+        (v128.const i32x4 0 0 0 0)))
+      (v128.store64_lane offset=32 align=1 0 (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))) (local.get $x))
+      ;; nibbles: each 16-bit lane's low byte q(2k) | q(2k+1) << 4, then the four low bytes
+      (local.set $x (v128.and (local.get $x) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+      (local.set $x (v128.or (local.get $x) (i16x8.shr_u (local.get $x) (i32.const 4))))
+      (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+        (i32x4.extract_lane 0 (i8x16.shuffle 0 2 4 6 0 0 0 0 0 0 0 0 0 0 0 0 (local.get $x) (local.get $x))))
+      (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
+  ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,
+  ;; in fetch order: A's word c*8+i from row i (abase + i*astride), chunk c (the word
+  ;; index wrapping within the scratchpad); B's the same when transposed, else word k
+  ;; from bbase + k*bstride (16-bit byte addresses), breads of them.
+  (func $seedgather (param $spad i32) (param $abase i32) (param $astride i32) (param $chunks i32)
+        (param $bbase i32) (param $bstride i32) (param $breads i32) (param $transposed i32) (param $aw i32) (param $bw i32)
+    (local $i i32) (local $c i32) (local $row i32) (local $k i32)
+    (if (local.get $chunks)
+      (then
+        (loop $arow
+          (local.set $row (i32.shr_u (i32.and (i32.add (local.get $abase) (i32.mul (local.get $i) (local.get $astride))) (i32.const 0xffff)) (i32.const 2)))
+          (local.set $c (i32.const 0))
+          (loop $achunk
+            (i32.store (i32.add (local.get $aw) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $i)) (i32.const 2)))
+              (i32.load (i32.add (local.get $spad) (i32.shl (i32.and (i32.add (local.get $row) (local.get $c)) (i32.const 0x3fff)) (i32.const 2)))))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))
+            (br_if $achunk (i32.lt_u (local.get $c) (local.get $chunks))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br_if $arow (i32.lt_u (local.get $i) (i32.const 8))))))
+    (if (local.get $transposed)
+      (then
+        (if (local.get $chunks)
+          (then
+            (local.set $i (i32.const 0))
+            (loop $brow
+              (local.set $row (i32.shr_u (i32.and (i32.add (local.get $bbase) (i32.mul (local.get $i) (local.get $bstride))) (i32.const 0xffff)) (i32.const 2)))
+              (local.set $c (i32.const 0))
+              (loop $bchunk
+                (i32.store (i32.add (local.get $bw) (i32.shl (i32.add (i32.shl (local.get $c) (i32.const 3)) (local.get $i)) (i32.const 2)))
+                  (i32.load (i32.add (local.get $spad) (i32.shl (i32.and (i32.add (local.get $row) (local.get $c)) (i32.const 0x3fff)) (i32.const 2)))))
+                (local.set $c (i32.add (local.get $c) (i32.const 1)))
+                (br_if $bchunk (i32.lt_u (local.get $c) (local.get $chunks))))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $brow (i32.lt_u (local.get $i) (i32.const 8)))))))
+      (else
+        (if (local.get $breads)
+          (then
+            (local.set $row (local.get $bbase))
+            (loop $bword
+              (i32.store (i32.add (local.get $bw) (i32.shl (local.get $k) (i32.const 2)))
+                (i32.load (i32.add (local.get $spad) (i32.and (local.get $row) (i32.const 0xfffc)))))
+              (local.set $row (i32.add (local.get $row) (local.get $bstride)))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (br_if $bword (i32.lt_u (local.get $k) (local.get $breads)))))))))
+
+  ;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, m0, n, out):
+  ;; one MXU command from the scratchpad at spad: its operand words gathered to aw and bw
+  ;; (seedgather; non-transposed, B's words from len to the next multiple of 8 are zeroed),
+  ;; the 64 sums at acc (seedmm), their requant at out (seedrq).
+  (func $seedmmspad (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
+        (param $len i32) (param $transposed i32) (param $aw i32) (param $bw i32) (param $a16 i32) (param $bt16 i32)
+        (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
+    (local $chunks i32) (local $k i32)
+    (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
+    (call $seedgather (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks)
+      (local.get $bbase) (local.get $bstride)
+      (select (i32.shl (local.get $chunks) (i32.const 3)) (local.get $len) (local.get $transposed))
+      (local.get $transposed) (local.get $aw) (local.get $bw))
+    (if (i32.eqz (local.get $transposed))
+      (then
+        (local.set $k (local.get $len))
+        (block $z_done
+          (loop $z
+            (br_if $z_done (i32.ge_u (local.get $k) (i32.shl (local.get $chunks) (i32.const 3))))
+            (i32.store (i32.add (local.get $bw) (i32.shl (local.get $k) (i32.const 2))) (i32.const 0))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+            (br $z)))))
+    (call $seedmm (local.get $aw) (local.get $bw) (local.get $len) (local.get $transposed)
+      (local.get $a16) (local.get $bt16) (local.get $pitch) (local.get $acc))
+    (call $seedrq (local.get $acc) (local.get $m0) (local.get $n) (local.get $out)))
+
+  ;; seedmmat(args): seedmmspad with its 16 arguments as i32 at args (in its order): a call
+  ;; with one argument costs little even before the engine has compiled a wrapper for it.
+  (func (export "seedmmat") (param $a i32)
+    (call $seedmmspad
+      (i32.load offset=0 (local.get $a)) (i32.load offset=4 (local.get $a)) (i32.load offset=8 (local.get $a))
+      (i32.load offset=12 (local.get $a)) (i32.load offset=16 (local.get $a)) (i32.load offset=20 (local.get $a))
+      (i32.load offset=24 (local.get $a)) (i32.load offset=28 (local.get $a)) (i32.load offset=32 (local.get $a))
+      (i32.load offset=36 (local.get $a)) (i32.load offset=40 (local.get $a)) (i32.load offset=44 (local.get $a))
+      (i32.load offset=48 (local.get $a)) (i32.load offset=52 (local.get $a)) (i32.load offset=56 (local.get $a))
+      (i32.load offset=60 (local.get $a))))
 )

@@ -284,6 +284,40 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 
+  it('MXU: a K past the scratchpad kernel\'s layout (4096 words a side) moves the fast MXU to a kernel of its own; short commands after it still agree', () => {
+    const r = new Rng(29);
+    const spad = new Uint8Array(65536).map(() => r.int(256));
+    const ops: SeedOp[] = [];
+    for (const [k, transpose] of [[4096, 1], [4100, 0], [5000, 1], [128, 0], [33, 1]]) {
+      ops.push(cmd(SEED_MXU, 'GEOM', { LEN: k }), cmd(SEED_MXU, 'MM', { TRANSPOSE: transpose, A_ADDR: 0, B_ADDR: 0x8000, C_ADDR: 0xf000 + ops.length * 8, M0: 37, N: 9 }));
+      ops.push({ kind: 'waitAll' });
+    }
+    const [ref, fast] = both(ops, spad);
+    expect(quads(fast.commands)).toEqual(quads(ref.commands));
+    expect(Buffer.compare(fast.tpu.spad, ref.tpu.spad)).toBe(0);
+    expect([...fast.tpu.mxu.acc]).toEqual([...ref.tpu.mxu.acc]);
+  });
+
+  it('MXU: words written into its operands while it still issues (a DMA fill, a window store) are the ones it fetches, as in the reference', () => {
+    // The MM issues B's word k at its k-th issue clock; a fill or a CPU store into words it has not
+    // fetched yet, after its first issues ran quietly, must reach the sums (the fast model's words
+    // fetched at the first issue no longer hold).
+    const r = new Rng(31);
+    const spad = new Uint8Array(65536).map(() => r.int(256));
+    const mm = [cmd(SEED_MXU, 'GEOM', { LEN: 128 }), cmd(SEED_MXU, 'MM', { A_ADDR: 0, B_ADDR: 0x2000, C_ADDR: 0xf000, M0: 1, N: 0 })];
+    const writers: SeedOp[][] = [
+      [cmd(SEED_DMA, 'MOVE', { SPAD_ADDR: 0x2100, SRAM_ADDR: 0x100, LEN: 128, ROWS: 1 })],
+      [{ kind: 'idle', clocks: 20 }, { kind: 'spadWrite', addr: 0x21f0, value: 0x7777_7777, wstrb: 15 }],
+    ];
+    const quiet = both([...mm, { kind: 'waitAll' }], spad)[1].tpu.mxu.acc.slice();
+    for (const w of writers) {
+      const [ref, fast] = both([...mm, ...w, { kind: 'waitAll' }], spad);
+      expect([...ref.tpu.mxu.acc], 'the write reaches words the MXU fetches later').not.toEqual([...quiet]);
+      expect([...fast.tpu.mxu.acc]).toEqual([...ref.tpu.mxu.acc]);
+      expect(Buffer.compare(fast.tpu.spad, ref.tpu.spad)).toBe(0);
+    }
+  });
+
   it('MXU: long K (the fast sums split their packed lanes every 512 steps): the int32 accumulators, extremes included', () => {
     for (const k of [511, 512, 513, 1024, 1100, 2047]) {
       for (const fill of [0x88, 0x77, 0x78, -1]) {

@@ -5,7 +5,7 @@
 // steps and horizon() (a lower bound of the clocks to DONE) against stepping
 // it clock by clock.
 import { describe, expect, it } from 'vitest';
-import { Ports, SeedSpad } from '../boards/transformer-tpu-int4/ports.ts';
+import { bankMask, Ports, SeedSpad } from '../boards/transformer-tpu-int4/ports.ts';
 import { SeedDma } from '../boards/transformer-tpu-int4/dma.ts';
 import { SeedMxu } from '../boards/transformer-tpu-int4/mxu.ts';
 import { SeedVpu } from '../boards/transformer-tpu-int4/vpu.ts';
@@ -49,6 +49,20 @@ function bulkToDone(u: Unit): number {
 const randomSpad = (r: Rng) => { const s = new SeedSpad(); for (let i = 0; i < s.bytes.length; i++) s.bytes[i] = r.next() & 0xff; return s; };
 
 describe('seed units: reference and fast', () => {
+  it('bankMask: the banks of every byte of the rows, for rows that overlap, abut, or start up to past a bank apart, wrapping at 64 KiB', () => {
+    const r = new Rng(5);
+    // Rows a bank apart never skip one; a byte more apart can (rows of one byte at 4095 and 8192: banks 0 and 2).
+    const cases = [[4095, 2, 1, 4096], [4095, 2, 1, 4097], [0xfff, 3, 1, 4097], [0xf000, 3, 2, 4096]];
+    for (let i = 0; i < 3000; i++) {
+      cases.push([r.int(0x10000), 1 + r.int(r.int(2) ? 8 : 600), 1 + r.int(r.int(2) ? 8 : 300), r.int(4) === 0 ? 4096 + r.int(3) - 1 : r.int(r.int(2) ? 64 : 5000)]);
+    }
+    for (const [addr, rows, rowBytes, stride] of cases) {
+      let want = 0;
+      for (let row = 0; row < rows; row++) for (let b = 0; b < rowBytes; b++) want |= 1 << ((((addr + row * stride) & 0xffff) + b) >>> 12 & 15);
+      expect(bankMask(addr, rows, rowBytes, stride), `addr ${addr} rows ${rows} rowBytes ${rowBytes} stride ${stride}`).toBe(want);
+    }
+  });
+
   it('MXU: literal array = fast datapath, with random A/B/C grant denials (150 commands)', () => {
     const r = new Rng(3);
     for (let i = 0; i < 150; i++) {

@@ -19,10 +19,22 @@ const SEED_OPCODE_NAMES: Record<UnitName, Record<number, string>> = {
 interface SeedQueued extends QueuedView {
   opcode: number;
 }
+/** A ring record: written in place as commands come (the view hands out SeedQueued). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Queued commands a unit's view holds: its queue's depth and the one running, with room to spare (a power of two). */
+const RING = 16;
 
 class SeedUnitView implements UnitActivity {
   issued = 0;
-  readonly fifo: SeedQueued[] = [];
+  /**
+   * The accepted commands not yet started, oldest first, in a ring of records reused as commands
+   * come and go (a commit store allocates nothing): at most a queue's depth are waiting and one
+   * running, so a record is not reused while the view still names it.
+   */
+  private readonly ring: Mutable<SeedQueued>[] = Array.from({ length: RING }, () => ({ serial: 0, pushClock: 0, opcode: 0 }));
+  private head = 0;
+  private count = 0;
   /** The command its unit has taken (told by the seed's onCommandStart), until it ends. */
   running: SeedQueued | null = null;
   runningStart = 0;
@@ -30,6 +42,31 @@ class SeedUnitView implements UnitActivity {
   readonly rules = { describe: (cmd: QueuedView) => this.describe(cmd) };
 
   constructor(readonly name: UnitName) {}
+
+  /** Accepted, not started (a copy, for the tools). */
+  get fifo(): readonly SeedQueued[] {
+    const out: SeedQueued[] = [];
+    for (let i = 0; i < this.count; i++) out.push(this.ring[(this.head + i) & (RING - 1)]);
+    return out;
+  }
+
+  push(pushClock: number, opcode: number): void {
+    if (this.count === RING - 1) this.shift(); // never on the RTL's queue of eight; keeps the one running intact
+    const r = this.ring[(this.head + this.count) & (RING - 1)];
+    r.serial = this.issued++;
+    r.pushClock = pushClock;
+    r.opcode = opcode;
+    this.count++;
+  }
+
+  /** The oldest waiting command, taken off the queue, or null. */
+  shift(): SeedQueued | null {
+    if (this.count === 0) return null;
+    const r = this.ring[this.head];
+    this.head = (this.head + 1) & (RING - 1);
+    this.count--;
+    return r;
+  }
 
   private describe(cmd: QueuedView): string {
     const op = (cmd as SeedQueued).opcode;
@@ -55,7 +92,7 @@ export class SeedActivity implements TpuActivity {
   committed(unit: number, opcode: number, clock: number, stall: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
     if (!v) return;
-    v.fifo.push({ serial: v.issued++, pushClock: clock + stall, opcode });
+    v.push(clock + stall, opcode);
     if (stall > 0) this.stallRecords?.push({ unit: v.name, from: clock, to: clock + stall });
   }
 
@@ -74,7 +111,7 @@ export class SeedActivity implements TpuActivity {
   private started(unit: number, clock: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
     if (!v) return;
-    v.running = v.fifo.shift() ?? null;
+    v.running = v.shift();
     v.runningStart = clock;
   }
 
@@ -82,7 +119,7 @@ export class SeedActivity implements TpuActivity {
   private ended(unit: number, opcode: number, start: number, end: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
     if (!v) return;
-    const cmd = v.running ?? v.fifo.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
+    const cmd = v.running ?? v.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
     v.running = null;
     v.lastEnd = end;
     this.records?.push({

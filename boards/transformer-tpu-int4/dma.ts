@@ -271,8 +271,16 @@ export class SeedDma implements SeedUnit {
           && spadRowPtr + (k - 1) * spadStr + rowBytes <= 0x10000 && dramRowPtr + (k - 1) * dramStr + rowBytes <= SRAM_MASK + 1) {
           let sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
           const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
+          // Rows of one, two and eight words (the model's panels) written out, the others a loop.
           if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
-          else for (let r = 0; r < k; r++, sw += sStep, dw += dStep) for (let w = 0; w < rowWords; w++) spad32[sw + w] = sram32[dw + w];
+          else if (rowWords === 2) {
+            for (let r = 0; r < k; r++, sw += sStep, dw += dStep) { spad32[sw] = sram32[dw]; spad32[sw + 1] = sram32[dw + 1]; }
+          } else if (rowWords === 8) {
+            for (let r = 0; r < k; r++, sw += sStep, dw += dStep) {
+              spad32[sw] = sram32[dw]; spad32[sw + 1] = sram32[dw + 1]; spad32[sw + 2] = sram32[dw + 2]; spad32[sw + 3] = sram32[dw + 3];
+              spad32[sw + 4] = sram32[dw + 4]; spad32[sw + 5] = sram32[dw + 5]; spad32[sw + 6] = sram32[dw + 6]; spad32[sw + 7] = sram32[dw + 7];
+            }
+          } else for (let r = 0; r < k; r++, sw += sStep, dw += dStep) for (let w = 0; w < rowWords; w++) spad32[sw + w] = sram32[dw + w];
           spadRowPtr = (spadRowPtr + k * spadStr) & 0xffff;
           dramRowPtr = (dramRowPtr + k * dramStr) & SRAM_MASK;
           n -= k * rowBytes;
@@ -295,7 +303,15 @@ export class SeedDma implements SeedUnit {
       const s = (spadRowPtr + fCol) & 0xffff;
       const d = addrQ;
       if (s + inRow <= 0x10000 && d + inRow <= SRAM_MASK + 1) {
-        for (let k = 0; k < inRow; k++) spad[s + k] = sram[d + k];
+        let k = 0;
+        if (inRow >= 8 && ((s ^ d) & 3) === 0 && sram32 !== null) {
+          // Both ends alike in their words: the bytes up to a word boundary, then whole words.
+          for (; ((s + k) & 3) !== 0; k++) spad[s + k] = sram[d + k];
+          const sw = (s + k) >>> 2, dw = (d + k) >>> 2, words = (inRow - k) >>> 2;
+          for (let w = 0; w < words; w++) spad32[sw + w] = sram32[dw + w];
+          k += words << 2;
+        }
+        for (; k < inRow; k++) spad[s + k] = sram[d + k];
       } else for (let k = 0; k < inRow; k++) spad[(s + k) & 0xffff] = sram[(d + k) & SRAM_MASK];
       n -= inRow;
       if (fCol + inRow >= rowBytes) {

@@ -15,16 +15,20 @@
 //     memory of the MXU's own WebAssembly SIMD kernel, and the 64 sums are
 //     formed once, at the clock the stream ends, by its seedmm
 //     (periph/matvec-kernel.wat), which widens A's rows and B's columns to
-//     int16 and multiplies them; without WebAssembly SIMD, in doubles three
-//     lanes at a time.
+//     int16 and multiplies them, and requantized by its seedrq; without
+//     WebAssembly SIMD, in doubles three lanes at a time. The TPU's
+//     scratchpad lives in that memory (seedKernelSpad): an issue phase done
+//     in one step (issueAll) is one call, seedmmspad, which fetches the
+//     words, multiplies and requantizes.
 
 import * as ports from './ports.ts';
-import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+import type { Ports, SeedUnit } from './ports.ts';
 import { growTo, matvecKernel, type MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 // Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
-const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask } = ports;
+const { Ports: OwnPorts, RD_A, RD_B, RD_C, WR_C, bankMask, SeedSpad, SEED_SPAD_BYTES } = ports;
+type SeedSpad = ports.SeedSpad;
 
 const S_IDLE = 0, S_STREAM = 1, S_DRAIN_RD = 2, S_DRAIN_WR = 3, S_DONE = 4;
 const N = 8;
@@ -59,16 +63,40 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
 }
 
 /**
- * Byte addresses in an MXU's kernel memory, for K up to `size` (a power of two): [A widened: 8
- * rows of `size` int16][B^T widened: the same][64 int32 sums][128 bytes of scratch][A's operand
- * words: `size`][B's: `size`]. The operand words are fetched straight into it (no copy).
+ * Byte addresses in an MXU's kernel memory, for operand words up to `size` a side (a power of
+ * two): [A widened: 8 rows of int16, pitchOf(K) bytes apart][B^T widened: the same, or B's pairs of rows][64 int32
+ * sums][the requant: 8 packed row words, 64 bytes][seedmmat's arguments][A's operand words:
+ * `size`][B's: `size`]. The operand words are fetched straight into it (no copy). The rows'
+ * pitch is K's, not `size`'s, plus 16 bytes: the 16 rows of a short K then share no cache sets.
  */
-const bt16At = (size: number) => 2 * N * size;
-const accAt = (size: number) => 4 * N * size;
-const tmpAt = (size: number) => accAt(size) + 4 * N * N;
-const awAt = (size: number) => tmpAt(size) + 128;
+const bt16At = (size: number) => 2 * N * size + 256;
+const accAt = (size: number) => 2 * bt16At(size);
+const rqAt = (size: number) => accAt(size) + 4 * N * N;
+/** seedmmat's 16 arguments. */
+const argsAt = (size: number) => rqAt(size) + 128;
+const awAt = (size: number) => argsAt(size) + 64;
 const bwAt = (size: number) => awAt(size) + 4 * size;
 const kernelBytes = (size: number) => bwAt(size) + 4 * size;
+/** Bytes from one widened row to the next for K = len (8 rows of pitchOf(len) fit in 2·N·size + 256). */
+const pitchOf = (len: number) => 2 * ((len + 7) & ~7) + 16;
+/**
+ * Operand words a side the scratchpad's kernel is laid out for (K up to 4096, beyond any model's):
+ * a longer command moves the MXU to a kernel of its own, grown to it (growOperands), whose
+ * operand words are fetched in JavaScript.
+ */
+const SPAD_KERNEL_WORDS = 4096;
+/** The scratchpad's place in a kernel memory laid out for SPAD_KERNEL_WORDS (seedKernelSpad), on a page of its own. */
+const SPAD_AT = Math.ceil(kernelBytes(SPAD_KERNEL_WORDS) / 65536) * 65536;
+
+/**
+ * The fast model's scratchpad: in the memory of a kernel laid out once for the largest command
+ * (so it never grows and no view of it goes stale), where the MXU gathers, multiplies and
+ * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD.
+ */
+export function seedKernelSpad(): SeedSpad {
+  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES);
+  return k ? new SeedSpad(k, SPAD_AT) : new SeedSpad();
+}
 
 /** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */
 let kernelsWork: boolean | undefined;
@@ -103,8 +131,11 @@ export class SeedMxu implements SeedUnit {
   private readonly aEdge = new Int8Array(N);
   private readonly bEdge = new Int8Array(N);
   private readonly vEdge = new Uint8Array(N);
-  /** The 64 accumulators (both models: the fast one fills them when the stream ends). */
-  readonly acc = new Int32Array(N * N);
+  /**
+   * The 64 accumulators (both models: the fast one fills them when the stream ends, or at its
+   * issue phase when that ran in one step; with a kernel, a view of the kernel's sums).
+   */
+  acc = new Int32Array(N * N);
   // fast datapath: operand words in fetch order (sized by start() for the command's length: a board
   // is built per run, and most commands are short), in the kernel's memory when there is one
   private aWords = new Uint32Array(0);
@@ -115,6 +146,17 @@ export class SeedMxu implements SeedUnit {
   /** The K the kernel's memory is laid out for (0: none yet), and its view of the 64 sums. */
   private kernelSize = 0;
   private acc32 = new Int32Array(0);
+  /** The kernel's requant of the sums (seedrq): the 8 row words, and every lane's q as a byte. */
+  private rqWords = new Int32Array(0);
+  private rq8 = new Int8Array(0);
+  /** seedmmat's arguments in the kernel's memory. */
+  private args = new Int32Array(0);
+  /** The scratchpad lives in the kernel's memory (seedKernelSpad): a whole issue phase is one call. */
+  private spadInKernel = false;
+  /** Every operand word of the running command's issue phase is fetched already (issueAll). */
+  private wordsFetched = false;
+  /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
+  private sumsReady = false;
   readMask = 0; writeMask = 0;
   /** Set when A and B were requested in one bank (B is denied for ever: the MXU never finishes). */
   starvedBank = -1;
@@ -125,7 +167,12 @@ export class SeedMxu implements SeedUnit {
 
   private readonly own = new OwnPorts();
 
-  constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {}
+  constructor(private readonly spad: SeedSpad, private readonly reference: boolean) {
+    if (!reference && spad.kernel !== null) {
+      this.useKernel(spad.kernel, SPAD_KERNEL_WORDS);
+      this.spadInKernel = true;
+    }
+  }
 
   /**
    * Fast model: a lower bound of the clocks before S_DONE when the MXU is alone in its banks. The
@@ -199,14 +246,16 @@ export class SeedMxu implements SeedUnit {
     this.cStride = this.gCStride !== 0 ? this.gCStride : 4;
     this.m0 = w2 & 0xfff;
     this.n = (w2 >>> 12) & 15;
-    this.rqHalf = this.n === 0 ? 0 : 2 ** (this.n - 1);
-    this.rqScale = 2 ** -this.n;
+    this.rqHalf = this.n === 0 ? 0 : POW2[this.n - 1];
+    this.rqScale = INV_POW2[this.n];
     const chunks = (len + N - 1) >>> 3;
     if (!this.reference && this.aWords.length < (chunks << 3)) this.growOperands(chunks << 3);
     this.aReads = chunks << 3;
     this.bReads = transpose ? chunks << 3 : len;
     this.scLast = len + 2 * N - 2;
     this.iq = 0; this.sc = 0; this.arrive = false; this.drow = 0; this.vchain = 0;
+    this.sumsReady = false;
+    this.wordsFetched = false;
     this.aOffRow = 0; this.aOffChunk = 0; this.bOffRow = 0; this.bOffChunk = 0;
     if (this.reference) {
       // The fast datapath sets every sum when the stream ends (a K = 0 command drains nothing).
@@ -227,6 +276,9 @@ export class SeedMxu implements SeedUnit {
   request(p: Ports): void {
     switch (this.state) {
       case S_STREAM:
+        // A stepped clock before the last issue (another unit or the CPU may write the banks):
+        // the words fetched at once (issueAll) for the later issues no longer hold.
+        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) { this.wordsFetched = false; this.sumsReady = false; }
         if (this.iq < this.aReads) { p.rdReq[RD_A] = 1; p.rdAddr[RD_A] = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff; }
         if (this.iq < this.bReads) { p.rdReq[RD_B] = 1; p.rdAddr[RD_B] = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff; }
         break;
@@ -315,7 +367,15 @@ export class SeedMxu implements SeedUnit {
     const aReads = this.aReads, bReads = this.bReads, iq0 = this.iq;
     const m = Math.min(n, Math.max(aReads, bReads) - iq0);
     if (m <= 0) return 0;
-    if (iq0 === 0 && m === Math.max(aReads, bReads)) return this.issueAll();
+    if (iq0 === 0 && (m === Math.max(aReads, bReads) || this.spadInKernel)) this.issueAll();
+    if (this.wordsFetched) {
+      // Every word was fetched at the first issue (issueAll): the registers as these issues leave them.
+      this.issuedTo(iq0, iq0 + m);
+      this.sc += this.arrive ? m : m - 1;
+      this.arrive = true;
+      this.iq = iq0 + m;
+      return m;
+    }
     // A's fetches, then B's: nothing in the stretch writes their banks, so the order is free.
     const aEnd = Math.min(iq0 + m, aReads);
     if (iq0 < aEnd) {
@@ -349,14 +409,27 @@ export class SeedMxu implements SeedUnit {
   }
 
   /**
-   * issueBulk() of a whole issue phase at once (the stream's first clock to its last issue in one
-   * stretch): A's words (and a transposed B's) row by row, each row's chunks consecutive words of
-   * the scratchpad (an address's word index wraps with it), a plain B's word rows in order; the
-   * registers as the clock-by-clock issues leave them. Returns the clocks done.
+   * At the first issue clock, in a quiet stretch: every word of the issue phase fetched at once
+   * (wordsFetched), A's (and a transposed B's) row by row, each row's chunks consecutive words of the
+   * scratchpad (an address's word index wraps with it), a plain B's word rows in order. Whole
+   * phases only, unless the scratchpad is in the kernel: there one call fetches, multiplies and
+   * requantizes (seedmmspad), and a phase that outlasts the stretch keeps the words as long as
+   * every clock of it is done in bulk, where nothing writes their banks; a stepped clock before
+   * the last issue drops them (request()), and the words of the later issues are fetched then.
    */
-  private issueAll(): number {
+  private issueAll(): void {
     const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
     const chunks = this.aReads >>> 3, bReads = this.bReads;
+    if (this.spadInKernel) {
+      const size = this.kernelSize, len = this.lenQ, a = this.args;
+      a[0] = this.spad.kernelAt; a[1] = this.aBase; a[2] = this.aStride; a[3] = this.bBase; a[4] = this.bStride;
+      a[5] = len; a[6] = this.transposeQ ? 1 : 0; a[7] = awAt(size); a[8] = bwAt(size); a[9] = 0; a[10] = bt16At(size);
+      a[11] = pitchOf(len); a[12] = accAt(size); a[13] = this.m0; a[14] = this.n; a[15] = rqAt(size);
+      this.kernel!.seedmmat(argsAt(size));
+      this.wordsFetched = true;
+      this.sumsReady = true;
+      return;
+    }
     for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
       for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
@@ -366,20 +439,27 @@ export class SeedMxu implements SeedUnit {
         const rowWord = ((this.bBase + j * this.bStride) & 0xffff) >>> 2;
         for (let c = 0; c < chunks; c++) bWords[(c << 3) + j] = words[(rowWord + c) & 0x3fff];
       }
-      this.bOffRow = 0; this.bOffChunk = (chunks * 4) & 0xffff;
     } else {
       const bBase = this.bBase, bStride = this.bStride;
       for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
-      this.bOffRow = (bReads * bStride) & 0xffff; this.bOffChunk = 0;
     }
-    const m = Math.max(this.aReads, bReads);
-    this.aOffRow = 0; this.aOffChunk = (chunks * 4) & 0xffff;
-    if (this.aReads > 0) { this.aLatch = aWords[this.aReads - 1]; this.aRdata = this.aLatch; }
-    if (bReads > 0) { this.bLatch = bWords[bReads - 1]; this.bRdata = this.bLatch; }
-    this.sc += this.arrive ? m : m - 1;
-    this.arrive = true;
-    this.iq = m;
-    return m;
+    this.wordsFetched = true;
+  }
+
+  /** The address offsets and the latched words as the issues iq0 .. q-1 leave them (their words fetched already). */
+  private issuedTo(iq0: number, q: number): void {
+    const qa = q < this.aReads ? q : this.aReads, qb = q < this.bReads ? q : this.bReads;
+    this.aOffRow = ((qa & 7) * this.aStride) & 0xffff;
+    this.aOffChunk = ((qa >>> 3) * 4) & 0xffff;
+    if (this.transposeQ) {
+      this.bOffRow = ((qb & 7) * this.bStride) & 0xffff;
+      this.bOffChunk = ((qb >>> 3) * 4) & 0xffff;
+    } else {
+      this.bOffRow = (qb * this.bStride) & 0xffff;
+      this.bOffChunk = 0;
+    }
+    if (qa > iq0) { this.aLatch = this.aWords[qa - 1]; this.aRdata = this.aLatch; }
+    if (qb > iq0) { this.bLatch = this.bWords[qb - 1]; this.bRdata = this.bLatch; }
   }
 
   private streamEdge(issueGo: boolean, aReq: boolean, bReq: boolean): void {
@@ -456,6 +536,7 @@ export class SeedMxu implements SeedUnit {
    * fields are split off exactly (every value is an integer below 2^53).
    */
   private sumProducts(): void {
+    if (this.sumsReady) return;
     if (this.kernel) { this.sumOnKernel(); return; }
     const len = this.lenQ, aw = this.aWords, bw = this.bWords, bp = this.bPacked;
     const acc = this.acc;
@@ -492,8 +573,9 @@ export class SeedMxu implements SeedUnit {
   private sumOnKernel(): void {
     const len = this.lenQ, kp = (len + 7) & ~7, size = this.kernelSize;
     if (!this.transposeQ) for (let q = len; q < kp; q++) this.bWords[q] = 0;
-    this.kernel!.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), 2 * size, accAt(size), tmpAt(size));
-    this.acc.set(this.acc32);
+    const k = this.kernel!;
+    k.seedmm(awAt(size), bwAt(size), len, this.transposeQ ? 1 : 0, 0, bt16At(size), pitchOf(len), accAt(size));
+    k.seedrq(accAt(size), this.m0, this.n, rqAt(size));
   }
 
   /** Room for `words` operand words per side (a power of two, at least 1024): in the kernel's memory, or plain arrays without one. */
@@ -501,22 +583,33 @@ export class SeedMxu implements SeedUnit {
     let size = 1024;
     while (size < words) size *= 2;
     if (kernelsWork !== false) {
-      const k = this.kernel ?? matvecKernel(kernelBytes(size));
+      // The scratchpad's kernel never grows (views of the scratchpad would go stale): a kernel of the MXU's own.
+      const k = (this.spadInKernel ? null : this.kernel) ?? matvecKernel(kernelBytes(size));
+      this.spadInKernel = false;
       kernelsWork = k !== null;
       if (k) {
         growTo(k, kernelBytes(size));
-        const buffer = k.memory.buffer;
-        this.kernel = k;
-        this.kernelSize = size;
-        this.aWords = new Uint32Array(buffer, awAt(size), size);
-        this.bWords = new Uint32Array(buffer, bwAt(size), size);
-        this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+        this.useKernel(k, size);
         return;
       }
     }
     this.aWords = new Uint32Array(size);
     this.bWords = new Uint32Array(size);
     this.bPacked = new Float64Array(3 * size);
+  }
+
+  /** The kernel's memory laid out for `size` operand words a side (grown to it already): the views of its parts. */
+  private useKernel(k: MatvecKernel, size: number): void {
+    const buffer = k.memory.buffer;
+    this.kernel = k;
+    this.kernelSize = size;
+    this.aWords = new Uint32Array(buffer, awAt(size), size);
+    this.bWords = new Uint32Array(buffer, bwAt(size), size);
+    this.acc32 = new Int32Array(buffer, accAt(size), N * N);
+    this.acc = this.acc32;
+    this.rqWords = new Int32Array(buffer, rqAt(size), N);
+    this.rq8 = new Int8Array(buffer, rqAt(size) + 32, N * N);
+    this.args = new Int32Array(buffer, argsAt(size), 16);
   }
 
   /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
@@ -539,7 +632,18 @@ export class SeedMxu implements SeedUnit {
   /** The C row `drow` as written: clip4(requant(acc) + (accumulate ? old : 0)) per lane. */
   private cWord(): number {
     let w = 0;
-    const row = this.drow * N, acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
+    const row = this.drow * N;
+    if (this.kernel) {
+      // The kernel's requant (seedrq): the row's word as it is, or each lane added to the old one.
+      if (!this.accQ) return this.rqWords[this.drow] >>> 0;
+      const q8 = this.rq8, old = this.cRdata;
+      for (let j = 0; j < N; j++) {
+        const v = q8[row + j] + sext4(old >>> (4 * j));
+        w |= ((v > 7 ? 7 : v < -8 ? -8 : v) & 15) << (4 * j);
+      }
+      return w >>> 0;
+    }
+    const acc = this.acc, m0 = this.m0, half = this.rqHalf, scale = this.rqScale;
     const oldRow = this.accQ ? this.cRdata : 0; // nibbles of 0 add nothing
     for (let j = 0; j < N; j++) {
       const q = Math.floor((acc[row + j] * m0 + half) * scale); // exact: < 2^53, power-of-two scale

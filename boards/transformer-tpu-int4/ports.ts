@@ -11,6 +11,7 @@
 // writes) and the edges perform granted writes.
 
 import type { BankedUnit } from '../../periph/unit.ts';
+import type { MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 /** A seed unit: the banked flavour of the one unit clock protocol (periph/unit.ts BankedUnit) over these ports. */
 export type SeedUnit = BankedUnit<Ports>;
@@ -62,10 +63,23 @@ export class Ports {
   }
 }
 
-/** The scratchpad: bytes plus a word view (one bank word = 4 bytes, little-endian lanes). */
+/** The scratchpad's bytes. */
+export const SEED_SPAD_BYTES = 64 * 1024;
+
+/**
+ * The scratchpad: bytes plus a word view (one bank word = 4 bytes, little-endian lanes). Its own
+ * array, or (the fast model: boards/transformer-tpu-int4/mxu.ts seedKernelSpad) `kernelAt` bytes
+ * into the memory of a WebAssembly kernel that never grows, where the MXU's kernel reads its
+ * operands without a copy.
+ */
 export class SeedSpad {
-  readonly bytes = new Uint8Array(64 * 1024);
-  readonly words = new Uint32Array(this.bytes.buffer);
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+
+  constructor(readonly kernel: MatvecKernel | null = null, readonly kernelAt = 0) {
+    this.bytes = kernel ? new Uint8Array(kernel.memory.buffer, kernelAt, SEED_SPAD_BYTES) : new Uint8Array(SEED_SPAD_BYTES);
+    this.words = new Uint32Array(this.bytes.buffer, this.bytes.byteOffset, SEED_SPAD_BYTES >>> 2);
+  }
 
   /** The bank word holding byte address `addr` (row_of drops the low two bits). */
   word(addr: number): number {
@@ -83,11 +97,16 @@ export class SeedSpad {
   }
 }
 
+/** Bytes of one bank (1024 words). */
+const BANK_BYTES = 4096;
+
 /** Banks (bitmask) touched by `rows` rows of `rowBytes` bytes from `addr`, `stride` apart, 16-bit wrapping. */
 export function bankMask(addr: number, rows: number, rowBytes: number, stride: number): number {
   if (rows <= 0 || rowBytes <= 0) return 0;
-  if (stride >= 0 && stride <= rowBytes) {
-    // The rows overlap or abut: one span (a B panel's word rows, a dense fill).
+  if (stride >= 0 && (stride <= rowBytes || stride <= BANK_BYTES)) {
+    // The rows overlap or abut, or start at most a bank apart (each row's first bank is at most
+    // one past the row before's): every bank from the first row's start to the last row's end
+    // is touched, one span (a B panel's word rows, a dense fill, a strided B's rows).
     const span = (rows - 1) * stride + rowBytes;
     if (span >= 0x10000) return 0xffff;
     const first = (addr & 0xffff) >>> 12, last = ((addr & 0xffff) + span - 1) >>> 12;

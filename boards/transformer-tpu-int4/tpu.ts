@@ -31,7 +31,7 @@
 import type { MmioDevice } from '../../periph/mmio.ts';
 import * as ports from './ports.ts';
 import { SeedDma } from './dma.ts';
-import { SeedMxu } from './mxu.ts';
+import { SeedMxu, seedKernelSpad } from './mxu.ts';
 import { SeedVpu } from './vpu.ts';
 import * as regs from './regs.ts';
 
@@ -73,7 +73,7 @@ const MAX_HAZARDS = 32;
 const SAT = 0xffffffff;
 
 export class SeedTpu implements MmioDevice {
-  readonly spadMem = new SeedSpad();
+  readonly spadMem: InstanceType<typeof SeedSpad>;
   readonly mxu: SeedMxu;
   readonly vpu: SeedVpu;
   readonly dma: SeedDma;
@@ -121,7 +121,12 @@ export class SeedTpu implements MmioDevice {
   private cpuAddr = 0; private cpuData = 0; private cpuRdata = 0;
 
   // ---- counters (clocks in [windowStart, doneClock]) ----
-  private cRun = 0; private cMxu = 0; private cVpu = 0; private cDma = 0; private cIdle = 0; private cOvlap = 0;
+  /**
+   * Window clocks by the units busy in them (bits 1 MXU, 2 VPU, 4 DMA): one add a stretch; the ten
+   * counters are sums of these (counters()), saturated there (a saturating sum of non-negative
+   * steps is the plain sum, saturated).
+   */
+  private readonly busyClocks = new Float64Array(8);
   private cStall = 0;
 
   /** Fast-model statistics: clocks stepped through the arbiter, clocks skipped, stretches with two or more units in bulk. */
@@ -142,6 +147,8 @@ export class SeedTpu implements MmioDevice {
 
   constructor(opts: { reference: boolean; argmax?: boolean }, private readonly sramBytes: Uint8Array) {
     this.reference = opts.reference;
+    // The fast model's scratchpad lives in its MXU's WebAssembly memory (seedKernelSpad).
+    this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad();
     this.mxu = new SeedMxu(this.spadMem, opts.reference);
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
     this.dma = new SeedDma(this.spadMem, sramBytes);
@@ -280,7 +287,8 @@ export class SeedTpu implements MmioDevice {
     this.windowStart = clock;
     this.done = false;
     this.doneClock = -1;
-    this.cRun = this.cMxu = this.cVpu = this.cDma = this.cIdle = this.cOvlap = this.cStall = 0;
+    this.busyClocks.fill(0);
+    this.cStall = 0;
   }
 
   /** Processes every clock before `clock`; the units, the scratchpad and the SRAM are then as of that clock. */
@@ -333,9 +341,18 @@ export class SeedTpu implements MmioDevice {
   counters(): SeedCounters {
     if (this.done) this.advanceTo(this.doneClock + 1);
     this.catchUp();
+    const b = this.busyClocks;
+    let run = 0, mxu = 0, vpu = 0, dma = 0, ovlap = 0;
+    for (let m = 0; m < 8; m++) {
+      run += b[m];
+      if (m & 1) mxu += b[m];
+      if (m & 2) vpu += b[m];
+      if (m & 4) dma += b[m];
+      if (m === 3 || m >= 5) ovlap += b[m];
+    }
     return {
-      run: this.cRun, mxu: this.cMxu, mload: 0, vpu: this.cVpu, dma: this.cDma, swait: 0, vmm: 0,
-      idlec: this.cIdle, qfull: 0, ovlap: this.cOvlap, trueQfullStall: this.cStall,
+      run: sat(run), mxu: sat(mxu), mload: 0, vpu: sat(vpu), dma: sat(dma), swait: 0, vmm: 0,
+      idlec: sat(b[0]), qfull: 0, ovlap: sat(ovlap), trueQfullStall: this.cStall,
     };
   }
 
@@ -411,13 +428,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   private count(mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean, n: number): void {
-    const busy = (mxuBusy ? 1 : 0) + (vpuBusy ? 1 : 0) + (dmaBusy ? 1 : 0);
-    this.cRun = sat(this.cRun + n);
-    if (mxuBusy) this.cMxu = sat(this.cMxu + n);
-    if (vpuBusy) this.cVpu = sat(this.cVpu + n);
-    if (dmaBusy) this.cDma = sat(this.cDma + n);
-    if (busy === 0) this.cIdle = sat(this.cIdle + n);
-    if (busy >= 2) this.cOvlap = sat(this.cOvlap + n);
+    this.busyClocks[(mxuBusy ? 1 : 0) | (vpuBusy ? 2 : 0) | (dmaBusy ? 4 : 0)] += n;
   }
 
   /** cmd_*.sv at the edge of clock c: pop on the unit's DONE, or take the head (start, GEOM, discard). */
@@ -566,8 +577,8 @@ export class SeedTpu implements MmioDevice {
   private skipBy(n: number): boolean {
     if (this.stretchParallel) this.parallelSkips++;
     this.skippedClocks += n;
-    const b = this.stretchBusy;
-    this.countRange(this.clk, n, (b & 1) !== 0, (b & 2) !== 0, (b & 4) !== 0);
+    const k = this.windowClocks(this.clk, this.clk + n);
+    if (k > 0) this.busyClocks[this.stretchBusy] += k;
     this.lag += n;
     if (!this.stretchLazy) this.catchUp();
     this.clk += n;
@@ -587,11 +598,6 @@ export class SeedTpu implements MmioDevice {
       // At the clock the reference model sees it: the starving clock within the stretch.
       this.hazard(this.clk + Math.max(0, this.mxu.starvedAfter), 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
     }
-  }
-
-  private countRange(c: number, n: number, mxuBusy: boolean, vpuBusy: boolean, dmaBusy: boolean): void {
-    const k = this.windowClocks(c, c + n);
-    if (k > 0) this.count(mxuBusy, vpuBusy, dmaBusy, k);
   }
 }
 

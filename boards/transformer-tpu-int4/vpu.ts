@@ -34,6 +34,9 @@ export class SeedVpu implements SeedUnit {
   private rdLatch = 0;
   /** The running elementwise op's lane result for every lane input x (a, or a + b for a binary op) at x + 16. */
   private readonly laneTable = new Int8Array(32);
+  /** A unary elementwise op's two result nibbles for every input byte (two lanes at once; byteTableOk when built). */
+  private readonly byteTable = new Uint8Array(256);
+  private byteTableOk = false;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -57,7 +60,22 @@ export class SeedVpu implements SeedUnit {
 
   /** Fast model: n clocks (n <= horizon()) with nobody else in the VPU's banks. */
   bulk(n: number): void {
-    // Alone in its banks, nothing stalls: the state sequence without the port arrays.
+    // Alone in its banks, nothing stalls: whole words (their read clocks and S_EXEC) at once from
+    // S_RD0, in order (a word's write lands before the next word's read, as clock by clock) ...
+    if (this.state === S_RD0) {
+      const perWord = this.isBinary(this.op) ? 5 : 3;
+      if (n >= perWord) {
+        const spad = this.spad, binary = perWord === 5;
+        do {
+          this.data0 = spad.word(this.pSrc0);
+          if (binary) this.data1 = spad.word(this.pSrc1);
+          this.rdLatch = binary ? this.data1 : this.data0;
+          this.exec();
+          n -= perWord;
+        } while (n >= perWord && this.state === S_RD0);
+      }
+    }
+    // ... and the state sequence without the port arrays for the rest.
     for (let i = 0; i < n; i++) {
       switch (this.state) {
         case S_RD0: this.rdLatch = this.spad.word(this.pSrc0); this.state = S_RD0D; break;
@@ -93,7 +111,15 @@ export class SeedVpu implements SeedUnit {
     this.m0 = (w2 >>> 16) & 0xfff;
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
-    if (!this.isReduction(this.op)) for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
+    this.byteTableOk = false;
+    if (!this.isReduction(this.op)) {
+      for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
+      if (!this.isBinary(this.op) && vlen >= 64) {
+        const t = this.laneTable;
+        for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
+        this.byteTableOk = true;
+      }
+    }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
     this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.isBinary(this.op) ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
@@ -152,7 +178,10 @@ export class SeedVpu implements SeedUnit {
     } else {
       let data = 0, strb = 0;
       const d0 = this.data0, d1 = this.data1, table = this.laneTable;
-      if (this.isBinary(op)) {
+      if (active === LANES && this.byteTableOk) {
+        const bt = this.byteTable;
+        data = bt[d0 & 0xff] | (bt[(d0 >>> 8) & 0xff] << 8) | (bt[(d0 >>> 16) & 0xff] << 16) | (bt[d0 >>> 24] << 24);
+      } else if (this.isBinary(op)) {
         for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
       } else {
         for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
