@@ -937,10 +937,18 @@ export class Cpu {
 /** Set once runWords has run the warm-up program in this process. */
 let wordLoopWarm = false;
 
-/** The warm-up's bus: no device (the program touches only its BRAM). */
-class NoDeviceBus extends Bus {
-  read(): number { this.fault = true; return 0; }
-  write(): void { this.fault = true; }
+/**
+ * The warm-up's bus: every address outside its BRAM answers after a wait
+ * clock, a read of an address with bit 2 set with a promise to repeat (the
+ * poll-loop path), so the device paths of the loop run too.
+ */
+class WarmUpBus extends Bus {
+  read(addr: number): number {
+    this.wait = 1;
+    this.repeatUntil = addr & 4 ? Number.MAX_SAFE_INTEGER : 0;
+    return addr ^ 0x5a5a5a5a;
+  }
+  write(): void { this.wait = 1; }
 }
 
 /**
@@ -950,22 +958,23 @@ class NoDeviceBus extends Bus {
  * that have run; a case that has not yet run is a deoptimization point, so a
  * firmware that meets its kinds one after the other deoptimized and
  * recompiled the loop several times in its first tenth of a second (a cold
- * `picotpu demo`). The scratch CPU shares nothing with any other, and no
- * device is touched: no board's state, clock or output can depend on it.
+ * `picotpu demo`). The scratch CPU and its bus share nothing with any board:
+ * no board's state, clock or output can depend on it.
  */
 function warmUpWordLoop(features: CpuFeatures): void {
   wordLoopWarm = true;
-  const bus = new NoDeviceBus({ consoleWait: 0, tpuWait: 0, sramBridgeWait: 0, sramReadClocksPerByte: 0, sramWriteClocksPerByte: 0 }, 4096);
+  const bus = new WarmUpBus({ consoleWait: 0, tpuWait: 0, sramBridgeWait: 0, sramReadClocksPerByte: 0, sramWriteClocksPerByte: 0 }, 4096);
   const cpu = new Cpu(bus, { ...features, ENABLE_MUL: true, ENABLE_FAST_MUL: false, ENABLE_DIV: true, COMPRESSED_ISA: false });
   const byName = new Map(INSNS.map((d) => [d.name, d]));
   const code: number[] = [];
   const op = (name: string, rd: number, rs1: number, rs2: number, imm: number) => code.push(encode(byName.get(name)!, rd, rs1, rs2, imm));
-  // x5 = 0x80000000, x6 = -7, x7 = 3, x8 = 0x400 (data), x10 = iterations.
+  // x5 = 0x80000000, x6 = -7, x7 = 3, x8 = 0x400 (data), x10 = iterations, x11 = a device.
   op('lui', 5, 0, 0, 0x80000000 | 0);
   op('addi', 6, 0, 0, -7);
   op('addi', 7, 0, 0, 3);
   op('addi', 8, 0, 0, 0x400);
   op('addi', 10, 0, 0, 40);
+  op('lui', 11, 0, 0, 0x10000000);
   const loop = code.length;
   op('auipc', 12, 0, 0, 0);
   for (const name of ['addi', 'slti', 'sltiu', 'xori', 'ori', 'andi']) { op(name, 12, 6, 0, 5); op(name, 13, 5, 0, -1); }
@@ -976,6 +985,9 @@ function warmUpWordLoop(features: CpuFeatures): void {
   }
   for (const name of ['sw', 'sh', 'sb']) op(name, 0, 8, 6, 0);
   for (const name of ['lw', 'lh', 'lhu', 'lb', 'lbu']) op(name, 12, 8, 0, 0);
+  // The same through the bus: x11 = 0x10000000, outside the BRAM.
+  for (const name of ['sw', 'sh', 'sb']) op(name, 0, 11, 6, 0);
+  for (const name of ['lw', 'lh', 'lhu', 'lb', 'lbu']) { op(name, 12, 11, 0, 0); op(name, 13, 11, 0, 4); }
   // Every branch both ways: taken over the next instruction, and not taken.
   for (const [name, t1, t2, n1, n2] of [['beq', 0, 0, 6, 0], ['bne', 6, 0, 0, 0], ['blt', 6, 7, 7, 6],
     ['bge', 7, 6, 6, 7], ['bltu', 7, 6, 6, 7], ['bgeu', 6, 7, 7, 6]] as const) {
