@@ -14,6 +14,7 @@ import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
+import { doubleFields } from './double-fields.ts';
 
 // Module-local copies of the constants the run loops read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
@@ -143,6 +144,8 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
 const POLL_HISTORY = 4;
 
 export class Cpu {
+  /** Clock-valued fields are doubles from the start (double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['cycle', 'stopClock', 'lastEffect', 'pollClocks', 'pollInstrs']);
   readonly regs = new Int32Array(32);
   pc = 0;
   /** Clock of the next instruction's fetch handshake (clocks since reset release). */

@@ -36,6 +36,7 @@ import type { Sram } from './sram.ts';
 import { SeqFast, SeqListMemory, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
+import { doubleFields } from '../emu/double-fields.ts';
 
 /** The three compute units, and the sequencer of the `sequencer` what-if (§5.11). */
 export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ' | 'LINK';
@@ -72,6 +73,8 @@ export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: rea
 }
 
 export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['lastEnd', 'runningStart']);
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
   /**
@@ -94,7 +97,8 @@ export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES
   depWaiting = false;
 
   constructor(readonly index: number, readonly rules: UnitRules, readonly model: M, queueDepth: number) {
-    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0, entry: -1 }));
+    // pushClock and token (a word with bit 31) are doubles from the start (emu/double-fields.ts); takeCmd sets them.
+    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: Number.NaN, token: Number.NaN, entry: -1 }));
   }
 
   private nextPooled(): PushedCmd {
@@ -154,6 +158,8 @@ export const KEPT_RECORDS = 100_000;
 export const DEADLOCK_POLL_CLOCKS = 1024;
 
 export class Tpu implements MmioDevice, SramSharer, SeqPort {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil']);
   readonly spad: Uint8Array;
   /** The three compute units, DMA, MXU, VPU: the counters, observers and tools see these. */
   readonly units: UnitState[];
