@@ -9,10 +9,13 @@
 import type { BusTiming } from './config.ts';
 import { Console } from './console.ts';
 import type { MmioDevice, SramSharer } from '../periph/mmio.ts';
+import { doubleFields } from './double-fields.ts';
 
 export type { MmioDevice, SramSharer };
 
 export abstract class Bus {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['wait', 'repeatUntil']);
   /** The firmware RAM at 0 (the board's size; the CPU reads and writes it directly). */
   readonly bram: Uint8Array;
   readonly console: Console;

@@ -11,9 +11,10 @@
 // whole iterations at a time (pollRepeats).
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
-import type { Bus } from './bus.ts';
-import { expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
+import { Bus } from './bus.ts';
+import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
+import { doubleFields } from './double-fields.ts';
 
 // Module-local copies of the constants the run loops read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
@@ -143,6 +144,8 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
 const POLL_HISTORY = 4;
 
 export class Cpu {
+  /** Clock-valued fields are doubles from the start (double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['cycle', 'stopClock', 'lastEffect', 'pollClocks', 'pollInstrs']);
   readonly regs = new Int32Array(32);
   pc = 0;
   /** Clock of the next instruction's fetch handshake (clocks since reset release). */
@@ -258,6 +261,7 @@ export class Cpu {
       jal: trapClocks('misaligned-jal', features), branch: trapClocks('misaligned-branch', features),
       jalr: trapClocks('misaligned-jalr', features),
     };
+    if (this.wordSlots && !wordLoopWarm) warmUpWordLoop(features);
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
@@ -931,5 +935,82 @@ export class Cpu {
     const busError = kind === TrapKind.FETCH_OUTSIDE_BRAM || kind === TrapKind.LOAD_BUS_ERROR
       || kind === TrapKind.STORE_BUS_ERROR;
     return busError ? StopReason.BUS_ERROR : StopReason.TRAP;
+  }
+}
+
+/** Set once runWords has run the warm-up program in this process. */
+let wordLoopWarm = false;
+
+/**
+ * The warm-up's bus: every address outside its BRAM answers after a wait
+ * clock, a read of an address with bit 2 set with a promise to repeat (the
+ * poll-loop path), so the device paths of the loop run too.
+ */
+class WarmUpBus extends Bus {
+  read(addr: number): number {
+    this.wait = 1;
+    this.repeatUntil = addr & 4 ? Number.MAX_SAFE_INTEGER : 0;
+    return addr ^ 0x5a5a5a5a;
+  }
+  write(): void { this.wait = 1; }
+}
+
+/**
+ * Runs, once per process, a short program through runWords on a scratch CPU
+ * with every instruction kind of the loop, both ways of a branch, and operands
+ * of either sign. V8 compiles the loop with the type feedback of the cases
+ * that have run; a case that has not yet run is a deoptimization point, so a
+ * firmware that meets its kinds one after the other deoptimized and
+ * recompiled the loop several times in its first tenth of a second (a cold
+ * `picotpu demo`). The scratch CPU and its bus share nothing with any board:
+ * no board's state, clock or output can depend on it.
+ */
+function warmUpWordLoop(features: CpuFeatures): void {
+  wordLoopWarm = true;
+  const bus = new WarmUpBus({ consoleWait: 0, tpuWait: 0, sramBridgeWait: 0, sramReadClocksPerByte: 0, sramWriteClocksPerByte: 0 }, 4096);
+  const cpu = new Cpu(bus, { ...features, ENABLE_MUL: true, ENABLE_FAST_MUL: false, ENABLE_DIV: true, COMPRESSED_ISA: false });
+  const byName = new Map(INSNS.map((d) => [d.name, d]));
+  const code: number[] = [];
+  const op = (name: string, rd: number, rs1: number, rs2: number, imm: number) => code.push(encode(byName.get(name)!, rd, rs1, rs2, imm));
+  // x5 = 0x80000000, x6 = -7, x7 = 3, x8 = 0x400 (data), x10 = iterations, x11 = a device.
+  op('lui', 5, 0, 0, 0x80000000 | 0);
+  op('addi', 6, 0, 0, -7);
+  op('addi', 7, 0, 0, 3);
+  op('addi', 8, 0, 0, 0x400);
+  // Six iterations: V8 gives the loop its feedback vector only after a few hundred
+  // instructions, and the rest run every case with feedback. More cost a short
+  // program's start for nothing (forty made `picotpu run hello.elf` 18 ms slower).
+  op('addi', 10, 0, 0, 6);
+  op('lui', 11, 0, 0, 0x10000000);
+  const loop = code.length;
+  op('auipc', 12, 0, 0, 0);
+  for (const name of ['addi', 'slti', 'sltiu', 'xori', 'ori', 'andi']) { op(name, 12, 6, 0, 5); op(name, 13, 5, 0, -1); }
+  for (const name of ['slli', 'srli', 'srai']) { op(name, 12, 6, 0, 3); op(name, 13, 5, 0, 31); }
+  for (const name of ['add', 'sub', 'sll', 'slt', 'sltu', 'xor', 'srl', 'sra', 'or', 'and',
+    'mul', 'mulh', 'mulhsu', 'mulhu', 'div', 'divu', 'rem', 'remu']) {
+    op(name, 12, 6, 7, 0); op(name, 13, 5, 6, 0); op(name, 14, 7, 0, 0);
+  }
+  for (const name of ['sw', 'sh', 'sb']) op(name, 0, 8, 6, 0);
+  for (const name of ['lw', 'lh', 'lhu', 'lb', 'lbu']) op(name, 12, 8, 0, 0);
+  // The same through the bus: x11 = 0x10000000, outside the BRAM.
+  for (const name of ['sw', 'sh', 'sb']) op(name, 0, 11, 6, 0);
+  for (const name of ['lw', 'lh', 'lhu', 'lb', 'lbu']) { op(name, 12, 11, 0, 0); op(name, 13, 11, 0, 4); }
+  // Every branch both ways: taken over the next instruction, and not taken.
+  for (const [name, t1, t2, n1, n2] of [['beq', 0, 0, 6, 0], ['bne', 6, 0, 0, 0], ['blt', 6, 7, 7, 6],
+    ['bge', 7, 6, 6, 7], ['bltu', 7, 6, 6, 7], ['bgeu', 6, 7, 7, 6]] as const) {
+    op(name, 0, t1, t2, 8); op('addi', 0, 0, 0, 0);
+    op(name, 0, n1, n2, 8); op('addi', 0, 0, 0, 0);
+  }
+  op('jal', 1, 0, 0, 8); op('addi', 0, 0, 0, 0);
+  op('auipc', 9, 0, 0, 0); op('jalr', 1, 9, 0, 12); op('addi', 0, 0, 0, 0);
+  for (const name of ['rdcycle', 'rdcycleh', 'rdtime', 'rdtimeh', 'rdinstret', 'rdinstreth', 'fence']) op(name, 12, 0, 0, 0);
+  op('addi', 10, 10, 0, -1);
+  op('bne', 0, 10, 0, (loop - code.length) * 4);
+  op('ebreak', 0, 0, 0, 0);
+  const words = new DataView(bus.bram.buffer);
+  for (let i = 0; i < code.length; i++) words.setInt32(4 * i, code[i], true);
+  // It ends at its EBREAK with every iteration done: else the program (not the loop) is wrong.
+  if (cpu.run(Number.MAX_SAFE_INTEGER) !== StopReason.TRAP || cpu.trapKind !== TrapKind.EBREAK || cpu.regs[10] !== 0) {
+    throw new Error(`runWords warm-up stopped early at pc 0x${cpu.pc.toString(16)}`);
   }
 }

@@ -104,9 +104,24 @@ export const INSNS: readonly InsnDef[] = [
   r('remu', 0x01, 7, 'div', 'div'),
 ];
 
-/** Index into INSNS of the instruction a word encodes, or -1 if none does. */
-export function matchInsn(word: number): number {
+/**
+ * Indices into INSNS per major opcode (bits 6:0), in INSNS order: every mask
+ * covers those bits, so a word can match only the entries of its opcode's list.
+ */
+const INSNS_BY_OPCODE: readonly (readonly number[])[] = Array.from({ length: 128 }, (_, opcode) => {
+  const list: number[] = [];
   for (let k = 0; k < INSNS.length; k++) {
+    if ((INSNS[k].mask & OPC) !== OPC) throw new Error(`isa.ts entry ${INSNS[k].name}: its mask must cover the opcode`);
+    if ((INSNS[k].match & OPC) === opcode) list.push(k);
+  }
+  return list;
+});
+
+/** Index into INSNS of the instruction a word encodes, or -1 if none does (the first in INSNS order). */
+export function matchInsn(word: number): number {
+  const list = INSNS_BY_OPCODE[word & OPC];
+  for (let i = 0; i < list.length; i++) {
+    const k = list[i];
     if ((word & INSNS[k].mask) === INSNS[k].match) return k;
   }
   return -1;

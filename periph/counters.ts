@@ -2,9 +2,13 @@
 // over the whole run and one over the window the firmware brackets with
 // PERF_CTRL. Both are advanced a window of n identical clocks at a time.
 
+import { doubleFields } from '../emu/double-fields.ts';
+
 export const UNIT_NAMES = ['DMA', 'MXU', 'VPU'] as const;
 
 export class Counters {
+  /** The counts are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['cycles', 'idle', 'stall', 'overlap', 'depWait']);
   cycles = 0;
   /** Busy clocks per unit, in UNIT_NAMES order. */
   readonly busy = [0, 0, 0];

@@ -44,6 +44,7 @@ import {
   type UnitModel,
   type UnitRules,
 } from './unit.ts';
+import { doubleFields } from '../emu/double-fields.ts';
 
 // ---- Fields, from the one table in regs.ts ----
 
@@ -210,6 +211,8 @@ export function mxuRules(cfg: TpuConfig): UnitRules {
  * then tickWrite(c) (or, fast model, skip(c, n) in place of n such pairs).
  */
 abstract class MxuBase {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['start', 'next']);
   running = false;
   protected readonly d = new MxuFields();
   protected start = 0;

@@ -3,6 +3,7 @@
 // the DMA alike.
 
 import type { BusTiming } from './config.ts';
+import { doubleFields } from '../emu/double-fields.ts';
 
 export const SRAM_BASE = 0x4000_0000;
 export const SRAM_SIZE = 512 * 1024;
@@ -17,6 +18,8 @@ export const SRAM_SIZE = 512 * 1024;
  */
 export class Sram {
   readonly bytes = new Uint8Array(SRAM_SIZE);
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['cpuFrom', 'cpuUntil']);
   /** The CPU holds the SRAM bus during [cpuFrom, cpuUntil). */
   cpuFrom = 0;
   cpuUntil = 0;

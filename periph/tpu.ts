@@ -36,6 +36,7 @@ import type { Sram } from './sram.ts';
 import { SeqFast, SeqListMemory, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
+import { doubleFields } from '../emu/double-fields.ts';
 
 /** The three compute units, and the sequencer of the `sequencer` what-if (§5.11). */
 export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ' | 'LINK';
@@ -72,6 +73,8 @@ export function unitStatus(u: { readonly running: Cmd | null; readonly fifo: rea
 }
 
 export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES)[number]> {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['lastEnd', 'runningStart']);
   readonly staging = new Uint32Array(6);
   readonly fifo: Cmd[] = [];
   /**
@@ -94,7 +97,8 @@ export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES
   depWaiting = false;
 
   constructor(readonly index: number, readonly rules: UnitRules, readonly model: M, queueDepth: number) {
-    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: 0, token: 0, entry: -1 }));
+    // pushClock and token (a word with bit 31) are doubles from the start (emu/double-fields.ts); takeCmd sets them.
+    this.cmdPool = Array.from({ length: queueDepth + 2 }, () => ({ args: new Uint32Array(5), opcode: 0, flags: 0, serial: 0, pushClock: Number.NaN, token: Number.NaN, entry: -1 }));
   }
 
   private nextPooled(): PushedCmd {
@@ -154,6 +158,8 @@ export const KEPT_RECORDS = 100_000;
 export const DEADLOCK_POLL_CLOCKS = 1024;
 
 export class Tpu implements MmioDevice, SramSharer, SeqPort {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil']);
   readonly spad: Uint8Array;
   /** The three compute units, DMA, MXU, VPU: the counters, observers and tools see these. */
   readonly units: UnitState[];
@@ -522,7 +528,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     let next = Number.POSITIVE_INFINITY;
     // A running sequencer may push in any clock: ISSUED and STATUS may change now.
     if (this.seq?.running) return this.clock;
-    for (const u of this.all) {
+    for (let i = 0; i < this.all.length; i++) {
+      const u = this.all[i];
       if (u.running) {
         next = Math.min(next, this.reference ? this.clock + 1 : this.clock + (u.model as UnitModel).horizon(this.clock));
       } else if (u.fifo.length > 0 && !this.tokenUnmet(u.fifo[0])) {
@@ -550,7 +557,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    */
   private deadlockFrom(): number {
     let waiting = false, last = this.lastPushClock;
-    for (const u of this.all) {
+    for (let i = 0; i < this.all.length; i++) {
+      const u = this.all[i];
       // A sequencer holding an entry for a full queue, or a WAIT, moves only when a unit does:
       // it waits, as a token-blocked head does.
       if (u.running) {
@@ -646,7 +654,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       if (mxu.running) n = Math.min(n, mxu.model.horizon(c));
       if (vpu.running) n = Math.min(n, vpu.model.horizon(c));
     }
-    for (const u of units) {
+    for (let i = 0; i < units.length; i++) {
+      const u = units[i];
       if (u.running) {
         busyMask |= 1 << u.index;
         if (this.reference) n = 1;
@@ -676,10 +685,11 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (n === 1) {
       // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
       const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
-      for (const u of units) if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c);
+      for (let i = 0; i < units.length; i++) { const u = units[i]; if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c); }
       // The link writes no memory in a clock: its read and its end may come before the units' writes.
       if (link !== null) this.linkClock(link, c);
-      for (const u of units) {
+      for (let i = 0; i < units.length; i++) {
+        const u = units[i];
         if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
       }
       if (this.reference) this.checkPorts(c);
@@ -812,7 +822,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   private findCoupling(): boolean {
     let reads = 0, writes = 0, hazard = false;
-    for (const u of this.units) {
+    for (let i = 0; i < this.units.length; i++) {
+      const u = this.units[i];
       if (!u.running) continue;
       if ((u.footprint.write & reads) || (u.footprint.read & writes)) hazard = true;
       reads |= u.footprint.read;
@@ -843,7 +854,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (!startable) return false;
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
-    for (const u of all) {
+    for (let i = 0; i < all.length; i++) {
+      const u = all[i];
       u.depWaiting = false;
       if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
       const cmd = u.fifo[0];
@@ -887,7 +899,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (mailbox) {
       return `the write port of region ${31 - Math.clz32(mailbox & -mailbox)} is the link's: it is the mailbox (hardware.md §5.12)`;
     }
-    for (const o of this.all) {
+    for (let i = 0; i < this.all.length; i++) {
+      const o = this.all[i];
       if (o === u || !o.running) continue;
       const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;
       if (r | w) {

@@ -28,6 +28,7 @@ import {
   bits, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
+import { doubleFields } from '../emu/double-fields.ts';
 
 // ---- Fields and opcodes, from the table ----
 
@@ -221,6 +222,8 @@ export function vpuRules(cfg: TpuConfig): UnitRules {
 // ---- The clock protocol both models keep (periph/unit.ts) ----
 
 abstract class VpuProtocol {
+  /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
+  private readonly doubles = doubleFields(this, ['start', 'pos']);
   protected readonly d = newDecoded();
   protected isRunning = false;
   protected start = 0;

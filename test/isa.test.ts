@@ -13,6 +13,8 @@ import { Machine } from '../boards/machine.ts';
 import { defaultConfig, type CpuFeatures } from '../emu/config.ts';
 import { FIRST_LAUNCH_CLOCK } from '../emu/timing.ts';
 import { assemble } from '../toolchain/toolchain.ts';
+import { INSNS, matchInsn } from '../emu/isa.ts';
+import { mulberry32 } from './helpers/rng.ts';
 
 
 // ---------------------------------------------------------------------------
@@ -900,5 +902,25 @@ describe('console and EXIT', () => {
     const r = m.run(10_000);
     expect(r.reason).toBe('cycle-limit');
     expect(r.guestExit).toBeNull();
+  });
+});
+
+describe('decoding a word', () => {
+  it('matchInsn is the first INSNS entry whose mask and match fit, for 200000 random words', () => {
+    // The word's low 7 bits are drawn from the opcodes INSNS uses half the time, so most words
+    // land in a list with several entries; the rest are any word at all.
+    const opcodes = [...new Set(INSNS.map((d) => d.match & 0x7f))];
+    const next = mulberry32(0x15a);
+    let matched = 0;
+    for (let i = 0; i < 200_000; i++) {
+      let w = (next() * 2 ** 32) | 0;
+      if (i & 1) w = (w & ~0x7f) | opcodes[i % opcodes.length];
+      // Function fields set to a listed instruction's often enough that every entry is met.
+      if (i % 3 === 0) { const d = INSNS[i % INSNS.length]; w = (w & ~d.mask) | d.match; }
+      const linear = INSNS.findIndex((d) => (w & d.mask) === d.match);
+      expect(matchInsn(w), `0x${(w >>> 0).toString(16)}`).toBe(linear);
+      if (linear >= 0) matched++;
+    }
+    expect(matched).toBeGreaterThan(60_000);
   });
 });
