@@ -19,6 +19,7 @@
 // functions, the same loops, the same waits in the same places.
 
 import { SEED_VARIANT, type ModelDims } from './format.ts';
+import { runChained, runPipelined, type SeedIo } from './seed-ring.ts';
 
 /**
  * The units as model.c numbers them (tpu_seed.h SEED_UNIT_*, generated from the board's regs.ts, which the
@@ -39,6 +40,12 @@ export interface SeedSink {
   cpu(site: string, counts: readonly number[]): void;
   /** The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out. */
   mark(what: 'prefill' | 'done'): void;
+  /**
+   * A sink that keeps the units' clocks (the schedule, the trace replay): chained.c's flows (CHAINED's decode,
+   * PIPELINED's prefill) go through it as the firmware runs them (model/seed-ring.ts), their pump's choices
+   * read from the units; without it the walk streams them in a fixed order (the busy tally).
+   */
+  io?: SeedIo;
 }
 
 /** Per layer: the hardtanh bounds (7 or 8) after attention and after the FFN. */
@@ -282,7 +289,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
     waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
   };
   /** prefill_pipelined (chained.c): the prefill through the weight ring; see walkPipelined. */
-  const forwardPipelined = (t: number) => walkPipelined(dims, bounds, t, variant, sink);
+  const forwardPipelined = (t: number) => (sink.io ? runPipelined(dims, bounds, t, variant, sink.io, sink) : walkPipelined(dims, bounds, t, variant, sink));
   const emit = () => {
     sink.cpu('argmax', [VOCAB]);
     spill(4 * VOCAB, 'emit.logits');
@@ -305,9 +312,12 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   emit();
   sink.mark('prefill');
   if (chained) {
-    walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
-    putSram(4, 'chained.generated');
-    putSram(4, 'chained.status');
+    if (sink.io) runChained(dims, bounds, promptLen, generated, decodeSteps, variant, sink.io, sink);
+    else {
+      walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
+      putSram(4, 'chained.generated');
+      putSram(4, 'chained.status');
+    }
     sink.mark('done');
     return;
   }
@@ -526,6 +536,8 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
   mxu = 0; vpu = 0; dma = 0;
   commands = { mxu: 0, vpu: 0, dma: 0 };
   lowerBound = 0;
+  /** The lower bound of the prefill's pass (at the prefill mark). */
+  prefillLowerBound = 0;
   /** Busy per unit of the pass under way (the commands before the first pass count to it). */
   private readonly passBusy = [0, 0, 0];
   private inPass = false;
@@ -541,6 +553,7 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
   cpu(): void {}
   mark(what: 'prefill' | 'done'): void {
     if (what === 'done') this.closePass();
+    else this.prefillLowerBound = this.lowerBound + Math.max(...this.passBusy);
   }
   private closePass(): void {
     this.lowerBound += Math.max(...this.passBusy);

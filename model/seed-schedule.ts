@@ -28,7 +28,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CALIBRATIONS, calibrationFile, firmwareFile, programSha256, type CalibrationHeader } from './predict/calibration.ts';
 import type { ModelDims } from './format.ts';
-import { residentPrefill, SEED_DMA, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import { residentPrefill, SEED_DMA, SeedBusyTally, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import type { SeedIo } from './seed-ring.ts';
+import { SEED_VARIANT } from './format.ts';
 
 /** The calibration table of the seed board's issue costs. */
 export const SEED_TERMS_TABLE = 'issue-terms-seed' as const;
@@ -95,6 +97,9 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
   stallClocks: number;
 }
 
+/** The event before each of chained.c's pumps (model/seed-ring.ts) whose code between them has no event. */
+const BEFORE_PUMP: Record<string, string> = { rmp: 'rm.mm', rm: 'rm.mm0', fch: 'fc.dot', cah: 'ca.qk' };
+
 const byEnds = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 
 /** The paths of a table by "from", then "to" (built once per table). */
@@ -119,7 +124,11 @@ function pathsByEnds(terms: SeedTerms): Map<string, Map<string, SeedPath>> {
  * pulse, clock 0) and each unit's retire clocks. Every number it needs per
  * event is in typed arrays; a path's term is looked up once per event.
  */
-export class SeedSchedule implements SeedSink {
+export class SeedSchedule implements SeedSink, SeedIo {
+  /** chained.c's flows run through the schedule's own clocks (model/seed-ring.ts). */
+  readonly io: SeedIo = this;
+  /** Per unit: the commands a read has seen retired (reads come in the CPU's clock order). */
+  private readonly seen = new Int32Array(3);
   /** The clock the CPU finished its last event in (a commit landed, a wait's last read). */
   private cpuClock = 0;
   private from = 'start';
@@ -149,7 +158,7 @@ export class SeedSchedule implements SeedSink {
 
   /** The clock the CPU reaches the event at `site`: the path from the last event. */
   private reach(site: string): number {
-    const p = this.paths.get(this.from)?.get(site);
+    const p = this.paths.get(this.from)?.get(site) ?? this.afterPump(this.from, site);
     if (!p) throw new MissingSeedTermError(`seed-schedule: no term for the path ${this.from}>${site}: no calibration job takes it (scripts/calibrate-seed-issue.ts)`);
     let clocks = p.clocks;
     const n = Math.min(p.perCount.length, this.counts.length);
@@ -157,6 +166,51 @@ export class SeedSchedule implements SeedSink {
     this.counts.length = 0;
     this.from = site;
     return this.cpuClock + clocks;
+  }
+
+  /**
+   * A path from an event of chained.c's pump (its LEVEL read, its slot's RETIRED read, its push) that no
+   * calibration job took. The pump's code after any of its events runs to the pump's return, and the
+   * caller's from there to `to`: a path from event x of the pump at call site F is tail(F.x) + head(to).
+   * So F.x>to = F.x>b + F.y>to − F.y>b for another event y of the same pump and a site b both reach;
+   * failing that, F.y>to + (G.x>b − G.y>b), the difference of the two events' tails at another call
+   * site G (the table's first such). Cached in the table's paths.
+   */
+  private afterPump(from: string, to: string): SeedPath | undefined {
+    const m = /^(.*)\.(level|slot|push)$/.exec(from);
+    const fromPaths = m ? this.paths.get(from) : undefined;
+    if (!m || !fromPaths) return undefined;
+    const sum = (terms: [SeedPath, number][]): SeedPath => {
+      const n = Math.max(...terms.map(([p]) => p.perCount.length));
+      return {
+        clocks: terms.reduce((a, [p, k]) => a + k * p.clocks, 0),
+        perCount: Array.from({ length: n }, (_, i) => terms.reduce((a, [p, k]) => a + k * (p.perCount[i] ?? 0), 0)),
+      };
+    };
+    /** F.x>b − F.y>b for a site b both reach at call site F. */
+    const tailDiff = (x: Map<string, SeedPath> | undefined, y: Map<string, SeedPath> | undefined): [SeedPath, SeedPath] | undefined => {
+      if (!x || !y) return undefined;
+      for (const [b, xb] of x) { const yb = y.get(b); if (yb) return [xb, yb]; }
+      return undefined;
+    };
+    const others = ['level', 'slot', 'push'].filter((o) => o !== m[2]);
+    // The pump's other events, and the event before it, when the pump is silent (its tail is the whole pump).
+    for (const other of [...others.map((o) => `${m[1]}.${o}`), ...(BEFORE_PUMP[m[1]] ? [BEFORE_PUMP[m[1]]] : [])]) {
+      const alt = this.paths.get(other), altTo = alt?.get(to);
+      const d = altTo && tailDiff(fromPaths, alt);
+      if (d) { const p = sum([[d[0], 1], [altTo, 1], [d[1], -1]]); fromPaths.set(to, p); return p; }
+    }
+    for (const other of others) {
+      const altTo = this.paths.get(`${m[1]}.${other}`)?.get(to);
+      if (!altTo) continue;
+      for (const [site, fromSite] of this.paths) {
+        const g = /^(.*)\.(level|slot|push)$/.exec(site);
+        if (!g || g[2] !== m[2] || g[1] === m[1]) continue;
+        const d = tailDiff(fromSite, this.paths.get(`${g[1]}.${other}`));
+        if (d) { const p = sum([[altTo, 1], [d[0], 1], [d[1], -1]]); fromPaths.set(to, p); return p; }
+      }
+    }
+    return undefined;
   }
 
   private retireOf(unit: number, index: number): number {
@@ -198,6 +252,27 @@ export class SeedSchedule implements SeedSink {
       }
     }
     this.cpuClock = read;
+  }
+
+  commit(unit: number, busy: number, site: string, as?: string): void {
+    this.command(unit, busy, site);
+    if (as !== undefined) this.from = as;
+  }
+
+  issued(unit: number): number {
+    return this.pushed[unit];
+  }
+
+  /** A read of RETIRED or LEVEL in the clock the path to `site` reaches: it sees the commands retired before that clock. */
+  read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number {
+    const r = this.reach(site), n = this.pushed[unit];
+    this.cpuClock = r;
+    if (as !== undefined) this.from = as;
+    // Every command but the last QUEUE_DEPTH retired before the last commit landed.
+    let seen = Math.max(this.seen[unit], n - QUEUE_DEPTH);
+    while (seen < n && this.retireOf(unit, seen) < r) seen++;
+    this.seen[unit] = seen;
+    return reg === 'retired' ? seen : n - seen;
   }
 
   cpu(_site: string, counts: readonly number[]): void {
@@ -271,5 +346,15 @@ export function predictSeedRun(dims: ModelDims, bounds: SeedLayerBounds[], promp
     if (e instanceof MissingSeedTermError) return null;
     throw e;
   }
-  return s.result();
+  const p = s.result();
+  if (variant & (SEED_VARIANT.CHAINED | SEED_VARIANT.PIPELINED)) {
+    // chained.c's pump queues a step's chunks while the step before runs: the lower bound counts each to the
+    // pass whose weights it carries (the busy tally's), not to the pass under way when it was queued.
+    const t = new SeedBusyTally();
+    walkSeedJob(dims, bounds, promptLen, generated, variant, t, decodeSteps);
+    p.lowerBound = t.lowerBound;
+    p.phases[0].lowerBound = t.prefillLowerBound;
+    p.phases[1].lowerBound = t.lowerBound - t.prefillLowerBound;
+  }
+  return p;
 }

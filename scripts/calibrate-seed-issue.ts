@@ -13,12 +13,12 @@
 // Writes model/predict/calibration/issue-terms-seed.jsonl (re-run whenever model.c changes):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-seed-issue.ts
 
-import { SEED_VARIANT_ALL, type ModelDims } from '../model/format.ts';
+import { SEED_VARIANT, type ModelDims } from '../model/format.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '../model/seed-schedule.ts';
 import { alignSeedTrace, traceSeedJob } from './seed-issue-trace.ts';
 
-interface CalJob { dims: ModelDims; prompt: number; steps: number }
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants?: number[] }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
 const MID: ModelDims = { d: 64, dFF: 128, heads: 2, layers: 1, vocab: 16, maxSeq: 64 };
 const WIDE: ModelDims = { d: 128, dFF: 256, heads: 4, layers: 1, vocab: 24, maxSeq: 48 };
@@ -34,8 +34,16 @@ const JOBS: CalJob[] = [
   { dims: { ...SMALL, maxSeq: 128 }, prompt: 100, steps: 0 },
   // ... and past 127 keys (a score row block of two VPU chunks), one layer.
   { dims: { ...SMALL, layers: 1, maxSeq: 160 }, prompt: 140, steps: 0 },
+  // chained.c's flows on a wide FFN (d_ff = 4 d: two FFN panels a decode chunk, one a prefill slot), a prompt of
+  // six row blocks and more (the packed mask's zeros in two VPU chunks), decode steps long enough for the DMA to lead.
+  { dims: { d: 128, dFF: 512, heads: 4, layers: 1, vocab: 24, maxSeq: 96 }, prompt: 45, steps: 4, variants: [8, 15, 16, 23, 24, 31] },
+  { dims: { d: 64, dFF: 256, heads: 2, layers: 2, vocab: 8, maxSeq: 64 }, prompt: 52, steps: 3, variants: [8, 15, 16, 23, 24, 31] },
+  // ... and of eight row blocks and more (those zeros in three chunks).
+  { dims: { ...SMALL, maxSeq: 72 }, prompt: 61, steps: 2, variants: [16, 20, 23, 31] },
 ];
-const VARIANTS = Array.from({ length: SEED_VARIANT_ALL + 1 }, (_, v) => v);
+/** Every combination of the firmware's variant bits (chained.c's CHAINED and PIPELINED flows included). */
+const ALL_BITS = Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0);
+const VARIANTS = Array.from({ length: ALL_BITS + 1 }, (_, v) => v);
 
 /** Samples per path: the clocks and the loop counts; per wait site, the gaps between its reads. */
 const samples = new Map<string, { clocks: number[]; counts: number[][] }>();
@@ -53,7 +61,7 @@ function calibrate(job: CalJob, variant: number, seed: number, jobIndex: number)
   const model = randomModel(job.dims, seed);
   model.layers.forEach((l, i) => { [l.bound1, l.bound2] = BOUNDS[(jobIndex + i) % BOUNDS.length]; });
   const t = traceSeedJob(model, { prompt: randomPrompt(job.dims, job.prompt, seed), decodeSteps: job.steps, variant, stopToken: 255 });
-  alignSeedTrace(model, job.prompt, variant, t, sample, (site, gap) => { const g = gaps.get(site) ?? []; g.push(gap); gaps.set(site, g); });
+  alignSeedTrace(model, job.prompt, variant, t, sample, (site, gap) => { const g = gaps.get(site) ?? []; g.push(gap); gaps.set(site, g); }, job.steps);
   return { run: t.run, prefill: t.prefill ?? t.run, generated: t.generated, model };
 }
 
@@ -98,11 +106,11 @@ function fit(clocks: number[], counts: number[][]): SeedPath {
 const runs: { job: CalJob; variant: number; seed: number; out: ReturnType<typeof calibrate> }[] = [];
 for (const [jobIndex, job] of JOBS.entries()) {
   const t0 = performance.now();
-  for (const variant of VARIANTS) {
+  for (const variant of job.variants ?? VARIANTS) {
     const seed = 7 + variant + job.prompt;
     runs.push({ job, variant, seed, out: calibrate(job, variant, seed, jobIndex) });
   }
-  console.log(`d ${job.dims.d}, ${job.dims.layers} layer(s), prompt ${job.prompt} + ${job.steps} steps: ${VARIANTS.length} variants, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`d ${job.dims.d}, ${job.dims.layers} layer(s), prompt ${job.prompt} + ${job.steps} steps: ${(job.variants ?? VARIANTS).length} variants, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 const terms: SeedTerms = { paths: new Map(), polls: new Map() };
@@ -136,6 +144,6 @@ for (const { job, variant, out } of runs) {
 }
 console.log(`calibration jobs: worst run-clock error ${worst.toFixed(4)} %`);
 
-const about = `Issue costs of seed-model.elf (model.c on the seed board), counted by scripts/calibrate-seed-issue.ts on the reference models' trace of ${JOBS.map((j) => `d ${j.dims.d}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps`).join('; ')}; variants ${VARIANTS.join(', ')}. A path is "from>to" by firmware site (model/seed-analytic.ts): its clocks, and per loop count on it its clocks per trip; a poll is a wait site's loop period.`;
+const about = `Issue costs of seed-model.elf (model.c on the seed board), counted by scripts/calibrate-seed-issue.ts on the reference models' trace of ${JOBS.map((j) => `d ${j.dims.d}, d_ff ${j.dims.dFF}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.variants ? ` (variants ${j.variants.join(', ')})` : ''}`).join('; ')}; variants ${VARIANTS[0]} to ${VARIANTS[VARIANTS.length - 1]} unless named. A path is "from>to" by firmware site (model/seed-analytic.ts): its clocks, and per loop count on it its clocks per trip; a poll is a wait site's loop period.`;
 writeSeedTerms(about, terms);
 console.log('wrote model/predict/calibration/issue-terms-seed.jsonl');
