@@ -14,7 +14,7 @@
 // chained.c; the accesses of the pump, which the compiler inlines at each of
 // its calls, are prefixed by the call's place ("wf": wait_for's loop, "ci":
 // chunk_in's, "rm": ring_matmul after a chunk, "rmp": after a panel of the
-// prefill, "kv": pump_kv, a function of its own). Keep it in step with
+// prefill, "pkv": pump_kv, a function of its own). Keep it in step with
 // chained.c loop for loop (model/seed-analytic.ts walks the same flows without
 // timing, for the busy clocks).
 
@@ -30,6 +30,8 @@ export interface SeedIo {
    * given (a read in a function that many sites call: the clocks to it are the caller's, those after it the function's).
    */
   read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number;
+  /** The paths from here start at `site` (a function's return: the clocks after it are its caller's). */
+  resume(site: string): void;
   /** Commands committed to `unit` so far (the firmware's ISSUED reads: no event, their clocks are in the paths). */
   issued(unit: number): number;
 }
@@ -108,14 +110,15 @@ class Ring {
     return this.io.read('retired', unit, site, as) - idx >= 0;
   }
 
-  private pumpKv(): void {
+  private pumpKv(at: string): void {
     if (this.pStep > this.lastStep || this.pStep > this.cStep + 1) return;
-    if (!this.kvOn) { this.nextWords(); return; }
-    if (this.io.read('level', SEED_DMA, 'kv.level') > DMA_AHEAD) return;
-    if (this.attnCount < this.kvItems || !this.retiredBy(SEED_MXU, this.attnEndIdx, 'kv.attn')) return;
+    // A step's start without K/V fills: next_words, no access (its clocks on a path of their own).
+    if (!this.kvOn) { this.nextWords(); this.io.resume(`${at}.start`); return; }
+    if (this.io.read('level', SEED_DMA, 'pkv.level') > DMA_AHEAD) return;
+    if (this.attnCount < this.kvItems || !this.retiredBy(SEED_MXU, this.attnEndIdx, 'pkv.attn')) return;
     const bytes = ((this.plen + this.pStep - 1) * this.dims.d) / 2;
-    this.io.commit(SEED_DMA, fillBusy(bytes), 'kv.fill_k');
-    this.io.commit(SEED_DMA, fillBusy(bytes), 'kv.fill_v');
+    this.io.commit(SEED_DMA, fillBusy(bytes), 'pkv.fill_k');
+    this.io.commit(SEED_DMA, fillBusy(bytes), 'pkv.fill_v');
     this.kvFillIdx = this.io.issued(SEED_DMA);
     this.kvItems++;
     this.pKvDone = 1;
@@ -124,7 +127,7 @@ class Ring {
 
   /** pump(), inlined at `at`: queues the stream's next item if it can go now. */
   pump(at: string): void {
-    if (!this.pOk) { this.pumpKv(); return; }
+    if (!this.pOk) { this.pumpKv(at); return; }
     if (this.pChunks - this.cChunks >= this.nslot || this.io.read('level', SEED_DMA, `${at}.level`) > DMA_AHEAD) return;
     const s = this.pSlot;
     if (!this.retiredBy(this.slotUnit[s], this.slotIdx[s], `${at}.slot`)) return;
@@ -142,8 +145,8 @@ class Ring {
 
   /** wait_for(unit, idx) called at `site`: its first read is the caller's, the loop's are wait_for's own. */
   waitFor(unit: number, idx: number, site: string): void {
-    if (this.retiredBy(unit, idx, site, 'wf.poll')) return;
-    do this.pump('wf'); while (!this.retiredBy(unit, idx, 'wf.poll'));
+    if (!this.retiredBy(unit, idx, site, 'wf.poll')) do this.pump('wf'); while (!this.retiredBy(unit, idx, 'wf.poll'));
+    this.io.resume(`${site}.done`);
   }
 
   waitAll(unit: number, site: string): void {
@@ -178,7 +181,7 @@ class Ring {
 function helpers(io: SeedIo, d: number) {
   /** vpu_ew (a function): a chunk a trip; the clocks to the first are the caller's, the loop's after it vpu_ew's own. */
   const vpuEw = (busy: (n: number) => number, count: number, site: string) => {
-    for (let left = count, first = true; left > 0; left -= VPU_CHUNK, first = false) io.commit(SEED_VPU, busy(Math.min(left, VPU_CHUNK)), first ? site : 'vpu_ew.next', 'vpu_ew.next');
+    for (let left = count, first = true; left > 0; left -= VPU_CHUNK, first = false) io.commit(SEED_VPU, busy(Math.min(left, VPU_CHUNK)), first ? site : 'cvpu.next', 'cvpu.next');
   };
   /** pf_vpu_ew (inline at `site`): the whole chunks in a loop, then the last. */
   const vpuEwInline = (busy: (n: number) => number, count: number, site: string) => {
@@ -364,7 +367,7 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
     const at = first ? 'pfs0' : 'pfs';
     if (!flash) h.geom(`${at}.geom`);
     for (let i = 0; i < blocks; i++) {
-      if (flash) h.geom(`${at}.geom`);
+      if (flash) h.geom(`${at}.fgeom`);
       for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) h.mm(DH, false, j ? `${at}.mm` : `${at}.mm0`);
     }
     return io.issued(SEED_MXU);
@@ -385,7 +388,7 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
       ring.waitAll(SEED_VPU, 'pfa.vpu');
       if (!flash) h.geom('pfv.geom');
       for (let i = 0; i < blocks; i++) {
-        if (flash) h.geom('pfv.geom');
+        if (flash) h.geom('pfv.fgeom');
         for (let c = 0; c < DH / 8; c++) h.mm(keysOf(i), false, c ? 'pfv.mm' : 'pfv.mm0');
       }
     }

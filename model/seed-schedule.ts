@@ -263,6 +263,10 @@ export class SeedSchedule implements SeedSink, SeedIo {
     return this.pushed[unit];
   }
 
+  resume(site: string): void {
+    this.from = site;
+  }
+
   /** A read of RETIRED or LEVEL in the clock the path to `site` reaches: it sees the commands retired before that clock. */
   read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number {
     const r = this.reach(site), n = this.pushed[unit];

@@ -40,6 +40,9 @@ const JOBS: CalJob[] = [
   { dims: { d: 64, dFF: 256, heads: 2, layers: 2, vocab: 8, maxSeq: 64 }, prompt: 52, steps: 3, variants: [8, 15, 16, 23, 24, 31] },
   // ... and of eight row blocks and more (those zeros in three chunks).
   { dims: { ...SMALL, maxSeq: 72 }, prompt: 61, steps: 2, variants: [16, 20, 23, 31] },
+  // chained.c's set-up (its geometry's divisions, a loop a quotient) without decode steps, at other widths.
+  { dims: MID, prompt: 9, steps: 0, variants: [8, 15, 24, 31] },
+  { dims: WIDE, prompt: 10, steps: 0, variants: [8, 15, 24, 31] },
 ];
 /** Every combination of the firmware's variant bits (chained.c's CHAINED and PIPELINED flows included). */
 const ALL_BITS = Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0);

@@ -81,7 +81,7 @@ class Replay implements SeedSink, SeedIo {
   private readonly pushed = [0, 0, 0];
 
   constructor(private readonly t: SeedTrace, private readonly where: string,
-    private readonly path: (path: string, clocks: number, counts: number[]) => void, private readonly gap: (site: string, clocks: number) => void) {
+    private readonly path: (path: string, clocks: number, counts: number[], clock?: number) => void, private readonly gap: (site: string, clocks: number) => void) {
     this.cpuClock = t.windowStart;
   }
 
@@ -119,7 +119,7 @@ class Replay implements SeedSink, SeedIo {
     this.event++;
     const a = this.t.trace[this.at];
     if (!a || !a.commit || a.unit !== unit) this.fail(`command ${site}, unit ${unit}`);
-    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take());
+    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take(), a.clock - this.t.windowStart);
     this.cpuClock = a.clock + a.stall;
     this.at++;
     this.pushed[unit]++;
@@ -133,12 +133,14 @@ class Replay implements SeedSink, SeedIo {
 
   issued(unit: number): number { return this.pushed[unit]; }
 
+  resume(site: string): void { this.from = site; }
+
   read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number {
     this.settle(reg === 'retired' ? unit : -1);
     this.event++;
     const a = this.t.trace[this.at];
     if (!a || a.commit || a.unit !== unit || a.reg !== reg) this.fail(`read ${reg} ${site}, unit ${unit}`);
-    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take());
+    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take(), a.clock - this.t.windowStart);
     this.cpuClock = a.clock;
     this.at++;
     this.from = as ?? site;
@@ -178,7 +180,7 @@ class Replay implements SeedSink, SeedIo {
  * Clocks run from the last event: a commit's landing (its clock + the clocks it was held), a wait's last read.
  */
 export function alignSeedTrace(model: Model, promptLen: number, variant: number, t: SeedTrace,
-  path: (path: string, clocks: number, counts: number[]) => void = () => {}, gap: (site: string, clocks: number) => void = () => {}, decodeSteps = t.generated - 1): void {
+  path: (path: string, clocks: number, counts: number[], clock?: number) => void = () => {}, gap: (site: string, clocks: number) => void = () => {}, decodeSteps = t.generated - 1): void {
   const r = new Replay(t, `d ${model.dims.d} prompt ${promptLen}, ${t.generated} tokens, variant ${variant}`, path, gap);
   walkSeedJob(model.dims, model.layers, promptLen, t.generated, variant, r, decodeSteps);
   r.finish();
