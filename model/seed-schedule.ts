@@ -98,7 +98,7 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
 }
 
 /** The event before each of chained.c's pumps (model/seed-ring.ts) whose code between them has no event. */
-const BEFORE_PUMP: Record<string, string> = { rmp: 'rm.mm', rm: 'rm.mm0', fch: 'fc.dot', cah: 'ca.qk' };
+const BEFORE_PUMP: Record<string, string[]> = { rmp: ['rm.mm'], rm: ['rm.mm0'], fch: ['fc.dot'], cah: ['ca.qk', 'ca.qk0'] };
 
 const byEnds = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 
@@ -174,10 +174,13 @@ export class SeedSchedule implements SeedSink, SeedIo {
    * caller's from there to `to`: a path from event x of the pump at call site F is tail(F.x) + head(to).
    * So F.x>to = F.x>b + F.y>to − F.y>b for another event y of the same pump and a site b both reach;
    * failing that, F.y>to + (G.x>b − G.y>b), the difference of the two events' tails at another call
-   * site G (the table's first such). Cached in the table's paths.
+   * site G (the table's first such). The event before a pump with no event between (BEFORE_PUMP) is
+   * one of the pump's too, when the pump is silent: its tail is the whole pump. Cached in the table's paths.
    */
   private afterPump(from: string, to: string): SeedPath | undefined {
-    const m = /^(.*)\.(level|slot|push)$/.exec(from);
+    // The pump's call site and the event's kind; the event before a pump counts as one of its events (its tail: the whole pump).
+    const before = Object.entries(BEFORE_PUMP).find(([, sites]) => sites.includes(from));
+    const m = before ? ['', before[0], 'before'] : /^(.*)\.(level|slot|push)$/.exec(from);
     const fromPaths = m ? this.paths.get(from) : undefined;
     if (!m || !fromPaths) return undefined;
     const sum = (terms: [SeedPath, number][]): SeedPath => {
@@ -195,7 +198,7 @@ export class SeedSchedule implements SeedSink, SeedIo {
     };
     const others = ['level', 'slot', 'push'].filter((o) => o !== m[2]);
     // The pump's other events, and the event before it, when the pump is silent (its tail is the whole pump).
-    for (const other of [...others.map((o) => `${m[1]}.${o}`), ...(BEFORE_PUMP[m[1]] ? [BEFORE_PUMP[m[1]]] : [])]) {
+    for (const other of [...others.map((o) => `${m[1]}.${o}`), ...(before ? [] : BEFORE_PUMP[m[1]] ?? [])]) {
       const alt = this.paths.get(other), altTo = alt?.get(to);
       const d = altTo && tailDiff(fromPaths, alt);
       if (d) { const p = sum([[d[0], 1], [altTo, 1], [d[1], -1]]); fromPaths.set(to, p); return p; }

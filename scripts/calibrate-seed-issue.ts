@@ -14,11 +14,13 @@
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-seed-issue.ts
 
 import { SEED_VARIANT, type ModelDims } from '../model/format.ts';
+import { runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '../model/seed-schedule.ts';
 import { alignSeedTrace, traceSeedJob } from './seed-issue-trace.ts';
 
-interface CalJob { dims: ModelDims; prompt: number; steps: number; variants?: number[] }
+/** A calibration job; stopAt: its stop token is the token the run writes at that step (chained.c's stop), when no token before it is the same. */
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants?: number[]; stopAt?: number }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
 const MID: ModelDims = { d: 64, dFF: 128, heads: 2, layers: 1, vocab: 16, maxSeq: 64 };
 const WIDE: ModelDims = { d: 128, dFF: 256, heads: 4, layers: 1, vocab: 24, maxSeq: 48 };
@@ -40,6 +42,9 @@ const JOBS: CalJob[] = [
   { dims: { d: 64, dFF: 256, heads: 2, layers: 2, vocab: 8, maxSeq: 64 }, prompt: 52, steps: 3, variants: [8, 15, 16, 23, 24, 31] },
   // ... and of eight row blocks and more (those zeros in three chunks).
   { dims: { ...SMALL, maxSeq: 72 }, prompt: 61, steps: 2, variants: [16, 20, 23, 31] },
+  // chained.c's decode of a row block of keys (one MM a head, the pump often silent) and a stop token before the last step.
+  { dims: SMALL, prompt: 3, steps: 4, stopAt: 2, variants: [8, 15, 24, 31] },
+  { dims: MID, prompt: 20, steps: 3, stopAt: 1, variants: [8, 15, 24, 31] },
   // chained.c's set-up (its geometry's divisions, a loop a quotient) without decode steps, at other widths.
   { dims: MID, prompt: 9, steps: 0, variants: [8, 15, 24, 31] },
   { dims: WIDE, prompt: 10, steps: 0, variants: [8, 15, 24, 31] },
@@ -63,7 +68,13 @@ const BOUNDS = [[8, 7], [7, 8], [8, 8], [7, 7]];
 function calibrate(job: CalJob, variant: number, seed: number, jobIndex: number): { run: number; prefill: number; generated: number; model: ReturnType<typeof randomModel> } {
   const model = randomModel(job.dims, seed);
   model.layers.forEach((l, i) => { [l.bound1, l.bound2] = BOUNDS[(jobIndex + i) % BOUNDS.length]; });
-  const t = traceSeedJob(model, { prompt: randomPrompt(job.dims, job.prompt, seed), decodeSteps: job.steps, variant, stopToken: 255 });
+  const prompt = randomPrompt(job.dims, job.prompt, seed);
+  let stopToken = 255;
+  if (job.stopAt !== undefined) {
+    const tokens = runGolden(model, { prompt, decodeSteps: job.steps, variant }).tokens;
+    if (!tokens.slice(0, job.stopAt).includes(tokens[job.stopAt])) stopToken = tokens[job.stopAt];
+  }
+  const t = traceSeedJob(model, { prompt, decodeSteps: job.steps, variant, stopToken });
   alignSeedTrace(model, job.prompt, variant, t, sample, (site, gap) => { const g = gaps.get(site) ?? []; g.push(gap); gaps.set(site, g); }, job.steps);
   return { run: t.run, prefill: t.prefill ?? t.run, generated: t.generated, model };
 }
@@ -116,10 +127,27 @@ for (const [jobIndex, job] of JOBS.entries()) {
   console.log(`d ${job.dims.d}, ${job.dims.layers} layer(s), prompt ${job.prompt} + ${job.steps} steps: ${(job.variants ?? VARIANTS).length} variants, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/**
+ * The paths from a push of chained.c's pump go through advance(), one function whatever the pump: its clocks
+ * per branch (the counts the walk reports after a push) are fitted over all those paths at once, each path
+ * keeping its own constant (a fit within each path's samples, pooled).
+ */
+const afterPush = [...samples].filter(([path, s]) => /\.push>/.test(path) && s.counts[0].length > 0);
+const pooled = { clocks: [] as number[], counts: [] as number[][] };
+for (const [, s] of afterPush) {
+  const c = mean(s.clocks), k = s.counts[0].map((_, j) => mean(s.counts.map((x) => x[j])));
+  s.clocks.forEach((x, i) => { pooled.clocks.push(x - c); pooled.counts.push(s.counts[i].map((v, j) => v - k[j])); });
+}
+const advance = pooled.clocks.length ? fit(pooled.clocks, pooled.counts).perCount : [];
+const pushPaths = new Set(afterPush.map(([path]) => path));
+
 const terms: SeedTerms = { paths: new Map(), polls: new Map() };
 let spread = 0;
 for (const [path, s] of samples) {
-  const p = s.counts[0].length ? fit(s.clocks, s.counts) : { clocks: s.clocks.reduce((a, b) => a + b, 0) / s.clocks.length, perCount: [] };
+  const p = pushPaths.has(path)
+    ? { clocks: mean(s.clocks) - advance.reduce((a, b, j) => a + b * mean(s.counts.map((x) => x[j])), 0), perCount: advance }
+    : s.counts[0].length ? fit(s.clocks, s.counts) : { clocks: mean(s.clocks), perCount: [] };
   const worst = Math.max(...s.clocks.map((c, i) => Math.abs(c - (p.clocks + p.perCount.reduce((a, k, j) => a + k * s.counts[i][j], 0)))));
   if (worst > 0.5) { spread++; console.log(`  ${path}: ${s.clocks.length} samples, off the fit by up to ${worst.toFixed(1)} clocks`); }
   terms.paths.set(path, { clocks: Math.round(p.clocks * 1000) / 1000, perCount: p.perCount });
@@ -147,6 +175,6 @@ for (const { job, variant, out } of runs) {
 }
 console.log(`calibration jobs: worst run-clock error ${worst.toFixed(4)} %`);
 
-const about = `Issue costs of seed-model.elf (model.c on the seed board), counted by scripts/calibrate-seed-issue.ts on the reference models' trace of ${JOBS.map((j) => `d ${j.dims.d}, d_ff ${j.dims.dFF}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.variants ? ` (variants ${j.variants.join(', ')})` : ''}`).join('; ')}; variants ${VARIANTS[0]} to ${VARIANTS[VARIANTS.length - 1]} unless named. A path is "from>to" by firmware site (model/seed-analytic.ts): its clocks, and per loop count on it its clocks per trip; a poll is a wait site's loop period.`;
+const about = `Issue costs of seed-model.elf (model.c on the seed board), counted by scripts/calibrate-seed-issue.ts on the reference models' trace of ${JOBS.map((j) => `d ${j.dims.d}, d_ff ${j.dims.dFF}, ${j.dims.layers} layer(s), prompt ${j.prompt} + ${j.steps} steps${j.stopAt !== undefined ? `, stop token at step ${j.stopAt}` : ''}${j.variants ? ` (variants ${j.variants.join(', ')})` : ''}`).join('; ')}; variants ${VARIANTS[0]} to ${VARIANTS[VARIANTS.length - 1]} unless named. A path is "from>to" by firmware site (model/seed-analytic.ts): its clocks, and per loop count on it its clocks per trip; a poll is a wait site's loop period.`;
 writeSeedTerms(about, terms);
 console.log('wrote model/predict/calibration/issue-terms-seed.jsonl');

@@ -40,3 +40,10 @@ export const SEED_STREAMED_RUN_BOUND_PCT = 0.3;
  * 0.000 % (roofline, batched decode) with the calibration counted on d = 64 and d = 32 jobs of 23 to 140 tokens.
  */
 export const SEED_SWEEP_SMALL_RUN_BOUND_PCT = 0.15;
+/**
+ * The same for chained.c's flows (CHAINED's decode, PIPELINED's prefill: model/seed-ring.ts replays the pump, whose
+ * choices follow the units' clocks; test/seed-schedule.test.ts), run and prefill window: worst WORST on the tests' jobs
+ * (d 64 and d 32, prompts of 17 to 56, 0 to 6 decode steps, variants 8, 16, 24, 15, 23, 31), BENCH on the bench's rows
+ * (prefill 64 and full inference 64 + 63, variants 15 and 31).
+ */
+export const SEED_CHAINED_RUN_BOUND_PCT = 0.3;
