@@ -283,10 +283,11 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
         if (l + 1 < LAYERS) spill(n * rowb, 'st.x.spill');
       }
     }
-    fill(VOCAB * rowb, 'logits.fill');
-    waitUntil(SEED_DMA, 0, 'logits.wait_dma');
-    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
-    waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
+    // forward_streamed's own logits loop (its code, and its clocks, are not forward's).
+    fill(VOCAB * rowb, 'st.logits.fill');
+    waitUntil(SEED_DMA, 0, 'st.logits.wait_dma');
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'st.logits.dot.first' : 'st.logits.dot');
+    waitUntil(SEED_VPU, 0, 'st.logits.wait_vpu');
   };
   /** prefill_pipelined (chained.c): the prefill through the weight ring; see walkPipelined. */
   const forwardPipelined = (t: number) => (sink.io ? runPipelined(dims, bounds, t, variant, sink.io, sink) : walkPipelined(dims, bounds, t, variant, sink));
