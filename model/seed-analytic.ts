@@ -38,8 +38,11 @@ export interface SeedSink {
   wait(unit: number, left: number, site: string): void;
   /** CPU work at `site` whose clocks grow with `counts` (loop trips the firmware makes there). */
   cpu(site: string, counts: readonly number[]): void;
-  /** The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out. */
-  mark(what: 'prefill' | 'done'): void;
+  /**
+   * The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out
+   * (`tag`: what prefill_done() does on the way on, when it is more than returning; it names the path after it).
+   */
+  mark(what: 'prefill' | 'done', tag?: string): void;
   /**
    * A sink that keeps the units' clocks (the schedule, the trace replay): chained.c's flows (CHAINED's decode,
    * PIPELINED's prefill) go through it as the firmware runs them (model/seed-ring.ts), their pump's choices
@@ -311,7 +314,8 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   else if (variant & SEED_VARIANT.PIPELINED) forwardPipelined(promptLen);
   else forward(0, promptLen);
   emit();
-  sink.mark('prefill');
+  // CHAINED where chained_fits refuses the shapes: prefill_done() calls chained_run, which returns to model.c's decode.
+  sink.mark('prefill', (variant & SEED_VARIANT.CHAINED) !== 0 && !chained ? '+chained_refused' : '');
   if (chained) {
     if (sink.io) runChained(dims, bounds, promptLen, generated, decodeSteps, variant, sink.io, sink);
     else {

@@ -286,11 +286,11 @@ export class SeedSchedule implements SeedSink, SeedIo {
     for (const c of counts) this.counts.push(c);
   }
 
-  mark(what: 'prefill' | 'done'): void {
+  mark(what: 'prefill' | 'done', tag = ''): void {
     const from = this.from, at = this.reach(what);
     // A mark is no event of the CPU's: the next path starts at the last event, named for the mark
     // (after the prefill, main calls prefill_done() on its way to the first decode step).
-    this.from = what === 'prefill' ? `${from}+prefill` : from;
+    this.from = what === 'prefill' ? `${from}+prefill${tag}` : from;
     if (what === 'prefill') {
       // The prefill's pass goes on to the end of the run when no decode step follows (the GENERATED and STATUS words).
       this.prefillClocks = at;

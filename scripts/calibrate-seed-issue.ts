@@ -45,6 +45,9 @@ const JOBS: CalJob[] = [
   // chained.c's decode of a row block of keys (one MM a head, the pump often silent) and a stop token before the last step.
   { dims: SMALL, prompt: 3, steps: 4, stopAt: 2, variants: [8, 15, 24, 31] },
   { dims: MID, prompt: 20, steps: 3, stopAt: 1, variants: [8, 15, 24, 31] },
+  // CHAINED on shapes chained_fits refuses (the scores of every head outgrow their room): model.c decodes.
+  { dims: { ...SMALL, maxSeq: 400 }, prompt: 11, steps: 2, variants: [8, 15, 24, 31] },
+  { dims: { ...SMALL, maxSeq: 400 }, prompt: 9, steps: 0, variants: [8, 15, 24, 31] },
   // chained.c's set-up (its geometry's divisions, a loop a quotient) without decode steps, at other widths.
   { dims: MID, prompt: 9, steps: 0, variants: [8, 15, 24, 31] },
   { dims: WIDE, prompt: 10, steps: 0, variants: [8, 15, 24, 31] },

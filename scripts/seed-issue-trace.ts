@@ -76,7 +76,7 @@ class Replay implements SeedSink, SeedIo {
   private from = 'start';
   private counts: number[] = [];
   private pending: PendingWait | null = null;
-  private readonly marks: { what: 'prefill' | 'done'; counts: number[] }[] = [];
+  private readonly marks: { what: 'prefill' | 'done'; tag: string; counts: number[] }[] = [];
   private event = 0;
   private readonly pushed = [0, 0, 0];
 
@@ -109,7 +109,7 @@ class Replay implements SeedSink, SeedIo {
     this.at = end;
     this.from = w.site;
     // The marks after the wait: their paths end where its reads did.
-    for (const m of this.marks.splice(0)) this.markNow(m.what, m.counts);
+    for (const m of this.marks.splice(0)) this.markNow(m.what, m.tag, m.counts);
   }
 
   pass(): void {}
@@ -156,16 +156,16 @@ class Replay implements SeedSink, SeedIo {
   cpu(_site: string, counts: readonly number[]): void { this.counts.push(...counts); }
 
   /** A mark after a wait waits for it: the next event tells where the wait's reads end. */
-  mark(what: 'prefill' | 'done'): void {
-    if (this.pending) this.marks.push({ what, counts: this.take() });
-    else this.markNow(what, this.take());
+  mark(what: 'prefill' | 'done', tag = ''): void {
+    if (this.pending) this.marks.push({ what, tag, counts: this.take() });
+    else this.markNow(what, tag, this.take());
   }
 
-  private markNow(what: 'prefill' | 'done', counts: number[]): void {
+  private markNow(what: 'prefill' | 'done', tag: string, counts: number[]): void {
     const key = `${this.from}>${what}`;
     if (what === 'done') this.path(key, this.t.run - (this.cpuClock - this.t.windowStart), counts);
     else if (this.t.prefill !== null) this.path(key, this.t.prefill - (this.cpuClock - this.t.windowStart), counts);
-    if (what === 'prefill') this.from = `${this.from}+prefill`;
+    if (what === 'prefill') this.from = `${this.from}+prefill${tag}`;
   }
 
   finish(): void {
