@@ -39,6 +39,16 @@ export interface SeedIo {
 const VPU_CHUNK = 1016, DMA_AHEAD = 7, MAX_SLOTS = 14;
 const G_DD = 0, G_DF = 1, G_FD = 2, G_OUT = 3;
 const ceil8 = (n: number) => (n + 7) & ~7;
+
+/** "site.part", built once per pair (the replay asks for the same few names millions of times). */
+const names = new Map<string, Map<string, string>>();
+function sub(site: string, part: string): string {
+  let m = names.get(site);
+  if (!m) names.set(site, (m = new Map()));
+  let n = m.get(part);
+  if (n === undefined) m.set(part, (n = `${site}.${part}`));
+  return n;
+}
 const unaryBusy = (vlen: number) => (vlen === 0 ? 1 : 3 * Math.ceil(vlen / 8) + 1);
 const binaryBusy = (vlen: number) => (vlen === 0 ? 1 : 5 * Math.ceil(vlen / 8) + 1);
 const dotBusy = (vlen: number) => (vlen === 0 ? 1 : 5 * Math.ceil(vlen / 8) + 2);
@@ -68,6 +78,8 @@ class Ring {
   readonly slotUnit = new Int32Array(MAX_SLOTS);
   readonly slotIdx = new Float64Array(MAX_SLOTS);
   kvItems = 0; kvFillIdx = 0; attnCount = 0; attnEndIdx = 0; logitSpillIdx = 0; wordSpillIdx = 0;
+  /** advance()'s branch counts, reported after each push (the sinks copy them). */
+  private readonly advanceCounts = [0, 0, 0, 0];
   /** PIPELINED's deferred cache spills (pf_kc): rows, 0 when none waits. */
   pfRows = 0;
 
@@ -113,7 +125,7 @@ class Ring {
   private pumpKv(at: string): void {
     if (this.pStep > this.lastStep || this.pStep > this.cStep + 1) return;
     // A step's start without K/V fills: next_words, no access (its clocks on a path of their own).
-    if (!this.kvOn) { this.nextWords(); this.io.resume(`${at}.start`); return; }
+    if (!this.kvOn) { this.nextWords(); this.io.resume(sub(at, 'start')); return; }
     if (this.io.read('level', SEED_DMA, 'pkv.level') > DMA_AHEAD) return;
     if (this.attnCount < this.kvItems || !this.retiredBy(SEED_MXU, this.attnEndIdx, 'pkv.attn')) return;
     const bytes = ((this.plen + this.pStep - 1) * this.dims.d) / 2;
@@ -128,10 +140,10 @@ class Ring {
   /** pump(), inlined at `at`: queues the stream's next item if it can go now. */
   pump(at: string): void {
     if (!this.pOk) { this.pumpKv(at); return; }
-    if (this.pChunks - this.cChunks >= this.nslot || this.io.read('level', SEED_DMA, `${at}.level`) > DMA_AHEAD) return;
+    if (this.pChunks - this.cChunks >= this.nslot || this.io.read('level', SEED_DMA, sub(at, 'level')) > DMA_AHEAD) return;
     const s = this.pSlot;
-    if (!this.retiredBy(this.slotUnit[s], this.slotIdx[s], `${at}.slot`)) return;
-    this.io.commit(SEED_DMA, fillBusy(this.chunkBytes()), `${at}.push`);
+    if (!this.retiredBy(this.slotUnit[s], this.slotIdx[s], sub(at, 'slot'))) return;
+    this.io.commit(SEED_DMA, fillBusy(this.chunkBytes()), sub(at, 'push'));
     this.slotDma[s] = this.io.issued(SEED_DMA);
     this.slotIdx[s] = 0;
     this.pChunks++;
@@ -140,13 +152,15 @@ class Ring {
     this.advance();
     // advance()'s branches: the matrix's last chunk; a K/V fill or a step's start next (no next_words), else
     // next_words for the head or matrix p_mat (mat_geom's and mat_addr's chains of compares).
-    this.sink.cpu('advance', [chunkEnd ? 1 : 0, this.pOk ? 0 : 1, this.pOk && this.pG === G_OUT ? 1 : 0, this.pOk && this.pG !== G_OUT ? this.pMat : 0]);
+    const c = this.advanceCounts;
+    c[0] = chunkEnd ? 1 : 0; c[1] = this.pOk ? 0 : 1; c[2] = this.pOk && this.pG === G_OUT ? 1 : 0; c[3] = this.pOk && this.pG !== G_OUT ? this.pMat : 0;
+    this.sink.cpu('advance', c);
   }
 
   /** wait_for(unit, idx) called at `site`: its first read is the caller's, the loop's are wait_for's own. */
   waitFor(unit: number, idx: number, site: string): void {
     if (!this.retiredBy(unit, idx, site, 'wf.poll')) do this.pump('wf'); while (!this.retiredBy(unit, idx, 'wf.poll'));
-    this.io.resume(`${site}.done`);
+    this.io.resume(sub(site, 'done'));
   }
 
   waitAll(unit: number, site: string): void {
@@ -186,8 +200,8 @@ function helpers(io: SeedIo, d: number) {
   /** pf_vpu_ew (inline at `site`): the whole chunks in a loop, then the last. */
   const vpuEwInline = (busy: (n: number) => number, count: number, site: string) => {
     let first = true;
-    for (; count > VPU_CHUNK; count -= VPU_CHUNK, first = false) io.commit(SEED_VPU, busy(VPU_CHUNK), first ? site : `${site}.loop`, `${site}.loop`);
-    io.commit(SEED_VPU, busy(count), first ? site : `${site}.last`);
+    for (; count > VPU_CHUNK; count -= VPU_CHUNK, first = false) io.commit(SEED_VPU, busy(VPU_CHUNK), first ? site : sub(site, 'loop'), sub(site, 'loop'));
+    io.commit(SEED_VPU, busy(count), first ? site : sub(site, 'last'));
   };
   return {
     vpuEw, vpuEwInline,
@@ -206,9 +220,9 @@ function helpers(io: SeedIo, d: number) {
  */
 function ringMatmul(ring: Ring, io: SeedIo, g: number, blocks: number, acc: boolean, site: string, deferSpills: () => void): void {
   const geom = ring.geoms[g];
-  io.commit(SEED_MXU, 0, `${site}.geom`);
+  io.commit(SEED_MXU, 0, sub(site, 'geom'));
   for (let j = 0; j < geom.units;) {
-    ring.chunkIn(j === 0 ? `${site}.in` : 'rm.in');
+    ring.chunkIn(j === 0 ? sub(site, 'in') : 'rm.in');
     for (let p = 0; p < geom.per && j < geom.units; p++, j++) {
       for (let i = 0; i < blocks; i++) io.commit(SEED_MXU, mmBusy(geom.k, acc), i ? 'rm.mm' : 'rm.mm0');
       if (blocks > 1) { ring.pump('rmp'); deferSpills(); }
@@ -220,9 +234,9 @@ function ringMatmul(ring: Ring, io: SeedIo, g: number, blocks: number, acc: bool
 
 /** put_word: one word to the SRAM after everything queued. */
 function putWord(ring: Ring, io: SeedIo, bytes: number, site: string): void {
-  ring.waitAll(SEED_DMA, `${site}.before`);
+  ring.waitAll(SEED_DMA, sub(site, 'before'));
   io.commit(SEED_DMA, spillBusy(bytes), site);
-  ring.waitAll(SEED_DMA, `${site}.after`);
+  ring.waitAll(SEED_DMA, sub(site, 'after'));
 }
 
 /**
@@ -339,7 +353,7 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
   };
   const flushSpills = (site: string) => {
     if (!ring.pfRows) return;
-    ring.waitFor(SEED_MXU, ring.attnEndIdx, `${site}.wait`);
+    ring.waitFor(SEED_MXU, ring.attnEndIdx, sub(site, 'wait'));
     h.spill(ring.pfRows * rowb, 'fs.spill_k');
     h.spill(ring.pfRows * rowb, 'fs.spill_v');
     ring.pfRows = 0;
@@ -365,10 +379,10 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
   ring.waitAll(SEED_VPU, 'pf.embed.wait_vpu');
   const scores = (first: boolean) => {
     const at = first ? 'pfs0' : 'pfs';
-    if (!flash) h.geom(`${at}.geom`);
+    if (!flash) h.geom(sub(at, 'geom'));
     for (let i = 0; i < blocks; i++) {
-      if (flash) h.geom(`${at}.fgeom`);
-      for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) h.mm(DH, false, j ? `${at}.mm` : `${at}.mm0`);
+      if (flash) h.geom(sub(at, 'fgeom'));
+      for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) h.mm(DH, false, j ? sub(at, 'mm') : sub(at, 'mm0'));
     }
     return io.issued(SEED_MXU);
   };

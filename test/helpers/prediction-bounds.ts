@@ -24,7 +24,7 @@ export const SWEEP_SMALL_RUN_BOUND_PCT = 2.5;
 export const WRONG_TERMS_MISS_PCT = 5;
 /**
  * seed-model.elf on the write-up's board (model/seed-schedule.ts; test/seed-schedule.test.ts), run and prefill window,
- * resident prefill and decode: worst 0.030 % on the tests' jobs (d 64, prompt 23 + 3, every variant), 0.006 % on
+ * resident prefill and decode: worst 0.015 % on the tests' jobs (d 64, prompt 23 + 3, every variant), 0.004 % on
  * the bench's rows (prefill, and 64 + 63 or 64 full inference, variants 0, 1, 3, 7) and the trained adder.
  */
 export const SEED_RUN_BOUND_PCT = 0.05;
