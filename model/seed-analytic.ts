@@ -304,7 +304,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   // load_header: the header, the layer records, the prompt.
   fill(128, 'header.fill');
   waitUntil(SEED_DMA, 0, 'header.wait');
-  sink.cpu('header', [DH]);
+  sink.cpu('header', [DH, ...headerChecks(dims, promptLen, decodeSteps)]);
   fill(LAYERS * 64, 'header.layers');
   fill(promptLen, 'header.prompt');
   waitUntil(SEED_DMA, 0, 'header.layers.wait');
@@ -441,6 +441,20 @@ function walkChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: numb
 }
 
 const ST_ROWS = 32, BANK = 4096, ST_MASK_MAX = 0x800;
+
+/**
+ * load_header's plan checks as the CPU evaluates them (&& stops at the first false): the resident plan's fits()
+ * calls, then the streamed plan's terms (none when the resident plan fits: !resident is false).
+ */
+function headerChecks(dims: ModelDims, promptLen: number, decodeSteps: number): [number, number] {
+  const rp = ceil8(promptLen), tp = ceil8(dims.maxSeq);
+  const resident = [(rp * dims.d) / 2 <= BANK, (dims.maxSeq * dims.d) / 2 <= 2 * BANK, (rp * tp) / 2 <= BANK, (rp * dims.dFF) / 2 <= 4 * BANK];
+  const first = resident.indexOf(false), residentEvals = first < 0 ? 4 : first + 1;
+  if (first < 0) return [residentEvals, 0];
+  const streamed = [decodeSteps === 0, true, (ST_ROWS * dims.d) / 2 <= BANK, (rp * dims.d) / 2 <= 4 * BANK, rp * 4 <= ST_MASK_MAX, (ST_ROWS * dims.dFF) / 2 <= 2 * BANK];
+  const miss = streamed.indexOf(false);
+  return [residentEvals, miss < 0 ? streamed.length : miss + 1];
+}
 
 /** Whether load_header takes the resident plan for this prompt (every row of X, the scores and the FFN in the scratchpad). */
 export function residentPrefill(dims: ModelDims, promptLen: number): boolean {

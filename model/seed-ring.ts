@@ -79,7 +79,7 @@ class Ring {
   readonly slotIdx = new Float64Array(MAX_SLOTS);
   kvItems = 0; kvFillIdx = 0; attnCount = 0; attnEndIdx = 0; logitSpillIdx = 0; wordSpillIdx = 0;
   /** advance()'s branch counts, reported after each push (the sinks copy them). */
-  private readonly advanceCounts = [0, 0, 0, 0];
+  private readonly advanceCounts = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
   /** PIPELINED's deferred cache spills (pf_kc): rows, 0 when none waits. */
   pfRows = 0;
 
@@ -123,7 +123,8 @@ class Ring {
   }
 
   private pumpKv(at: string): void {
-    if (this.pStep > this.lastStep || this.pStep > this.cStep + 1) return;
+    if (this.pStep > this.lastStep) { this.gated(at, 'end'); return; }
+    if (this.pStep > this.cStep + 1) { this.gated(at, 'ahead'); return; }
     // A step's start without K/V fills: next_words, no access (its clocks on a path of their own).
     if (!this.kvOn) { this.nextWords(); this.io.resume(sub(at, 'start')); return; }
     if (this.io.read('level', SEED_DMA, 'pkv.level') > DMA_AHEAD) return;
@@ -135,6 +136,15 @@ class Ring {
     this.kvItems++;
     this.pKvDone = 1;
     this.nextWords();
+  }
+
+  /**
+   * pump_kv returned before any access (the stream at its end, or a step ahead of the consumer): in a wait's
+   * loop (wait_for's, chunk_in's) the poll's round has clocks of its own, apart from the rounds where the ring
+   * is full (pump's own early return).
+   */
+  private gated(at: string, why: 'end' | 'ahead'): void {
+    if (at === 'wf' || at === 'ci') this.io.resume(sub(at, why));
   }
 
   /** pump(), inlined at `at`: queues the stream's next item if it can go now. */
@@ -149,11 +159,14 @@ class Ring {
     this.pChunks++;
     this.pSlot = s + 1 === this.nslot ? 0 : s + 1;
     const chunkEnd = this.pChunk + 1 === this.geoms[this.pG].chunks;
+    const stepEnd = chunkEnd && this.pLayer === this.dims.layers, layerEnd = chunkEnd && !stepEnd && this.pMat === 5;
     this.advance();
-    // advance()'s branches: the matrix's last chunk; a K/V fill or a step's start next (no next_words), else
-    // next_words for the head or matrix p_mat (mat_geom's and mat_addr's chains of compares).
-    const c = this.advanceCounts;
-    c[0] = chunkEnd ? 1 : 0; c[1] = this.pOk ? 0 : 1; c[2] = this.pOk && this.pG === G_OUT ? 1 : 0; c[3] = this.pOk && this.pG !== G_OUT ? this.pMat : 0;
+    // advance()'s branches: the matrix's, the layer's or the step's last chunk; a K/V fill or a step's start next
+    // (no next_words), else next_words for the head or for matrix p_mat (mat_addr's chain of compares: a branch
+    // of its own for each matrix, one count each, matrix 0 the constant's).
+    const c = this.advanceCounts, m = this.pOk && this.pG !== G_OUT ? this.pMat : -1;
+    c[0] = chunkEnd ? 1 : 0; c[1] = layerEnd ? 1 : 0; c[2] = stepEnd ? 1 : 0; c[3] = this.pOk ? 0 : 1; c[4] = this.pOk && this.pG === G_OUT ? 1 : 0;
+    for (let k = 1; k <= 5; k++) c[4 + k] = m === k ? 1 : 0;
     this.sink.cpu('advance', c);
   }
 

@@ -20,7 +20,7 @@ import { predictSeedRun, writeSeedTerms, type SeedPath, type SeedTerms } from '.
 import { alignSeedTrace, traceSeedJob } from './seed-issue-trace.ts';
 
 /** A calibration job; stopAt: its stop token is the token the run writes at that step (chained.c's stop), when no token before it is the same. */
-interface CalJob { dims: ModelDims; prompt: number; steps: number; variants?: number[]; stopAt?: number }
+interface CalJob { dims: ModelDims; prompt: number; steps: number; variants?: number[]; stopAt?: number; bounds?: number[][] }
 const SMALL: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 2, vocab: 8, maxSeq: 48 };
 const MID: ModelDims = { d: 64, dFF: 128, heads: 2, layers: 1, vocab: 16, maxSeq: 64 };
 const WIDE: ModelDims = { d: 128, dFF: 256, heads: 4, layers: 1, vocab: 24, maxSeq: 48 };
@@ -45,6 +45,9 @@ const JOBS: CalJob[] = [
   // chained.c's decode of a row block of keys (one MM a head, the pump often silent) and a stop token before the last step.
   { dims: SMALL, prompt: 3, steps: 4, stopAt: 2, variants: [8, 15, 24, 31] },
   { dims: MID, prompt: 20, steps: 3, stopAt: 1, variants: [8, 15, 24, 31] },
+  // The pipelined prefill of one row block (a pump after each chunk), one layer, each bound after the FFN.
+  { dims: { ...SMALL, layers: 1 }, prompt: 6, steps: 1, variants: [16, 20, 23, 31], bounds: [[7, 7]] },
+  { dims: { ...SMALL, layers: 1 }, prompt: 7, steps: 1, variants: [16, 20, 23, 31], bounds: [[8, 8]] },
   // CHAINED on shapes chained_fits refuses (the scores of every head outgrow their room): model.c decodes.
   { dims: { ...SMALL, maxSeq: 400 }, prompt: 11, steps: 2, variants: [8, 15, 24, 31] },
   { dims: { ...SMALL, maxSeq: 400 }, prompt: 9, steps: 0, variants: [8, 15, 24, 31] },
@@ -70,7 +73,7 @@ const BOUNDS = [[8, 7], [7, 8], [8, 8], [7, 7]];
 
 function calibrate(job: CalJob, variant: number, seed: number, jobIndex: number): { run: number; prefill: number; generated: number; model: ReturnType<typeof randomModel> } {
   const model = randomModel(job.dims, seed);
-  model.layers.forEach((l, i) => { [l.bound1, l.bound2] = BOUNDS[(jobIndex + i) % BOUNDS.length]; });
+  model.layers.forEach((l, i) => { [l.bound1, l.bound2] = (job.bounds ?? BOUNDS)[(jobIndex + i) % (job.bounds ?? BOUNDS).length]; });
   const prompt = randomPrompt(job.dims, job.prompt, seed);
   let stopToken = 255;
   if (job.stopAt !== undefined) {
