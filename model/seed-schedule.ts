@@ -24,13 +24,19 @@
 //   of its site; a read in clock r sees the commands retired before r.
 // Bank conflicts are not modelled: the firmware's plan keeps the units in
 // different banks (its busy clocks equal the analytic ones, test/seed-analytic.test.ts).
+//
+// chained.c's flows (CHAINED's decode, PIPELINED's prefill) run through the
+// schedule as the firmware runs them (model/seed-ring.ts): the schedule answers
+// their reads of RETIRED and LEVEL (a read in clock r sees the commands retired
+// before r; LEVEL counts the rest), so the pump queues its chunks when the
+// units let it. A path after a pump event that no calibration job took is
+// completed from the same pump's other events (afterPump).
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CALIBRATIONS, calibrationFile, firmwareFile, programSha256, type CalibrationHeader } from './predict/calibration.ts';
-import type { ModelDims } from './format.ts';
+import { SEED_VARIANT, type ModelDims } from './format.ts';
 import { residentPrefill, SEED_DMA, SeedBusyTally, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
 import type { SeedIo } from './seed-ring.ts';
-import { SEED_VARIANT } from './format.ts';
 
 /** The calibration table of the seed board's issue costs. */
 export const SEED_TERMS_TABLE = 'issue-terms-seed' as const;

@@ -8,8 +8,12 @@
 // path between two events takes its clocks: the constant, or where the
 // firmware loops over the job's shape on the path (the mask, the header, the
 // argmax), a least-squares fit of the constant and the clocks per trip; per
-// wait site, the poll loop's period. Then predicts every calibration job
-// with the table and prints the error (0 where every path is constant).
+// wait site, the poll loop's period. chained.c's flows (every variant bit is
+// run) are replayed with the trace's values steering the pump
+// (model/seed-ring.ts), so their paths are counted the same way; the paths
+// after a push share advance()'s clocks per branch, fitted over all of them.
+// Then predicts every calibration job with the table and prints the error
+// (0 where every path is constant).
 // Writes model/predict/calibration/issue-terms-seed.jsonl (re-run whenever model.c changes):
 //   make -C firmware-c -j2 && npx tsx scripts/calibrate-seed-issue.ts
 
