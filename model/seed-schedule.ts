@@ -106,6 +106,7 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
 /** The event before each of chained.c's pumps (model/seed-ring.ts) whose code between them has no event. */
 const BEFORE_PUMP: Record<string, string[]> = { rmp: ['rm.mm'], rm: ['rm.mm0'], fch: ['fc.dot'], cah: ['ca.qk', 'ca.qk0'] };
 
+const completedPaths = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 const byEnds = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 
 /** The paths of a table by "from", then "to" (built once per table). */
@@ -157,14 +158,19 @@ export class SeedSchedule implements SeedSink, SeedIo {
 
   /** The table's paths by their two ends (no key to build per event). */
   private readonly paths: Map<string, Map<string, SeedPath>>;
+  /** The paths afterPump completed, by "from", then "to" (apart from the table's: a completion reads only counted paths). */
+  private readonly completed: Map<string, Map<string, SeedPath>>;
 
   constructor(private readonly terms: SeedTerms) {
     this.paths = pathsByEnds(terms);
+    let c = completedPaths.get(terms);
+    if (!c) completedPaths.set(terms, (c = new Map()));
+    this.completed = c;
   }
 
   /** The clock the CPU reaches the event at `site`: the path from the last event. */
   private reach(site: string): number {
-    const p = this.paths.get(this.from)?.get(site) ?? this.afterPump(this.from, site);
+    const p = this.paths.get(this.from)?.get(site) ?? this.completed.get(this.from)?.get(site) ?? this.afterPump(this.from, site);
     if (!p) throw new MissingSeedTermError(`seed-schedule: no term for the path ${this.from}>${site}: no calibration job takes it (scripts/calibrate-seed-issue.ts)`);
     let clocks = p.clocks;
     const n = Math.min(p.perCount.length, this.counts.length);
@@ -181,7 +187,8 @@ export class SeedSchedule implements SeedSink, SeedIo {
    * So F.x>to = F.x>b + F.y>to − F.y>b for another event y of the same pump and a site b both reach;
    * failing that, F.y>to + (G.x>b − G.y>b), the difference of the two events' tails at another call
    * site G (the table's first such). The event before a pump with no event between (BEFORE_PUMP) is
-   * one of the pump's too, when the pump is silent: its tail is the whole pump. Cached in the table's paths.
+   * one of the pump's too, when the pump is silent: its tail is the whole pump. Kept apart from the table
+   * (a completion reads counted paths only, so it does not depend on which jobs were predicted before).
    */
   private afterPump(from: string, to: string): SeedPath | undefined {
     // The pump's call site and the event's kind; the event before a pump counts as one of its events (its tail: the whole pump).
@@ -207,7 +214,7 @@ export class SeedSchedule implements SeedSink, SeedIo {
     for (const other of [...others.map((o) => `${m[1]}.${o}`), ...(before ? [] : BEFORE_PUMP[m[1]] ?? [])]) {
       const alt = this.paths.get(other), altTo = alt?.get(to);
       const d = altTo && tailDiff(fromPaths, alt);
-      if (d) { const p = sum([[d[0], 1], [altTo, 1], [d[1], -1]]); fromPaths.set(to, p); return p; }
+      if (d) return this.complete(from, to, sum([[d[0], 1], [altTo, 1], [d[1], -1]]));
     }
     for (const other of others) {
       const altTo = this.paths.get(`${m[1]}.${other}`)?.get(to);
@@ -216,10 +223,17 @@ export class SeedSchedule implements SeedSink, SeedIo {
         const g = /^(.*)\.(level|slot|push)$/.exec(site);
         if (!g || g[2] !== m[2] || g[1] === m[1]) continue;
         const d = tailDiff(fromSite, this.paths.get(`${g[1]}.${other}`));
-        if (d) { const p = sum([[altTo, 1], [d[0], 1], [d[1], -1]]); fromPaths.set(to, p); return p; }
+        if (d) return this.complete(from, to, sum([[altTo, 1], [d[0], 1], [d[1], -1]]));
       }
     }
     return undefined;
+  }
+
+  private complete(from: string, to: string, p: SeedPath): SeedPath {
+    let m = this.completed.get(from);
+    if (!m) this.completed.set(from, (m = new Map()));
+    m.set(to, p);
+    return p;
   }
 
   private retireOf(unit: number, index: number): number {
