@@ -16,6 +16,7 @@ import { runOnSeed, SEED_VARIANT_ALL } from '../model/seed-run.ts';
 import { predictSeedBusy } from '../model/seed-analytic.ts';
 import { predictSeedRun, seedTerms, type SeedTerms } from '../model/seed-schedule.ts';
 import { adderJob, loadAdder, randomProblem } from '../study/addition-run.ts';
+import { SEED_EXPERIMENTS } from '../study/seed-bench.ts';
 import { alignSeedTrace, traceSeedJob } from '../scripts/seed-issue-trace.ts';
 import { SEED_CHAINED_RUN_BOUND_PCT, SEED_RUN_BOUND_PCT, SEED_STREAMED_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 
@@ -125,6 +126,15 @@ describe("seed walk: model.c's commands and polls, in order", () => {
     const first = t.trace.findIndex((a) => !a.commit), next = t.trace.findIndex((a, i) => i > first && a.commit);
     const withoutIt = { ...t, trace: [...t.trace.slice(0, first), ...t.trace.slice(next)] };
     expect(() => alignSeedTrace(model, 12, 0, withoutIt)).toThrow(/is not the trace's/);
+  });
+});
+
+describe("seed schedule: every row of bench --board seed", () => {
+  it('has a prediction (every variant bit, every plan: resident, streamed, pipelined, chained)', () => {
+    const missing = SEED_EXPERIMENTS.filter((e) => predictSeedRun(e.dims, randomModel(e.dims, 1).layers, e.promptLength, e.decodeSteps + 1, e.variant, e.decodeSteps) === null);
+    expect(missing.map((e) => e.name)).toEqual([]);
+    expect(SEED_EXPERIMENTS.some((e) => (e.variant & SEED_VARIANT.CHAINED) !== 0 && e.decodeSteps > 0)).toBe(true);
+    expect(SEED_EXPERIMENTS.some((e) => (e.variant & SEED_VARIANT.PIPELINED) !== 0 && e.decodeSteps === 0)).toBe(true);
   });
 });
 
