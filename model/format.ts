@@ -270,15 +270,25 @@ export function checkJob(dims: ModelDims, job: Job): void {
 
 /** Packs int4 values two per byte, element 2i in the low nibble. */
 export function packInt4(values: Int8Array, out: Uint8Array, at: number): void {
-  for (let i = 0; i < values.length; i += 2) out[at + (i >> 1)] = (values[i] & 15) | ((values[i + 1] & 15) << 4);
+  const n = values.length, pairs = n >> 1;
+  for (let j = 0, i = 0; j < pairs; j++, i += 2) out[at + j] = (values[i] & 15) | ((values[i + 1] & 15) << 4);
+  if (n & 1) out[at + pairs] = values[n - 1] & 15;
 }
 
+/**
+ * The `count` int4 values packed from byte `at` (element 2i in the low nibble). A byte at a
+ * time, each nibble sign-extended by shifts: a model's million weights unpack when a command
+ * starts, before the JIT has compiled anything, so the loop does the least per value.
+ */
 export function unpackInt4(bytes: Uint8Array, at: number, count: number): Int8Array {
   const v = new Int8Array(count);
-  for (let i = 0; i < count; i++) {
-    const n = (bytes[at + (i >> 1)] >> ((i & 1) * 4)) & 15;
-    v[i] = n >= 8 ? n - 16 : n;
+  const pairs = count >> 1;
+  for (let j = 0, i = 0; j < pairs; j++, i += 2) {
+    const b = bytes[at + j];
+    v[i] = (b << 28) >> 28;
+    v[i + 1] = (b << 24) >> 28;
   }
+  if (count & 1) v[count - 1] = (bytes[at + pairs] << 28) >> 28;
   return v;
 }
 

@@ -304,19 +304,21 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   // load_header: the header, the layer records, the prompt.
   fill(128, 'header.fill');
   waitUntil(SEED_DMA, 0, 'header.wait');
-  sink.cpu('header', [DH, ...headerChecks(dims, promptLen, decodeSteps)]);
+  sink.cpu('header', headerChecks(dims, promptLen, decodeSteps)); // D / HEADS a bit at a time: ten trips whatever the shape
   fill(LAYERS * 64, 'header.layers');
   fill(promptLen, 'header.prompt');
   waitUntil(SEED_DMA, 0, 'header.layers.wait');
-  sink.cpu('layers', [LAYERS, promptLen]);
+  sink.cpu('layers', [LAYERS]); // the prompt stays where the DMA put it: no copy
   sink.pass(0);
   if (streamedPrefill(dims, promptLen, decodeSteps)) forwardStreamed(promptLen);
   else if (variant & SEED_VARIANT.PIPELINED) forwardPipelined(promptLen);
   else forward(0, promptLen);
   emit();
-  // CHAINED where chained_fits refuses the shapes: prefill_done() calls chained_run, which returns to model.c's decode.
-  sink.mark('prefill', (variant & SEED_VARIANT.CHAINED) !== 0 && !chained ? '+chained_refused' : '');
-  if (chained) {
+  // prefill_done(steps): with decode steps, CHAINED calls chained_run, which returns to model.c's decode where
+  // chained_fits refuses the shapes; without them main ends the run (no chained plan).
+  const chainedRun = (variant & SEED_VARIANT.CHAINED) !== 0 && decodeSteps > 0;
+  sink.mark('prefill', chainedRun && !chained ? '+chained_refused' : '');
+  if (chained && chainedRun) {
     if (sink.io) runChained(dims, bounds, promptLen, generated, decodeSteps, variant, sink.io, sink);
     else {
       walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
@@ -472,7 +474,8 @@ export function streamedPrefill(dims: ModelDims, promptLen: number, decodeSteps:
 /**
  * chained.c's prefill_pipelined (PIPELINED): the weights of every layer, then
  * the head's, through a ring of three 2 KB slots; K and V written in place and
- * spilled to the caches after attention; attention head by head (FLASH: each
+ * spilled to the caches (K during the last P·Vs, V after attention); attention
+ * head by head, the next head's mask behind this one's P·V (FLASH: each
  * row block's scores packed to the keys it sees, the packed mask's zeros
  * written by the VPU).
  */
@@ -499,15 +502,17 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
   };
   const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
   sink.cpu('pf.prefill', [t]); // no schedule terms: the pump's timing is the firmware's
+  fill(t * rowb, 'pf.embed.pos'); // first: the position rows' long fill runs while the CPU sets the stream up
   if (flash) vpuEw(VOP.RELU, 32 * blocks * (blocks + 1), 'pf.mask.zero'); // REQUANT with m0 = 0: the packed mask's zeros (a unary pass)
   for (let r = 0; r < t; r++) fill(rowb, 'pf.embed.tok');
-  fill(t * rowb, 'pf.embed.pos');
   vpuEw(VOP.ADD, t * D, 'pf.embed.add');
   for (let l = 0; l < LAYERS; l++) {
     ringMatmul(G_DD, false, 'pf.q');
     ringMatmul(G_DD, false, 'pf.k');
     ringMatmul(G_DD, false, 'pf.v');
-    // pf_attention: head 0's scores, then per head its mask and ReLU, the next head's scores, its P·V.
+    // pf_attention: the MXU runs S0 S1 PV0 S2 PV1 ... (S a head's scores, PV its P·V); head h+1's mask and
+    // ReLU are queued after PV(h) and before S(h+2), or before PV(h) at the last pair, where K's cache spill
+    // goes out too (the last scores have read K).
     const scores = () => {
       if (!flash) geomCmd('pf.qk.geom');
       for (let i = 0; i < blocks; i++) {
@@ -515,21 +520,36 @@ function walkPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, va
         for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) mm(DH, false, 'pf.qk');
       }
     };
-    // FLASH packs each row block's scores to the keys it sees: 32·b·(b+1) elements a head (chained.c packed_at).
-    const count = flash ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
-    scores();
-    for (let h = 0; h < HEADS; h++) {
-      vpuEw(VOP.ADD, count, 'pf.mask');
-      vpuEw(VOP.RELU, count, 'pf.relu');
-      if (h + 1 < HEADS) scores();
+    const pv = () => {
       for (let i = 0; i < blocks; i++) {
         if (i === 0 || flash) geomCmd('pf.pv.geom');
         for (let c = 0; c < DH / 8; c++) mm(keysOf(i), false, 'pf.pv');
       }
+    };
+    // FLASH packs each row block's scores to the keys it sees: 32·b·(b+1) elements a head (chained.c packed_at).
+    const count = flash ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+    const mask = () => {
+      vpuEw(VOP.ADD, count, 'pf.mask');
+      vpuEw(VOP.RELU, count, 'pf.relu');
+    };
+    scores();
+    if (HEADS === 1) spill(t * rowb, 'pf.k.spill');
+    mask();
+    if (HEADS > 1) scores();
+    for (let h = 0; h < HEADS; h++) {
+      const more = h + 2 < HEADS;
+      if (h + 1 < HEADS && !more) {
+        spill(t * rowb, 'pf.k.spill');
+        mask();
+      }
+      pv();
+      if (more) {
+        mask();
+        scores();
+      }
     }
     ringMatmul(G_DD, fused, 'pf.o');
-    spill(t * rowb, 'pf.k.spill');
-    spill(t * rowb, 'pf.v.spill');
+    spill(t * rowb, 'pf.v.spill'); // once the ring is full ahead, during the output projection or the FFN
     // In the last layer the VPU's passes after attention cover the last row only (its logits are the prefill's).
     const rows = l + 1 === LAYERS ? 1 : blocks * 8;
     if (!fused || bounds[l].bound1 === 7) vpuEw(VOP.DYT, rows * D, 'pf.o.residual'); // DYT and ADD cost the same

@@ -332,16 +332,20 @@ function nib(x: number): number {
   return (x << 28) >> 28;
 }
 
-/** ADD on a packed byte pair: ADD_TAB[a | b << 8]. */
-const ADD_TAB = new Uint8Array(65536);
+/**
+ * ADD on a packed byte pair: ADD_TAB[a | b << 8]. Its buffer holds 4096 more bytes past the
+ * table, the blocks it is copied from when it is built (below).
+ */
+const ADD_TAB_AND_BLOCKS = new Uint8Array(65536 + 4096);
+const ADD_TAB = ADD_TAB_AND_BLOCKS.subarray(0, 65536);
 /** RELU on a packed byte. */
 const RELU_TAB = new Uint8Array(256);
 /** HARDTANH with bound p on a packed byte: HARDTANH_TAB[p * 256 + byte]. */
 const HARDTANH_TAB = new Uint8Array(9 * 256);
 {
   const clamp = (x: number, p: number): number => sat4(x < -p ? -p : x > p ? p : x);
-  // ADD of two nibbles: NIBBLE_ADD[a | b << 4]. ADD_TAB is built from it without calls:
-  // the tables are built at every start, before the JIT has compiled anything.
+  // ADD of two nibbles: NIBBLE_ADD[a | b << 4]. The tables are built at every start, before
+  // the JIT has compiled anything: with few calls and few loop iterations.
   const NIBBLE_ADD = new Uint8Array(256);
   for (let a = 0; a < 16; a++) for (let b = 0; b < 16; b++) NIBBLE_ADD[a | (b << 4)] = sat4(nib(a) + nib(b)) & 15;
   for (let x = 0; x < 256; x++) {
@@ -350,9 +354,18 @@ const HARDTANH_TAB = new Uint8Array(9 * 256);
     RELU_TAB[x] = pack(lo < 0 ? 0 : lo, hi < 0 ? 0 : hi);
     for (let p = 0; p <= 8; p++) HARDTANH_TAB[p * 256 + x] = pack(clamp(lo, p), clamp(hi, p));
   }
+  // ADD_TAB[y << 8 | x]'s low nibble is NIBBLE_ADD of x's and y's low nibbles, its high nibble
+  // that of their high nibbles. So each 16 bytes of a row (x's high nibble fixed) are one of 256
+  // blocks, a low nibble of y and a high nibble h: BLOCK[h << 8 | yl << 4 | xl] =
+  // NIBBLE_ADD[xl | yl << 4] | h << 4. The blocks are built past the table, then copied into it.
+  const BLOCKS = 65536;
+  for (let i = 0; i < 4096; i++) ADD_TAB_AND_BLOCKS[BLOCKS + i] = NIBBLE_ADD[i & 255] | ((i >> 8) << 4);
   for (let y = 0; y < 256; y++) {
     const yLo = (y & 15) << 4, yHi = y & 0xf0, row = y << 8;
-    for (let x = 0; x < 256; x++) ADD_TAB[row | x] = NIBBLE_ADD[(x & 15) | yLo] | (NIBBLE_ADD[(x >> 4) | yHi] << 4);
+    for (let xh = 0; xh < 16; xh++) {
+      const from = BLOCKS + ((NIBBLE_ADD[xh | yHi] << 8) | yLo);
+      ADD_TAB_AND_BLOCKS.copyWithin(row | (xh << 4), from, from + 16);
+    }
   }
 }
 

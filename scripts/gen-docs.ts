@@ -18,6 +18,11 @@
 // ` => ` (the change from the first to the second in per cent, signed, one decimal).
 // `needs BIT` is what a variant bit needs besides itself (model/firmware-facts.ts
 // VARIANT_NEEDS), in words: `<!--=needs STREAM-->PANEL<!--/=-->`.
+// Besides the counters, an experiment has `seed:FIELD` (the write-up's figure:
+// run, mxu, vpu, dma, idle, overlap), `predRun` (the predicted run clocks) and
+// `commands` / `commands:UNIT` (the TPU commands it issues, counted on the
+// emulator); `profile JOB vVARIANT.FIELD` is a figure of `run --profile` on
+// a profiled window (profileFigure below, study/doc-runs.ts).
 
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +30,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bitNames, VARIANT_NEEDS, type VariantBitName } from '../model/firmware-facts.ts';
 import { STUDY_GENERATORS } from './gen-docs-study.ts';
+import { experimentCommands, windowProfile } from '../study/doc-runs.ts';
+import { RUN_GENERATORS } from './gen-docs-runs.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(root, 'bin', 'picotpu.mjs');
@@ -98,7 +105,7 @@ interface JsonExperiment {
   name: string;
   counters: JsonCounters;
   windows: { label: string; counters: JsonCounters }[];
-  prediction?: { total: { lowerBound: number }; phases: { name: string; lowerBound: number }[] };
+  prediction?: { total: { lowerBound: number; runClocks?: number | null }; phases: { name: string; lowerBound: number; runClocks?: number | null }[] };
   seed: { run: number; mxu: number; vpu: number; dma: number; idle: number } | null;
 }
 
@@ -148,18 +155,61 @@ function matmulBound(shape: string, variant: number): number {
   return matmulBoundCache.get(`${shape}/${variant}`)!;
 }
 
+/**
+ * A figure of a profiled window (study/doc-runs.ts PROFILE_JOBS): the
+ * profile's totals (`cycles`, `idle`, `stall`, `dmaBusy`, `mxuBusy`,
+ * `vpuBusy`), `instructions`, `commands` (`commands:UNIT`), per decode step
+ * (`commandsPerStep`, `instructionsPerStep`), or one function's
+ * `fn:NAME:FIELD` (clocks, idle, stall, calls, instructions).
+ */
+function profileFigure(job: string, variant: number, field: string): number {
+  const w = windowProfile(job, variant);
+  const t = w.profile.totals;
+  const fn = /^fn:([^:]+):(clocks|idle|stall|calls|instructions)$/.exec(field);
+  if (fn) {
+    const f = w.profile.functions.find((x) => x.name === fn[1]);
+    if (!f) throw new Error(`the profile of ${job} v${variant} has no function "${fn[1]}"`);
+    return f[fn[2] as 'clocks'];
+  }
+  const unit = /^commands:(DMA|MXU|VPU)$/.exec(field);
+  if (unit) return w.commands[unit[1] as 'DMA'];
+  const values: Record<string, number> = {
+    cycles: t.clocks, idle: t.idle, stall: t.stall, dmaBusy: t.busy.DMA, mxuBusy: t.busy.MXU, vpuBusy: t.busy.VPU,
+    instructions: w.instructions, commands: w.commands.total,
+    commandsPerStep: Math.round(w.commands.total / w.perStep), instructionsPerStep: Math.round(w.instructions / w.perStep),
+  };
+  if (!(field in values)) throw new Error(`no profile figure "${field}" (profile ${job} v${variant})`);
+  return values[field];
+}
+
 /** One counter named as an inline figure names it (see the top of this file). */
 function counterOf(path: string): number {
   const dot = path.lastIndexOf('.');
   const where = path.slice(0, dot).trim();
   let field = path.slice(dot + 1);
   let counters: JsonCounters;
+  const prof = /^profile ([a-z0-9]+) v(\d+)$/.exec(where);
+  if (prof) return profileFigure(prof[1], Number(prof[2]), field);
   const mm = /^matmul (\d+x\d+x\d+) v(\d+)$/.exec(where);
   if (mm && field === 'bound') return matmulBound(mm[1], Number(mm[2]));
   if (mm) counters = matmulJson(mm[1], Number(mm[2]));
   else {
     const [name, window] = where.split('>');
     const e = experiment(name);
+    if (field.startsWith('seed:')) {
+      const v = (e.seed as Record<string, number> | null)?.[field.slice('seed:'.length)];
+      if (v === undefined || window) throw new Error(`bench experiment "${where}" has no write-up figure "${field}"`);
+      return v;
+    }
+    if (field === 'commands' || field.startsWith('commands:')) {
+      const c = experimentCommands(name, (window ?? '') as '' | 'prefill' | 'decode');
+      return field === 'commands' ? c.total : c[field.slice('commands:'.length) as 'DMA' | 'MXU' | 'VPU'];
+    }
+    if (field === 'predRun') {
+      const v = window ? e.prediction?.phases.find((p) => p.name === window)?.runClocks : e.prediction?.total.runClocks;
+      if (typeof v !== 'number') throw new Error(`bench experiment "${where}" has no predicted run clocks`);
+      return v;
+    }
     if (field === 'bound') {
       const bound = window ? e.prediction?.phases.find((p) => p.name === window)?.lowerBound : e.prediction?.total.lowerBound;
       if (bound === undefined) throw new Error(`bench experiment "${where}" has no predicted bound`);
@@ -387,7 +437,7 @@ GENERATORS['seed-demo'] = () => {
     }),
   ];
 };
-Object.assign(GENERATORS, STUDY_GENERATORS);
+Object.assign(GENERATORS, STUDY_GENERATORS, RUN_GENERATORS);
 
 export const GENERATOR_NAMES = Object.keys(GENERATORS);
 

@@ -7,7 +7,6 @@
 // runEval() / runDemo() run, formatEval() / formatDemo() print, evalJson()
 // is eval's --json document; the CLI (cli/main.ts) only parses options.
 
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +32,7 @@ export {
   ADDER_VARIANT, AdderModelError, adderJob, DemoInputError, demoProblem, formatDemo, randomProblem, readAdder, tokenName,
   type DemoResult, type Solution, type TpuSolution,
 } from './addition.ts';
+import { groupDigits } from './group-digits.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The trained model blob, written by scripts/train.ts. */
@@ -212,7 +212,7 @@ export const evalAgrees = (r: EvalResult) => r.tpu.disagreements.length === 0;
 
 const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(2) : '0.00');
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-const group = (n: number) => Math.round(n).toLocaleString('en-US');
+const group = groupDigits;
 
 function clockLine(clocks: number[], wallMs: number[], clockHz: number, runSpan: string): string {
   const mean = sum(clocks) / clocks.length;
@@ -278,8 +278,12 @@ export function evalJson(r: EvalResult, model: Model): string {
 
 // ---- picotpu demo ----
 
-/** A seed from the system's random source: different every invocation, independent of the clock. */
-export const freshSeed = (): number => randomBytes(4).readUInt32LE(0);
+/**
+ * A seed drawn afresh every invocation, independent of the clock: from Math.random, which V8
+ * seeds from the system's random source when the process starts. (node:crypto's randomBytes
+ * would load the crypto module, about 3 ms of the demo's start, for four bytes of a problem.)
+ */
+export const freshSeed = (): number => Math.floor(Math.random() * 2 ** 32);
 
 export function runDemo(
   model: Model, modelPath: string, problem: Problem, seed: number | null, variant = ADDER_VARIANT, run: RunOptions = {}, target: ModelTarget = DEFAULT_TARGET,

@@ -13,6 +13,7 @@ import type { EmulatorRun } from '../model/emulator-job.ts';
 import { BEST_VARIANT, LayoutError, planLayout, readModel, variantName, type Job, type Model } from '../model/format.ts';
 import { DEFAULT_TARGET, type ModelTarget } from '../model/targets.ts';
 import { mulberry32 } from '../model/random.ts';
+import { groupDigits } from './group-digits.ts';
 
 /**
  * The kernel variant the TPU runs by default: every optimisation bit
@@ -124,7 +125,7 @@ export function demoResultOf(
   };
 }
 
-const group = (n: number) => Math.round(n).toLocaleString('en-US');
+const group = groupDigits;
 
 export function formatDemo(r: DemoResult): string {
   const { problem: p, solution: s } = r;

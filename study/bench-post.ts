@@ -9,6 +9,7 @@ import {
   change, POST_EXPERIMENTS, RTL_FIGURES, runSeedBench, seedBenchObject, WRITE_UP_DECODE_STEPS, WRITE_UP_FIGURES,
   type SeedBenchOptions, type SeedBenchResult, type SeedExperimentResult,
 } from './seed-bench.ts';
+import { groupDigits } from './group-digits.ts';
 
 /**
  * The gains the write-up states in its text (im-afan.github.io/transformer-tpu):
@@ -74,7 +75,7 @@ export function postGains(p: PostResult): PostGain[] {
 }
 
 const pct = (v: number | null, digits = 1) => (v === null ? '-' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(digits)} %`);
-const count = (v: number | undefined) => (v === undefined ? '-' : v.toLocaleString('en-US'));
+const count = (v: number | undefined) => (v === undefined ? '-' : groupDigits(v));
 
 function table(header: string[], rows: string[][]): string {
   const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -84,8 +84,8 @@ describe('docs name no machine path, issue number or person', () => {
   });
 });
 
-/** Docs generated whole by their own commands (`bench --post`, `sweep`, `explore`): their figures are the generator's. */
-const GENERATED_WHOLE = new Set(['docs/study.md', 'docs/scaling.md', 'docs/scaling-seed.md', 'docs/explore-example.md', 'docs/explore-boards.md']);
+/** Docs generated whole by their own commands (`sweep`, `explore`): their figures are the generator's. */
+const GENERATED_WHOLE = new Set(['docs/scaling.md', 'docs/scaling-seed.md', 'docs/explore-example.md', 'docs/explore-boards.md']);
 
 describe('every large figure in the docs is generated or names its source', () => {
   it('catches a bare measured figure and lets generated, marked and constant ones through', () => {

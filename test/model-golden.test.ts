@@ -10,7 +10,7 @@ import { rshift as platformRshift } from '../periph/unit.ts';
 import { SRAM_SIZE } from '../periph/sram.ts';
 import {
   buildBlob, HEADER_BYTES, HEADER_FIELDS, headerOffset, LAYER_FIELDS, LAYER_RECORD_BYTES, layerOffset, MODEL_MAGIC,
-  MODEL_VERSION, NO_STOP_TOKEN, planLayout, unpackInt4, type Job, type LayerWeights, type Model, type ModelDims,
+  MODEL_VERSION, NO_STOP_TOKEN, packInt4, planLayout, unpackInt4, type Job, type LayerWeights, type Model, type ModelDims,
 } from '../model/format.ts';
 import { argmax, requant, rshift, runGolden, type GoldenResult, type ProbePoint } from '../model/golden.ts';
 import { mulberry32, randomModel, randomPrompt, shiftFor } from '../model/random.ts';
@@ -108,6 +108,29 @@ function expectMatchesNaive(m: Model, job: Job, g: GoldenResult): void {
 }
 
 // ---- the tests -------------------------------------------------------------------------------
+
+describe('the blob\'s int4 packing', () => {
+  // The naive reading of the format: value i is nibble i & 1 of byte i >> 1, 8..15 meaning -8..-1.
+  const naiveUnpack = (bytes: Uint8Array, at: number, count: number) => Array.from({ length: count }, (_, i) => {
+    const n = Math.floor(bytes[at + Math.floor(i / 2)] / (i % 2 ? 16 : 1)) % 16;
+    return n >= 8 ? n - 16 : n;
+  });
+  it('unpacks as the naive reading, odd counts and offsets included; packing what it unpacked gives the bytes back', () => {
+    const rand = mulberry32(0x1417);
+    const bytes = Uint8Array.from({ length: 301 }, () => Math.floor(rand() * 256));
+    for (const [at, count] of [[0, 0], [0, 1], [0, 2], [1, 7], [3, 64], [5, 129], [0, 600], [1, 599]]) {
+      const v = unpackInt4(bytes, at, count);
+      expect(arr(v), `at ${at}, count ${count}`).toEqual(naiveUnpack(bytes, at, count));
+      const out = new Uint8Array(310).fill(0xa5);
+      packInt4(v, out, 2);
+      const whole = count >> 1;
+      expect(arr(out.subarray(2, 2 + whole))).toEqual(arr(bytes.subarray(at, at + whole)));
+      if (count & 1) expect(out[2 + whole]).toBe(bytes[at + whole] & 15); // the last value alone: its high nibble 0
+      expect(out[2 + Math.ceil(count / 2)]).toBe(0xa5); // nothing past the values
+      expect(out[1]).toBe(0xa5);
+    }
+  });
+});
 
 describe('golden model: semantics', () => {
   it('a one-layer d = 8 model worked by hand', () => {

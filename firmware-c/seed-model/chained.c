@@ -4,10 +4,7 @@
  * model/seed-analytic.ts mirrors this file loop for loop). */
 #include "model.h"
 
-/* This file's state is set before use (set_job, chained_fits, chained_start):
- * kept out of .bss, whose clearing at start-up would cost every variant's run
- * clocks. */
-#define NOINIT __attribute__((section(".noinit")))
+/* This file's state is set before use (set_job, chained_fits, chained_start): NOINIT (model.h). */
 /* The decode's last functions and the pipelined prefill's each in a section of
  * their own, the prefill's last (seed/link.ld): the decode's code keeps its
  * addresses whatever the prefill's code becomes, and so its clocks (which
@@ -18,6 +15,8 @@
 #define DECODE_RUN_TEXT __attribute__((section(".text_decode_run"))) /* a section apart, as it was: the linker shortens its calls as before */
 #define PREFILL_TEXT __attribute__((section(".text_prefill")))
 __asm__(".section .text_decode,\"ax\",@progbits\n\t.fill 113, 2, 0x0001\n\t.previous");
+/* This file's code starts 2 bytes past a word (seed/link.ld puts this section first). */
+__asm__(".section .text.chained_pad,\"ax\",@progbits\n\t.p2align 2\n\t.fill 1, 2, 0x0001\n\t.previous");
 
 static NOINIT uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
 static NOINIT uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
@@ -239,29 +238,28 @@ static void chunk_used(uint32_t unit)
     c_slot = c_slot + 1 == NSLOT ? 0 : c_slot + 1;
 }
 
-/* The prefill's K/V cache spills wait until the ring is full ahead, so the
- * MXU has two chunks of work queued while the DMA spills (a spill does not
- * hold up the chunks behind it for long): pf_kc/pf_vc, 0 when none waits. */
-static NOINIT uint32_t pf_kc, pf_vc, pf_rows;
+/* The prefill's V cache spill waits until the ring is full ahead, so the MXU
+ * has two chunks of work queued while the DMA spills (a spill does not hold
+ * up the chunks behind it for long); K's went out during attention, once the
+ * last head's scores had read K (pf_attention). pf_vc, 0 when none waits. */
+static NOINIT uint32_t pf_vc, pf_rows;
 
-static void defer_spills(void)
+static inline __attribute__((always_inline)) void defer_spills(void)
 {
-    if (!pf_kc || p_chunks - c_chunks < NSLOT - 1) return;
+    if (!pf_vc || p_chunks - c_chunks < NSLOT - 1) return;
     if (!RETIRED_BY(SEED_UNIT_MXU, attn_end_idx)) return; /* P·V still reads V */
-    spill(SP_K, pf_kc, D, pf_rows);
     spill(SP_V, pf_vc, D, pf_rows);
-    pf_kc = 0;
+    pf_vc = 0;
 }
 
-/* The spills now, if the ring never filled ahead (before the next layer writes K and V). */
+/* The spill now, if the ring never filled ahead (before the next layer writes V). */
 static void flush_spills(void)
 {
-    if (!pf_kc) return;
+    if (!pf_vc) return;
     wait_for(SEED_UNIT_MXU, attn_end_idx);
-    spill(SP_K, pf_kc, D, pf_rows);
     spill(SP_V, pf_vc, D, pf_rows);
-    pf_kc = 0;
-    wait_all(SEED_UNIT_DMA); /* the next layer's K chunks may be queued ahead of them: K and V are read before they are written */
+    pf_vc = 0;
+    wait_all(SEED_UNIT_DMA); /* the next layer's chunks may be queued ahead of it: V is read before it is written */
 }
 
 /* C[8·blocks][n] = R(A · W) (accumulate: C = clip4(that + C)) from the ring:
@@ -465,10 +463,13 @@ DECODE_RUN_TEXT void chained_run(const SeedJob *job)
  * every weight through a ring of three 2 KB slots (banks 14-15; the next
  * matmul's chunks come in while this one runs, and its MMs queue without a
  * wait between panels), K and V written where attention reads them (no
- * spill-and-fill before attention; the cache spills go out while the output
- * projection runs), the causal mask built a word at a time, and attention head
- * by head with two score buffers: the MXU scores head h+1 while the VPU masks
- * head h. FLASH keeps its meaning: each row block scores only its key blocks
+ * spill-and-fill before attention; K's cache spill goes out during the last
+ * P·Vs, V's while the output projection or the FFN runs), the causal mask
+ * built a word at a time, and attention head by head with two score buffers:
+ * the MXU runs the next heads' scores and this head's P·V while the VPU masks
+ * the next head. Where the MXU waits for the VPU (the residuals, the FFN's
+ * ReLU) the CPU polls without pumping and the next matmul's GEOM and first
+ * chunk are ready before the wait. FLASH keeps its meaning: each row block scores only its key blocks
  * up to its last query, and P·V runs over just those keys; its scores are
  * packed to those keys, so the VPU's mask and ReLU cover only them. Attention
  * is issue-bound on this CPU (a command is four 9-clock stores): its MMs go
@@ -551,7 +552,7 @@ PREFILL_TEXT static void packed_mask(uint32_t blocks)
 
 /* Head h's scores of every row block into buffer s (FLASH: packed, one GEOM a row block); returns the MXU's issued count after them.
  * Every command word advances by a constant from block to block: locals, no multiplies, no loads. */
-PREFILL_TEXT static inline __attribute__((always_inline)) uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
+PREFILL_TEXT static uint32_t pf_scores(uint32_t h, uint32_t blocks, uint32_t tp, uint32_t s, const Layer *L)
 {
     volatile uint32_t *port = MXU_PORT;
     uint32_t rowb = D >> 1, sb = tp >> 1, hoff = h * (DH >> 1), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(L->ss);
@@ -599,47 +600,113 @@ PREFILL_TEXT static inline __attribute__((always_inline)) void pf_pv(uint32_t h,
     }
 }
 
-/* Attention of rows 0..t-1, head by head, two score buffers. */
+/* Polls until command `idx` of `unit` has retired, without pumping: where one
+ * unit hands over to another, the next unit's commands go out the moment it
+ * can take them (a pump that queues a chunk costs more clocks than the poll). */
+PREFILL_TEXT static inline __attribute__((always_inline)) void pf_wait(uint32_t unit, uint32_t idx)
+{
+    while (!RETIRED_BY(unit, idx)) {}
+}
+
+/* Head h's mask (ADD) and ReLU over buffer s: returns the VPU's issued count after them. */
+PREFILL_TEXT static uint32_t pf_mask(uint32_t s, uint32_t count)
+{
+    pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
+    pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
+    return MMIO_ISSUED(SEED_UNIT_VPU);
+}
+
+/* Attention of rows 0..t-1, head by head, two score buffers. The MXU runs
+ * S0, S1, PV0, S2, PV1, ... (S: a head's scores, PV its P·V) while the VPU
+ * masks head h+1 behind PV(h) and S(h+2): the MXU waits for no mask but the
+ * first and the last. Head h+1's mask is queued once its scores are done:
+ * after PV(h) is pushed (the CPU stalls on the MXU's full queue while it
+ * pushes), or before PV(h) at the last pair, where no S(h+2) follows to cover
+ * the mask. */
 PREFILL_TEXT static void pf_attention(uint32_t blocks, uint32_t t, const Layer *L)
 {
     uint32_t tp = (t + 7) & ~7u, count = (VARIANT & V_FLASH) ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
     uint32_t done = pf_scores(0, blocks, tp, SP_S, L);
+    pf_wait(SEED_UNIT_MXU, done);
+    if (HEADS == 1) spill(SP_K, L->kc, D, t);
+    uint32_t masked = pf_mask(SP_S, count), next_masked = masked;
+    if (HEADS > 1) done = pf_scores(1, blocks, tp, PF_S2, L);
     for (uint32_t h = 0; h < HEADS; h++) {
-        uint32_t s = (h & 1) ? PF_S2 : SP_S;
-        wait_for(SEED_UNIT_MXU, done);
-        /* The mask's ADDs fit the VPU's queue; the next head's scores go out while they run, then the ReLUs. */
-        pf_vpu_ew(SEED_VOP_ADD, s, s, SP_MASK, count);
-        pf_vpu_ew(SEED_VOP_RELU, s, s, 0, count);
-        if (h + 1 < HEADS) done = pf_scores(h + 1, blocks, tp, (h & 1) ? SP_S : PF_S2, L);
-        wait_all(SEED_UNIT_VPU);
+        uint32_t s = (h & 1) ? PF_S2 : SP_S, more = h + 2 < HEADS;
+        if (h + 1 < HEADS && !more) {
+            wait_for(SEED_UNIT_MXU, done);
+            spill(SP_K, L->kc, D, t); /* the last scores have read K: its rows go to the cache while P·V runs */
+            next_masked = pf_mask((h & 1) ? SP_S : PF_S2, count);
+        }
+        pf_wait(SEED_UNIT_VPU, masked);
         pf_pv(h, blocks, t, tp, s, L);
+        if (more) {
+            wait_for(SEED_UNIT_MXU, done);
+            next_masked = pf_mask((h & 1) ? SP_S : PF_S2, count);
+            done = pf_scores(h + 2, blocks, tp, s, L);
+        }
+        masked = next_masked;
     }
     attn_end_idx = MMIO_ISSUED(SEED_UNIT_MXU);
 }
 
-/* x = hardtanh(x + R(a·W)) for row blocks, from the ring; the VPU's pass over
- * `rows` rows from row x0 (in the last layer only the last row, whose logits
- * are the prefill's: no other row's result is read again). */
-PREFILL_TEXT static void pf_residual(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t shift, uint32_t bound, uint32_t x0, uint32_t rows)
+/* One pump, out of line: the prefill's matmuls and VPU passes share its code (the firmware RAM is 16 KB). */
+PREFILL_TEXT static __attribute__((noinline)) void pf_pump(void)
 {
-    uint32_t rowb = D >> 1, count = rows * D, x = SP_X + x0 * rowb;
-    if (VARIANT & V_FUSED) {
-        ring_matmul(g, blocks, a, a_stride, SP_X, rowb, shift, 1);
-        if (bound != 7) return;
-        wait_all(SEED_UNIT_MXU);
-        vpu_ew(SEED_VOP_DYT, x, x, x, count, 1);
-    } else {
-        ring_matmul(g, blocks, a, a_stride, SP_TMP, rowb, shift, 0);
-        wait_all(SEED_UNIT_MXU);
-        vpu_ew(bound == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, count, 0);
-    }
-    wait_all(SEED_UNIT_VPU);
+    pump();
 }
+
+/* ring_matmul for the prefill: the GEOM and the first chunk first, then a
+ * wait for the VPU's command `vpu_idx` (the pass that wrote A), then the MMs. */
+PREFILL_TEXT static void pf_matmul(uint32_t g, uint32_t blocks, uint32_t a, uint32_t a_stride, uint32_t c, uint32_t c_stride, uint32_t shift, uint32_t acc,
+                                   uint32_t vpu_idx)
+{
+    uint32_t per = g_per[g], panels = g_units[g];
+    seed_mxu_geom(a_stride, 4 * per, c_stride, g_k[g]);
+    uint32_t w0 = SEED_MXU_MM | SEED_MXU_MM_ACC(acc) | SEED_MXU_MM_C_ADDR(c), w2 = SEED_MXU_MM_M0(1) | SEED_MXU_MM_N(shift);
+    uint32_t dw0 = SEED_MXU_MM_C_ADDR(8 * c_stride), dw1 = SEED_MXU_MM_A_ADDR(8 * a_stride);
+    uint32_t w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(chunk_in());
+    pf_wait(SEED_UNIT_VPU, vpu_idx);
+    for (uint32_t j = 0; j < panels;) {
+        for (uint32_t p = 0; p < per && j < panels; p++, j++, w0 += SEED_MXU_MM_C_ADDR(4), w1 += SEED_MXU_MM_B_ADDR(4)) {
+            uint32_t v0 = w0, v1 = w1;
+            for (uint32_t i = 0; i < blocks; i++, v0 += dw0, v1 += dw1) push(SEED_UNIT_MXU, v0, v1, w2, 0);
+            pf_pump();
+            defer_spills();
+        }
+        chunk_used(SEED_UNIT_MXU);
+        if (j < panels) w1 = SEED_MXU_MM_A_ADDR(a) | SEED_MXU_MM_B_ADDR(chunk_in());
+    }
+}
+
+/* A VPU pass (vpu_ew with rq word rq) once the MXU's work is done: the first
+ * pieces the VPU's queue takes at once, then a pump (the ring's freed slot
+ * refills while the VPU works; not after a pass of one piece, which the next
+ * matmul would wait for), then the rest. Returns the VPU's issued count. */
+PREFILL_TEXT static uint32_t pf_vpu_pass(uint32_t op, uint32_t dst, uint32_t s0, uint32_t s1, uint32_t count, uint32_t rq)
+{
+    uint32_t w0 = SEED_VPU_OP | SEED_VPU_OP_OP(op) | SEED_VPU_OP_DST(dst), w1 = SEED_VPU_OP_SRC0(s0) | SEED_VPU_OP_SRC1(s1);
+    uint32_t step = (VPU_CHUNK >> 1) * 0x10001u, n = 0;
+    pf_wait(SEED_UNIT_MXU, MMIO_ISSUED(SEED_UNIT_MXU));
+    for (;;) {
+        uint32_t c = count > VPU_CHUNK ? VPU_CHUNK : count;
+        push(SEED_UNIT_VPU, w0, w1, SEED_VPU_OP_VLEN(c) | rq, 0);
+        count -= c;
+        if (++n == 7 || (!count && n > 1 && n < 7)) pf_pump(); /* a one-piece pass is over before a pump would be */
+        if (!count) break;
+        w0 += (VPU_CHUNK >> 1) << 16;
+        w1 += step;
+    }
+    return MMIO_ISSUED(SEED_UNIT_VPU);
+}
+
+#define RQ(n) (SEED_VPU_OP_M0(1) | SEED_VPU_OP_N(n))
 
 PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_t *tok)
 {
     set_job(job);
     uint32_t rowb = D >> 1, blocks = (t + 7) >> 3, tp = (t + 7) & ~7u;
+    fill(SP_TMP, POS_EMB, D, t); /* the embedding's position rows first: one long fill while the CPU sets the stream up */
     /* The stream: one step (0) of weights, no K/V fills, three slots. */
     SLOT = 2048u; NSLOT = 3;
     slot_addr[0] = SP_PANEL0; slot_addr[1] = SP_PANEL0 + 0x800u; slot_addr[2] = SP_PANEL1;
@@ -650,13 +717,17 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
     LAST_STEP = 0; KV_ON = 0;
     p_step = p_layer = p_mat = p_chunk = p_kv_done = p_chunks = p_slot = p_ok = 0;
     c_step = c_chunks = c_slot = 0;
-    for (uint32_t s = 0; s < MAX_SLOTS; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
-    pf_kc = 0;
-    /* The embedding's rows first (the token rows, three stores each: their
-     * LEN|ROWS word stays staged; then the position rows' one long fill), the
-     * mask built while the DMA moves them, the weight stream started while the
-     * VPU adds them. */
-    if (VARIANT & V_FLASH) pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
+    for (uint32_t s = 0; s < 3; s++) slot_dma[s] = slot_unit[s] = slot_idx[s] = 0;
+    pf_vc = 0;
+    pf_pump(); /* the stream's first position (its first chunk goes out behind the token rows) */
+    /* Then the token rows (three stores each: their LEN|ROWS word stays
+     * staged), the VPU's ADD of both once they are in, the causal mask built
+     * while the VPU adds and the weight stream started. */
+    uint32_t zeroed = 0;
+    if (VARIANT & V_FLASH) {
+        pf_vpu_ew_m0(SEED_VOP_REQUANT, SP_MASK, SP_MASK, 0, 32 * blocks * (blocks + 1), 0);
+        zeroed = MMIO_ISSUED(SEED_UNIT_VPU);
+    }
     {
         volatile uint32_t *port = (volatile uint32_t *)(SEED_TPU_BASE + (SEED_UNIT_DMA << 4));
         uint32_t w0 = SEED_DMA_MOVE | SEED_DMA_MOVE_SPAD_ADDR(SP_ATT), base = TOK_EMB;
@@ -667,48 +738,42 @@ PREFILL_TEXT void prefill_pipelined(const SeedJob *job, uint32_t t, const uint8_
             port[3] = 0;
         }
     }
-    fill(SP_TMP, POS_EMB, D, t);
-    uint32_t embed = MMIO_ISSUED(SEED_UNIT_DMA);
+    wait_for(SEED_UNIT_DMA, MMIO_ISSUED(SEED_UNIT_DMA));
+    pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
+    pf_pump(); /* the first chunk */
     if (VARIANT & V_FLASH) {
-        wait_all(SEED_UNIT_VPU);
+        wait_for(SEED_UNIT_VPU, zeroed);
         packed_mask(blocks);
     } else {
         fast_mask(blocks * 8, tp);
     }
-    wait_for(SEED_UNIT_DMA, embed);
-    pf_vpu_ew(SEED_VOP_ADD, SP_X, SP_ATT, SP_TMP, t * D);
-    for (uint32_t i = 0; i <= NSLOT; i++) pump(); /* the stream's first position, then its chunks, while the VPU adds */
-    wait_all(SEED_UNIT_VPU);
+    /* The ring's other chunks go out from the first matmul's panels (a pump here would hold up its first MM). */
+    uint32_t vpu = MMIO_ISSUED(SEED_UNIT_VPU); /* the VPU pass the next matmul reads (here the embedding's ADD) */
+    uint32_t fused = (VARIANT & V_FUSED) != 0, oc = fused ? SP_X : SP_TMP;
     for (uint32_t l = 0; l < LAYERS; l++) {
         const Layer *L = &layer[l];
-        ring_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0);
+        pf_matmul(G_DD, blocks, SP_X, rowb, SP_Q, rowb, L->sq, 0, vpu);
         flush_spills();
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_K, rowb, L->sk, 0);
         ring_matmul(G_DD, blocks, SP_X, rowb, SP_V, rowb, L->sv, 0);
         pf_attention(blocks, t, L);
-        /* The caches' rows go out during the output projection or the FFN (defer_spills): nothing reads
-         * K or V until the next layer writes them, and its chunks come in behind the spills. */
-        pf_kc = L->kc; pf_vc = L->vc; pf_rows = t;
-        if (VARIANT & V_FUSED) {
-            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_X, rowb, L->sa, 1);
-        } else {
-            ring_matmul(G_DD, blocks, SP_ATT, rowb, SP_TMP, rowb, L->sa, 0);
-        }
+        /* V's rows go out to the cache during the output projection or the FFN (defer_spills): nothing
+         * reads V until the next layer writes it, and its chunks come in behind the spill. */
+        pf_vc = L->vc; pf_rows = t;
+        ring_matmul(G_DD, blocks, SP_ATT, rowb, oc, rowb, L->sa, fused);
         /* From here on a row's result depends on that row alone: after the last layer's attention the VPU's
-         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole). */
+         * passes cover only the last row (its logits are the prefill's; the MXU's row blocks stay whole).
+         * A residual is x = hardtanh(x + t): ADD for bound 8, DYT for 7; FUSED, the MXU added and DYT(x, x)
+         * with n = 1 clips x to 7. */
         uint32_t last = l + 1 == LAYERS, x0 = last ? t - 1 : 0, rows = last ? 1 : blocks * 8, x = SP_X + x0 * rowb;
-        if ((VARIANT & V_FUSED) ? L->b1 == 7 : 1) {
-            wait_all(SEED_UNIT_MXU);
-            if (VARIANT & V_FUSED) vpu_ew(SEED_VOP_DYT, x, x, x, rows * D, 1);
-            else vpu_ew(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, SP_TMP + x0 * rowb, rows * D, 0);
-            wait_all(SEED_UNIT_VPU);
-        }
-        ring_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0);
-        wait_all(SEED_UNIT_MXU);
-        uint32_t h = SP_HID + x0 * (DFF >> 1);
-        vpu_ew(SEED_VOP_RELU, h, h, 0, rows * DFF, 0);
-        wait_all(SEED_UNIT_VPU);
-        pf_residual(G_FD, blocks, SP_HID, DFF >> 1, L->sf2, L->b2, x0, rows);
+        uint32_t tmp = SP_TMP + x0 * rowb, hid = SP_HID + x0 * (DFF >> 1);
+        if (!fused) vpu = pf_vpu_pass(L->b1 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, tmp, rows * D, RQ(0));
+        else if (L->b1 == 7) vpu = pf_vpu_pass(SEED_VOP_DYT, x, x, x, rows * D, RQ(1));
+        pf_matmul(G_DF, blocks, SP_X, rowb, SP_HID, DFF >> 1, L->sf1, 0, vpu);
+        vpu = pf_vpu_pass(SEED_VOP_RELU, hid, hid, 0, rows * DFF, RQ(0));
+        pf_matmul(G_FD, blocks, SP_HID, DFF >> 1, oc, rowb, L->sf2, fused, vpu);
+        if (!fused) vpu = pf_vpu_pass(L->b2 == 7 ? SEED_VOP_DYT : SEED_VOP_ADD, x, x, tmp, rows * D, RQ(0));
+        else if (L->b2 == 7) vpu = pf_vpu_pass(SEED_VOP_DYT, x, x, x, rows * D, RQ(1));
     }
     wait_all(SEED_UNIT_MXU);
     flush_spills();

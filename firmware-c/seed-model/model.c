@@ -21,16 +21,18 @@
  *                    through a ring of panel buffers across matmuls,
  *                    attention and steps (called from prefill_done())
  *  16 PIPELINED      the prefill in chained.c: weights through a ring, K and V
- *                    in place, the next head's scores beside this one's mask
+ *                    in place, the next head's mask beside this one's P·V
  * Other bits are ignored. A prompt the resident plan cannot hold (T = 256 at
  * d = 128) runs the streamed prefill below, for a job without decode steps. */
 #include "model.h"
 
-static Layer layer[MAX_LAYERS];
-static uint8_t prompt[MAX_PROMPT];
-static uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
-static uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
-static uint32_t STREAMED, X_SRAM; /* the streamed prefill (below), and the SRAM rows it keeps X in */
+/* Every one set by load_header before use: kept out of .bss (NOINIT, model.h), whose clearing at start-up the run's clocks count. */
+static NOINIT Layer layer[MAX_LAYERS];
+static NOINIT uint32_t D, DFF, HEADS, DH, LAYERS, VOCAB, VARIANT;
+static NOINIT uint32_t TOK_EMB, POS_EMB, W_OUT_T, OUT_TOKENS, LOGITS;
+static NOINIT uint32_t STREAMED, X_SRAM; /* the streamed prefill (below), and the SRAM rows it keeps X in */
+/* The prompt's bytes, read where load_header's DMA put them (through the window: no copy). */
+#define PROMPT ((const uint8_t *)(SEED_SPAD_BASE + SP_PROMPT))
 
 /* ---- primitives ---- */
 
@@ -427,8 +429,9 @@ static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
     *plen = hdr(MODEL_H_PROMPT_LEN); *steps = hdr(MODEL_H_DECODE_STEPS); *stop = hdr(MODEL_H_STOP_TOKEN);
     TOK_EMB = hdr(MODEL_H_TOK_EMB); POS_EMB = hdr(MODEL_H_POS_EMB); W_OUT_T = hdr(MODEL_H_W_OUT_T);
     OUT_TOKENS = hdr(MODEL_H_OUT_TOKENS); LOGITS = hdr(MODEL_H_LOGITS);
-    DH = 0; /* D / HEADS without a divide instruction */
-    while (HEADS && DH < 1024 && (DH + 1) * HEADS <= D) DH++;
+    DH = 0; /* D / HEADS without a divide instruction: the largest DH < 1024 with DH·HEADS <= D, a bit at a time */
+    for (uint32_t bit = 512; HEADS && bit; bit >>= 1)
+        if ((DH | bit) * HEADS <= D) DH |= bit;
     uint32_t rp = (*plen + 7) & ~7u, tp = (max_seq + 7) & ~7u;
     if (!D || !HEADS || DH * HEADS != D || (D | DFF | DH | VOCAB) & 7u || !LAYERS || LAYERS > MAX_LAYERS) return 0;
     if (hdr(MODEL_H_BATCH) > 1 || !W_OUT_T || !*plen || *plen > MAX_PROMPT || *plen + *steps > max_seq) return 0;
@@ -457,16 +460,15 @@ static uint32_t load_header(uint32_t *plen, uint32_t *steps, uint32_t *stop)
         if ((a | b) & 0xF0F0F0F0u) return 0; /* a shift beyond the seed's 4 bits */
         if ((L->b1 != 7 && L->b1 != 8) || (L->b2 != 7 && L->b2 != 8)) return 0;
     }
-    for (uint32_t i = 0; i < *plen; i++) prompt[i] = ((volatile uint8_t *)SEED_SPAD_BASE)[SP_PROMPT + i];
     return 1;
 }
 
 /* Called once the prefill's token and logits are out: the host may read the
  * seed's counters here (an observer on this address) to split prefill from decode. */
-__attribute__((noinline)) void prefill_done(void)
+__attribute__((noinline)) void prefill_done(uint32_t steps)
 {
     __asm__ volatile("");
-    if (VARIANT & V_CHAINED) {
+    if ((VARIANT & V_CHAINED) && steps) { /* no decode steps: main ends the run, without the chained plan's set-up */
         /* The decode steps and the end of the run, when chained.c's plan fits. */
         SeedJob j;
         job_of(&j);
@@ -483,16 +485,16 @@ int main(void)
         return STATUS_BAD_HEADER;
     }
     if (STREAMED) {
-        forward_streamed(plen, prompt);
+        forward_streamed(plen, PROMPT);
     } else if (VARIANT & V_PIPELINED) {
         SeedJob j;
         job_of(&j);
-        prefill_pipelined(&j, plen, prompt);
+        prefill_pipelined(&j, plen, PROMPT);
     } else {
-        forward(0, plen, prompt);
+        forward(0, plen, PROMPT);
     }
     uint8_t tok = emit(0);
-    prefill_done();
+    prefill_done(steps);
     uint32_t generated = 1;
     for (uint32_t i = 1; i <= steps && tok != stop; i++) {
         forward(plen + i - 1, 1, &tok);

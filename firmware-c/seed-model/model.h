@@ -39,6 +39,9 @@
 #define V_CHAINED       8u
 #define V_PIPELINED     16u
 
+/* State set before use: out of .bss, whose clearing at start-up would count in every run's clocks (seed/link.ld). */
+#define NOINIT __attribute__((section(".noinit")))
+
 enum { STATUS_DONE = 1, STATUS_BAD_HEADER = 2 };
 
 typedef struct {

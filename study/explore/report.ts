@@ -11,13 +11,14 @@ import type { RunRecord } from '../sweep/runs.ts';
 import { fpgaCost, XC7A35T, type FpgaCost } from './cost.ts';
 import { KNOBS, type Grid, type GridPoint, type Knob, type KnobValue, type Objective } from './grid.ts';
 import { DEFAULT_TARGET } from '../../model/targets.ts';
+import { groupDigits } from '../group-digits.ts';
 
 /** The report: its text, its markdown page, its figure's Vega-Lite spec (the Pareto chart), the front's keys and the knob that pays most. */
 export interface ExploreReport { text: string; markdown: string; spec: TopLevelSpec; front: string[]; bestKnob: string | null }
 
 interface Row { p: GridPoint; r: RunRecord; objective: number; cost: FpgaCost }
 
-const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const f0 = groupDigits;
 const f2 = (x: number) => x.toFixed(2);
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 

@@ -21,6 +21,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import { ringAllReduceClocks } from '../../model/predict/tp-program.ts';
 import { errorPct, type ConfigOverride, type MatmulPoint, type MeasuredPhase, type ModelPoint, type RunRecord, type TpPoint } from './runs.ts';
 import type { PlannedRun } from './engine.ts';
+import { groupDigits } from '../group-digits.ts';
 
 export type Scale = 'full' | 'small';
 
@@ -49,7 +50,7 @@ const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, 
 // The issue-overhead rungs (docs/study.md §7) follow the seed's four, named as `picotpu bench` names them.
 const LADDER = [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 1023, 2047, BEST_VARIANT] as const;
 
-const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const f0 = groupDigits;
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`;

@@ -16,6 +16,7 @@ import { BARS_AND_MARKS, BOUND, chartSpec, LINES_AND_POINTS, MEASURED, measuredP
 import { Compared, section, table, worstBusyError, worstRunError, type Experiment, type Figure, type Scale } from './experiments.ts';
 import { errorPct, type MatmulPoint, type ModelPoint, type RunRecord } from './runs.ts';
 import { SEED_RUN_UNPREDICTED } from './seed-points.ts';
+import { groupDigits } from '../group-digits.ts';
 
 const SMALL_DIMS: ModelDims = { d: 32, dFF: 64, heads: 2, layers: 1, vocab: 16, maxSeq: 32 };
 const { DOUBLE_BUFFER, FUSED, FLASH } = SEED_VARIANT;
@@ -24,7 +25,7 @@ const RUNGS = SEED_RUNGS.map((r) => r.value);
 /** The best variant of the board's firmware. */
 const BEST = SEED_BEST_VARIANT;
 
-const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const f0 = groupDigits;
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}%`;
