@@ -90,11 +90,14 @@ class Ring {
     this.nslot = nslot;
   }
 
-  /** geom_of's udiv loops (a subtraction a trip): slot / unit bytes, then the chunks, per geometry. */
-  udivTrips(): number {
-    let n = 0;
-    for (const g of this.geoms) n += Math.floor(this.slot / g.unitBytes) + g.chunks;
-    return n;
+  /**
+   * geom_of's udiv loops (a subtraction a trip), over the geometries: the trips of slot / unit bytes, and of the
+   * chunks (two calls of udiv whose loops' clocks a trip differ: the code's place).
+   */
+  udivTrips(): [number, number] {
+    let per = 0, chunks = 0;
+    for (const g of this.geoms) { per += Math.floor(this.slot / g.unitBytes); chunks += g.chunks; }
+    return [per, chunks];
   }
 
   /** The bytes of the chunk at the producer's position. */
@@ -261,7 +264,7 @@ export function runChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen
   const DH = D / HEADS, rowb = D / 2, fused = (variant & SEED_VARIANT.FUSED) !== 0;
   const h = helpers(io, D);
   const ring = new Ring(io, sink, dims, 4096, Math.floor(0x7000 / 4096), true, decodeSteps, promptLen);
-  sink.cpu('chained_fits', [ring.udivTrips()]);
+  sink.cpu('chained_fits', ring.udivTrips());
   // chained_start
   ring.pStep = 1; ring.cStep = 1;
   ring.attnEndIdx = io.issued(SEED_MXU);
@@ -347,9 +350,12 @@ export function runChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen
 
 /**
  * prefill_pipelined: the prefill of `t` prompt tokens through a ring of three
- * 2 KB slots (one step of weights, no K/V fills), K and V spilled to the
- * caches once the ring is full ahead, attention head by head; the logits of
- * the last row. model.c's emit() follows.
+ * 2 KB slots (one step of weights, no K/V fills): the position rows' fill
+ * first, the stream started, the mask's zeros, the token rows, the ADD; K's
+ * cache spill once the last head's scores have read K, V's once the ring is
+ * full ahead; attention head by head, the MXU's scores and P·V interleaved with
+ * the VPU's masks; the hand-overs between MXU and VPU polled without pumping;
+ * the logits of the last row. model.c's emit() follows.
  */
 export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: number, variant: number, io: SeedIo, sink: SeedSink): void {
   const D = dims.d, DFF = dims.dFF, HEADS = dims.heads, LAYERS = dims.layers, VOCAB = dims.vocab;
@@ -357,41 +363,76 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
   const fused = (variant & SEED_VARIANT.FUSED) !== 0, flash = (variant & SEED_VARIANT.FLASH) !== 0;
   const h = helpers(io, D);
   const ring = new Ring(io, sink, dims, 2048, 3, false, 0, t);
-  const deferSpills = () => {
-    if (!ring.pfRows || ring.pChunks - ring.cChunks < ring.nslot - 1) return;
-    if (!ring.retiredBy(SEED_MXU, ring.attnEndIdx, 'ds.attn')) return;
-    h.spill(ring.pfRows * rowb, 'ds.spill_k');
-    h.spill(ring.pfRows * rowb, 'ds.spill_v');
+  /**
+   * defer_spills, inline after each panel's pump: in ring_matmul (`at` "ds") and in pf_matmul ("pds"). Its two
+   * returns before a read take different clocks: a count on the path, 1 where a spill waits but the ring is not full ahead.
+   */
+  const deferAt = (at: string) => () => {
+    if (!ring.pfRows || ring.pChunks - ring.cChunks < ring.nslot - 1) { sink.cpu('defer', [ring.pfRows ? 1 : 0]); return; }
+    if (!ring.retiredBy(SEED_MXU, ring.attnEndIdx, sub(at, 'attn'))) return;
+    h.spill(ring.pfRows * rowb, sub(at, 'spill_v'));
     ring.pfRows = 0;
   };
+  const deferRm = deferAt('ds'), deferPm = deferAt('pds');
   const flushSpills = (site: string) => {
     if (!ring.pfRows) return;
     ring.waitFor(SEED_MXU, ring.attnEndIdx, sub(site, 'wait'));
-    h.spill(ring.pfRows * rowb, 'fs.spill_k');
     h.spill(ring.pfRows * rowb, 'fs.spill_v');
     ring.pfRows = 0;
     ring.waitAll(SEED_DMA, 'fs.dma');
   };
-  const rm = (g: number, acc: boolean, site: string) => ringMatmul(ring, io, g, blocks, acc, site, deferSpills);
-  /** pf_vpu_ew: count elements in chunks, inline. */
+  /** pf_wait: polls `unit` until command `idx` has retired, without pumping. */
+  const pfWait = (unit: number, idx: number, site: string) => sink.wait(unit, io.issued(unit) - idx, site);
+  const rm = (g: number, acc: boolean, site: string) => ringMatmul(ring, io, g, blocks, acc, site, deferRm);
+  /** pf_matmul: the GEOM and the first chunk, then the wait for the VPU's command `vpu`, then the panels (a pump after each). */
+  const pfMatmul = (g: number, acc: boolean, site: string, vpu: number) => {
+    const geom = ring.geoms[g];
+    io.commit(SEED_MXU, 0, sub(site, 'geom'));
+    ring.chunkIn(sub(site, 'in'));
+    pfWait(SEED_VPU, vpu, sub(site, 'vwait'));
+    for (let j = 0; j < geom.units;) {
+      for (let p = 0; p < geom.per && j < geom.units; p++, j++) {
+        for (let i = 0; i < blocks; i++) io.commit(SEED_MXU, mmBusy(geom.k, acc), i ? 'pm.mm' : 'pm.mm0');
+        ring.pump('pmp');
+        deferPm();
+      }
+      ring.chunkUsed(SEED_MXU);
+      if (j < geom.units) ring.chunkIn('pm.in');
+    }
+  };
+  /** pf_vpu_pass: once the MXU is done, the pieces, a pump after the seventh or after the last of two to six; the VPU's issued count. */
+  const pfVpuPass = (busy: (n: number) => number, count: number, site: string) => {
+    pfWait(SEED_MXU, io.issued(SEED_MXU), sub(site, 'wait'));
+    for (let n = 0; ;) {
+      const c = Math.min(count, VPU_CHUNK);
+      io.commit(SEED_VPU, busy(c), n ? sub(site, 'op') : sub(site, 'op0'));
+      count -= c;
+      if (++n === 7 || (!count && n > 1 && n < 7)) ring.pump(sub(site, 'pp'));
+      if (!count) break;
+    }
+    return io.issued(SEED_VPU);
+  };
   const keysOf = (i: number) => (flash ? Math.min(8 * i + 8, t) : t);
-  sink.cpu('pf.geoms', [ring.udivTrips()]);
-  if (flash) h.vpuEwInline(unaryBusy, 32 * blocks * (blocks + 1), 'pf.mask.zero');
-  for (let r = 0; r < t; r++) h.fill(rowb, 'pf.tok');
   h.fill(t * rowb, 'pf.pos');
-  const embed = io.issued(SEED_DMA);
+  sink.cpu('pf.geoms', ring.udivTrips());
+  ring.pump('pp0');
+  let zeroed = 0;
   if (flash) {
-    ring.waitAll(SEED_VPU, 'pf.mask.zero.wait');
+    h.vpuEwInline(unaryBusy, 32 * blocks * (blocks + 1), 'pf.mask.zero');
+    zeroed = io.issued(SEED_VPU);
+  }
+  for (let r = 0; r < t; r++) h.fill(rowb, 'pf.tok');
+  ring.waitAll(SEED_DMA, 'pf.embed.wait');
+  h.vpuEwInline(binaryBusy, t * D, 'pf.embed.add');
+  ring.pump('pp1');
+  if (flash) {
+    ring.waitFor(SEED_VPU, zeroed, 'pf.mask.zero.wait');
     sink.cpu('pf.packed_mask', [blocks]);
   } else {
     sink.cpu('pf.fast_mask', [blocks * 8, blocks * tp]);
   }
-  ring.waitFor(SEED_DMA, embed, 'pf.embed.wait');
-  h.vpuEwInline(binaryBusy, t * D, 'pf.embed.add');
-  for (let i = 0; i <= ring.nslot; i++) ring.pump('pf0');
-  ring.waitAll(SEED_VPU, 'pf.embed.wait_vpu');
-  const scores = (first: boolean) => {
-    const at = first ? 'pfs0' : 'pfs';
+  /** pf_scores (a function), called at `at`: head h's scores; the MXU's issued count after them. */
+  const scores = (at: string) => {
     if (!flash) h.geom(sub(at, 'geom'));
     for (let i = 0; i < blocks; i++) {
       if (flash) h.geom(sub(at, 'fgeom'));
@@ -400,52 +441,59 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
     return io.issued(SEED_MXU);
   };
   const count = flash ? 32 * blocks * (blocks + 1) : blocks * 8 * tp;
+  /** pf_mask (a function), called at `at`: the mask's ADD and the ReLU; the VPU's issued count after them. */
+  const mask = (at: string) => {
+    h.vpuEwInline(binaryBusy, count, sub(at, 'add'));
+    h.vpuEwInline(unaryBusy, count, sub(at, 'relu'));
+    return io.issued(SEED_VPU);
+  };
+  /** pf_pv (inline): head h's P·V. */
+  const pv = () => {
+    if (!flash) h.geom('pfv.geom');
+    for (let i = 0; i < blocks; i++) {
+      if (flash) h.geom('pfv.fgeom');
+      for (let c = 0; c < DH / 8; c++) h.mm(keysOf(i), false, c ? 'pfv.mm' : 'pfv.mm0');
+    }
+  };
+  let vpu = io.issued(SEED_VPU);
   for (let l = 0; l < LAYERS; l++) {
-    rm(G_DD, false, 'pf.q');
+    pfMatmul(G_DD, false, 'pf.q', vpu);
     flushSpills('fs');
     rm(G_DD, false, 'pf.k');
     rm(G_DD, false, 'pf.v');
-    // pf_attention
-    let done = scores(true);
+    // pf_attention: the MXU runs S0 S1 PV0 S2 PV1 ...; head h+1's mask after PV(h), or before it at the last pair.
+    let done = scores('pfs0');
+    pfWait(SEED_MXU, done, 'pfa.w0');
+    if (HEADS === 1) h.spill(t * rowb, 'pfa.k1');
+    let masked = mask('pmk0'), nextMasked = masked;
+    if (HEADS > 1) done = scores('pfs1');
     for (let hd = 0; hd < HEADS; hd++) {
-      ring.waitFor(SEED_MXU, done, 'pfa.wait');
-      h.vpuEwInline(binaryBusy, count, 'pfa.mask');
-      h.vpuEwInline(unaryBusy, count, 'pfa.relu');
-      if (hd + 1 < HEADS) done = scores(false);
-      ring.waitAll(SEED_VPU, 'pfa.vpu');
-      if (!flash) h.geom('pfv.geom');
-      for (let i = 0; i < blocks; i++) {
-        if (flash) h.geom('pfv.fgeom');
-        for (let c = 0; c < DH / 8; c++) h.mm(keysOf(i), false, c ? 'pfv.mm' : 'pfv.mm0');
+      const more = hd + 2 < HEADS;
+      if (hd + 1 < HEADS && !more) {
+        ring.waitFor(SEED_MXU, done, 'pfa.wl');
+        h.spill(t * rowb, 'pfa.k');
+        nextMasked = mask('pmkl');
       }
+      pfWait(SEED_VPU, masked, 'pfa.wv');
+      pv();
+      if (more) {
+        ring.waitFor(SEED_MXU, done, 'pfa.wm');
+        nextMasked = mask('pmk');
+        done = scores('pfs');
+      }
+      masked = nextMasked;
     }
     ring.attnEndIdx = io.issued(SEED_MXU);
     ring.pfRows = t;
     rm(G_DD, fused, 'pf.o');
     const last = l + 1 === LAYERS, rows = last ? 1 : blocks * 8;
-    if (fused ? bounds[l].bound1 === 7 : true) {
-      ring.waitAll(SEED_MXU, 'pf.o.wait');
-      h.vpuEw(binaryBusy, rows * D, 'pf.o.residual');
-      ring.waitAll(SEED_VPU, 'pf.o.vpu');
-    }
-    rm(G_DF, false, 'pf.ffn1');
-    ring.waitAll(SEED_MXU, 'pf.ffn1.wait');
-    h.vpuEw(unaryBusy, rows * DFF, 'pf.ffn1.relu');
-    ring.waitAll(SEED_VPU, 'pf.ffn1.vpu');
-    // pf_residual
-    if (fused) {
-      rm(G_FD, true, 'pf.ffn2');
-      if (bounds[l].bound2 === 7) {
-        ring.waitAll(SEED_MXU, 'pr.fused.wait');
-        h.vpuEw(binaryBusy, rows * D, 'pr.fused.dyt');
-        ring.waitAll(SEED_VPU, 'pr.vpu');
-      }
-    } else {
-      rm(G_FD, false, 'pf.ffn2');
-      ring.waitAll(SEED_MXU, 'pr.wait');
-      h.vpuEw(binaryBusy, rows * D, 'pr.residual');
-      ring.waitAll(SEED_VPU, 'pr.vpu');
-    }
+    if (!fused) vpu = pfVpuPass(binaryBusy, rows * D, 'pf.o.res');
+    else if (bounds[l].bound1 === 7) vpu = pfVpuPass(binaryBusy, rows * D, 'pf.o.dyt');
+    pfMatmul(G_DF, false, 'pf.ffn1', vpu);
+    vpu = pfVpuPass(unaryBusy, rows * DFF, 'pf.relu');
+    pfMatmul(G_FD, fused, 'pf.ffn2', vpu);
+    if (!fused) vpu = pfVpuPass(binaryBusy, rows * D, 'pf.ffn2.res');
+    else if (bounds[l].bound2 === 7) vpu = pfVpuPass(binaryBusy, rows * D, 'pf.ffn2.dyt');
   }
   ring.waitAll(SEED_MXU, 'pf.end.wait');
   flushSpills('fse');

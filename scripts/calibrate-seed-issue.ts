@@ -141,24 +141,39 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /**
  * The paths from a push of chained.c's pump go through advance(), one function whatever the pump: its clocks
  * per branch (the counts the walk reports after a push) are fitted over all those paths at once, each path
- * keeping its own constant (a fit within each path's samples, pooled).
+ * keeping its own constant (a fit within each path's samples, pooled). The CPU's work after advance() on the way
+ * to the next event (the prefill's causal mask after its second pump) has counts of its own after advance()'s:
+ * fitted per path, on the clocks advance()'s fit leaves.
  */
+const ADVANCE_COUNTS = 10; // model/seed-ring.ts Ring.advanceCounts
 const afterPush = [...samples].filter(([path, s]) => /\.push>/.test(path) && s.counts[0].length > 0);
+if (afterPush.some(([, s]) => s.counts[0].length < ADVANCE_COUNTS)) throw new Error('calibrate-seed: a path after a push without advance()\'s counts');
 const pooled = { clocks: [] as number[], counts: [] as number[][] };
 for (const [, s] of afterPush) {
-  const c = mean(s.clocks), k = s.counts[0].map((_, j) => mean(s.counts.map((x) => x[j])));
-  s.clocks.forEach((x, i) => { pooled.clocks.push(x - c); pooled.counts.push(s.counts[i].map((v, j) => v - k[j])); });
+  const c = mean(s.clocks), k = s.counts[0].slice(0, ADVANCE_COUNTS).map((_, j) => mean(s.counts.map((x) => x[j])));
+  s.clocks.forEach((x, i) => { pooled.clocks.push(x - c); pooled.counts.push(k.map((kj, j) => s.counts[i][j] - kj)); });
 }
 const advance = pooled.clocks.length ? fit(pooled.clocks, pooled.counts).perCount : [];
 const pushPaths = new Set(afterPush.map(([path]) => path));
+/**
+ * A path after a push: advance()'s clocks per branch as pooled, corrected by the path's own fit of what the pooled
+ * clocks leave, on the counts that vary on it (the caller's code after the return differs from path to path; a
+ * branch this path never took in the calibration keeps the pooled clocks); then its other counts' fit.
+ */
+function afterPushPath(s: { clocks: number[]; counts: number[][] }): SeedPath {
+  const rest = s.clocks.map((c, i) => c - advance.reduce((a, b, j) => a + b * s.counts[i][j], 0));
+  const own = fit(rest, s.counts);
+  return { clocks: own.clocks, perCount: own.perCount.map((k, j) => (j < ADVANCE_COUNTS ? Math.round((advance[j] + k) * 1000) / 1000 : k)) };
+}
 
 const terms: SeedTerms = { paths: new Map(), polls: new Map() };
 let spread = 0;
 for (const [path, s] of samples) {
   const p = pushPaths.has(path)
-    ? { clocks: mean(s.clocks) - advance.reduce((a, b, j) => a + b * mean(s.counts.map((x) => x[j])), 0), perCount: advance }
+    ? afterPushPath(s)
     : s.counts[0].length ? fit(s.clocks, s.counts) : { clocks: mean(s.clocks), perCount: [] };
   const worst = Math.max(...s.clocks.map((c, i) => Math.abs(c - (p.clocks + p.perCount.reduce((a, k, j) => a + k * s.counts[i][j], 0)))));
+  if (process.env.SEED_CAL_DUMP && path.includes(process.env.SEED_CAL_DUMP)) console.log(path, JSON.stringify(p), s.clocks.map((c, i) => `${c}@${s.counts[i].join(',')}`).join(' '));
   if (worst > 0.5) { spread++; console.log(`  ${path}: ${s.clocks.length} samples, off the fit by up to ${worst.toFixed(1)} clocks`); }
   terms.paths.set(path, { clocks: Math.round(p.clocks * 1000) / 1000, perCount: p.perCount });
 }
