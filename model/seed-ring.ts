@@ -400,14 +400,18 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
       if (j < geom.units) ring.chunkIn('pm.in');
     }
   };
-  /** pf_vpu_pass: once the MXU is done, the pieces, a pump after the seventh or after the last of two to six; the VPU's issued count. */
+  /**
+   * pf_vpu_pass (a function): once the MXU is done (the wait named for the call site: the clocks to it are the
+   * caller's), the pieces, a pump after the seventh or after the last of two to six; the VPU's issued count.
+   */
   const pfVpuPass = (busy: (n: number) => number, count: number, site: string) => {
     pfWait(SEED_MXU, io.issued(SEED_MXU), sub(site, 'wait'));
     for (let n = 0; ;) {
       const c = Math.min(count, VPU_CHUNK);
-      io.commit(SEED_VPU, busy(c), n ? sub(site, 'op') : sub(site, 'op0'));
+      io.commit(SEED_VPU, busy(c), n ? 'pvp.op' : 'pvp.op0');
       count -= c;
-      if (++n === 7 || (!count && n > 1 && n < 7)) ring.pump(sub(site, 'pp'));
+      // The condition's clocks: its first term true (the seventh piece) or its last three evaluated (the last piece).
+      if (++n === 7 || (!count && n > 1 && n < 7)) { sink.cpu('vpu_pass', [n === 7 ? 1 : 0]); ring.pump('pvp'); }
       if (!count) break;
     }
     return io.issued(SEED_VPU);

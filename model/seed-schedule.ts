@@ -105,9 +105,7 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
 
 /** The event before each of chained.c's pumps (model/seed-ring.ts) whose code between them has no event. */
 const BEFORE_PUMP: Record<string, string[]> = {
-  rmp: ['rm.mm'], rm: ['rm.mm0'], fch: ['fc.dot'], cah: ['ca.qk', 'ca.qk0'], pmp: ['pm.mm', 'pm.mm0'],
-  // pf_vpu_pass's pump, after the pass's seventh piece or its last (of two to six), at each of its call sites.
-  ...Object.fromEntries(['pf.o.res', 'pf.o.dyt', 'pf.relu', 'pf.ffn2.res', 'pf.ffn2.dyt'].map((s) => [`${s}.pp`, [`${s}.op`]])),
+  rmp: ['rm.mm'], rm: ['rm.mm0'], fch: ['fc.dot'], cah: ['ca.qk', 'ca.qk0'], pmp: ['pm.mm', 'pm.mm0'], pvp: ['pvp.op'],
 };
 
 const completedPaths = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();

@@ -46,6 +46,8 @@ const JOBS: CalJob[] = [
   { dims: { d: 64, dFF: 256, heads: 2, layers: 2, vocab: 8, maxSeq: 64 }, prompt: 52, steps: 3, variants: [8, 15, 16, 23, 24, 31] },
   // ... and of eight row blocks and more (those zeros in three chunks).
   { dims: { ...SMALL, maxSeq: 72 }, prompt: 61, steps: 2, variants: [16, 20, 23, 31] },
+  // The pipelined prefill of four heads over eight row blocks (the MXU still scoring the first head when its mask is due).
+  { dims: { d: 128, dFF: 256, heads: 4, layers: 1, vocab: 16, maxSeq: 72 }, prompt: 64, steps: 1, variants: [16, 23] },
   // chained.c's decode of a row block of keys (one MM a head, the pump often silent) and a stop token before the last step.
   { dims: SMALL, prompt: 3, steps: 4, stopAt: 2, variants: [8, 15, 24, 31] },
   { dims: MID, prompt: 20, steps: 3, stopAt: 1, variants: [8, 15, 24, 31] },
@@ -60,6 +62,9 @@ const JOBS: CalJob[] = [
   { dims: WIDE, prompt: 10, steps: 0, variants: [8, 15, 24, 31] },
 ];
 /** Every combination of the firmware's variant bits (chained.c's CHAINED and PIPELINED flows included). */
+/** The pf_wait sites of one copy of its loop: pf_matmul's (its wait for the VPU), pf_vpu_pass's (for the MXU). */
+const PF_MATMUL_WAITS = ['pf.q.vwait', 'pf.ffn1.vwait', 'pf.ffn2.vwait'];
+const PF_PASS_WAITS = ['pf.o.res.wait', 'pf.o.dyt.wait', 'pf.relu.wait', 'pf.ffn2.res.wait', 'pf.ffn2.dyt.wait'];
 const ALL_BITS = Object.values(SEED_VARIANT).reduce((a, b) => a | b, 0);
 const VARIANTS = Array.from({ length: ALL_BITS + 1 }, (_, v) => v);
 
@@ -149,7 +154,9 @@ const ADVANCE_COUNTS = 10; // model/seed-ring.ts Ring.advanceCounts
 const afterPush = [...samples].filter(([path, s]) => /\.push>/.test(path) && s.counts[0].length > 0);
 if (afterPush.some(([, s]) => s.counts[0].length < ADVANCE_COUNTS)) throw new Error('calibrate-seed: a path after a push without advance()\'s counts');
 const pooled = { clocks: [] as number[], counts: [] as number[][] };
-for (const [, s] of afterPush) {
+// Pooled: the paths whose other counts are constant (a path's own loop counts would leak into advance()'s clocks).
+const othersConstant = (s: { counts: number[][] }) => s.counts.every((c) => c.every((v, j) => j < ADVANCE_COUNTS || v === s.counts[0][j]));
+for (const [, s] of afterPush.filter(([, s]) => othersConstant(s))) {
   const c = mean(s.clocks), k = s.counts[0].slice(0, ADVANCE_COUNTS).map((_, j) => mean(s.counts.map((x) => x[j])));
   s.clocks.forEach((x, i) => { pooled.clocks.push(x - c); pooled.counts.push(k.map((kj, j) => s.counts[i][j] - kj)); });
 }
@@ -163,7 +170,12 @@ const pushPaths = new Set(afterPush.map(([path]) => path));
 function afterPushPath(s: { clocks: number[]; counts: number[][] }): SeedPath {
   const rest = s.clocks.map((c, i) => c - advance.reduce((a, b, j) => a + b * s.counts[i][j], 0));
   const own = fit(rest, s.counts);
-  return { clocks: own.clocks, perCount: own.perCount.map((k, j) => (j < ADVANCE_COUNTS ? Math.round((advance[j] + k) * 1000) / 1000 : k)) };
+  const corrected = { clocks: own.clocks, perCount: own.perCount.map((k, j) => (j < ADVANCE_COUNTS ? Math.round((advance[j] + k) * 1000) / 1000 : k)) };
+  const other = fit(rest, s.counts.map((c) => c.slice(ADVANCE_COUNTS)));
+  const pooledOnly = { clocks: other.clocks, perCount: [...advance, ...other.perCount] };
+  // The correction only where it fits the path's samples better (a few samples of many branches can make it ill-posed).
+  const off = (p: SeedPath) => Math.max(...s.clocks.map((c, i) => Math.abs(c - p.clocks - p.perCount.reduce((a, k, j) => a + k * s.counts[i][j], 0))));
+  return off(corrected) < off(pooledOnly) ? corrected : pooledOnly;
 }
 
 const terms: SeedTerms = { paths: new Map(), polls: new Map() };
@@ -173,7 +185,6 @@ for (const [path, s] of samples) {
     ? afterPushPath(s)
     : s.counts[0].length ? fit(s.clocks, s.counts) : { clocks: mean(s.clocks), perCount: [] };
   const worst = Math.max(...s.clocks.map((c, i) => Math.abs(c - (p.clocks + p.perCount.reduce((a, k, j) => a + k * s.counts[i][j], 0)))));
-  if (process.env.SEED_CAL_DUMP && path.includes(process.env.SEED_CAL_DUMP)) console.log(path, JSON.stringify(p), s.clocks.map((c, i) => `${c}@${s.counts[i].join(',')}`).join(' '));
   if (worst > 0.5) { spread++; console.log(`  ${path}: ${s.clocks.length} samples, off the fit by up to ${worst.toFixed(1)} clocks`); }
   terms.paths.set(path, { clocks: Math.round(p.clocks * 1000) / 1000, perCount: p.perCount });
 }
@@ -183,10 +194,17 @@ for (const [site, g] of gaps) {
   if (g.some((x) => x !== period)) console.log(`  poll ${site}: periods ${[...new Set(g)].join(', ')}`);
   terms.polls.set(site, period);
 }
-// wait_until is one function: when every site's loop has one period, it is the period of the sites whose loop never
-// went round in the calibration jobs too ("*").
-const periods = new Set(terms.polls.values());
+// wait_until is one function: when every one of model.c's sites has one period, it is the period of the sites whose
+// loop never went round in the calibration jobs too ("*"). chained.c's pf_wait loops (sites pf.*, pfa.*) are inlined
+// copies, each with its own period; the copy inside a function is one for all that function's call sites
+// (model/seed-ring.ts: pf_matmul's wait for the VPU, pf_vpu_pass's for the MXU).
+const periods = new Set([...terms.polls].filter(([site]) => !/^pfa?\./.test(site)).map(([, p]) => p));
 if (periods.size === 1) terms.polls.set('*', [...periods][0]);
+for (const family of [PF_MATMUL_WAITS, PF_PASS_WAITS]) {
+  const seen = new Set(family.map((site) => terms.polls.get(site)).filter((p) => p !== undefined));
+  if (seen.size > 1) throw new Error(`calibrate-seed: one pf_wait copy with periods ${[...seen].join(', ')} (${family.join(', ')})`);
+  if (seen.size === 1) for (const site of family) terms.polls.set(site, [...seen][0]!);
+}
 console.log(`${terms.paths.size} paths (${spread} not constant), ${terms.polls.size} poll sites (periods ${[...new Set(terms.polls.values())].join(', ')})`);
 
 let worst = 0;
