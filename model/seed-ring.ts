@@ -147,7 +147,8 @@ class Ring {
    * is full (pump's own early return).
    */
   private gated(at: string, why: 'end' | 'ahead'): void {
-    if (at === 'wf' || at === 'ci') this.io.resume(sub(at, why));
+    // ... and so does pf_matmul's pump once the prefill's stream is all queued (pump_kv's call, apart from a full ring's return).
+    if (at === 'wf' || at === 'ci' || at === 'pmp') this.io.resume(sub(at, why));
   }
 
   /** pump(), inlined at `at`: queues the stream's next item if it can go now. */
