@@ -441,7 +441,8 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
     if (!flash) h.geom(sub(at, 'geom'));
     for (let i = 0; i < blocks; i++) {
       if (flash) h.geom(sub(at, 'fgeom'));
-      for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) h.mm(DH, false, j ? sub(at, 'mm') : sub(at, 'mm0'));
+      // mm_run's first MM has its own path to it; from any MM on, the loop's code is one (the paths start at "mm").
+      for (let j = 0; j < Math.ceil(keysOf(i) / 8); j++) io.commit(SEED_MXU, mmBusy(DH, false), j ? sub(at, 'mm') : sub(at, 'mm0'), sub(at, 'mm'));
     }
     return io.issued(SEED_MXU);
   };
@@ -457,7 +458,7 @@ export function runPipelined(dims: ModelDims, bounds: SeedLayerBounds[], t: numb
     if (!flash) h.geom('pfv.geom');
     for (let i = 0; i < blocks; i++) {
       if (flash) h.geom('pfv.fgeom');
-      for (let c = 0; c < DH / 8; c++) h.mm(keysOf(i), false, c ? 'pfv.mm' : 'pfv.mm0');
+      for (let c = 0; c < DH / 8; c++) io.commit(SEED_MXU, mmBusy(keysOf(i), false), c ? 'pfv.mm' : 'pfv.mm0', 'pfv.mm');
     }
   };
   let vpu = io.issued(SEED_VPU);

@@ -43,9 +43,9 @@ export const SEED_STREAMED_RUN_BOUND_PCT = 0.3;
 export const SEED_SWEEP_SMALL_RUN_BOUND_PCT = 0.16;
 /**
  * The same for chained.c's flows (CHAINED's decode, PIPELINED's prefill: model/seed-ring.ts replays the pump, whose
- * choices follow the units' clocks; test/seed-schedule.test.ts), run and prefill window: worst 0.046 % on the tests'
- * jobs (d 64 and d 32, prompts of 17 to 56, 0 to 6 decode steps, variants 8, 16, 24, 15, 23, 31), 0.070 % on the
- * bench's rows (the pipelined prefill of 64 tokens, 4 layers, alone and as the full inference's prefill window;
- * 0.004 % on the full inferences of variants 15 and 31).
+ * choices follow the units' clocks; test/seed-schedule.test.ts), run and prefill window: worst 0.038 % on the tests'
+ * jobs (d 64 and d 32, prompts of 17 to 56, 0 to 6 decode steps, variants 8, 16, 24, 15, 23, 31: the pipelined
+ * prefill of 40 tokens, variant 24), 0.003 % on the bench's rows (the pipelined prefill of 64 tokens, 4 layers;
+ * 0.001 % on the full inferences of variants 15 and 31); 0.073 % on the calibration's own jobs.
  */
 export const SEED_CHAINED_RUN_BOUND_PCT = 0.1;
