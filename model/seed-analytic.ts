@@ -19,6 +19,7 @@
 // functions, the same loops, the same waits in the same places.
 
 import { SEED_VARIANT, type ModelDims } from './format.ts';
+import { runChained, runPipelined, type SeedIo } from './seed-ring.ts';
 
 /**
  * The units as model.c numbers them (tpu_seed.h SEED_UNIT_*, generated from the board's regs.ts, which the
@@ -37,8 +38,17 @@ export interface SeedSink {
   wait(unit: number, left: number, site: string): void;
   /** CPU work at `site` whose clocks grow with `counts` (loop trips the firmware makes there). */
   cpu(site: string, counts: readonly number[]): void;
-  /** The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out. */
-  mark(what: 'prefill' | 'done'): void;
+  /**
+   * The run's end (main's return: the DONE store); `prefill` marks prefill_done(), after the prefill's token is out
+   * (`tag`: what prefill_done() does on the way on, when it is more than returning; it names the path after it).
+   */
+  mark(what: 'prefill' | 'done', tag?: string): void;
+  /**
+   * A sink that keeps the units' clocks (the schedule, the trace replay): chained.c's flows (CHAINED's decode,
+   * PIPELINED's prefill) go through it as the firmware runs them (model/seed-ring.ts), their pump's choices
+   * read from the units; without it the walk streams them in a fixed order (the busy tally).
+   */
+  io?: SeedIo;
 }
 
 /** Per layer: the hardtanh bounds (7 or 8) after attention and after the FFN. */
@@ -276,13 +286,14 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
         if (l + 1 < LAYERS) spill(n * rowb, 'st.x.spill');
       }
     }
-    fill(VOCAB * rowb, 'logits.fill');
-    waitUntil(SEED_DMA, 0, 'logits.wait_dma');
-    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'logits.dot.first' : 'logits.dot');
-    waitUntil(SEED_VPU, 0, 'logits.wait_vpu');
+    // forward_streamed's own logits loop (its code, and its clocks, are not forward's).
+    fill(VOCAB * rowb, 'st.logits.fill');
+    waitUntil(SEED_DMA, 0, 'st.logits.wait_dma');
+    for (let j = 0; j < VOCAB; j++) vop(VOP.DOT, D, j === 0 ? 'st.logits.dot.first' : 'st.logits.dot');
+    waitUntil(SEED_VPU, 0, 'st.logits.wait_vpu');
   };
   /** prefill_pipelined (chained.c): the prefill through the weight ring; see walkPipelined. */
-  const forwardPipelined = (t: number) => walkPipelined(dims, bounds, t, variant, sink);
+  const forwardPipelined = (t: number) => (sink.io ? runPipelined(dims, bounds, t, variant, sink.io, sink) : walkPipelined(dims, bounds, t, variant, sink));
   const emit = () => {
     sink.cpu('argmax', [VOCAB]);
     spill(4 * VOCAB, 'emit.logits');
@@ -293,7 +304,7 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   // load_header: the header, the layer records, the prompt.
   fill(128, 'header.fill');
   waitUntil(SEED_DMA, 0, 'header.wait');
-  sink.cpu('header', []); // D / HEADS a bit at a time: ten trips whatever the shape
+  sink.cpu('header', headerChecks(dims, promptLen, decodeSteps)); // D / HEADS a bit at a time: ten trips whatever the shape
   fill(LAYERS * 64, 'header.layers');
   fill(promptLen, 'header.prompt');
   waitUntil(SEED_DMA, 0, 'header.layers.wait');
@@ -303,11 +314,17 @@ export function walkSeedJob(dims: ModelDims, bounds: SeedLayerBounds[], promptLe
   else if (variant & SEED_VARIANT.PIPELINED) forwardPipelined(promptLen);
   else forward(0, promptLen);
   emit();
-  sink.mark('prefill');
-  if (chained && decodeSteps > 0) { // prefill_done: no decode steps, no chained plan (main ends the run)
-    walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
-    putSram(4, 'chained.generated');
-    putSram(4, 'chained.status');
+  // prefill_done(steps): with decode steps, CHAINED calls chained_run, which returns to model.c's decode where
+  // chained_fits refuses the shapes; without them main ends the run (no chained plan).
+  const chainedRun = (variant & SEED_VARIANT.CHAINED) !== 0 && decodeSteps > 0;
+  sink.mark('prefill', chainedRun && !chained ? '+chained_refused' : '');
+  if (chained && chainedRun) {
+    if (sink.io) runChained(dims, bounds, promptLen, generated, decodeSteps, variant, sink.io, sink);
+    else {
+      walkChained(dims, bounds, promptLen, generated, decodeSteps, chained, fused, sink);
+      putSram(4, 'chained.generated');
+      putSram(4, 'chained.status');
+    }
     sink.mark('done');
     return;
   }
@@ -427,6 +444,20 @@ function walkChained(dims: ModelDims, bounds: SeedLayerBounds[], promptLen: numb
 
 const ST_ROWS = 32, BANK = 4096, ST_MASK_MAX = 0x800;
 
+/**
+ * load_header's plan checks as the CPU evaluates them (&& stops at the first false): the resident plan's fits()
+ * calls, then the streamed plan's terms (none when the resident plan fits: !resident is false).
+ */
+function headerChecks(dims: ModelDims, promptLen: number, decodeSteps: number): [number, number] {
+  const rp = ceil8(promptLen), tp = ceil8(dims.maxSeq);
+  const resident = [(rp * dims.d) / 2 <= BANK, (dims.maxSeq * dims.d) / 2 <= 2 * BANK, (rp * tp) / 2 <= BANK, (rp * dims.dFF) / 2 <= 4 * BANK];
+  const first = resident.indexOf(false), residentEvals = first < 0 ? 4 : first + 1;
+  if (first < 0) return [residentEvals, 0];
+  const streamed = [decodeSteps === 0, true, (ST_ROWS * dims.d) / 2 <= BANK, (rp * dims.d) / 2 <= 4 * BANK, rp * 4 <= ST_MASK_MAX, (ST_ROWS * dims.dFF) / 2 <= 2 * BANK];
+  const miss = streamed.indexOf(false);
+  return [residentEvals, miss < 0 ? streamed.length : miss + 1];
+}
+
 /** Whether load_header takes the resident plan for this prompt (every row of X, the scores and the FFN in the scratchpad). */
 export function residentPrefill(dims: ModelDims, promptLen: number): boolean {
   const rp = ceil8(promptLen), tp = ceil8(dims.maxSeq);
@@ -544,6 +575,8 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
   mxu = 0; vpu = 0; dma = 0;
   commands = { mxu: 0, vpu: 0, dma: 0 };
   lowerBound = 0;
+  /** The lower bound of the prefill's pass (at the prefill mark). */
+  prefillLowerBound = 0;
   /** Busy per unit of the pass under way (the commands before the first pass count to it). */
   private readonly passBusy = [0, 0, 0];
   private inPass = false;
@@ -559,6 +592,7 @@ export class SeedBusyTally implements SeedSink, SeedBusy {
   cpu(): void {}
   mark(what: 'prefill' | 'done'): void {
     if (what === 'done') this.closePass();
+    else this.prefillLowerBound = this.lowerBound + Math.max(...this.passBusy);
   }
   private closePass(): void {
     this.lowerBound += Math.max(...this.passBusy);

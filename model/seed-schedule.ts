@@ -24,11 +24,19 @@
 //   of its site; a read in clock r sees the commands retired before r.
 // Bank conflicts are not modelled: the firmware's plan keeps the units in
 // different banks (its busy clocks equal the analytic ones, test/seed-analytic.test.ts).
+//
+// chained.c's flows (CHAINED's decode, PIPELINED's prefill) run through the
+// schedule as the firmware runs them (model/seed-ring.ts): the schedule answers
+// their reads of RETIRED and LEVEL (a read in clock r sees the commands retired
+// before r; LEVEL counts the rest), so the pump queues its chunks when the
+// units let it. A path after a pump event that no calibration job took is
+// completed from the same pump's other events (afterPump).
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CALIBRATIONS, calibrationFile, firmwareFile, programSha256, type CalibrationHeader } from './predict/calibration.ts';
-import type { ModelDims } from './format.ts';
-import { residentPrefill, SEED_DMA, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import { SEED_VARIANT, type ModelDims } from './format.ts';
+import { residentPrefill, SEED_DMA, SeedBusyTally, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import type { SeedIo } from './seed-ring.ts';
 
 /** The calibration table of the seed board's issue costs. */
 export const SEED_TERMS_TABLE = 'issue-terms-seed' as const;
@@ -95,6 +103,12 @@ export interface SeedRunPrediction extends SeedWindowPrediction {
   stallClocks: number;
 }
 
+/** The event before each of chained.c's pumps (model/seed-ring.ts) whose code between them has no event. */
+const BEFORE_PUMP: Record<string, string[]> = {
+  rmp: ['rm.mm'], rm: ['rm.mm0'], fch: ['fc.dot'], cah: ['ca.qk', 'ca.qk0'], pmp: ['pm.mm', 'pm.mm0'], pvp: ['pvp.op'],
+};
+
+const completedPaths = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 const byEnds = new WeakMap<SeedTerms, Map<string, Map<string, SeedPath>>>();
 
 /** The paths of a table by "from", then "to" (built once per table). */
@@ -119,7 +133,11 @@ function pathsByEnds(terms: SeedTerms): Map<string, Map<string, SeedPath>> {
  * pulse, clock 0) and each unit's retire clocks. Every number it needs per
  * event is in typed arrays; a path's term is looked up once per event.
  */
-export class SeedSchedule implements SeedSink {
+export class SeedSchedule implements SeedSink, SeedIo {
+  /** chained.c's flows run through the schedule's own clocks (model/seed-ring.ts). */
+  readonly io: SeedIo = this;
+  /** Per unit: the commands a read has seen retired (reads come in the CPU's clock order). */
+  private readonly seen = new Int32Array(3);
   /** The clock the CPU finished its last event in (a commit landed, a wait's last read). */
   private cpuClock = 0;
   private from = 'start';
@@ -142,14 +160,19 @@ export class SeedSchedule implements SeedSink {
 
   /** The table's paths by their two ends (no key to build per event). */
   private readonly paths: Map<string, Map<string, SeedPath>>;
+  /** The paths afterPump completed, by "from", then "to" (apart from the table's: a completion reads only counted paths). */
+  private readonly completed: Map<string, Map<string, SeedPath>>;
 
   constructor(private readonly terms: SeedTerms) {
     this.paths = pathsByEnds(terms);
+    let c = completedPaths.get(terms);
+    if (!c) completedPaths.set(terms, (c = new Map()));
+    this.completed = c;
   }
 
   /** The clock the CPU reaches the event at `site`: the path from the last event. */
   private reach(site: string): number {
-    const p = this.paths.get(this.from)?.get(site);
+    const p = this.paths.get(this.from)?.get(site) ?? this.completed.get(this.from)?.get(site) ?? this.afterPump(this.from, site);
     if (!p) throw new MissingSeedTermError(`seed-schedule: no term for the path ${this.from}>${site}: no calibration job takes it (scripts/calibrate-seed-issue.ts)`);
     let clocks = p.clocks;
     const n = Math.min(p.perCount.length, this.counts.length);
@@ -157,6 +180,62 @@ export class SeedSchedule implements SeedSink {
     this.counts.length = 0;
     this.from = site;
     return this.cpuClock + clocks;
+  }
+
+  /**
+   * A path from an event of chained.c's pump (its LEVEL read, its slot's RETIRED read, its push) that no
+   * calibration job took. The pump's code after any of its events runs to the pump's return, and the
+   * caller's from there to `to`: a path from event x of the pump at call site F is tail(F.x) + head(to).
+   * So F.x>to = F.x>b + F.y>to − F.y>b for another event y of the same pump and a site b both reach;
+   * failing that, F.y>to + (G.x>b − G.y>b), the difference of the two events' tails at another call
+   * site G (the table's first such). The event before a pump with no event between (BEFORE_PUMP) is
+   * one of the pump's too, when the pump is silent: its tail is the whole pump. Kept apart from the table
+   * (a completion reads counted paths only, so it does not depend on which jobs were predicted before).
+   */
+  private afterPump(from: string, to: string): SeedPath | undefined {
+    // The pump's call site and the event's kind; the event before a pump counts as one of its events (its tail: the whole pump).
+    const before = Object.entries(BEFORE_PUMP).find(([, sites]) => sites.includes(from));
+    const m = before ? ['', before[0], 'before'] : /^(.*)\.(level|slot|push)$/.exec(from);
+    const fromPaths = m ? this.paths.get(from) : undefined;
+    if (!m || !fromPaths) return undefined;
+    const sum = (terms: [SeedPath, number][]): SeedPath => {
+      const n = Math.max(...terms.map(([p]) => p.perCount.length));
+      return {
+        clocks: terms.reduce((a, [p, k]) => a + k * p.clocks, 0),
+        perCount: Array.from({ length: n }, (_, i) => terms.reduce((a, [p, k]) => a + k * (p.perCount[i] ?? 0), 0)),
+      };
+    };
+    /** F.x>b − F.y>b for a site b both reach at call site F. */
+    const tailDiff = (x: Map<string, SeedPath> | undefined, y: Map<string, SeedPath> | undefined): [SeedPath, SeedPath] | undefined => {
+      if (!x || !y) return undefined;
+      for (const [b, xb] of x) { const yb = y.get(b); if (yb) return [xb, yb]; }
+      return undefined;
+    };
+    const others = ['level', 'slot', 'push'].filter((o) => o !== m[2]);
+    // The pump's other events, and the event before it, when the pump is silent (its tail is the whole pump).
+    for (const other of [...others.map((o) => `${m[1]}.${o}`), ...(before ? [] : BEFORE_PUMP[m[1]] ?? [])]) {
+      const alt = this.paths.get(other), altTo = alt?.get(to);
+      const d = altTo && tailDiff(fromPaths, alt);
+      if (d) return this.complete(from, to, sum([[d[0], 1], [altTo, 1], [d[1], -1]]));
+    }
+    for (const other of others) {
+      const altTo = this.paths.get(`${m[1]}.${other}`)?.get(to);
+      if (!altTo) continue;
+      for (const [site, fromSite] of this.paths) {
+        const g = /^(.*)\.(level|slot|push)$/.exec(site);
+        if (!g || g[2] !== m[2] || g[1] === m[1]) continue;
+        const d = tailDiff(fromSite, this.paths.get(`${g[1]}.${other}`));
+        if (d) return this.complete(from, to, sum([[altTo, 1], [d[0], 1], [d[1], -1]]));
+      }
+    }
+    return undefined;
+  }
+
+  private complete(from: string, to: string, p: SeedPath): SeedPath {
+    let m = this.completed.get(from);
+    if (!m) this.completed.set(from, (m = new Map()));
+    m.set(to, p);
+    return p;
   }
 
   private retireOf(unit: number, index: number): number {
@@ -200,15 +279,40 @@ export class SeedSchedule implements SeedSink {
     this.cpuClock = read;
   }
 
+  commit(unit: number, busy: number, site: string, as?: string): void {
+    this.command(unit, busy, site);
+    if (as !== undefined) this.from = as;
+  }
+
+  issued(unit: number): number {
+    return this.pushed[unit];
+  }
+
+  resume(site: string): void {
+    this.from = site;
+  }
+
+  /** A read of RETIRED or LEVEL in the clock the path to `site` reaches: it sees the commands retired before that clock. */
+  read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number {
+    const r = this.reach(site), n = this.pushed[unit];
+    this.cpuClock = r;
+    if (as !== undefined) this.from = as;
+    // Every command but the last QUEUE_DEPTH retired before the last commit landed.
+    let seen = Math.max(this.seen[unit], n - QUEUE_DEPTH);
+    while (seen < n && this.retireOf(unit, seen) < r) seen++;
+    this.seen[unit] = seen;
+    return reg === 'retired' ? seen : n - seen;
+  }
+
   cpu(_site: string, counts: readonly number[]): void {
     for (const c of counts) this.counts.push(c);
   }
 
-  mark(what: 'prefill' | 'done'): void {
+  mark(what: 'prefill' | 'done', tag = ''): void {
     const from = this.from, at = this.reach(what);
     // A mark is no event of the CPU's: the next path starts at the last event, named for the mark
     // (after the prefill, main calls prefill_done() on its way to the first decode step).
-    this.from = what === 'prefill' ? `${from}+prefill` : from;
+    this.from = what === 'prefill' ? `${from}+prefill${tag}` : from;
     if (what === 'prefill') {
       // The prefill's pass goes on to the end of the run when no decode step follows (the GENERATED and STATUS words).
       this.prefillClocks = at;
@@ -271,5 +375,15 @@ export function predictSeedRun(dims: ModelDims, bounds: SeedLayerBounds[], promp
     if (e instanceof MissingSeedTermError) return null;
     throw e;
   }
-  return s.result();
+  const p = s.result();
+  if (variant & (SEED_VARIANT.CHAINED | SEED_VARIANT.PIPELINED)) {
+    // chained.c's pump queues a step's chunks while the step before runs: the lower bound counts each to the
+    // pass whose weights it carries (the busy tally's), not to the pass under way when it was queued.
+    const t = new SeedBusyTally();
+    walkSeedJob(dims, bounds, promptLen, generated, variant, t, decodeSteps);
+    p.lowerBound = t.lowerBound;
+    p.phases[0].lowerBound = t.prefillLowerBound;
+    p.phases[1].lowerBound = t.lowerBound - t.prefillLowerBound;
+  }
+  return p;
 }

@@ -10,20 +10,22 @@ import * as board from '../boards/transformer-tpu-int4/regs.ts';
 import type { Job, Model } from '../model/format.ts';
 import * as walk from '../model/seed-analytic.ts';
 import { walkSeedJob, type SeedSink } from '../model/seed-analytic.ts';
+import type { SeedIo } from '../model/seed-ring.ts';
 import { runOnSeed } from '../model/seed-run.ts';
 
-/** The retired-count registers (regs.ts: RETIRED(u) = 0x44 + 16 u), by unit. */
-const RETIRED = [board.SEED_MXU, board.SEED_VPU, board.SEED_DMA].map((u) => {
+/** The retired-count and queue-level registers (regs.ts: RETIRED(u) = 0x44 + 16 u, LEVEL(u) = 0x48 + 16 u), by unit. */
+const reg = (what: string) => [board.SEED_MXU, board.SEED_VPU, board.SEED_DMA].map((u) => {
   const name = ['MXU', 'VPU', 'DMA'][u];
-  return board.SEED_REGS.find((r) => r.name === `${name}_RETIRED`)!.offset;
+  return board.SEED_REGS.find((r) => r.name === `${name}_${what}`)!.offset;
 });
+const RETIRED = reg('RETIRED'), LEVEL = reg('LEVEL');
 
 if (walk.SEED_MXU !== board.SEED_MXU || walk.SEED_VPU !== board.SEED_VPU || walk.SEED_DMA !== board.SEED_DMA) {
   throw new Error("seed-issue-trace: model/seed-analytic.ts numbers the units otherwise than the board's regs.ts");
 }
 
-/** A trace entry: a commit store (its clock and the clocks it was held) or a read of a unit's retired count. */
-export interface Access { commit: boolean; unit: number; clock: number; stall: number }
+/** A trace entry: a commit store (its clock and the clocks it was held) or a read of a unit's RETIRED or LEVEL (its value). */
+export interface Access { commit: boolean; unit: number; clock: number; stall: number; reg?: 'retired' | 'level'; value?: number }
 
 export interface SeedTrace {
   trace: Access[];
@@ -34,7 +36,7 @@ export interface SeedTrace {
   generated: number;
 }
 
-/** Runs `job` on the reference models with the commit stores and the retired-count reads logged. */
+/** Runs `job` on the reference models with the commit stores and the RETIRED and LEVEL reads logged. */
 export function traceSeedJob(model: Model, job: Job): SeedTrace {
   const trace: Access[] = [];
   let windowStart = 0;
@@ -45,10 +47,11 @@ export function traceSeedJob(model: Model, job: Job): SeedTrace {
       const tpu = dev.tpu, read = tpu.read.bind(tpu), pulse = tpu.runPulse.bind(tpu), commit = dev.bus.onCommit;
       tpu.runPulse = (clock) => { windowStart = clock; pulse(clock); };
       tpu.read = (offset, clock) => {
-        const o = offset & 0xffc;
-        const unit = RETIRED.indexOf(o);
-        if (unit >= 0) trace.push({ commit: false, unit, clock, stall: 0 });
-        return read(offset, clock);
+        const o = offset & 0xffc, value = read(offset, clock);
+        const retired = RETIRED.indexOf(o), level = LEVEL.indexOf(o);
+        if (retired >= 0) trace.push({ commit: false, unit: retired, clock, stall: 0, reg: 'retired', value: value >>> 0 });
+        else if (level >= 0) trace.push({ commit: false, unit: level, clock, stall: 0, reg: 'level', value: value >>> 0 });
+        return value;
       };
       dev.bus.onCommit = (unit, opcode, clock, stall) => { trace.push({ commit: true, unit, clock, stall }); commit?.(unit, opcode, clock, stall); };
     },
@@ -57,17 +60,118 @@ export function traceSeedJob(model: Model, job: Job): SeedTrace {
   return { trace, windowStart, run: c.run, prefill: r.windows.length ? r.windows[0].cycles : null, generated: r.generated };
 }
 
-/** The events of a walk, in order, with the loop counts of the CPU work before each. */
-type Ev = { kind: 'command' | 'wait'; unit: number; site: string; counts: number[] } | { kind: 'mark'; what: 'prefill' | 'done'; unit: -1; site: string; counts: number[] };
-class Recorder implements SeedSink {
-  events: Ev[] = [];
+/** A wait_until whose reads are not yet matched: they end where the next event shows. */
+interface PendingWait { unit: number; site: string; counts: number[]; index: number }
+
+/**
+ * The walk's events matched with the trace as they come (chained.c's reads take their values from it, so its
+ * pump's choices are the run's): every commit store's unit, every read's unit and register; the clocks of
+ * each path between two events ("from>to" by site, with the loop counts on it) go to `path`, every poll
+ * loop's period of model.c's wait_until to `gap`.
+ */
+class Replay implements SeedSink, SeedIo {
+  readonly io: SeedIo = this;
+  private at = 0;
+  private cpuClock: number;
+  private from = 'start';
   private counts: number[] = [];
-  pass(): void {}
-  command(unit: number, _busy: number, site: string): void { this.events.push({ kind: 'command', unit, site, counts: this.take() }); }
-  wait(unit: number, _left: number, site: string): void { this.events.push({ kind: 'wait', unit, site, counts: this.take() }); }
-  cpu(_site: string, counts: readonly number[]): void { this.counts.push(...counts); }
-  mark(what: 'prefill' | 'done'): void { this.events.push({ kind: 'mark', what, unit: -1, site: what, counts: this.take() }); }
+  private pending: PendingWait | null = null;
+  private readonly marks: { what: 'prefill' | 'done'; tag: string; counts: number[] }[] = [];
+  private event = 0;
+  private readonly pushed = [0, 0, 0];
+
+  constructor(private readonly t: SeedTrace, private readonly where: string,
+    private readonly path: (path: string, clocks: number, counts: number[], clock?: number) => void, private readonly gap: (site: string, clocks: number) => void) {
+    this.cpuClock = t.windowStart;
+  }
+
   private take(): number[] { const c = this.counts; this.counts = []; return c; }
+
+  private fail(what: string): never {
+    const a = this.t.trace[this.at];
+    throw new Error(`${this.where}: event ${this.event} (${what}) is not the trace's (${a ? `${a.commit ? 'commit' : `read ${a.reg}`} unit ${a.unit} at ${a.clock}` : 'end'})`);
+  }
+
+  /** Ends the pending wait's reads: the same unit's RETIRED reads up to the next commit or other read; a read of the same unit next takes the last. */
+  private settle(nextReadOf: number): void {
+    const w = this.pending;
+    if (!w) return;
+    this.pending = null;
+    const trace = this.t.trace;
+    let end = this.at;
+    const ours = (a: Access) => !a.commit && a.unit === w.unit && a.reg === 'retired';
+    while (end < trace.length && ours(trace[end])) end++;
+    if (nextReadOf === w.unit) end--;
+    if (end <= this.at) this.fail(`wait ${w.site}, unit ${w.unit}: no reads`);
+    this.path(`${this.from}>${w.site}`, trace[this.at].clock - this.cpuClock, w.counts);
+    for (let i = this.at + 1; i < end; i++) this.gap(w.site, trace[i].clock - trace[i - 1].clock);
+    this.cpuClock = trace[end - 1].clock;
+    this.at = end;
+    this.from = w.site;
+    // The marks after the wait: their paths end where its reads did.
+    for (const m of this.marks.splice(0)) this.markNow(m.what, m.tag, m.counts);
+  }
+
+  pass(): void {}
+
+  command(unit: number, _busy: number, site: string): void {
+    this.settle(-1);
+    this.event++;
+    const a = this.t.trace[this.at];
+    if (!a || !a.commit || a.unit !== unit) this.fail(`command ${site}, unit ${unit}`);
+    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take(), a.clock - this.t.windowStart);
+    this.cpuClock = a.clock + a.stall;
+    this.at++;
+    this.pushed[unit]++;
+    this.from = site;
+  }
+
+  commit(unit: number, busy: number, site: string, as?: string): void {
+    this.command(unit, busy, site);
+    if (as !== undefined) this.from = as;
+  }
+
+  issued(unit: number): number { return this.pushed[unit]; }
+
+  resume(site: string): void { this.from = site; }
+
+  read(reg: 'retired' | 'level', unit: number, site: string, as?: string): number {
+    this.settle(reg === 'retired' ? unit : -1);
+    this.event++;
+    const a = this.t.trace[this.at];
+    if (!a || a.commit || a.unit !== unit || a.reg !== reg) this.fail(`read ${reg} ${site}, unit ${unit}`);
+    this.path(`${this.from}>${site}`, a.clock - this.cpuClock, this.take(), a.clock - this.t.windowStart);
+    this.cpuClock = a.clock;
+    this.at++;
+    this.from = as ?? site;
+    return a.value!;
+  }
+
+  wait(unit: number, _left: number, site: string): void {
+    this.settle(unit);
+    this.event++;
+    this.pending = { unit, site, counts: this.take(), index: this.event };
+  }
+
+  cpu(_site: string, counts: readonly number[]): void { this.counts.push(...counts); }
+
+  /** A mark after a wait waits for it: the next event tells where the wait's reads end. */
+  mark(what: 'prefill' | 'done', tag = ''): void {
+    if (this.pending) this.marks.push({ what, tag, counts: this.take() });
+    else this.markNow(what, tag, this.take());
+  }
+
+  private markNow(what: 'prefill' | 'done', tag: string, counts: number[]): void {
+    const key = `${this.from}>${what}`;
+    if (what === 'done') this.path(key, this.t.run - (this.cpuClock - this.t.windowStart), counts);
+    else if (this.t.prefill !== null) this.path(key, this.t.prefill - (this.cpuClock - this.t.windowStart), counts);
+    if (what === 'prefill') this.from = `${this.from}+prefill${tag}`;
+  }
+
+  finish(): void {
+    this.settle(-1);
+    if (this.at !== this.t.trace.length) throw new Error(`${this.where}: ${this.t.trace.length - this.at} trace entries past the walk's events`);
+  }
 }
 
 /**
@@ -76,42 +180,8 @@ class Recorder implements SeedSink {
  * Clocks run from the last event: a commit's landing (its clock + the clocks it was held), a wait's last read.
  */
 export function alignSeedTrace(model: Model, promptLen: number, variant: number, t: SeedTrace,
-  path: (path: string, clocks: number, counts: number[]) => void = () => {}, gap: (site: string, clocks: number) => void = () => {}): void {
-  const rec = new Recorder();
-  walkSeedJob(model.dims, model.layers, promptLen, t.generated, variant, rec);
-  const evs = rec.events, trace = t.trace;
-  let at = 0, cpu = t.windowStart, from = 'start';
-  const where = () => `d ${model.dims.d} prompt ${promptLen}, ${t.generated} tokens, variant ${variant}`;
-  for (let e = 0; e < evs.length; e++) {
-    const ev = evs[e];
-    const key = `${from}>${ev.site}`;
-    if (ev.kind === 'mark') {
-      if (ev.what === 'done') path(key, t.run - (cpu - t.windowStart), ev.counts);
-      else if (t.prefill !== null) path(key, t.prefill - (cpu - t.windowStart), ev.counts);
-      if (ev.what === 'prefill') from = `${from}+prefill`;
-      continue;
-    }
-    const a = trace[at];
-    if (!a || a.commit !== (ev.kind === 'command') || a.unit !== ev.unit) {
-      throw new Error(`${where()}: event ${e} (${ev.kind} ${ev.site}, unit ${ev.unit}) is not the trace's (${a ? `${a.commit ? 'commit' : 'read'} unit ${a.unit} at ${a.clock}` : 'end'})`);
-    }
-    path(key, a.clock - cpu, ev.counts);
-    if (ev.kind === 'command') {
-      cpu = a.clock + a.stall;
-      at++;
-    } else {
-      // The reads of this wait: the same unit's, up to the next commit or another unit's read; a wait of the
-      // same unit right after it (no command between) takes the last one.
-      let end = at;
-      while (end < trace.length && !trace[end].commit && trace[end].unit === ev.unit) end++;
-      const next = evs.slice(e + 1).find((x) => x.kind !== 'mark');
-      if (next && next.kind === 'wait' && next.unit === ev.unit) end--;
-      if (end <= at) throw new Error(`${where()}: wait ${ev.site} has no reads`);
-      for (let i = at + 1; i < end; i++) gap(ev.site, trace[i].clock - trace[i - 1].clock);
-      cpu = trace[end - 1].clock;
-      at = end;
-    }
-    from = ev.site;
-  }
-  if (at !== trace.length) throw new Error(`${where()}: ${trace.length - at} trace entries past the walk's events`);
+  path: (path: string, clocks: number, counts: number[], clock?: number) => void = () => {}, gap: (site: string, clocks: number) => void = () => {}, decodeSteps = t.generated - 1): void {
+  const r = new Replay(t, `d ${model.dims.d} prompt ${promptLen}, ${t.generated} tokens, variant ${variant}`, path, gap);
+  walkSeedJob(model.dims, model.layers, promptLen, t.generated, variant, r, decodeSteps);
+  r.finish();
 }

@@ -10,7 +10,6 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SEED_VARIANT } from '../model/format.ts';
 import { seedModelMisfit } from '../model/seed-fit.ts';
 import { pointStatus } from '../study/explore/point-check.ts';
 import { fingerprint, sweep } from '../study/sweep/engine.ts';
@@ -87,14 +86,12 @@ describe.sequential('seed experiments, small instances', () => {
       expect(wrong).toEqual([]);
       // Prefill and decode apart wherever the run decoded.
       for (const r of rs) expect(r.measured.map((m) => m.name), r.key).toEqual(r.point.kind === 'matmul' ? ['matmul'] : r.point.decodeSteps ? ['prefill', 'decode'] : ['prefill']);
-      // model/seed-schedule.ts covers every window of the paths its calibration runs (model.c's, for the write-up's
-      // three bits, SEED_VARIANT_ALL, and for CHAINED without decode steps, which model.c's path ends) and no other:
-      // its "-" are exactly the windows of the pipelined prefill, of the chained decode and of mmbench.
+      // model/seed-schedule.ts covers every window of every variant (model.c's flows, and chained.c's through
+      // model/seed-ring.ts): its "-" are exactly mmbench's.
       const run = worstRunError(rs);
       console.log(`  ${e.name}: largest run-clock error ${run.worst.toFixed(3)} %`);
       const uncovered = rs.filter((r) => r.predicted.some((p) => p.runClocks === null)).map((r) => r.key);
-      const beyond = (p: { variant: number; decodeSteps: number }) => (p.variant & SEED_VARIANT.PIPELINED) !== 0 || ((p.variant & SEED_VARIANT.CHAINED) !== 0 && p.decodeSteps > 0);
-      expect(uncovered).toEqual(rs.filter((r) => r.point.kind === 'matmul' || beyond(r.point)).map((r) => r.key));
+      expect(uncovered).toEqual(rs.filter((r) => r.point.kind === 'matmul').map((r) => r.key));
       expect(run.worst).toBeLessThanOrEqual(SEED_SWEEP_SMALL_RUN_BOUND_PCT);
       const report = e.report(rs, 'small');
       expect(report.markdown).toContain(report.text);
