@@ -9,7 +9,7 @@
 import type { BusTiming } from './config.ts';
 import { Console } from './console.ts';
 import type { MmioDevice, SramSharer } from '../periph/mmio.ts';
-import { doubleFields } from './double-fields.ts';
+import { doubleFields } from '../periph/double-fields.ts';
 
 export type { MmioDevice, SramSharer };
 

@@ -14,7 +14,7 @@ import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
-import { doubleFields } from './double-fields.ts';
+import { doubleFields } from '../periph/double-fields.ts';
 
 // Module-local copies of the constants the run loops read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.

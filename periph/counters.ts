@@ -2,7 +2,7 @@
 // over the whole run and one over the window the firmware brackets with
 // PERF_CTRL. Both are advanced a window of n identical clocks at a time.
 
-import { doubleFields } from '../emu/double-fields.ts';
+import { doubleFields } from './double-fields.ts';
 
 export const UNIT_NAMES = ['DMA', 'MXU', 'VPU'] as const;
 

@@ -44,7 +44,7 @@ import {
   type UnitModel,
   type UnitRules,
 } from './unit.ts';
-import { doubleFields } from '../emu/double-fields.ts';
+import { doubleFields } from './double-fields.ts';
 
 // ---- Fields, from the one table in regs.ts ----
 

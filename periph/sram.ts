@@ -3,7 +3,7 @@
 // the DMA alike.
 
 import type { BusTiming } from './config.ts';
-import { doubleFields } from '../emu/double-fields.ts';
+import { doubleFields } from './double-fields.ts';
 
 export const SRAM_BASE = 0x4000_0000;
 export const SRAM_SIZE = 512 * 1024;

@@ -36,7 +36,7 @@ import type { Sram } from './sram.ts';
 import { SeqFast, SeqListMemory, SeqReference, seqRules, WAITING_ON_TOKEN, type SeqModel, type SeqPort } from './seq.ts';
 import type { Cmd, Footprint, UnitModel, UnitRules } from './unit.ts';
 import { VpuFast, VpuReference, vpuRules } from './vpu.ts';
-import { doubleFields } from '../emu/double-fields.ts';
+import { doubleFields } from './double-fields.ts';
 
 /** The three compute units, and the sequencer of the `sequencer` what-if (§5.11). */
 export type TpuUnitName = (typeof UNIT_NAMES)[number] | 'SEQ' | 'LINK';

@@ -28,7 +28,7 @@ import {
   bits, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
-import { doubleFields } from '../emu/double-fields.ts';
+import { doubleFields } from './double-fields.ts';
 
 // ---- Fields and opcodes, from the table ----
 
