@@ -220,6 +220,8 @@ export class Cpu {
   private readonly axi: boolean;
   /** Word slots on the native interface (no COMPRESSED_ISA, not axi-lite): run() is runWords, chosen once here. */
   private readonly wordSlots: boolean;
+  /** Halfword slots (COMPRESSED_ISA) on axi-lite, the seed board's configuration: run() is runSeed, chosen once here. */
+  private readonly seedSlots: boolean;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -239,6 +241,7 @@ export class Cpu {
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
     this.wordSlots = this.slotShift === 2 && !this.axi;
+    this.seedSlots = this.slotShift === 1 && this.axi;
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.ops = new Uint8Array(slots);
@@ -390,6 +393,7 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
+    if (this.seedSlots) return this.runSeed(cycleLimit, instrLimit);
     const r = this.regs, fields = this.fields;
     const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
@@ -785,6 +789,203 @@ export class Cpu {
 
     // On a trap the instruction does not retire and pc names it.
     this.pc = pc; this.cycle = cycle; this.instret = instret; this.staleWord = stale;
+    this.stopReason = reason;
+    return reason;
+  }
+
+  /**
+   * run() for the seed board's configuration (halfword slots with RV32C, the
+   * axi-lite interface): the general loop's cases with its per-instruction
+   * tests on the configuration gone. The constants are the timing rules the
+   * general loop applies (timing.ts): every jump's and taken branch's target
+   * fetch is a transaction (AXI_TRANSACTION_EXTRA), a target that straddles
+   * two words adds its chained second fetch, and a store into BRAM drops the
+   * slots it may have changed without a loop. RV32C has no stale words
+   * (staleWord stays -1: a BRAM store drops the decoded slots at once).
+   * A change to an instruction's case goes into run() and runWords too; the
+   * timing tests hold this one (rvc, cpu-seed-axi, the seed RTL fixtures).
+   */
+  private runSeed(cycleLimit: number, instrLimit: number): StopReason {
+    const r = this.regs, fields = this.fields;
+    const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
+    const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
+    const bus = this.bus;
+    const barrel = this.features.BARREL_SHIFTER;
+    const ramSize = this.ramSize;
+    // A fetch is legal only from a halfword address inside the BRAM.
+    const badPc = ~(ramSize - 1) | 1;
+    // A jump's target that straddles two words: the straddle and the chained second fetch.
+    const straddleTarget = STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA;
+    const stopAtInstret = this.instret + instrLimit;
+    let pc = this.pc, cycle = this.cycle, instret = this.instret;
+    let reason = StopReason.LIMIT;
+    this.pollCount = 0;
+
+    outer: for (;;) {
+      if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (pc & badPc) {
+        // Sequential flow off the end of the BRAM (jumps check their own targets):
+        // the fetch handshake, one clock before the launch, is the bus error.
+        reason = this.trap(pc & 3 ? TrapKind.MISALIGNED_FETCH : TrapKind.FETCH_OUTSIDE_BRAM, cycle - 1, pc);
+        break;
+      }
+      const k = pc >>> 1;
+      let f = fields[k];
+      if (f === 0) { this.decode(k); f = fields[k]; }
+      const op: Op = f & 63, imm = imms[k];
+      const rd = (f >>> 6) & 31;
+      const a = r[(f >>> 11) & 31];
+      let clocks = (f >>> 21) & 255;
+      // Bit 29: a compressed instruction (2 bytes).
+      let next = pc + 4 - ((f >>> 28) & 2);
+
+      switch (op) {
+        case Op.NOP: break;
+        case Op.LUI: r[rd] = imm; break;
+        case Op.AUIPC: r[rd] = pc + imm; break;
+        case Op.JAL:
+          r[rd] = next; r[0] = 0; next = (pc + imm) >>> 0;
+          clocks += AXI_TRANSACTION_EXTRA;
+          if (next & 2 && next < ramSize && (m16[next >>> 1] & 3) === 3) clocks += straddleTarget;
+          break;
+        // JALR clears bit 0 of the target, as the spec (and PicoRV32) do.
+        case Op.JALR:
+          r[rd] = next; r[0] = 0; next = ((a + imm) & ~1) >>> 0;
+          clocks += AXI_TRANSACTION_EXTRA;
+          if (next & 2 && next < ramSize && (m16[next >>> 1] & 3) === 3) clocks += straddleTarget;
+          break;
+        case Op.BEQ: case Op.BNE: case Op.BLT: case Op.BGE: case Op.BLTU: case Op.BGEU:
+          if (!branchTaken(op, a, r[(f >>> 16) & 31])) break;
+          next = (pc + imm) >>> 0;
+          clocks += TAKEN_BRANCH_EXTRA + AXI_TRANSACTION_EXTRA;
+          if (next & 2) {
+            // branchTargetExtra: the straddle, and the refetch when the fall-through's word has it (bit 4 of lens).
+            const straddle = next < ramSize && (m16[next >>> 1] & 3) === 3;
+            if (straddle) clocks += straddleTarget;
+            if (lens[k] & 16) clocks += straddle ? 2 * AXI_REFETCH_PER_WORD : AXI_REFETCH_PER_WORD;
+          }
+          break;
+
+        case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
+          if (addr & (size - 1)) {
+            // Through picorv32_axi the trap comes before the aligned word's read (AR only, no R: s_trap_misaligned_load.S).
+            reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load + this.misalignPrefetch(k), addr);
+            break outer;
+          }
+          if (addr < ramSize) {
+            r[rd] = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
+              : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
+            r[0] = 0;
+            break;
+          }
+          const at = dataAt[k];
+          const word = bus.read(addr, cycle + at);
+          if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.LOAD_BUS_ERROR, cycle + at, addr); break outer; }
+          clocks += bus.wait;
+          clocks += bus.readExtra;
+          const sh = (addr & 3) << 3;
+          const v = op === Op.LW ? word : op === Op.LBU ? (word >>> sh) & 0xff : op === Op.LB ? (word << (24 - sh)) >> 24
+            : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
+          r[rd] = v; r[0] = 0;
+          if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, -1);
+          if (bus.repeatUntil > cycle + at) {
+            // The read repeats unchanged for a while: maybe a poll loop to skip.
+            const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+            if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
+          } else {
+            this.lastEffect = instret;
+          }
+          break;
+        }
+
+        case Op.SB: case Op.SH: case Op.SW: {
+          const addr = (a + imm) >>> 0;
+          const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
+          const v = r[(f >>> 16) & 31];
+          if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
+          if (addr < ramSize) {
+            // The new bits are seen from the next fetch on (PicoRV32's prefetch
+            // buffer with compressed code is not modelled; hardware.md).
+            this.lastEffect = instret;
+            if (op === Op.SW) m32[addr >>> 2] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
+            // invalidateWord: the word's two halfwords and the two before, each only when decoded.
+            const h = (addr >>> 1) & ~1;
+            if (fields[h] !== 0) this.forget(h);
+            if (fields[h + 1] !== 0) this.forget(h + 1);
+            if (h >= 2) {
+              if (fields[h - 1] !== 0) this.forget(h - 1);
+              if (fields[h - 2] !== 0) this.forget(h - 2);
+            }
+            break;
+          }
+          // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
+          const sh = addr & 3;
+          const wdata = size === 4 ? v : size === 2 ? (v & 0xffff) * 0x10001 : (v & 0xff) * 0x1010101;
+          const wstrb = size === 4 ? 15 : size === 2 ? 3 << sh : 1 << sh;
+          const at = dataAt[k];
+          this.lastEffect = instret;
+          bus.write(addr, wdata | 0, wstrb, cycle + at);
+          if (bus.fault) { reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, addr); break outer; }
+          clocks += bus.wait;
+          if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, -1);
+          break;
+        }
+
+        case Op.ADDI: r[rd] = a + imm; break;
+        case Op.SLTI: r[rd] = a < imm ? 1 : 0; break;
+        case Op.SLTIU: r[rd] = a >>> 0 < imm >>> 0 ? 1 : 0; break;
+        case Op.XORI: r[rd] = a ^ imm; break;
+        case Op.ORI: r[rd] = a | imm; break;
+        case Op.ANDI: r[rd] = a & imm; break;
+        case Op.SLLI: r[rd] = a << imm; break;
+        case Op.SRLI: r[rd] = a >>> imm; break;
+        case Op.SRAI: r[rd] = a >> imm; break;
+
+        case Op.ADD: r[rd] = a + r[(f >>> 16) & 31]; break;
+        case Op.SUB: r[rd] = a - r[(f >>> 16) & 31]; break;
+        case Op.SLT: r[rd] = a < r[(f >>> 16) & 31] ? 1 : 0; break;
+        case Op.SLTU: r[rd] = a >>> 0 < r[(f >>> 16) & 31] >>> 0 ? 1 : 0; break;
+        case Op.XOR: r[rd] = a ^ r[(f >>> 16) & 31]; break;
+        case Op.OR: r[rd] = a | r[(f >>> 16) & 31]; break;
+        case Op.AND: r[rd] = a & r[(f >>> 16) & 31]; break;
+        case Op.SLL: case Op.SRL: case Op.SRA: {
+          const n = r[(f >>> 16) & 31] & 31;
+          if (!barrel) clocks += (n >>> 2) + (n & 3);
+          r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
+          r[0] = 0;
+          break;
+        }
+
+        case Op.FENCE: break;
+        case Op.ECALL: reason = this.trap(TrapKind.ECALL, cycle + this.trapAt.ebreak); break outer;
+        case Op.EBREAK: reason = this.trap(TrapKind.EBREAK, cycle + this.trapAt.ebreak); break outer;
+
+        case Op.RDCYCLE: case Op.RDTIME: r[rd] = cycle + RDCYCLE_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDCYCLEH: case Op.RDTIMEH: r[rd] = (cycle + RDCYCLE_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRET: r[rd] = instret + RDINSTRET_OFFSET; r[0] = 0; this.lastEffect = instret; break;
+        case Op.RDINSTRETH: r[rd] = (instret + RDINSTRET_OFFSET) / TWO32; r[0] = 0; this.lastEffect = instret; break;
+
+        case Op.MUL: r[rd] = Math.imul(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULH: r[rd] = mulh(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHSU: r[rd] = mulhsu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.MULHU: r[rd] = mulhu(a, r[(f >>> 16) & 31]); r[0] = 0; break;
+        case Op.DIV: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? -1 : (a / b) | 0; r[0] = 0; break; }
+        case Op.DIVU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? -1 : (a >>> 0) / b; r[0] = 0; break; }
+        case Op.REM: { const b = r[(f >>> 16) & 31]; r[rd] = b === 0 ? a : a % b; r[0] = 0; break; }
+        case Op.REMU: { const b = r[(f >>> 16) & 31] >>> 0; r[rd] = b === 0 ? a : (a >>> 0) % b; r[0] = 0; break; }
+
+        case Op.BREAK: reason = StopReason.BREAK; break outer;
+        default: reason = this.trap(TrapKind.ILLEGAL_INSTRUCTION, cycle + this.trapAt.illegal); break outer;
+      }
+      pc = next;
+      cycle += clocks;
+      instret++;
+    }
+
+    // On a trap the instruction does not retire and pc names it.
+    this.pc = pc; this.cycle = cycle; this.instret = instret;
     this.stopReason = reason;
     return reason;
   }
