@@ -35,7 +35,8 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { CALIBRATIONS, calibrationFile, firmwareFile, programSha256, type CalibrationHeader } from './predict/calibration.ts';
 import { SEED_VARIANT, type ModelDims } from './format.ts';
-import { residentPrefill, SEED_DMA, SeedBusyTally, streamedPrefill, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
+import { seedModelMisfit } from './seed-fit.ts';
+import { SEED_DMA, SeedBusyTally, walkSeedJob, type SeedLayerBounds, type SeedSink } from './seed-analytic.ts';
 import type { SeedIo } from './seed-ring.ts';
 
 /** The calibration table of the seed board's issue costs. */
@@ -339,21 +340,17 @@ export class SeedSchedule implements SeedSink, SeedIo {
   }
 }
 
-const BANK = 4096, PANEL1_MAX = 2048, MAX_LAYERS = 16, MAX_PROMPT = 256, MAX_VOCAB = 64;
-
 /**
- * Whether model.c's load_header takes the job: a plan for its prefill (the
- * resident one, or the streamed one of a job without decode steps), the
- * panels' and the head's room and the limits; a job it refuses writes
- * STATUS 2 and stops, which the walk does not follow.
+ * Whether model.c's load_header takes the job (model/seed-fit.ts holds its
+ * limits and plans); a job it refuses writes STATUS 2 and stops, which the
+ * walk does not follow. The divisibility checks stand for model/format.ts's
+ * checkDims, which seedModelMisfit assumes passed.
  */
 export function seedShapeFits(dims: ModelDims, promptLen: number, decodeSteps: number): boolean {
-  const { d, dFF, heads, layers, vocab, maxSeq } = dims;
+  const { d, dFF, heads, layers, vocab } = dims;
   const dh = d / heads;
-  return Number.isInteger(dh) && d % 8 === 0 && dFF % 8 === 0 && dh % 8 === 0 && vocab % 8 === 0 && layers >= 1 && layers <= MAX_LAYERS
-    && promptLen >= 1 && promptLen <= MAX_PROMPT && promptLen + decodeSteps <= maxSeq
-    && (residentPrefill(dims, promptLen) || streamedPrefill(dims, promptLen, decodeSteps))
-    && d * 4 <= PANEL1_MAX && dFF * 4 <= PANEL1_MAX && (vocab * d) / 2 <= BANK && vocab <= MAX_VOCAB;
+  return Number.isInteger(dh) && d % 8 === 0 && dFF % 8 === 0 && dh % 8 === 0 && vocab % 8 === 0 && layers >= 1 && promptLen >= 1
+    && seedModelMisfit(dims, promptLen, decodeSteps) === null;
 }
 
 /**
