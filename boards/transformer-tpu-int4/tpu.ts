@@ -22,9 +22,11 @@
 // running unit then advances on its own (bulk(): a fill's bytes copied at
 // once, the others without the arbiter) and the counters add up at once. Any
 // other clock, and every clock of a CPU access, is stepped. Within a quiet
-// stretch the units' bulk work is deferred (`lag`): the CPU's accesses in it
-// (status polls) only move the clock and the counters, and the units catch up
-// once, when the stretch ends or anything looks at them (catchUp()). Pinned together by
+// stretch the units' bulk work is deferred (`lag`, per unit): the CPU's accesses
+// in it (status polls) only move the clock and the counters, and a unit alone in
+// its banks keeps lagging across the other units' command boundaries, up to a
+// lower bound of its own DONE (unitEnd); it catches up once, there or when
+// anything looks at the units (catchUp()). Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
@@ -108,8 +110,18 @@ export class SeedTpu implements MmioDevice {
   private lastExtraWait = 0;
   /** Fast model: clocks before this one need no arbiter (see skip()); -1 after any change. */
   private quietUntil = -1;
-  /** Fast model: clocks of the current quiet stretch the running units have not done yet (see catchUp()). */
-  private lag = 0;
+  /**
+   * Fast model: clocks each running unit has not done yet (see catchUp()): MXU, VPU, DMA. A unit
+   * alone in its banks lags across quiet stretches and the command boundaries of the others, up
+   * to its own unitEnd.
+   */
+  private lagM = 0; private lagV = 0; private lagD = 0;
+  /**
+   * Fast model: per unit, a lower bound of its running command's DONE clock (its clock then plus
+   * horizon()), and its busy flag (constant from its start to its DONE); -1 when not known yet.
+   */
+  private readonly unitEnd = new Float64Array([-1, -1, -1]);
+  private readonly unitBusyBit = new Uint8Array(3);
   /** Fast model, the stretch up to quietUntil: the units busy in it (bits 1 MXU, 2 VPU, 4 DMA), constant over it. */
   private stretchBusy = 0;
   /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
@@ -246,7 +258,9 @@ export class SeedTpu implements MmioDevice {
     this.qWords[slot * 4 + 3] = w3;
     this.qClock[slot] = at;
     this.qCount[u]++;
-    this.quietUntil = -1;
+    // A command queued behind a running one changes nothing before that one's DONE, which a quiet
+    // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch holds.
+    if (this.front[u] !== RUN) this.quietUntil = -1;
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
 
@@ -472,6 +486,7 @@ export class SeedTpu implements MmioDevice {
   /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
   private startUnit(u: number, op: number, c: number): void {
     this.onCommandStart?.(u, c + 1);
+    this.unitEnd[u] = -1;
     this.front[u] = RUN;
     this.runStart[u] = c + 1;
     this.runOpcode[u] = op;
@@ -503,24 +518,36 @@ export class SeedTpu implements MmioDevice {
    * the arbiter.
    */
   private lightStep(): boolean {
-    this.catchUp();
     const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
     const mxu = this.mxu, vpu = this.vpu, dma = this.dma;
     const mxuBanks = mxuRun ? mxu.readMask | mxu.writeMask : 0, vpuBanks = vpuRun ? vpu.readMask | vpu.writeMask : 0;
     const dmaBanks = dmaRun ? dma.readMask | dma.writeMask : 0;
     if ((mxuBanks & vpuBanks) | (mxuBanks & dmaBanks) | (vpuBanks & dmaBanks)) return false;
     const c = this.clk;
-    if (this.inWindow(c)) this.count(mxu.busy, vpu.busy, dma.busy, 1);
-    const mxuDone = mxu.isDone, vpuDone = vpu.isDone, dmaDone = dma.isDone;
-    if (mxuRun) {
+    // A running unit before its unitEnd is not DONE at this clock and busy: it lags one more clock
+    // (an MXU that may starve never lags: its hazard is seen at its clock); the others catch up.
+    const end = this.unitEnd;
+    const mxuLag = mxuRun && end[SEED_MXU] > c && !mxu.abMayShareBank, vpuLag = vpuRun && end[SEED_VPU] > c, dmaLag = dmaRun && end[SEED_DMA] > c;
+    if (mxuRun && !mxuLag) this.catchUpUnit(SEED_MXU);
+    if (vpuRun && !vpuLag) this.catchUpUnit(SEED_VPU);
+    if (dmaRun && !dmaLag) this.catchUpUnit(SEED_DMA);
+    if (this.inWindow(c)) {
+      const b = this.unitBusyBit;
+      this.count(mxuLag ? b[SEED_MXU] === 1 : mxu.busy, vpuLag ? b[SEED_VPU] === 1 : vpu.busy, dmaLag ? b[SEED_DMA] === 1 : dma.busy, 1);
+    }
+    const mxuDone = !mxuLag && mxu.isDone, vpuDone = !vpuLag && vpu.isDone, dmaDone = !dmaLag && dma.isDone;
+    if (mxuLag) this.lagM++;
+    else if (mxuRun) {
       mxu.bulk(1);
       if (mxu.starvedBank >= 0 && !this.starveReported) {
         this.starveReported = true;
         this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
       }
     }
-    if (vpuRun) vpu.bulk(1);
-    if (dmaRun) dma.bulk(1);
+    if (vpuLag) this.lagV++;
+    else if (vpuRun) vpu.bulk(1);
+    if (dmaLag) this.lagD++;
+    else if (dmaRun) dma.bulk(1);
     this.frontEdge(SEED_MXU, mxuDone, c);
     this.frontEdge(SEED_VPU, vpuDone, c);
     this.frontEdge(SEED_DMA, dmaDone, c);
@@ -545,25 +572,33 @@ export class SeedTpu implements MmioDevice {
 
   /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
   private findStretch(): boolean {
-    this.catchUp();
     let n = Infinity;
-    let banks = 0;
+    let banks = 0, busy = 0;
+    const c = this.clk, end = this.unitEnd;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
         if (this.qCount[u] > 0) return false;
         continue;
       }
       const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
-      const h = unit.horizon();
-      if (h <= 0) return false;
+      // A lagging unit's bound still ahead holds; otherwise the unit catches up and bounds afresh.
+      if (end[u] <= c) {
+        this.catchUpUnit(u);
+        const h = unit.horizon();
+        if (h <= 0) return false;
+        end[u] = c + h;
+        this.unitBusyBit[u] = unit.busy ? 1 : 0;
+      }
+      const h = end[u] - c;
       if (h < n) n = h;
       const m = unit.readMask | unit.writeMask;
       if (banks & m) return false;
       banks |= m;
+      busy |= this.unitBusyBit[u] << u;
     }
-    this.quietUntil = this.clk + n; // Infinity with every unit idle: nothing happens until the CPU acts
+    this.quietUntil = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
     const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
-    this.stretchBusy = (this.mxu.busy ? 1 : 0) | (this.vpu.busy ? 2 : 0) | (this.dma.busy ? 4 : 0);
+    this.stretchBusy = busy;
     this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
     this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
     return true;
@@ -579,26 +614,33 @@ export class SeedTpu implements MmioDevice {
     this.skippedClocks += n;
     const k = this.windowClocks(this.clk, this.clk + n);
     if (k > 0) this.busyClocks[this.stretchBusy] += k;
-    this.lag += n;
+    if (this.front[SEED_MXU] === RUN) this.lagM += n;
+    if (this.front[SEED_VPU] === RUN) this.lagV += n;
+    if (this.front[SEED_DMA] === RUN) this.lagD += n;
     if (!this.stretchLazy) this.catchUp();
     this.clk += n;
     return true;
   }
 
-  /** Fast model: the running units do the clocks of the stretch they are behind (skipBy()) in one bulk step each. */
+  /** Fast model: the running units do the clocks they are behind (skipBy(), lightStep()) in one bulk step each. */
   private catchUp(): void {
-    const n = this.lag;
-    if (n === 0) return;
-    this.lag = 0;
-    if (this.front[SEED_MXU] === RUN) this.mxu.bulk(n);
-    if (this.front[SEED_VPU] === RUN) this.vpu.bulk(n);
-    if (this.front[SEED_DMA] === RUN) this.dma.bulk(n);
+    if (this.lagM + this.lagV + this.lagD === 0) return;
+    this.catchUpUnit(SEED_MXU);
+    this.catchUpUnit(SEED_VPU);
+    this.catchUpUnit(SEED_DMA);
     if (this.mxu.starvedBank >= 0 && !this.starveReported) {
       this.starveReported = true;
       // At the clock the reference model sees it: the starving clock within the stretch.
       this.hazard(this.clk + Math.max(0, this.mxu.starvedAfter), 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${this.mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
     }
   }
+  /** Fast model: unit u does the clocks it is behind in one bulk step (its banks were its own in them). */
+  private catchUpUnit(u: number): void {
+    if (u === SEED_MXU) { const n = this.lagM; if (n !== 0) { this.lagM = 0; this.mxu.bulk(n); } }
+    else if (u === SEED_VPU) { const n = this.lagV; if (n !== 0) { this.lagV = 0; this.vpu.bulk(n); } }
+    else { const n = this.lagD; if (n !== 0) { this.lagD = 0; this.dma.bulk(n); } }
+  }
+
 }
 
 function sat(v: number): number {
