@@ -295,6 +295,46 @@ export function unpackInt4(bytes: Uint8Array, at: number, count: number): Int8Ar
 export const headerOffset = (name: string) => HEADER_FIELDS.find((f) => f.name === name)!.offset;
 export const layerOffset = (name: string) => LAYER_FIELDS.find((f) => f.name === name)!.offset;
 
+/**
+ * The packed bytes of tensors read from a blob and not yet read by anyone (readModel),
+ * by the object holding them and the tensor's name: buildBlob copies these bytes as they
+ * are instead of packing the values again, the unpack on the first read forgets them
+ * (the values may change after that). A demo reads no tensor: its model loads in a copy.
+ */
+const packedTensors = new WeakMap<object, Map<string, Uint8Array>>();
+
+/** Defines holder[name] as the `count` int4 values packed in `packed`, unpacked on its first read. */
+function lazyTensor(holder: object, name: string, packed: Uint8Array, count: number): void {
+  let sources = packedTensors.get(holder);
+  if (!sources) packedTensors.set(holder, sources = new Map());
+  sources.set(name, packed);
+  let values: Int8Array | null = null;
+  Object.defineProperty(holder, name, {
+    enumerable: true,
+    configurable: true,
+    get(): Int8Array {
+      if (values === null) {
+        values = unpackInt4(packed, 0, count);
+        sources.delete(name);
+      }
+      return values;
+    },
+    set(v: Int8Array) {
+      values = v;
+      sources.delete(name);
+    },
+  });
+}
+
+/** Packs holder[name] (n values) at out[at]: its bytes from the blob it was read from while no one has read it. */
+function packTensor(holder: object, name: string, n: number, what: string, out: Uint8Array, at: number): void {
+  const packed = packedTensors.get(holder)?.get(name);
+  const length = packed ? packed.length * 2 : (holder as Record<string, Int8Array>)[name].length;
+  if (length !== n) throw new Error(`${what} has ${length} values, wants ${n}`);
+  if (packed) out.set(packed, at);
+  else packInt4((holder as Record<string, Int8Array>)[name], out, at);
+}
+
 /** The SRAM image: header, layer table, weights and the job (buffers stay zero). */
 export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: Layout } {
   checkJob(model.dims, job);
@@ -314,9 +354,9 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
   put('PROMPT', L.prompt); put('OUT_TOKENS', L.outTokens); put('LOGITS', L.logits);
   put('X', L.x); put('Q', L.q); put('ATT', L.att); put('TMP', L.tmp); put('HIDDEN', L.hidden); put('SCORES', L.scores);
   put('BLOB_END', L.end); put('SEQ_GENERATED', L.seqGenerated);
-  const sizes: [Int8Array, number, string][] = [[model.tokEmb, vocab * d, 'tok_emb'], [model.posEmb, maxSeq * d, 'pos_emb'], [model.wOut, d * vocab, 'w_out']];
-  for (const [t, n, what] of sizes) if (t.length !== n) throw new Error(`${what} has ${t.length} values, wants ${n}`);
-  packInt4(model.tokEmb, bytes, L.tokEmb); packInt4(model.posEmb, bytes, L.posEmb); packInt4(model.wOut, bytes, L.wOut);
+  packTensor(model, 'tokEmb', vocab * d, 'tok_emb', bytes, L.tokEmb);
+  packTensor(model, 'posEmb', maxSeq * d, 'pos_emb', bytes, L.posEmb);
+  packTensor(model, 'wOut', d * vocab, 'w_out', bytes, L.wOut);
   if (model.layers.length !== layers) throw new Error(`model has ${model.layers.length} layers, dims say ${layers}`);
   model.layers.forEach((w, l) => {
     const o = L.layers[l];
@@ -328,11 +368,8 @@ export function buildBlob(model: Model, job: Job): { bytes: Uint8Array; layout: 
     set('SHIFTS_QKVS', s.q | (s.k << 8) | (s.v << 16) | (s.s << 24));
     set('SHIFTS_OAF', s.o | (s.a << 8) | (s.f1 << 16) | (s.f2 << 24));
     set('BOUNDS', w.bound1 | (w.bound2 << 8));
-    const ws: [Int8Array, number, number][] = [[w.wq, o.wq, d * d], [w.wk, o.wk, d * d], [w.wv, o.wv, d * d], [w.wo, o.wo, d * d], [w.w1, o.w1, d * dFF], [w.w2, o.w2, dFF * d]];
-    for (const [t, at, n] of ws) {
-      if (t.length !== n) throw new Error(`layer ${l}: a weight has ${t.length} values, wants ${n}`);
-      packInt4(t, bytes, at);
-    }
+    const ws: [keyof LayerWeights & string, number, number][] = [['wq', o.wq, d * d], ['wk', o.wk, d * d], ['wv', o.wv, d * d], ['wo', o.wo, d * d], ['w1', o.w1, d * dFF], ['w2', o.w2, dFF * d]];
+    for (const [name, at, n] of ws) packTensor(w, name, n, `layer ${l}: weight ${name}`, bytes, at);
   });
   prompts.forEach((p, s) => bytes.set(p, L.prompt + s * p.length));
   return { bytes, layout: L };
@@ -372,12 +409,17 @@ export function readModel(bytes: Uint8Array): Model {
     }
     return at;
   };
-  const tensor = (what: string, at: number, count: number) => unpackInt4(bytes, region(what, at, count / 2), count);
+  // Each tensor's packed bytes, copied (the caller may reuse its buffer); unpacked when first read.
+  const tensor = (holder: object, name: string, what: string, at: number, count: number) => {
+    const start = region(what, at, count / 2);
+    lazyTensor(holder, name, bytes.slice(start, start + count / 2), count);
+  };
   const table = region('the layer table', get('LAYER_TABLE'), layers * LAYER_RECORD_BYTES);
-  const tokEmb = tensor('tok_emb', get('TOK_EMB'), vocab * d);
-  const posEmb = tensor('pos_emb', get('POS_EMB'), maxSeq * d);
-  const wOut = tensor('w_out', get('W_OUT'), d * vocab);
   const out: LayerWeights[] = [];
+  const model = { dims, layers: out } as unknown as Model;
+  tensor(model, 'tokEmb', 'tok_emb', get('TOK_EMB'), vocab * d);
+  tensor(model, 'posEmb', 'pos_emb', get('POS_EMB'), maxSeq * d);
+  tensor(model, 'wOut', 'w_out', get('W_OUT'), d * vocab);
   for (let l = 0; l < layers; l++) {
     const rec = table + l * LAYER_RECORD_BYTES;
     const word = (name: string) => dv.getUint32(rec + layerOffset(name), true);
@@ -394,12 +436,10 @@ export function readModel(bytes: Uint8Array): Model {
     for (const b of [bound1, bound2]) {
       if (b < 1 || b > 8) throw new Error(`model blob layer ${l}: hardtanh bound ${b} is not in 1..8`);
     }
-    out.push({
-      wq: tensor(`layer ${l} wq`, word('WQ'), d * d), wk: tensor(`layer ${l} wk`, word('WK'), d * d),
-      wv: tensor(`layer ${l} wv`, word('WV'), d * d), wo: tensor(`layer ${l} wo`, word('WO'), d * d),
-      w1: tensor(`layer ${l} w1`, word('W1'), d * dFF), w2: tensor(`layer ${l} w2`, word('W2'), dFF * d),
-      shifts, bound1, bound2,
-    });
+    const layer = { shifts, bound1, bound2 } as LayerWeights;
+    const sizes: [string, string, number][] = [['wq', 'WQ', d * d], ['wk', 'WK', d * d], ['wv', 'WV', d * d], ['wo', 'WO', d * d], ['w1', 'W1', d * dFF], ['w2', 'W2', dFF * d]];
+    for (const [name, field, count] of sizes) tensor(layer, name, `layer ${l} ${name}`, word(field), count);
+    out.push(layer);
   }
-  return { dims, tokEmb, posEmb, wOut, layers: out };
+  return model;
 }

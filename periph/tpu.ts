@@ -389,7 +389,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.lastStall = 0;
     this.quietUntil = 0;
     // Staging registers are seen by no unit until PUSH: no need to bring time up to date.
-    if (offset < 0x100 || (offset & 0xff) > UNIT_REG.ARG5) this.advanceTo(clock);
+    // Nor is a PUSH that finds room (pushTakesNoTime).
+    if (offset < 0x100 || ((offset & 0xff) > UNIT_REG.ARG5 && !this.pushTakesNoTime(offset))) this.advanceTo(clock);
     if (offset >= 0x100) {
       this.writeUnit(this.unitAt(offset), offset & 0xff, value, wstrb, clock);
       return;
@@ -415,6 +416,23 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
         break;
       default: break; // read-only registers ignore writes
     }
+  }
+
+  /**
+   * A PUSH to a compute unit whose queue has room at the TPU's clock has room
+   * at any later one: until the PUSH's clock only starts can change the queue,
+   * and they take commands out. So the command goes in at its clock without
+   * the clocks before it processed first: it cannot start before the clock
+   * after its PUSH (the start rule), and no unit sees it before then. One
+   * scheduling window less a command, and the units' windows run on across
+   * the PUSH. Not with a sequencer (it pushes into the queues in its own
+   * clocks) or a link, not under --strict (the machine plans its CPU from the
+   * TPU's clock), and not for the reference models (literally clock by clock).
+   */
+  private pushTakesNoTime(offset: number): boolean {
+    if ((offset & 0xff) !== UNIT_REG.PUSH || this.reference || this.strict || this.seq !== null || this.link !== null) return false;
+    const u = (offset >> 8) - 1;
+    return u < 3 && this.units[u].fifo.length < this.cfg.tpu.queueDepth;
   }
 
   private writeUnit(u: UnitState<unknown, TpuUnitName>, reg: number, value: number, wstrb: number, clock: number): void {

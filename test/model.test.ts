@@ -9,7 +9,7 @@ import { MATMUL_RUN_BOUND_PCT } from './helpers/prediction-bounds.ts';
 import { applyOverrides, defaultConfig } from '../emu/config.ts';
 import { Machine } from '../boards/machine.ts';
 import { predict, predictMatmul } from '../model/predict/analytic.ts';
-import { BEST_VARIANT, buildBlob, headerOffset, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
+import { BEST_VARIANT, buildBlob, headerOffset, readModel, unpackInt4, VARIANT, type Job, type Model, type ModelDims } from '../model/format.ts';
 import { argmax, requant, runGolden } from '../model/golden.ts';
 import { randomModel, randomPrompt } from '../model/random.ts';
 import { MODEL_ELF, runMatmulOnEmulator, runOnEmulator } from '../model/run.ts';
@@ -144,6 +144,28 @@ describe('model blob and program', () => {
     const long = { ...big, layers: 1, maxSeq: 256 };
     expect(buildBlob(randomModel(long, 1), { prompt: randomPrompt(long, 256, 1), decodeSteps: 0, variant: 0 }).layout.end).toBeLessThanOrEqual(512 * 1024);
     expect(() => buildBlob(randomModel(big, 1), { prompt: randomPrompt(big, 100, 1), decodeSteps: 64, variant: 0 })).toThrow(/max_seq/);
+  });
+
+  it('a model read from a blob builds the same blob unread, read, and copied; a tensor changed after reading is packed as changed', () => {
+    const dims: ModelDims = { d: 16, dFF: 32, heads: 2, layers: 2, vocab: 16, maxSeq: 16 };
+    const job: Job = { prompt: randomPrompt(dims, 4, 3), decodeSteps: 2, variant: 0 };
+    const source = buildBlob(randomModel(dims, 3), job).bytes;
+    const file = source.slice();
+    const unread = readModel(file);
+    file.fill(0); // readModel keeps copies of the packed tensors, not views of the caller's buffer
+    const read = readModel(source);
+    expect(read.layers[1].w2).toHaveLength(dims.dFF * dims.d); // a read: w2 is unpacked
+    const copied = structuredClone(readModel(source));
+    expect(Buffer.from(buildBlob(unread, job).bytes).equals(Buffer.from(source))).toBe(true);
+    expect(Buffer.from(buildBlob(read, job).bytes).equals(Buffer.from(source))).toBe(true);
+    expect(Buffer.from(buildBlob(copied, job).bytes).equals(Buffer.from(source))).toBe(true);
+    // Once read, the values are the model's: a change shows in the next blob (no stale packed copy).
+    read.layers[1].w2[0] = read.layers[1].w2[0] === 7 ? -8 : 7;
+    read.tokEmb = new Int8Array(read.tokEmb.length).fill(-1);
+    const changed = readModel(buildBlob(read, job).bytes);
+    expect(changed.layers[1].w2[0]).toBe(read.layers[1].w2[0]);
+    expect(changed.tokEmb.every((v) => v === -1)).toBe(true);
+    expect(Array.from(changed.layers[0].wq)).toEqual(Array.from(unread.layers[0].wq));
   });
 
   it('a bad blob gets one line and exit status 2, with STATUS = 2', () => {
