@@ -225,12 +225,18 @@ function main(): void {
   if (!warmOnly) coldStart(Math.max(5, 2 * RUNS));
 }
 
-/** One process, node and its arguments: its wall seconds and its standard output. */
-function processRun(args: string[]): { seconds: number; stdout: string } {
+/**
+ * One process, node and its arguments, with scripts/thread-cpu.cjs preloaded: its wall
+ * seconds, its standard output, and the CPU seconds of its main thread and of its other
+ * threads (NaN where the preload could not tell: not Linux).
+ */
+function processRun(args: string[]): { seconds: number; stdout: string; mainCpu: number; otherCpu: number } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['-r', './scripts/thread-cpu.cjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')}: exit ${r.status}: ${r.stderr.trim().split('\n').at(-1)}`);
-  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout: r.stdout };
+  const cpu = /^thread-cpu main ([\d.]+) other ([\d.]+)$/m.exec(r.stderr);
+  return { seconds, stdout: r.stdout, mainCpu: cpu ? Number(cpu[1]) : Number.NaN, otherCpu: cpu ? Number(cpu[2]) : Number.NaN };
 }
 
 /** The start's goals: `run hello.elf` within this many times `node -e 0`, the whole `demo` within this many seconds. */
@@ -245,16 +251,24 @@ const START_GOAL = { helloPerNode: 2, demoSeconds: 0.25 };
  */
 function coldStart(runs: number): void {
   const node: number[] = [], hello: number[] = [], demoRun: number[] = [], demoEmu: number[] = [];
+  // The CPU seconds of each process's main thread, and the demo's other threads (V8's compilers, the GC).
+  const nodeCpu: number[] = [], helloCpu: number[] = [], demoCpu: number[] = [], demoOther: number[] = [];
   const helloArgs = ['bin/picotpu.mjs', 'run', 'build/fw/hello.elf'];
   const demoArgs = ['bin/picotpu.mjs', 'demo', '--seed', String(DEMO_SEED)];
   // Untimed: a command's first run after `npm run build` writes its code cache (dist/code-cache).
   processRun(helloArgs);
   processRun(demoArgs);
   for (let i = 0; i < runs; i++) {
-    node.push(processRun(['-e', '0']).seconds);
-    hello.push(processRun(helloArgs).seconds);
+    const z = processRun(['-e', '0']);
+    node.push(z.seconds);
+    nodeCpu.push(z.mainCpu);
+    const hr = processRun(helloArgs);
+    hello.push(hr.seconds);
+    helloCpu.push(hr.mainCpu);
     const d = processRun(demoArgs);
     demoRun.push(d.seconds);
+    demoCpu.push(d.mainCpu);
+    demoOther.push(d.otherCpu);
     const emu = /^wall ([\d.]+) s for /m.exec(d.stdout);
     if (!emu) throw new Error('picotpu demo printed no "wall ... s for ..." line');
     demoEmu.push(Number(emu[1]));
@@ -269,6 +283,11 @@ function coldStart(runs: number): void {
   console.log(`${label('picotpu run build/fw/hello.elf')}${h.toFixed(3)} s (${min(hello).toFixed(3)}): ${(h / n).toFixed(2)}x node -e 0, goal <= ${START_GOAL.helloPerNode}x: ${verdict(h / n <= START_GOAL.helloPerNode)}`);
   console.log(`${label(`picotpu demo --seed ${DEMO_SEED}`)}${d.toFixed(3)} s (${min(demoRun).toFixed(3)}), goal <= ${START_GOAL.demoSeconds} s: ${verdict(d <= START_GOAL.demoSeconds)};`
     + ` its emulation ${e.toFixed(3)} s, the rest ${(d - e).toFixed(3)} s (${(d - e - n).toFixed(3)} s above node -e 0)`);
+  // Wall time moves with the machine's load; the main thread's CPU time much less: it is what the start costs.
+  if (!Number.isNaN(med(demoCpu))) {
+    console.log(`  CPU time of the main thread (medians): node -e 0 ${med(nodeCpu).toFixed(3)} s, run hello.elf ${med(helloCpu).toFixed(3)} s,`
+      + ` demo ${med(demoCpu).toFixed(3)} s; the demo's other threads (V8's compilers, the GC) ${med(demoOther).toFixed(3)} s`);
+  }
 }
 
 main();
