@@ -703,13 +703,16 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (n === 1) {
       // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
       const mxuSkips = !this.reference && mxu.running !== null && !this.coupled();
-      for (let i = 0; i < units.length; i++) { const u = units[i]; if (u.running && !(mxuSkips && u === mxu)) u.model.tickRead(c); }
+      // Written out per unit, as below: a call site that met one model class first and another
+      // later would throw away the compiled code of the function it is in.
+      if (dma.running) dma.model.tickRead(c);
+      if (mxu.running && !mxuSkips) mxu.model.tickRead(c);
+      if (vpu.running) vpu.model.tickRead(c);
       // The link writes no memory in a clock: its read and its end may come before the units' writes.
       if (link !== null) this.linkClock(link, c);
-      for (let i = 0; i < units.length; i++) {
-        const u = units[i];
-        if (u.running && (mxuSkips && u === mxu ? u.model.skip(c, 1) : u.model.tickWrite(c))) this.finish(u, c);
-      }
+      if (dma.running && dma.model.tickWrite(c)) this.finish(dma, c);
+      if (mxu.running && (mxuSkips ? mxu.model.skip(c, 1) : mxu.model.tickWrite(c))) this.finish(mxu, c);
+      if (vpu.running && vpu.model.tickWrite(c)) this.finish(vpu, c);
       if (this.reference) this.checkPorts(c);
     } else {
       if (dma.running && dma.model.skip(c, n)) this.finish(dma, c + n - 1);

@@ -15,6 +15,7 @@ import { Tpu } from '../../periph/tpu.ts';
 import type { RingPosition } from '../../periph/link.ts';
 import { LinkBus } from './link-bus.ts';
 import { monitorClocks, monitorUnits, unitsLines } from './status.ts';
+import { warmUpPicotpu } from './warm-up.ts';
 
 export const PICOTPU: Board = {
   name: 'picotpu',
@@ -36,6 +37,7 @@ export const PICOTPU: Board = {
 };
 
 function buildPicotpu(config: PlatformConfig, options: BoardBuildOptions): BoardDevices {
+  warmUpPicotpu();
   // With the link, the bus restarts accesses past what the other boards have computed (link-bus.ts).
   const linkBus = config.tpu.link ? new LinkBus(config.bus, BRAM_SIZE) : null;
   const bus = linkBus ?? new PicotpuBus(config.bus, BRAM_SIZE);
