@@ -155,6 +155,11 @@ export class SeedMxu implements SeedUnit {
   private spadInKernel = false;
   /** Every operand word of the running command's issue phase is fetched already (issueAll). */
   private wordsFetched = false;
+  /**
+   * ... and held in aWords and bWords (false: the kernel read them in place from the scratchpad,
+   * seedmmspad; they are gathered from it only if the phase is then finished clock by clock).
+   */
+  private wordsGathered = false;
   /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
   private sumsReady = false;
   readMask = 0; writeMask = 0;
@@ -278,7 +283,7 @@ export class SeedMxu implements SeedUnit {
       case S_STREAM:
         // A stepped clock before the last issue (another unit or the CPU may write the banks):
         // the words fetched at once (issueAll) for the later issues no longer hold.
-        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) { this.wordsFetched = false; this.sumsReady = false; }
+        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) this.dropFetchedWords();
         if (this.iq < this.aReads) { p.rdReq[RD_A] = 1; p.rdAddr[RD_A] = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff; }
         if (this.iq < this.bReads) { p.rdReq[RD_B] = 1; p.rdAddr[RD_B] = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff; }
         break;
@@ -413,23 +418,30 @@ export class SeedMxu implements SeedUnit {
    * (wordsFetched), A's (and a transposed B's) row by row, each row's chunks consecutive words of the
    * scratchpad (an address's word index wraps with it), a plain B's word rows in order. Whole
    * phases only, unless the scratchpad is in the kernel: there one call fetches, multiplies and
-   * requantizes (seedmmspad), and a phase that outlasts the stretch keeps the words as long as
-   * every clock of it is done in bulk, where nothing writes their banks; a stepped clock before
-   * the last issue drops them (request()), and the words of the later issues are fetched then.
+   * requantizes (seedmmspad, which mostly reads the words in place, without gathering them), and
+   * a phase that outlasts the stretch keeps the words as long as every clock of it is done in
+   * bulk, where nothing writes their banks; a stepped clock before the last issue drops them
+   * (request(), dropFetchedWords()), and the words of the later issues are fetched then.
    */
   private issueAll(): void {
-    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
-    const chunks = this.aReads >>> 3, bReads = this.bReads;
     if (this.spadInKernel) {
       const size = this.kernelSize, len = this.lenQ, a = this.args;
       a[0] = this.spad.kernelAt; a[1] = this.aBase; a[2] = this.aStride; a[3] = this.bBase; a[4] = this.bStride;
       a[5] = len; a[6] = this.transposeQ ? 1 : 0; a[7] = awAt(size); a[8] = bwAt(size); a[9] = 0; a[10] = bt16At(size);
       a[11] = pitchOf(len); a[12] = accAt(size); a[13] = this.m0; a[14] = this.n; a[15] = rqAt(size);
-      this.kernel!.seedmmat(argsAt(size));
+      this.wordsGathered = this.kernel!.seedmmat(argsAt(size)) !== 0;
       this.wordsFetched = true;
       this.sumsReady = true;
       return;
     }
+    this.gatherWords();
+    this.wordsFetched = true;
+  }
+
+  /** The issue phase's words from the scratchpad, in fetch order, into aWords and bWords (wordsGathered). */
+  private gatherWords(): void {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const chunks = this.aReads >>> 3, bReads = this.bReads;
     for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
       for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
@@ -443,7 +455,19 @@ export class SeedMxu implements SeedUnit {
       const bBase = this.bBase, bStride = this.bStride;
       for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
     }
-    this.wordsFetched = true;
+    this.wordsGathered = true;
+  }
+
+  /**
+   * A stepped clock before the last issue: the words issueAll fetched for the later issues no
+   * longer hold (request()). Those of the issues done stay in aWords and bWords, gathered now if
+   * the kernel read them in place: every clock since the first issue was the MXU's alone in its
+   * banks (bulk), and this clock's writes come at its edge, so the scratchpad still holds them.
+   */
+  private dropFetchedWords(): void {
+    if (!this.wordsGathered) this.gatherWords();
+    this.wordsFetched = false;
+    this.sumsReady = false;
   }
 
   /** The address offsets and the latched words as the issues iq0 .. q-1 leave them (their words fetched already). */
@@ -458,6 +482,9 @@ export class SeedMxu implements SeedUnit {
       this.bOffRow = (qb * this.bStride) & 0xffff;
       this.bOffChunk = 0;
     }
+    // Words read in place: the latches keep their values (the fast datapath reads a latch only
+    // after a granted read has set it: read(), streamBulk()).
+    if (!this.wordsGathered) return;
     if (qa > iq0) { this.aLatch = this.aWords[qa - 1]; this.aRdata = this.aLatch; }
     if (qb > iq0) { this.bLatch = this.bWords[qb - 1]; this.bRdata = this.bLatch; }
   }
