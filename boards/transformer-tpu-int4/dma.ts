@@ -179,6 +179,8 @@ export class SeedDma implements SeedUnit {
   bulk(n: number): void {
     if (this.state === S_FILL) { this.fillBulk(n); return; }
     if (this.state === S_SPILL) { this.spillBulk(n); return; }
+    // S_DONE's clock (its edge returns to S_IDLE) and idle clocks request nothing: no ports.
+    if (n > 0 && (this.state === S_DONE || this.state === S_IDLE)) { this.state = S_IDLE; return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();

@@ -213,6 +213,8 @@ export class SeedMxu implements SeedUnit {
       this.arrive = false;
       n--;
     }
+    // S_DONE's clock (its edge returns to S_IDLE) and idle clocks request nothing: no ports.
+    if (n > 0 && (this.state === S_DONE || this.state === S_IDLE)) { this.state = S_IDLE; this.arrive = false; return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();

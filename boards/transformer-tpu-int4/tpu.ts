@@ -224,6 +224,12 @@ export class SeedTpu implements MmioDevice {
     }
   }
 
+  /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
+  stageWord(word: number, value: number, wstrb: number): void {
+    this.lastExtraWait = 0;
+    this.stage[word] = laneValue(value, wstrb);
+  }
+
   extraWait(): number {
     return this.lastExtraWait;
   }

@@ -26,6 +26,8 @@ const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
 export class SeedVpu implements SeedUnit {
   state = S_IDLE;
   private op = 0; private dst = 0;
+  /** The running op's isBinary() and isReduction(), set by start(). */
+  private binary = false; private reduction = false;
   private pSrc0 = 0; private pSrc1 = 0; private pDst = 0;
   private remaining = 0; private pElem = 0;
   private m0 = 0; private n = 0;
@@ -43,10 +45,10 @@ export class SeedVpu implements SeedUnit {
 
   /** Fast model: a lower bound of the clocks before S_DONE (the states left when nothing stalls). */
   horizon(): number {
-    const binary = this.isBinary(this.op);
+    const binary = this.binary;
     const perWord = binary ? 5 : 3;
     const wordsAfter = Math.ceil((this.remaining - this.chunkActive) / LANES);
-    const tail = wordsAfter * perWord + (this.isReduction(this.op) ? 1 : 0);
+    const tail = wordsAfter * perWord + (this.reduction ? 1 : 0);
     switch (this.state) {
       case S_RD0: return perWord + tail;
       case S_RD0D: return perWord - 1 + tail;
@@ -63,7 +65,7 @@ export class SeedVpu implements SeedUnit {
     // Alone in its banks, nothing stalls: whole words (their read clocks and S_EXEC) at once from
     // S_RD0, in order (a word's write lands before the next word's read, as clock by clock) ...
     if (this.state === S_RD0) {
-      const perWord = this.isBinary(this.op) ? 5 : 3;
+      const perWord = this.binary ? 5 : 3;
       if (n >= perWord) {
         const spad = this.spad, binary = perWord === 5;
         do {
@@ -79,7 +81,7 @@ export class SeedVpu implements SeedUnit {
     for (let i = 0; i < n; i++) {
       switch (this.state) {
         case S_RD0: this.rdLatch = this.spad.word(this.pSrc0); this.state = S_RD0D; break;
-        case S_RD0D: this.data0 = this.rdLatch; this.state = this.isBinary(this.op) ? S_RD1 : S_EXEC; break;
+        case S_RD0D: this.data0 = this.rdLatch; this.state = this.binary ? S_RD1 : S_EXEC; break;
         case S_RD1: this.rdLatch = this.spad.word(this.pSrc1); this.state = S_RD1D; break;
         case S_RD1D: this.data1 = this.rdLatch; this.state = S_EXEC; break;
         case S_EXEC: this.exec(); break;
@@ -102,6 +104,8 @@ export class SeedVpu implements SeedUnit {
   /** VPU_OP at the head in S_IDLE: vpu_start; the edge of this clock leaves S_IDLE. */
   start(w0: number, w1: number, w2: number): void {
     this.op = (w0 >>> 8) & 31;
+    this.binary = this.isBinary(this.op);
+    this.reduction = this.isReduction(this.op);
     this.dst = w0 >>> 16;
     this.pDst = this.dst;
     this.pSrc0 = w1 & 0xffff;
@@ -112,9 +116,9 @@ export class SeedVpu implements SeedUnit {
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
     this.byteTableOk = false;
-    if (!this.isReduction(this.op)) {
+    if (!this.reduction) {
       for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
-      if (!this.isBinary(this.op) && vlen >= 64) {
+      if (!this.binary && vlen >= 64) {
         const t = this.laneTable;
         for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
         this.byteTableOk = true;
@@ -122,8 +126,8 @@ export class SeedVpu implements SeedUnit {
     }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
-    this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.isBinary(this.op) ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
-    this.writeMask = this.isReduction(this.op) ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
+    this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.binary ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
+    this.writeMask = this.reduction ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
     this.state = vlen === 0 ? S_DONE : S_RD0;
   }
 
@@ -133,7 +137,7 @@ export class SeedVpu implements SeedUnit {
     switch (this.state) {
       case S_RD0: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc0; break;
       case S_RD1: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc1; break;
-      case S_EXEC: if (!this.isReduction(this.op)) { p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.pDst; } break;
+      case S_EXEC: if (!this.reduction) { p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.pDst; } break;
       case S_WB: p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.dst; break;
       default: break;
     }
@@ -147,7 +151,7 @@ export class SeedVpu implements SeedUnit {
     if ((p.rdReq[RD_V] && !p.rdGnt[RD_V]) || (p.wrReq[WR_V] && !p.wrGnt[WR_V])) return; // stalled
     switch (this.state) {
       case S_RD0: this.state = S_RD0D; break;
-      case S_RD0D: this.data0 = this.rdLatch; this.state = this.isBinary(this.op) ? S_RD1 : S_EXEC; break;
+      case S_RD0D: this.data0 = this.rdLatch; this.state = this.binary ? S_RD1 : S_EXEC; break;
       case S_RD1: this.state = S_RD1D; break;
       case S_RD1D: this.data1 = this.rdLatch; this.state = S_EXEC; break;
       case S_EXEC: this.exec(); break;
@@ -161,7 +165,7 @@ export class SeedVpu implements SeedUnit {
     const active = this.chunkActive;
     const last = this.remaining <= LANES;
     const op = this.op;
-    if (this.isReduction(op)) {
+    if (this.reduction) {
       if (op === VOP_DOT) {
         let sum = 0;
         for (let l = 0; l < active; l++) sum += sext4(this.data0 >>> (4 * l)) * sext4(this.data1 >>> (4 * l));
@@ -181,7 +185,7 @@ export class SeedVpu implements SeedUnit {
       if (active === LANES && this.byteTableOk) {
         const bt = this.byteTable;
         data = bt[d0 & 0xff] | (bt[(d0 >>> 8) & 0xff] << 8) | (bt[(d0 >>> 16) & 0xff] << 16) | (bt[d0 >>> 24] << 24);
-      } else if (this.isBinary(op)) {
+      } else if (this.binary) {
         for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
       } else {
         for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
@@ -194,7 +198,7 @@ export class SeedVpu implements SeedUnit {
     this.pDst = (this.pDst + 4) & 0xffff;
     this.pElem += active;
     this.remaining -= active;
-    this.state = last ? (this.isReduction(op) ? S_WB : S_DONE) : S_RD0;
+    this.state = last ? (this.reduction ? S_WB : S_DONE) : S_RD0;
   }
 
   /** res4 of a lane whose input is x: a (unary ops), a + b (binary ones); unknown ops: 0. */
