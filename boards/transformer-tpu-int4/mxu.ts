@@ -202,6 +202,14 @@ export class SeedMxu implements SeedUnit {
     this.starvedAfter = -1;
     if (!this.reference) n -= this.streamBulk(n);
     // The drain alone: C is the top writer and the only reader left, every access is granted.
+    if (n >= N && this.state === S_DRAIN_WR && this.drow === 0 && !this.accQ && this.kernel !== null) {
+      // Eight write clocks, a row each: the kernel's requantized rows as they are (cWord()).
+      const words = this.spad.words, rq = this.rqWords, cBase = this.cBase, cStride = this.cStride;
+      for (let i = 0; i < N; i++) words[((cBase + i * cStride) & 0xffff) >>> 2] = rq[i] >>> 0;
+      this.state = S_DONE;
+      this.arrive = false;
+      n -= N;
+    }
     while (n > 0 && (this.state === S_DRAIN_RD || this.state === S_DRAIN_WR)) {
       if (this.state === S_DRAIN_RD) { this.cRdata = this.spad.word(this.cAddr); this.state = S_DRAIN_WR; }
       else {

@@ -39,6 +39,9 @@ export class SeedVpu implements SeedUnit {
   /** A unary elementwise op's two result nibbles for every input byte (two lanes at once; byteTableOk when built). */
   private readonly byteTable = new Uint8Array(256);
   private byteTableOk = false;
+  /** The op, m0 and n (op | m0 << 5 | n << 17) laneTable and byteTable were built for (-1: none). */
+  private laneKey = -1;
+  private byteKey = -1;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -117,10 +120,19 @@ export class SeedVpu implements SeedUnit {
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
     this.byteTableOk = false;
     if (!this.reduction) {
-      for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
+      // The tables depend on the op, m0 and n only: kept while commands repeat them.
+      const key = this.op | (this.m0 << 5) | (this.n << 17);
+      if (key !== this.laneKey) {
+        for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
+        this.laneKey = key;
+        this.byteKey = -1;
+      }
       if (!this.binary && vlen >= 64) {
-        const t = this.laneTable;
-        for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
+        if (this.byteKey !== key) {
+          const t = this.laneTable;
+          for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
+          this.byteKey = key;
+        }
         this.byteTableOk = true;
       }
     }
