@@ -42,6 +42,9 @@ export class SeedVpu implements SeedUnit {
   /** The op, m0 and n (op | m0 << 5 | n << 17) laneTable and byteTable were built for (-1: none). */
   private laneKey = -1;
   private byteKey = -1;
+  /** A binary elementwise op's result nibble for each pair of lane nibbles a << 4 | b (built for pairKey). */
+  private readonly pairTable = new Uint8Array(256);
+  private pairKey = -1;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -126,6 +129,13 @@ export class SeedVpu implements SeedUnit {
         for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
         this.laneKey = key;
         this.byteKey = -1;
+        this.pairKey = -1;
+      }
+      if (this.binary && this.pairKey !== key) {
+        // A binary op's result nibble for every pair of input nibbles (a << 4 | b).
+        const t = this.laneTable;
+        for (let ab = 0; ab < 256; ab++) this.pairTable[ab] = t[sext4(ab >>> 4) + sext4(ab) + 16] & 15;
+        this.pairKey = key;
       }
       if (!this.binary && vlen >= 64) {
         if (this.byteKey !== key) {
@@ -198,7 +208,8 @@ export class SeedVpu implements SeedUnit {
         const bt = this.byteTable;
         data = bt[d0 & 0xff] | (bt[(d0 >>> 8) & 0xff] << 8) | (bt[(d0 >>> 16) & 0xff] << 16) | (bt[d0 >>> 24] << 24);
       } else if (this.binary) {
-        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
+        const pt = this.pairTable;
+        for (let l = 0; l < active; l++) data |= pt[(((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15)] << (4 * l);
       } else {
         for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
       }
