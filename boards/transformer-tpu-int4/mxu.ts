@@ -181,13 +181,17 @@ export class SeedMxu implements SeedUnit {
 
   /**
    * Fast model: a lower bound of the clocks before S_DONE when the MXU is alone in its banks. The
-   * array steps at most once a clock up to sc_last, then the drain takes a clock a row (two
-   * accumulating); a stall (A and B in one bank) only adds clocks.
+   * array steps at most once a clock up to sc_last (not in this clock when no word has arrived
+   * and words are still to issue: array_en is low), then the drain takes a clock a row (two
+   * accumulating); a stall (A and B in one bank) only adds clocks. Without one it is exact.
    */
   horizon(): number {
     const perRow = this.accQ ? 2 : 1;
     switch (this.state) {
-      case S_STREAM: return this.scLast - this.sc + 1 + N * perRow;
+      case S_STREAM: {
+        const arrayEn = this.arrive || (this.iq >= this.aReads && this.iq >= this.bReads);
+        return (arrayEn ? 0 : 1) + this.scLast - this.sc + 1 + N * perRow;
+      }
       case S_DRAIN_RD: return (N - this.drow) * 2;
       case S_DRAIN_WR: return (N - this.drow) * perRow - (perRow - 1);
       default: return 0;
