@@ -274,7 +274,8 @@ export class SeedDma implements SeedUnit {
           let sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
           const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
           // Rows of one, two and eight words (the model's panels) written out, the others a loop.
-          if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
+          if (rowWords === 1 && sStep === 1) for (const end = sw + k; sw < end; sw++, dw += dStep) spad32[sw] = sram32[dw];
+          else if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
           else if (rowWords === 2) {
             for (let r = 0; r < k; r++, sw += sStep, dw += dStep) { spad32[sw] = sram32[dw]; spad32[sw + 1] = sram32[dw + 1]; }
           } else if (rowWords === 8) {
