@@ -619,7 +619,13 @@ export class SeedTpu implements MmioDevice {
     const c = this.clk, end = this.unitEnd;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
-        if (this.qCount[u] > 0) return false;
+        if (this.qCount[u] > 0) {
+          // The head is taken at the edge of the clock after its commit's (frontEdge()): up to
+          // that clock nothing happens here (a commit landing now ends the stretch at the next).
+          const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
+          if (taken <= c) return false;
+          if (taken - c < n) n = taken - c;
+        }
         continue;
       }
       const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
