@@ -20,6 +20,8 @@ const { seedRequant } = mxu;
 const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
 export const VOP_DOT = 0, VOP_ADD = 1, VOP_RELU = 3, VOP_REQUANT = 10, VOP_DYT = 16, VOP_ARGMAX = 18;
 const LANES = 8;
+/** Sets of elementwise tables the VPU keeps (the firmware alternates a few ops and scales). */
+const TABLE_SLOTS = 4;
 
 const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
 
@@ -34,17 +36,19 @@ export class SeedVpu implements SeedUnit {
   private acc = 0; private maxVal = -9;
   private data0 = 0; private data1 = 0;
   private rdLatch = 0;
-  /** The running elementwise op's lane result for every lane input x (a, or a + b for a binary op) at x + 16. */
-  private readonly laneTable = new Int8Array(32);
-  /** A unary elementwise op's two result nibbles for every input byte (two lanes at once; byteTableOk when built). */
-  private readonly byteTable = new Uint8Array(256);
-  private byteTableOk = false;
-  /** The op, m0 and n (op | m0 << 5 | n << 17) laneTable and byteTable were built for (-1: none). */
-  private laneKey = -1;
-  private byteKey = -1;
-  /** A binary elementwise op's result nibble for each pair of lane nibbles a << 4 | b (built for pairKey). */
-  private readonly pairTable = new Uint8Array(256);
-  private pairKey = -1;
+  /**
+   * Tables of the elementwise ops, TABLE_SLOTS sets kept by op, m0 and n (op | m0 << 5 | n << 17,
+   * tableKeys; filled in turn): the lane result for every lane input x (a, or a + b for a binary
+   * op) at x + 16 (32 a set, from laneAt), and for whole words (256 a set, from wordAt) a unary
+   * op's two result nibbles for every input byte, or a binary op's result nibble for every pair
+   * of lane nibbles a << 4 | b.
+   */
+  private readonly laneTables = new Int8Array(32 * TABLE_SLOTS);
+  private readonly wordTables = new Uint8Array(256 * TABLE_SLOTS);
+  private readonly tableKeys = new Int32Array(TABLE_SLOTS).fill(-1);
+  private nextSlot = 0;
+  private laneAt = 0;
+  private wordAt = 0;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -121,30 +125,20 @@ export class SeedVpu implements SeedUnit {
     this.m0 = (w2 >>> 16) & 0xfff;
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
-    this.byteTableOk = false;
     if (!this.reduction) {
-      // The tables depend on the op, m0 and n only: kept while commands repeat them.
       const key = this.op | (this.m0 << 5) | (this.n << 17);
-      if (key !== this.laneKey) {
-        for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
-        this.laneKey = key;
-        this.byteKey = -1;
-        this.pairKey = -1;
+      let slot = this.tableKeys.indexOf(key);
+      if (slot < 0) {
+        slot = this.nextSlot;
+        this.nextSlot = (slot + 1) % TABLE_SLOTS;
+        this.tableKeys[slot] = key;
+        const t = this.laneTables, l0 = 32 * slot, w = this.wordTables, w0 = 256 * slot;
+        for (let x = -16; x < 16; x++) t[l0 + x + 16] = this.laneOf(this.op, x);
+        if (this.binary) for (let ab = 0; ab < 256; ab++) w[w0 + ab] = t[l0 + sext4(ab >>> 4) + sext4(ab) + 16] & 15;
+        else for (let b = 0; b < 256; b++) w[w0 + b] = (t[l0 + sext4(b) + 16] & 15) | ((t[l0 + sext4(b >>> 4) + 16] & 15) << 4);
       }
-      if (this.binary && this.pairKey !== key) {
-        // A binary op's result nibble for every pair of input nibbles (a << 4 | b).
-        const t = this.laneTable;
-        for (let ab = 0; ab < 256; ab++) this.pairTable[ab] = t[sext4(ab >>> 4) + sext4(ab) + 16] & 15;
-        this.pairKey = key;
-      }
-      if (!this.binary && vlen >= 64) {
-        if (this.byteKey !== key) {
-          const t = this.laneTable;
-          for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
-          this.byteKey = key;
-        }
-        this.byteTableOk = true;
-      }
+      this.laneAt = 32 * slot;
+      this.wordAt = 256 * slot;
     }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
@@ -203,15 +197,14 @@ export class SeedVpu implements SeedUnit {
       }
     } else {
       let data = 0, strb = 0;
-      const d0 = this.data0, d1 = this.data1, table = this.laneTable;
-      if (active === LANES && this.byteTableOk) {
-        const bt = this.byteTable;
-        data = bt[d0 & 0xff] | (bt[(d0 >>> 8) & 0xff] << 8) | (bt[(d0 >>> 16) & 0xff] << 16) | (bt[d0 >>> 24] << 24);
-      } else if (this.binary) {
-        const pt = this.pairTable;
-        for (let l = 0; l < active; l++) data |= pt[(((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15)] << (4 * l);
+      const d0 = this.data0, d1 = this.data1, w = this.wordTables, w0 = this.wordAt;
+      if (this.binary) {
+        for (let l = 0; l < active; l++) data |= w[w0 + ((((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15))] << (4 * l);
+      } else if (active === LANES) {
+        data = w[w0 + (d0 & 0xff)] | (w[w0 + ((d0 >>> 8) & 0xff)] << 8) | (w[w0 + ((d0 >>> 16) & 0xff)] << 16) | (w[w0 + (d0 >>> 24)] << 24);
       } else {
-        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
+        const t = this.laneTables, l0 = this.laneAt;
+        for (let l = 0; l < active; l++) data |= (t[l0 + sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
       }
       for (let b = 0; b < 4; b++) if (2 * b < active) strb |= 1 << b;
       this.spad.writeWord(this.pDst, data >>> 0, strb);
