@@ -36,6 +36,8 @@ export interface MatvecKernel {
     aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): number;
   /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call); its result. */
   seedmmat(args: number): number;
+  /** `rows` rows of `rowWords` words from src + r·srcStride to dst + r·dstStride (bytes), in order. */
+  copyrows(dst: number, src: number, rows: number, rowWords: number, dstStride: number, srcStride: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -11,6 +11,7 @@
 ;; are its rows: mmPairs). seedrq: its requantized rows.
 ;; seedmmspad: a whole command's issue phase from the scratchpad in this
 ;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
+;; copyrows: the seed DMA's fills of whole words, its SRAM in the same memory.
 (module
   (memory (export "memory") 1)
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
@@ -307,6 +308,35 @@
       (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; copyrows(dst, src, rows, rowWords, dstStride, srcStride): `rows` rows of `rowWords` words,
+  ;; row r from src + r*srcStride to dst + r*dstStride (byte addresses and strides, in order: a
+  ;; later row overwrites an earlier one where they overlap): the seed DMA's fill of whole
+  ;; aligned words from its SRAM into the scratchpad, both in this memory.
+  (func (export "copyrows") (param $dst i32) (param $src i32) (param $rows i32) (param $rowWords i32)
+        (param $dstStride i32) (param $srcStride i32)
+    (local $r i32) (local $w i32) (local $end i32)
+    (if (i32.eqz (local.get $rows)) (then (return)))
+    (if (i32.eq (local.get $rowWords) (i32.const 1))
+      (then
+        (loop $one
+          (i32.store (local.get $dst) (i32.load (local.get $src)))
+          (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+          (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+          (local.set $r (i32.add (local.get $r) (i32.const 1)))
+          (br_if $one (i32.lt_u (local.get $r) (local.get $rows))))
+        (return)))
+    (local.set $end (i32.shl (local.get $rowWords) (i32.const 2)))
+    (loop $row
+      (local.set $w (i32.const 0))
+      (loop $word
+        (i32.store (i32.add (local.get $dst) (local.get $w)) (i32.load (i32.add (local.get $src) (local.get $w))))
+        (local.set $w (i32.add (local.get $w) (i32.const 4)))
+        (br_if $word (i32.lt_u (local.get $w) (local.get $end))))
+      (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+      (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $r) (local.get $rows)))))
 
     ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
   ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,

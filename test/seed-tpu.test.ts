@@ -409,7 +409,7 @@ describe('seed TPU: each unit against its functional model, both models', () => 
   });
 });
 
-describe('seed TPU: DMA fills of whole aligned words (the fast model copies them a word at a time)', () => {
+describe('seed TPU: DMA fills of whole aligned words (the fast model copies them a word at a time, or in one call with the SRAM beside the scratchpad)', () => {
   it('rows of 4 to 128 bytes, word strides, near the ends of both memories (150 commands)', () => {
     const r = new Rng(17);
     for (let i = 0; i < 150; i++) {
@@ -422,8 +422,10 @@ describe('seed TPU: DMA fills of whole aligned words (the fast model copies them
       const wantSpad = spad.slice(), wantSram = patterned();
       goldenDma(wantSpad, wantSram, o);
       const ops: SeedOp[] = [cmd(SEED_DMA, 'MOVE', { SPILL: 0, SPAD_ADDR: o.spadAddr, SRAM_ADDR: o.sramAddr, LEN: o.len, ROWS: o.rows, SRAM_STRIDE: o.sramStride, SPAD_STRIDE: o.spadStride }), { kind: 'waitAll' }];
-      for (const res of both(ops, spad)) {
+      // The board's TPU keeps its SRAM beside its scratchpad (its own: ownSram).
+      for (const res of [...both(ops, spad), drive(false, patterned(), ops, spad, undefined, true, true)]) {
         expect(Buffer.compare(res.tpu.spad, wantSpad), `command ${i}`).toBe(0);
+        expect(Buffer.compare(res.tpu.sram, wantSram), `command ${i}`).toBe(0);
         expect(res.tpu.counters().dma).toBe(o.rows * (o.len >> 1));
       }
     }

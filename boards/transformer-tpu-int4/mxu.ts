@@ -91,11 +91,18 @@ const SPAD_AT = Math.ceil(kernelBytes(SPAD_KERNEL_WORDS) / 65536) * 65536;
 /**
  * The fast model's scratchpad: in the memory of a kernel laid out once for the largest command
  * (so it never grows and no view of it goes stale), where the MXU gathers, multiplies and
- * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD.
+ * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD. With
+ * `sramBytes`, that memory also holds an SRAM of that size after the scratchpad (seedKernelSram),
+ * where the DMA's fills copy whole words in one call (copyrows).
  */
-export function seedKernelSpad(): SeedSpad {
-  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES);
+export function seedKernelSpad(sramBytes = 0): SeedSpad {
+  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES + sramBytes);
   return k ? new SeedSpad(k, SPAD_AT) : new SeedSpad();
+}
+
+/** The SRAM of `bytes` that seedKernelSpad(bytes) made room for after the scratchpad, or null without a kernel. */
+export function seedKernelSram(spad: SeedSpad, bytes: number): Uint8Array | null {
+  return spad.kernel ? new Uint8Array(spad.kernel.memory.buffer, SPAD_AT + SEED_SPAD_BYTES, bytes) : null;
 }
 
 /** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */

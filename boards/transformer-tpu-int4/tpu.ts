@@ -34,7 +34,8 @@
 import type { MmioDevice } from '../../periph/mmio.ts';
 import * as ports from './ports.ts';
 import { SeedDma } from './dma.ts';
-import { SeedMxu, seedKernelSpad } from './mxu.ts';
+import { SeedMxu, seedKernelSpad, seedKernelSram } from './mxu.ts';
+import { SRAM_SIZE } from '../../periph/sram.ts';
 import { SeedVpu } from './vpu.ts';
 import * as regs from './regs.ts';
 
@@ -164,14 +165,24 @@ export class SeedTpu implements MmioDevice {
   /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
   onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
-  constructor(opts: { reference: boolean; argmax?: boolean }, private readonly sramBytes: Uint8Array) {
+  /** The board's SRAM (the DMA's far side): the one given, or the TPU's own (null given). */
+  readonly sramMemory: Uint8Array;
+
+  /**
+   * `sram`: the board's SRAM (the DMA's far side), or null for one of the TPU's own (SRAM_SIZE
+   * bytes; the fast model's in the WebAssembly memory of its scratchpad, where its DMA copies
+   * fills of whole words in one call).
+   */
+  constructor(opts: { reference: boolean; argmax?: boolean }, sram: Uint8Array | null) {
     this.reference = opts.reference;
     // The fast model's scratchpad lives in its MXU's WebAssembly memory (seedKernelSpad).
-    this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad();
+    this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad(sram ? 0 : SRAM_SIZE);
+    this.sramMemory = sram ?? (opts.reference ? null : seedKernelSram(this.spadMem, SRAM_SIZE)) ?? new Uint8Array(SRAM_SIZE);
     this.mxu = new SeedMxu(this.spadMem, opts.reference);
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
-    this.dma = new SeedDma(this.spadMem, sramBytes);
+    this.dma = new SeedDma(this.spadMem, this.sramMemory);
   }
+
 
   /** The scratchpad bytes (64 KiB), as of the TPU's clock. */
   get spad(): Uint8Array {
@@ -182,7 +193,7 @@ export class SeedTpu implements MmioDevice {
   /** The board's SRAM (the DMA's far side), as of the TPU's clock. */
   get sram(): Uint8Array {
     this.catchUp();
-    return this.sramBytes;
+    return this.sramMemory;
   }
 
   // ================= MMIO at 0x8000_0000 =================
