@@ -76,7 +76,8 @@ export class SeedVpu implements SeedUnit {
     // S_RD0, in order (a word's write lands before the next word's read, as clock by clock) ...
     if (this.state === S_RD0) {
       const perWord = this.binary ? 5 : 3;
-      if (n >= perWord) {
+      if (n >= perWord && !this.reduction && this.remaining > LANES) n = this.wordsBulk(n, perWord);
+      if (n >= perWord && this.state === S_RD0) {
         const spad = this.spad, binary = perWord === 5;
         do {
           this.data0 = spad.word(this.pSrc0);
@@ -175,6 +176,41 @@ export class SeedVpu implements SeedUnit {
       case S_DONE: this.state = S_IDLE; break;
       default: break;
     }
+  }
+
+  /**
+   * Fast model, from S_RD0 of an elementwise op: whole words of eight lanes but the last (which
+   * ends the op), `perWord` clocks each, while n lasts: exec()'s tables in one loop over local
+   * copies of the pointers, each word written before the next one is read. Returns the clocks left.
+   */
+  private wordsBulk(n: number, perWord: number): number {
+    const words = this.spad.words, w = this.wordTables, w0 = this.wordAt, binary = this.binary;
+    let p0 = this.pSrc0, p1 = this.pSrc1, pd = this.pDst, rem = this.remaining, d0 = 0, d1 = 0;
+    while (n >= perWord && rem > LANES) {
+      d0 = words[p0 >>> 2];
+      let data: number;
+      if (binary) {
+        d1 = words[p1 >>> 2];
+        data = 0;
+        for (let l = 0; l < 32; l += 4) data |= w[w0 + ((((d0 >>> l) & 15) << 4) | ((d1 >>> l) & 15))] << l;
+      } else {
+        data = w[w0 + (d0 & 0xff)] | (w[w0 + ((d0 >>> 8) & 0xff)] << 8) | (w[w0 + ((d0 >>> 16) & 0xff)] << 16) | (w[w0 + (d0 >>> 24)] << 24);
+      }
+      words[pd >>> 2] = data >>> 0;
+      p0 = (p0 + 4) & 0xffff;
+      p1 = (p1 + 4) & 0xffff;
+      pd = (pd + 4) & 0xffff;
+      rem -= LANES;
+      n -= perWord;
+    }
+    this.pElem += this.remaining - rem;
+    this.remaining = rem;
+    this.pSrc0 = p0; this.pSrc1 = p1; this.pDst = pd;
+    // The last word's reads, as exec() leaves them.
+    this.data0 = d0;
+    if (binary) this.data1 = d1;
+    this.rdLatch = binary ? d1 : d0;
+    return n;
   }
 
   private exec(): void {
