@@ -94,7 +94,7 @@
   ;; an A row's pair (A[i][k], A[i][k+1]) splat to every lane dots them into four
   ;; columns' sums at once. Four A rows a pass: eight accumulators.
   (func $mmPairs (param $a16 i32) (param $pitch i32) (param $bw i32) (param $kp i32) (param $acc i32) (param $pairs i32)
-    (local $p i32) (local $np i32) (local $x v128) (local $lo v128) (local $hi v128) (local $w v128) (local $w1 v128)
+    (local $p i32) (local $np i32) (local $x v128) (local $lo v128) (local $hi v128)
     (local $row i32) (local $half i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
     (local $c0l v128) (local $c0h v128) (local $c1l v128) (local $c1h v128)
     (local $c2l v128) (local $c2h v128) (local $c3l v128) (local $c3h v128)
@@ -102,16 +102,17 @@
     (block $prep_done
       (loop $prep
         (br_if $prep_done (i32.ge_u (local.get $p) (local.get $np)))
+        ;; Byte b of the two words: its low nibble (lanes 0-7) and high nibble (16-23); B[k][j]
+        ;; is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7: one shuffle puts the pairs in order
+        ;; (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...), widened into the two vectors.
         (local.set $x (v128.load64_zero align=1 (i32.add (local.get $bw) (i32.shl (local.get $p) (i32.const 3)))))
-        (local.set $x (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
+        (local.set $x (i8x16.shuffle 0 4 16 20 1 5 17 21 2 6 18 22 3 7 19 23
           (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
           (i8x16.shr_s (local.get $x) (i32.const 4))))
-        (local.set $w (i16x8.extend_low_i8x16_s (local.get $x)))
-        (local.set $w1 (i16x8.extend_high_i8x16_s (local.get $x)))
         (v128.store (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $w) (local.get $w1)))
+          (i16x8.extend_low_i8x16_s (local.get $x)))
         (v128.store offset=16 (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $w) (local.get $w1)))
+          (i16x8.extend_high_i8x16_s (local.get $x)))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $prep)))
     (loop $halves
