@@ -146,9 +146,9 @@ const POLL_HISTORY = 4;
  * runSeed: a read whose promise ends at most this many clocks after it is not offered to
  * pollRepeats (nor is the copy of the registers made): it counts as an effect, as a read without
  * a promise does. It forgoes little: the read, or a later one it would bound, could skip at most
- * 63 / L iterations of a poll loop of L clocks (two of the seed firmware's wait_until: two status
- * reads over the AXI bus, a subtraction and a taken branch), and a loop is skipped once its
- * promises reach further. The seed's TPU promises such short stretches often: its status words
+ * 63 / L iterations of a poll loop of L clocks (two of the seed firmware's wait_until, whose
+ * iterations are two status reads over the AXI bus, a subtraction and a taken branch), and a
+ * loop is skipped once its promises reach further. The seed's TPU promises such short stretches often: its status words
  * hold only up to the polled unit's next event.
  */
 const SEED_POLL_WINDOW = 64;
