@@ -32,10 +32,10 @@
 // RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../periph/mmio.ts';
+import { SRAM_SIZE } from '../../periph/sram.ts';
 import * as ports from './ports.ts';
 import { SeedDma } from './dma.ts';
 import { SeedMxu, seedKernelSpad, seedKernelSram } from './mxu.ts';
-import { SRAM_SIZE } from '../../periph/sram.ts';
 import { SeedVpu } from './vpu.ts';
 import * as regs from './regs.ts';
 
@@ -182,7 +182,6 @@ export class SeedTpu implements MmioDevice {
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
     this.dma = new SeedDma(this.spadMem, this.sramMemory);
   }
-
 
   /** The scratchpad bytes (64 KiB), as of the TPU's clock. */
   get spad(): Uint8Array {
