@@ -178,6 +178,8 @@ export class SeedTpu implements MmioDevice {
     // The fast model's scratchpad lives in its MXU's WebAssembly memory (seedKernelSpad).
     this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad(sram ? 0 : SRAM_SIZE);
     this.sramMemory = sram ?? (opts.reference ? null : seedKernelSram(this.spadMem, SRAM_SIZE)) ?? new Uint8Array(SRAM_SIZE);
+    // Its pages written once here, as a new array's are zeroed: not at a run's first fills.
+    if (!sram) this.sramMemory.fill(0);
     this.mxu = new SeedMxu(this.spadMem, opts.reference);
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
     this.dma = new SeedDma(this.spadMem, this.sramMemory);
