@@ -46,9 +46,12 @@ export class SeedVpu implements SeedUnit {
   private readonly laneTables = new Int8Array(32 * TABLE_SLOTS);
   private readonly wordTables = new Uint8Array(256 * TABLE_SLOTS);
   private readonly tableKeys = new Int32Array(TABLE_SLOTS).fill(-1);
+  /** Whether a set's word table is built (for the first long op of its key). */
+  private readonly wordTablesOk = new Uint8Array(TABLE_SLOTS);
   private nextSlot = 0;
   private laneAt = 0;
-  private wordAt = 0;
+  /** The running op's word table, or -1 (a short op: lane by lane). */
+  private wordAt = -1;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
@@ -76,7 +79,7 @@ export class SeedVpu implements SeedUnit {
     // S_RD0, in order (a word's write lands before the next word's read, as clock by clock) ...
     if (this.state === S_RD0) {
       const perWord = this.binary ? 5 : 3;
-      if (n >= perWord && !this.reduction && this.remaining > LANES) n = this.wordsBulk(n, perWord);
+      if (n >= perWord && !this.reduction && this.wordAt >= 0 && this.remaining > LANES) n = this.wordsBulk(n, perWord);
       if (n >= perWord && this.state === S_RD0) {
         const spad = this.spad, binary = perWord === 5;
         do {
@@ -129,17 +132,23 @@ export class SeedVpu implements SeedUnit {
     if (!this.reduction) {
       const key = this.op | (this.m0 << 5) | (this.n << 17);
       let slot = this.tableKeys.indexOf(key);
+      const t = this.laneTables, l0 = 32 * (slot < 0 ? this.nextSlot : slot);
       if (slot < 0) {
         slot = this.nextSlot;
         this.nextSlot = (slot + 1) % TABLE_SLOTS;
         this.tableKeys[slot] = key;
-        const t = this.laneTables, l0 = 32 * slot, w = this.wordTables, w0 = 256 * slot;
+        this.wordTablesOk[slot] = 0;
         for (let x = -16; x < 16; x++) t[l0 + x + 16] = this.laneOf(this.op, x);
+      }
+      // The word table only for a long op (its 256 entries cost more than a short op's lanes).
+      if (vlen >= 64 && !this.wordTablesOk[slot]) {
+        const w = this.wordTables, w0 = 256 * slot;
         if (this.binary) for (let ab = 0; ab < 256; ab++) w[w0 + ab] = t[l0 + sext4(ab >>> 4) + sext4(ab) + 16] & 15;
         else for (let b = 0; b < 256; b++) w[w0 + b] = (t[l0 + sext4(b) + 16] & 15) | ((t[l0 + sext4(b >>> 4) + 16] & 15) << 4);
+        this.wordTablesOk[slot] = 1;
       }
       this.laneAt = 32 * slot;
-      this.wordAt = 256 * slot;
+      this.wordAt = this.wordTablesOk[slot] ? 256 * slot : -1;
     }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
@@ -233,13 +242,13 @@ export class SeedVpu implements SeedUnit {
       }
     } else {
       let data = 0, strb = 0;
-      const d0 = this.data0, d1 = this.data1, w = this.wordTables, w0 = this.wordAt;
+      const d0 = this.data0, d1 = this.data1, w = this.wordTables, w0 = this.wordAt, t = this.laneTables, l0 = this.laneAt;
       if (this.binary) {
-        for (let l = 0; l < active; l++) data |= w[w0 + ((((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15))] << (4 * l);
-      } else if (active === LANES) {
+        if (w0 >= 0) for (let l = 0; l < active; l++) data |= w[w0 + ((((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15))] << (4 * l);
+        else for (let l = 0; l < active; l++) data |= (t[l0 + sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
+      } else if (active === LANES && w0 >= 0) {
         data = w[w0 + (d0 & 0xff)] | (w[w0 + ((d0 >>> 8) & 0xff)] << 8) | (w[w0 + ((d0 >>> 16) & 0xff)] << 16) | (w[w0 + (d0 >>> 24)] << 24);
       } else {
-        const t = this.laneTables, l0 = this.laneAt;
         for (let l = 0; l < active; l++) data |= (t[l0 + sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
       }
       for (let b = 0; b < 4; b++) if (2 * b < active) strb |= 1 << b;
