@@ -142,6 +142,16 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
 
 /** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
 const POLL_HISTORY = 4;
+/**
+ * runSeed: a read whose promise ends at most this many clocks after it is not offered to
+ * pollRepeats (nor is the copy of the registers made): it counts as an effect, as a read without
+ * a promise does. It forgoes little: the read, or a later one it would bound, could skip at most
+ * 63 / L iterations of a poll loop of L clocks (two of the seed firmware's wait_until, whose
+ * iterations are two status reads over the AXI bus, a subtraction and a taken branch), and a
+ * loop is skipped once its promises reach further. The seed's TPU promises such short stretches often: its status words
+ * hold only up to the polled unit's next event.
+ */
+const SEED_POLL_WINDOW = 64;
 
 export class Cpu {
   /** Clock-valued fields are doubles from the start (double-fields.ts). */
@@ -890,7 +900,7 @@ export class Cpu {
             : op === Op.LHU ? (word >>> sh) & 0xffff : (word << (16 - sh)) >> 16;
           r[rd] = v; r[0] = 0;
           if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, -1);
-          if (bus.repeatUntil > cycle + at) {
+          if (bus.repeatUntil > cycle + at + SEED_POLL_WINDOW) {
             // The read repeats unchanged for a while: maybe a poll loop to skip.
             const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
             if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }

@@ -27,13 +27,17 @@ export interface MatvecKernel {
    */
   seedrq(acc: number, m0: number, n: number, out: number): void;
   /**
-   * One seed MXU command whose scratchpad (64 KiB) is at `spad` in this memory: its operand words
-   * gathered as its issue phase fetches them (to aw and bw), then seedmm and seedrq.
+   * One seed MXU command (K = len <= 4096) whose scratchpad (64 KiB) is at `spad` in this memory:
+   * the sums and their requant as seedmm and seedrq leave them. Its operand words are read in
+   * place when K is a multiple of 8 and no operand row wraps or leaves the scratchpad: returns 0,
+   * aw and bw untouched; else they are gathered as its issue phase fetches them (to aw and bw): 1.
    */
   seedmmspad(spad: number, aBase: number, aStride: number, bBase: number, bStride: number, len: number, transposed: number,
-    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): void;
-  /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call). */
-  seedmmat(args: number): void;
+    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): number;
+  /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call); its result. */
+  seedmmat(args: number): number;
+  /** `rows` rows of `rowWords` words from src + r·srcStride to dst + r·dstStride (bytes), in order. */
+  copyrows(dst: number, src: number, rows: number, rowWords: number, dstStride: number, srcStride: number): void;
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -11,6 +11,7 @@
 ;; are its rows: mmPairs). seedrq: its requantized rows.
 ;; seedmmspad: a whole command's issue phase from the scratchpad in this
 ;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
+;; copyrows: the seed DMA's fills of whole words, its SRAM in the same memory.
 (module
   (memory (export "memory") 1)
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
@@ -93,7 +94,7 @@
   ;; an A row's pair (A[i][k], A[i][k+1]) splat to every lane dots them into four
   ;; columns' sums at once. Four A rows a pass: eight accumulators.
   (func $mmPairs (param $a16 i32) (param $pitch i32) (param $bw i32) (param $kp i32) (param $acc i32) (param $pairs i32)
-    (local $p i32) (local $np i32) (local $x v128) (local $lo v128) (local $hi v128) (local $w v128) (local $w1 v128)
+    (local $p i32) (local $np i32) (local $x v128) (local $lo v128) (local $hi v128)
     (local $row i32) (local $half i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
     (local $c0l v128) (local $c0h v128) (local $c1l v128) (local $c1h v128)
     (local $c2l v128) (local $c2h v128) (local $c3l v128) (local $c3h v128)
@@ -101,16 +102,17 @@
     (block $prep_done
       (loop $prep
         (br_if $prep_done (i32.ge_u (local.get $p) (local.get $np)))
+        ;; Byte b of the two words: its low nibble (lanes 0-7) and high nibble (16-23); B[k][j]
+        ;; is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7: one shuffle puts the pairs in order
+        ;; (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...), widened into the two vectors.
         (local.set $x (v128.load64_zero align=1 (i32.add (local.get $bw) (i32.shl (local.get $p) (i32.const 3)))))
-        (local.set $x (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23
+        (local.set $x (i8x16.shuffle 0 4 16 20 1 5 17 21 2 6 18 22 3 7 19 23
           (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
           (i8x16.shr_s (local.get $x) (i32.const 4))))
-        (local.set $w (i16x8.extend_low_i8x16_s (local.get $x)))
-        (local.set $w1 (i16x8.extend_high_i8x16_s (local.get $x)))
         (v128.store (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $w) (local.get $w1)))
+          (i16x8.extend_low_i8x16_s (local.get $x)))
         (v128.store offset=16 (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $w) (local.get $w1)))
+          (i16x8.extend_high_i8x16_s (local.get $x)))
         (local.set $p (i32.add (local.get $p) (i32.const 1)))
         (br $prep)))
     (loop $halves
@@ -234,7 +236,110 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
 
-  ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
+;; widenDirect(spad, base, stride, chunks, dst, pitch): the 8 rows of an operand read in place
+  ;; from the 64 KiB scratchpad at spad (row i: `chunks` consecutive words from the word of byte
+  ;; address (base + i*stride) mod 2^16) into 8 int16 rows `pitch` bytes apart at dst, as
+  ;; widenRows leaves them. Four chunks (16 bytes) a load: a row's last load may take up to three
+  ;; words past its end, and its stores reach up to 48 bytes past the row (the next row's start,
+  ;; written after it, or the room after the eighth); the caller checks (directFits) that no
+  ;; row's loads leave the scratchpad.
+  (func $widenDirect (param $spad i32) (param $base i32) (param $stride i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
+    (local $i i32) (local $g i32) (local $groups i32) (local $s i32) (local $d i32)
+    (local $x v128) (local $lo v128) (local $hi v128) (local $v v128)
+    (local.set $groups (i32.shr_u (i32.add (local.get $chunks) (i32.const 3)) (i32.const 2)))
+    (loop $row
+      (local.set $s (i32.add (local.get $spad)
+        (i32.and (i32.add (local.get $base) (i32.mul (local.get $i) (local.get $stride))) (i32.const 0xfffc))))
+      (local.set $d (i32.add (local.get $dst) (i32.mul (local.get $i) (local.get $pitch))))
+      (local.set $g (i32.const 0))
+      (loop $group
+        (local.set $x (v128.load align=1 (local.get $s)))
+        (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
+        (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
+        (local.set $v (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
+        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (v128.store offset=16 align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $v (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
+        (v128.store offset=32 align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (v128.store offset=48 align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $s (i32.add (local.get $s) (i32.const 16)))
+        (local.set $d (i32.add (local.get $d) (i32.const 64)))
+        (local.set $g (i32.add (local.get $g) (i32.const 1)))
+        (br_if $group (i32.lt_u (local.get $g) (local.get $groups))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; directFits(base, stride, chunks): 1 when every one of widenDirect's 8 rows, 16 bytes a
+  ;; load (4 chunks), lies inside the scratchpad without wrapping, else 0.
+  (func $directFits (param $base i32) (param $stride i32) (param $chunks i32) (result i32)
+    (local $i i32) (local $bytes i32)
+    (local.set $bytes (i32.shl (i32.shr_u (i32.add (local.get $chunks) (i32.const 3)) (i32.const 2)) (i32.const 4)))
+    (loop $row
+      (if (i32.gt_u
+            (i32.add (i32.and (i32.add (local.get $base) (i32.mul (local.get $i) (local.get $stride))) (i32.const 0xfffc)) (local.get $bytes))
+            (i32.const 0x10000))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $i) (i32.const 8))))
+    (i32.const 1))
+
+  ;; seedrq32(acc, m0, n, out): seedrq for K <= 4096 in int32, four lanes a vector: then
+  ;; |acc| <= 64*4096 = 2^18 and m0 < 2^12, so acc*m0 + 2^(n-1) stays below 2^31 and the
+  ;; arithmetic shift by n is the floor of seedrq's exact product times 2^-n; the same outputs.
+  (func $seedrq32 (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
+    (local $i i32) (local $m v128) (local $h v128) (local $q0 v128) (local $q1 v128) (local $x v128)
+    (local.set $m (i32x4.splat (local.get $m0)))
+    (if (local.get $n)
+      (then (local.set $h (i32x4.splat (i32.shl (i32.const 1) (i32.sub (local.get $n) (i32.const 1)))))))
+    (loop $row
+      (local.set $q0 (i32x4.max_s (i32x4.min_s
+        (i32x4.shr_s (i32x4.add (i32x4.mul (v128.load align=4 (local.get $acc)) (local.get $m)) (local.get $h)) (local.get $n))
+        (v128.const i32x4 7 7 7 7)) (v128.const i32x4 -8 -8 -8 -8)))
+      (local.set $q1 (i32x4.max_s (i32x4.min_s
+        (i32x4.shr_s (i32x4.add (i32x4.mul (v128.load offset=16 align=4 (local.get $acc)) (local.get $m)) (local.get $h)) (local.get $n))
+        (v128.const i32x4 7 7 7 7)) (v128.const i32x4 -8 -8 -8 -8)))
+      ;; the eight q as int8, lanes 0..7
+      (local.set $x (i8x16.narrow_i16x8_s (i16x8.narrow_i32x4_s (local.get $q0) (local.get $q1)) (v128.const i32x4 0 0 0 0)))
+      (v128.store64_lane offset=32 align=1 0 (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 3))) (local.get $x))
+      ;; nibbles: each 16-bit lane's low byte q(2k) | q(2k+1) << 4, then the four low bytes
+      (local.set $x (v128.and (local.get $x) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+      (local.set $x (v128.or (local.get $x) (i16x8.shr_u (local.get $x) (i32.const 4))))
+      (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+        (i32x4.extract_lane 0 (i8x16.shuffle 0 2 4 6 0 0 0 0 0 0 0 0 0 0 0 0 (local.get $x) (local.get $x))))
+      (local.set $acc (i32.add (local.get $acc) (i32.const 32)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
+
+  ;; copyrows(dst, src, rows, rowWords, dstStride, srcStride): `rows` rows of `rowWords` words,
+  ;; row r from src + r*srcStride to dst + r*dstStride (byte addresses and strides, in order: a
+  ;; later row overwrites an earlier one where they overlap): the seed DMA's fill of whole
+  ;; aligned words from its SRAM into the scratchpad, both in this memory.
+  (func (export "copyrows") (param $dst i32) (param $src i32) (param $rows i32) (param $rowWords i32)
+        (param $dstStride i32) (param $srcStride i32)
+    (local $r i32) (local $w i32) (local $end i32)
+    (if (i32.eqz (local.get $rows)) (then (return)))
+    (if (i32.eq (local.get $rowWords) (i32.const 1))
+      (then
+        (loop $one
+          (i32.store (local.get $dst) (i32.load (local.get $src)))
+          (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+          (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+          (local.set $r (i32.add (local.get $r) (i32.const 1)))
+          (br_if $one (i32.lt_u (local.get $r) (local.get $rows))))
+        (return)))
+    (local.set $end (i32.shl (local.get $rowWords) (i32.const 2)))
+    (loop $row
+      (local.set $w (i32.const 0))
+      (loop $word
+        (i32.store (i32.add (local.get $dst) (local.get $w)) (i32.load (i32.add (local.get $src) (local.get $w))))
+        (local.set $w (i32.add (local.get $w) (i32.const 4)))
+        (br_if $word (i32.lt_u (local.get $w) (local.get $end))))
+      (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+      (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br_if $row (i32.lt_u (local.get $r) (local.get $rows)))))
+
+    ;; seedgather(spad, abase, astride, chunks, bbase, bstride, breads, transposed, aw, bw):
   ;; the words an MXU command's issue phase fetches from the 64 KiB scratchpad at spad,
   ;; in fetch order: A's word c*8+i from row i (abase + i*astride), chunk c (the word
   ;; index wrapping within the scratchpad); B's the same when transposed, else word k
@@ -280,15 +385,48 @@
               (local.set $k (i32.add (local.get $k) (i32.const 1)))
               (br_if $bword (i32.lt_u (local.get $k) (local.get $breads)))))))))
 
-  ;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, m0, n, out):
-  ;; one MXU command from the scratchpad at spad: its operand words gathered to aw and bw
-  ;; (seedgather; non-transposed, B's words from len to the next multiple of 8 are zeroed),
-  ;; the 64 sums at acc (seedmm), their requant at out (seedrq).
+;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, m0, n, out):
+  ;; one MXU command from the scratchpad at spad (K = len <= 4096): the 64 sums at acc, their
+  ;; requant at out (seedrq32). Its operand words are read in place (widenDirect, and a plain
+  ;; B's words, `bstride` 4, as mmPairs' rows) when K is a multiple of 8 and no row wraps or
+  ;; leaves the scratchpad: returns 0, aw and bw untouched. Else they are gathered to aw and bw
+  ;; as its issue phase fetches them (seedgather; non-transposed, B's words from len to the next
+  ;; multiple of 8 zeroed) and multiplied there (seedmm): returns 1.
   (func $seedmmspad (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
         (param $len i32) (param $transposed i32) (param $aw i32) (param $bw i32) (param $a16 i32) (param $bt16 i32)
-        (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32)
-    (local $chunks i32) (local $k i32)
+        (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32) (result i32)
+    (local $chunks i32) (local $k i32) (local $i i32)
     (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
+    (if (i32.and
+          (i32.and (i32.eqz (i32.and (local.get $len) (i32.const 7))) (i32.ne (local.get $len) (i32.const 0)))
+          (call $directFits (local.get $abase) (local.get $astride) (local.get $chunks)))
+      (then
+        (if (local.get $transposed)
+          (then
+            (if (call $directFits (local.get $bbase) (local.get $bstride) (local.get $chunks))
+              (then
+                (call $widenDirect (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch))
+                (call $widenDirect (local.get $spad) (local.get $bbase) (local.get $bstride) (local.get $chunks) (local.get $bt16) (local.get $pitch))
+                (loop $arow
+                  (call $matvec
+                    (i32.add (local.get $a16) (i32.mul (local.get $i) (local.get $pitch)))
+                    (local.get $len) (local.get $bt16) (i32.const 8)
+                    (i32.add (local.get $acc) (i32.shl (local.get $i) (i32.const 5)))
+                    (local.get $pitch))
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br_if $arow (i32.lt_u (local.get $i) (i32.const 8))))
+                (call $seedrq32 (local.get $acc) (local.get $m0) (local.get $n) (local.get $out))
+                (return (i32.const 0)))))
+          (else
+            (if (i32.and (i32.eq (local.get $bstride) (i32.const 4))
+                  (i32.le_u (i32.add (i32.and (local.get $bbase) (i32.const 0xfffc)) (i32.shl (local.get $len) (i32.const 2))) (i32.const 0x10000)))
+              (then
+                (call $widenDirect (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch))
+                (call $mmPairs (local.get $a16) (local.get $pitch)
+                  (i32.add (local.get $spad) (i32.and (local.get $bbase) (i32.const 0xfffc)))
+                  (local.get $len) (local.get $acc) (local.get $bt16))
+                (call $seedrq32 (local.get $acc) (local.get $m0) (local.get $n) (local.get $out))
+                (return (i32.const 0))))))))
     (call $seedgather (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks)
       (local.get $bbase) (local.get $bstride)
       (select (i32.shl (local.get $chunks) (i32.const 3)) (local.get $len) (local.get $transposed))
@@ -304,11 +442,12 @@
             (br $z)))))
     (call $seedmm (local.get $aw) (local.get $bw) (local.get $len) (local.get $transposed)
       (local.get $a16) (local.get $bt16) (local.get $pitch) (local.get $acc))
-    (call $seedrq (local.get $acc) (local.get $m0) (local.get $n) (local.get $out)))
+    (call $seedrq32 (local.get $acc) (local.get $m0) (local.get $n) (local.get $out))
+    (i32.const 1))
 
-  ;; seedmmat(args): seedmmspad with its 16 arguments as i32 at args (in its order): a call
+  ;; seedmmat(args): seedmmspad with its 16 arguments as i32 at args (in its order), its result: a call
   ;; with one argument costs little even before the engine has compiled a wrapper for it.
-  (func (export "seedmmat") (param $a i32)
+  (func (export "seedmmat") (param $a i32) (result i32)
     (call $seedmmspad
       (i32.load offset=0 (local.get $a)) (i32.load offset=4 (local.get $a)) (i32.load offset=8 (local.get $a))
       (i32.load offset=12 (local.get $a)) (i32.load offset=16 (local.get $a)) (i32.load offset=20 (local.get $a))

@@ -114,7 +114,7 @@ describe('what the seed firmware refuses', () => {
     m.loadSram(bytes, 0);
     const r = m.run(10_000_000);
     expect(r.doneValue).toBe(2);
-    expect(new DataView(m.sramBytes.buffer).getUint32(headerOffset('STATUS'), true)).toBe(2);
+    expect(new DataView(m.sramBytes.buffer, m.sramBytes.byteOffset).getUint32(headerOffset('STATUS'), true)).toBe(2);
   });
 
   it('a model beyond the seed arithmetic is refused on the host with the reason', () => {

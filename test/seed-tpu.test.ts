@@ -284,6 +284,38 @@ describe('seed TPU: each unit against its functional model, both models', () => 
     }
   });
 
+  it('MXU: operand rows ending at the scratchpad\'s end or wrapping past it (the fast kernel reads rows in place only when they fit, else gathers them)', () => {
+    // The kernel reads an operand row 16 bytes a load: a row whose loads would leave the
+    // scratchpad, or wraps, is gathered word by word as the issue fetches it (address mod 2^16).
+    const r = new Rng(41);
+    let n = 0;
+    for (const k of [8, 40, 64, 128, 36]) {
+      const rowBytes = k >> 1;
+      for (const transpose of [false, true]) {
+        for (const place of ['end', 'wrap', 'tail'] as const) {
+          // The operand near the end: its eighth row ends at 0x10000 ('end'), its rows run past it
+          // ('wrap'), or only its last load would (a row of 20 bytes ending 4 bytes short: 'tail').
+          const stride = place === 'wrap' ? 0x2000 : rowBytes;
+          const high = place === 'end' ? 0x10000 - 8 * rowBytes : place === 'wrap' ? 0xf000 + 4 * r.int(0x3c0) : 0x10000 - 4 - 8 * rowBytes;
+          // A plain B's rows are K words 4 bytes apart: 'end' puts its last word last, 'wrap' half of them past it.
+          const bHigh = place === 'end' ? 0x10000 - 4 * k : place === 'wrap' ? 0x10000 - 2 * k : high;
+          const o = transpose
+            ? { a: 0x4000 + 4 * r.int(0x100), b: high, aStride: 0, bStride: stride }
+            : r.int(2) ? { a: high, b: 0x4000 + 4 * r.int(0x100), aStride: stride, bStride: 0 } : { a: 0x4000, b: bHigh, aStride: 0, bStride: 0 };
+          const mm = { ...o, c: 0x8000, k, cStride: 0, transpose, acc: r.int(2) === 1, m0: 1 + r.int(4095), n: r.int(16) };
+          const spad = randomSpad(700 + n++);
+          const want = spad.slice();
+          goldenMm(want, mm);
+          const ops: SeedOp[] = [cmd(SEED_MXU, 'GEOM', { LEN: k, A_STRIDE: mm.aStride, B_STRIDE: mm.bStride }), cmd(SEED_MXU, 'MM', { ACC: +mm.acc, TRANSPOSE: +transpose, A_ADDR: mm.a, B_ADDR: mm.b, C_ADDR: mm.c, M0: mm.m0, N: mm.n }), { kind: 'waitAll' }];
+          for (const res of both(ops, spad)) {
+            expect(res.tpu.hazardCount, `K ${k} ${place} ${JSON.stringify(mm)}`).toBe(0);
+            expect(Buffer.compare(res.tpu.spad, want), `K ${k} ${place} ${JSON.stringify(mm)}`).toBe(0);
+          }
+        }
+      }
+    }
+  });
+
   it('MXU: a K past the scratchpad kernel\'s layout (4096 words a side) moves the fast MXU to a kernel of its own; short commands after it still agree', () => {
     const r = new Rng(29);
     const spad = new Uint8Array(65536).map(() => r.int(256));
@@ -377,7 +409,7 @@ describe('seed TPU: each unit against its functional model, both models', () => 
   });
 });
 
-describe('seed TPU: DMA fills of whole aligned words (the fast model copies them a word at a time)', () => {
+describe('seed TPU: DMA fills of whole aligned words (the fast model copies them a word at a time, or in one call with the SRAM beside the scratchpad)', () => {
   it('rows of 4 to 128 bytes, word strides, near the ends of both memories (150 commands)', () => {
     const r = new Rng(17);
     for (let i = 0; i < 150; i++) {
@@ -390,8 +422,10 @@ describe('seed TPU: DMA fills of whole aligned words (the fast model copies them
       const wantSpad = spad.slice(), wantSram = patterned();
       goldenDma(wantSpad, wantSram, o);
       const ops: SeedOp[] = [cmd(SEED_DMA, 'MOVE', { SPILL: 0, SPAD_ADDR: o.spadAddr, SRAM_ADDR: o.sramAddr, LEN: o.len, ROWS: o.rows, SRAM_STRIDE: o.sramStride, SPAD_STRIDE: o.spadStride }), { kind: 'waitAll' }];
-      for (const res of both(ops, spad)) {
+      // The board's TPU keeps its SRAM beside its scratchpad (its own: ownSram).
+      for (const res of [...both(ops, spad), drive(false, patterned(), ops, spad, undefined, true, true)]) {
         expect(Buffer.compare(res.tpu.spad, wantSpad), `command ${i}`).toBe(0);
+        expect(Buffer.compare(res.tpu.sram, wantSram), `command ${i}`).toBe(0);
         expect(res.tpu.counters().dma).toBe(o.rows * (o.len >> 1));
       }
     }

@@ -10,7 +10,6 @@ import type { Board, BoardBuildOptions, BoardDevices, BoardFigures, BoardStop } 
 import type { Cpu } from '../../emu/cpu.ts';
 import { hex8 } from '../../emu/machine.ts';
 import type { CounterSnapshot } from '../../periph/counters.ts';
-import { SRAM_SIZE } from '../../periph/sram.ts';
 import { SeedActivity } from './activity.ts';
 import { SeedBus } from './bus.ts';
 import { formatSeedReport, reportOfSeedCounters, seedReportFields, seedStatusLines, type SeedFigures } from './report.ts';
@@ -43,9 +42,10 @@ export const TRANSFORMER_TPU_INT4: Board = {
 };
 
 function buildTransformerTpuInt4(config: PlatformConfig, options: BoardBuildOptions): BoardDevices {
-  // The DMA's SRAM: another array than the CPU's, which never reaches it.
-  const sram = new Uint8Array(SRAM_SIZE);
-  const tpu = new SeedTpu({ reference: options.reference }, sram);
+  // The DMA's SRAM, the TPU's own (the fast model's beside its scratchpad): another array than
+  // the CPU's, which never reaches it.
+  const tpu = new SeedTpu({ reference: options.reference }, null);
+  const sram = tpu.sramMemory;
   const bus = new SeedBus(config.bus, RAM_SIZE, tpu);
   const activity = new SeedActivity(tpu);
   bus.onCommit = (unit, opcode, clock, stall) => activity.committed(unit, opcode, clock, stall);

@@ -21,6 +21,8 @@ const { SEED_WINDOW_READ_EXTRA } = timing;
 /** What the seed's TPU must give the bus: its MMIO block, its scratchpad window and the DONE flag. */
 export interface SeedBusDevice extends MmioDevice {
   readonly spadWindow: MmioDevice;
+  /** A store to word 0, 1 or 2 of a command port (the staging register: no wait, nothing else changes). */
+  stageWord(word: number, value: number, wstrb: number): void;
   readonly done: boolean;
   /** Set when an access can never complete (the MXU starved, docs/seed-board.md): the board hangs. */
   readonly stuck?: boolean;
@@ -97,8 +99,14 @@ export class SeedBus extends Bus {
     this.wait = 0;
     const region = addr >>> 28;
     if (region === MMIO_REGION) {
-      if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       const offset = addr & 0xffc;
+      // Words 0-2 of a command port: the staging register (the commit's word 3 reads it).
+      if (offset < 0x30 && (offset & 0xc) !== 0xc && !(addr & 0x0fff_f000) && !this.seed.stuck) {
+        this.seed.stageWord((offset >> 2) & 3, value, wstrb);
+        if ((offset & 0xc) === 0) this.stagedWord0 = value;
+        return;
+      }
+      if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       this.seed.write(offset, value, wstrb, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       this.checkHang();

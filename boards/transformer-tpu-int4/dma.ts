@@ -10,6 +10,7 @@
 
 import * as ports from './ports.ts';
 import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
+import type { MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 // Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
@@ -43,9 +44,13 @@ export class SeedDma implements SeedUnit {
   private readonly spad32: Uint32Array;
   private readonly sram32: Uint32Array | null;
 
+  /** The kernel whose memory holds both the scratchpad and the SRAM (fills of whole words in one call: copyrows), or null. */
+  private readonly copier: MatvecKernel | null;
+
   constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {
     this.spad32 = spad.words;
     this.sram32 = sram.byteOffset % 4 === 0 ? new Uint32Array(sram.buffer, sram.byteOffset, sram.length >>> 2) : null;
+    this.copier = spad.kernel !== null && sram.buffer === spad.kernel.memory.buffer && this.sram32 !== null ? spad.kernel : null;
   }
 
   get busy(): boolean { return this.state === S_FILL || this.state === S_SPILL; }
@@ -179,6 +184,8 @@ export class SeedDma implements SeedUnit {
   bulk(n: number): void {
     if (this.state === S_FILL) { this.fillBulk(n); return; }
     if (this.state === S_SPILL) { this.spillBulk(n); return; }
+    // S_DONE's clock (its edge returns to S_IDLE) and idle clocks request nothing: no ports.
+    if (n > 0 && (this.state === S_DONE || this.state === S_IDLE)) { this.state = S_IDLE; return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -271,8 +278,11 @@ export class SeedDma implements SeedUnit {
           && spadRowPtr + (k - 1) * spadStr + rowBytes <= 0x10000 && dramRowPtr + (k - 1) * dramStr + rowBytes <= SRAM_MASK + 1) {
           let sw = spadRowPtr >>> 2, dw = dramRowPtr >>> 2;
           const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
-          // Rows of one, two and eight words (the model's panels) written out, the others a loop.
-          if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
+          // Both memories in one WebAssembly memory: one call. Else rows of one, two and eight
+          // words (the model's panels) written out, the others a loop.
+          if (this.copier !== null) this.copier.copyrows(this.spad.kernelAt + spadRowPtr, this.sram.byteOffset + dramRowPtr, k, rowWords, spadStr, dramStr);
+          else if (rowWords === 1 && sStep === 1) for (const end = sw + k; sw < end; sw++, dw += dStep) spad32[sw] = sram32[dw];
+          else if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
           else if (rowWords === 2) {
             for (let r = 0; r < k; r++, sw += sStep, dw += dStep) { spad32[sw] = sram32[dw]; spad32[sw + 1] = sram32[dw + 1]; }
           } else if (rowWords === 8) {

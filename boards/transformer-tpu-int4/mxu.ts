@@ -91,11 +91,18 @@ const SPAD_AT = Math.ceil(kernelBytes(SPAD_KERNEL_WORDS) / 65536) * 65536;
 /**
  * The fast model's scratchpad: in the memory of a kernel laid out once for the largest command
  * (so it never grows and no view of it goes stale), where the MXU gathers, multiplies and
- * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD.
+ * requantizes a command in one call (seedmmspad); a plain one without WebAssembly SIMD. With
+ * `sramBytes`, that memory also holds an SRAM of that size after the scratchpad (seedKernelSram),
+ * where the DMA's fills copy whole words in one call (copyrows).
  */
-export function seedKernelSpad(): SeedSpad {
-  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES);
+export function seedKernelSpad(sramBytes = 0): SeedSpad {
+  const k = matvecKernel(SPAD_AT + SEED_SPAD_BYTES + sramBytes);
   return k ? new SeedSpad(k, SPAD_AT) : new SeedSpad();
+}
+
+/** The SRAM of `bytes` that seedKernelSpad(bytes) made room for after the scratchpad, or null without a kernel. */
+export function seedKernelSram(spad: SeedSpad, bytes: number): Uint8Array | null {
+  return spad.kernel ? new Uint8Array(spad.kernel.memory.buffer, SPAD_AT + SEED_SPAD_BYTES, bytes) : null;
 }
 
 /** Whether this process has WebAssembly SIMD for the kernel (tried once: without it, the doubles' path). */
@@ -155,6 +162,11 @@ export class SeedMxu implements SeedUnit {
   private spadInKernel = false;
   /** Every operand word of the running command's issue phase is fetched already (issueAll). */
   private wordsFetched = false;
+  /**
+   * ... and held in aWords and bWords (false: the kernel read them in place from the scratchpad,
+   * seedmmspad; they are gathered from it only if the phase is then finished clock by clock).
+   */
+  private wordsGathered = false;
   /** The running command's sums (and their requant) are formed already (issueAll on the kernel). */
   private sumsReady = false;
   readMask = 0; writeMask = 0;
@@ -176,13 +188,17 @@ export class SeedMxu implements SeedUnit {
 
   /**
    * Fast model: a lower bound of the clocks before S_DONE when the MXU is alone in its banks. The
-   * array steps at most once a clock up to sc_last, then the drain takes a clock a row (two
-   * accumulating); a stall (A and B in one bank) only adds clocks.
+   * array steps at most once a clock up to sc_last (not in this clock when no word has arrived
+   * and words are still to issue: array_en is low), then the drain takes a clock a row (two
+   * accumulating); a stall (A and B in one bank) only adds clocks. Without one it is exact.
    */
   horizon(): number {
     const perRow = this.accQ ? 2 : 1;
     switch (this.state) {
-      case S_STREAM: return this.scLast - this.sc + 1 + N * perRow;
+      case S_STREAM: {
+        const arrayEn = this.arrive || (this.iq >= this.aReads && this.iq >= this.bReads);
+        return (arrayEn ? 0 : 1) + this.scLast - this.sc + 1 + N * perRow;
+      }
       case S_DRAIN_RD: return (N - this.drow) * 2;
       case S_DRAIN_WR: return (N - this.drow) * perRow - (perRow - 1);
       default: return 0;
@@ -197,6 +213,14 @@ export class SeedMxu implements SeedUnit {
     this.starvedAfter = -1;
     if (!this.reference) n -= this.streamBulk(n);
     // The drain alone: C is the top writer and the only reader left, every access is granted.
+    if (n >= N && this.state === S_DRAIN_WR && this.drow === 0 && !this.accQ && this.kernel !== null) {
+      // Eight write clocks, a row each: the kernel's requantized rows as they are (cWord()).
+      const words = this.spad.words, rq = this.rqWords, cBase = this.cBase, cStride = this.cStride;
+      for (let i = 0; i < N; i++) words[((cBase + i * cStride) & 0xffff) >>> 2] = rq[i] >>> 0;
+      this.state = S_DONE;
+      this.arrive = false;
+      n -= N;
+    }
     while (n > 0 && (this.state === S_DRAIN_RD || this.state === S_DRAIN_WR)) {
       if (this.state === S_DRAIN_RD) { this.cRdata = this.spad.word(this.cAddr); this.state = S_DRAIN_WR; }
       else {
@@ -208,6 +232,8 @@ export class SeedMxu implements SeedUnit {
       this.arrive = false;
       n--;
     }
+    // S_DONE's clock (its edge returns to S_IDLE) and idle clocks request nothing: no ports.
+    if (n > 0 && (this.state === S_DONE || this.state === S_IDLE)) { this.state = S_IDLE; this.arrive = false; return; }
     const p = this.own;
     for (let i = 0; i < n; i++) {
       p.clear();
@@ -278,7 +304,7 @@ export class SeedMxu implements SeedUnit {
       case S_STREAM:
         // A stepped clock before the last issue (another unit or the CPU may write the banks):
         // the words fetched at once (issueAll) for the later issues no longer hold.
-        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) { this.wordsFetched = false; this.sumsReady = false; }
+        if (this.wordsFetched && (this.iq < this.aReads || this.iq < this.bReads)) this.dropFetchedWords();
         if (this.iq < this.aReads) { p.rdReq[RD_A] = 1; p.rdAddr[RD_A] = (this.aBase + this.aOffRow + this.aOffChunk) & 0xffff; }
         if (this.iq < this.bReads) { p.rdReq[RD_B] = 1; p.rdAddr[RD_B] = (this.bBase + this.bOffRow + this.bOffChunk) & 0xffff; }
         break;
@@ -413,23 +439,30 @@ export class SeedMxu implements SeedUnit {
    * (wordsFetched), A's (and a transposed B's) row by row, each row's chunks consecutive words of the
    * scratchpad (an address's word index wraps with it), a plain B's word rows in order. Whole
    * phases only, unless the scratchpad is in the kernel: there one call fetches, multiplies and
-   * requantizes (seedmmspad), and a phase that outlasts the stretch keeps the words as long as
-   * every clock of it is done in bulk, where nothing writes their banks; a stepped clock before
-   * the last issue drops them (request()), and the words of the later issues are fetched then.
+   * requantizes (seedmmspad, which mostly reads the words in place, without gathering them), and
+   * a phase that outlasts the stretch keeps the words as long as every clock of it is done in
+   * bulk, where nothing writes their banks; a stepped clock before the last issue drops them
+   * (request(), dropFetchedWords()), and the words of the later issues are fetched then.
    */
   private issueAll(): void {
-    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
-    const chunks = this.aReads >>> 3, bReads = this.bReads;
     if (this.spadInKernel) {
       const size = this.kernelSize, len = this.lenQ, a = this.args;
       a[0] = this.spad.kernelAt; a[1] = this.aBase; a[2] = this.aStride; a[3] = this.bBase; a[4] = this.bStride;
       a[5] = len; a[6] = this.transposeQ ? 1 : 0; a[7] = awAt(size); a[8] = bwAt(size); a[9] = 0; a[10] = bt16At(size);
       a[11] = pitchOf(len); a[12] = accAt(size); a[13] = this.m0; a[14] = this.n; a[15] = rqAt(size);
-      this.kernel!.seedmmat(argsAt(size));
+      this.wordsGathered = this.kernel!.seedmmat(argsAt(size)) !== 0;
       this.wordsFetched = true;
       this.sumsReady = true;
       return;
     }
+    this.gatherWords();
+    this.wordsFetched = true;
+  }
+
+  /** The issue phase's words from the scratchpad, in fetch order, into aWords and bWords (wordsGathered). */
+  private gatherWords(): void {
+    const words = this.spad.words, aWords = this.aWords, bWords = this.bWords;
+    const chunks = this.aReads >>> 3, bReads = this.bReads;
     for (let i = 0; i < N; i++) {
       const rowWord = ((this.aBase + i * this.aStride) & 0xffff) >>> 2;
       for (let c = 0; c < chunks; c++) aWords[(c << 3) + i] = words[(rowWord + c) & 0x3fff];
@@ -443,7 +476,19 @@ export class SeedMxu implements SeedUnit {
       const bBase = this.bBase, bStride = this.bStride;
       for (let k = 0; k < bReads; k++) bWords[k] = words[((bBase + k * bStride) & 0xffff) >>> 2];
     }
-    this.wordsFetched = true;
+    this.wordsGathered = true;
+  }
+
+  /**
+   * A stepped clock before the last issue: the words issueAll fetched for the later issues no
+   * longer hold (request()). Those of the issues done stay in aWords and bWords, gathered now if
+   * the kernel read them in place: every clock since the first issue was the MXU's alone in its
+   * banks (bulk), and this clock's writes come at its edge, so the scratchpad still holds them.
+   */
+  private dropFetchedWords(): void {
+    if (!this.wordsGathered) this.gatherWords();
+    this.wordsFetched = false;
+    this.sumsReady = false;
   }
 
   /** The address offsets and the latched words as the issues iq0 .. q-1 leave them (their words fetched already). */
@@ -458,6 +503,9 @@ export class SeedMxu implements SeedUnit {
       this.bOffRow = (qb * this.bStride) & 0xffff;
       this.bOffChunk = 0;
     }
+    // Words read in place: the latches keep their values (the fast datapath reads a latch only
+    // after a granted read has set it: read(), streamBulk()).
+    if (!this.wordsGathered) return;
     if (qa > iq0) { this.aLatch = this.aWords[qa - 1]; this.aRdata = this.aLatch; }
     if (qb > iq0) { this.bLatch = this.bWords[qb - 1]; this.bRdata = this.bLatch; }
   }

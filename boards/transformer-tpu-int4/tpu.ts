@@ -26,14 +26,16 @@
 // in it (status polls) only move the clock and the counters, and a unit alone in
 // its banks keeps lagging across the other units' command boundaries, up to a
 // lower bound of its own DONE (unitEnd); it catches up once, there or when
-// anything looks at the units (catchUp()). Pinned together by
+// anything looks at the units (catchUp()). A read of a unit's status words before that
+// unit's next event (statusPromise()) does not bring the TPU forward at all. Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
 import type { MmioDevice } from '../../periph/mmio.ts';
+import { SRAM_SIZE } from '../../periph/sram.ts';
 import * as ports from './ports.ts';
 import { SeedDma } from './dma.ts';
-import { SeedMxu, seedKernelSpad } from './mxu.ts';
+import { SeedMxu, seedKernelSpad, seedKernelSram } from './mxu.ts';
 import { SeedVpu } from './vpu.ts';
 import * as regs from './regs.ts';
 
@@ -127,6 +129,12 @@ export class SeedTpu implements MmioDevice {
   /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
   private stretchParallel = false;
   private stretchLazy = true;
+  /**
+   * Fast model, per unit: reads of its issued, retired and level words before this clock see
+   * them as they are now (statusPromise()), so such a read neither brings the TPU forward nor
+   * looks at its units: a poll costs a compare. -1 after the unit's commit store (or none yet).
+   */
+  private readonly statusUntil = new Float64Array([-1, -1, -1]);
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
@@ -157,13 +165,24 @@ export class SeedTpu implements MmioDevice {
   /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
   onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
-  constructor(opts: { reference: boolean; argmax?: boolean }, private readonly sramBytes: Uint8Array) {
+  /** The board's SRAM (the DMA's far side): the one given, or the TPU's own (null given). */
+  readonly sramMemory: Uint8Array;
+
+  /**
+   * `sram`: the board's SRAM (the DMA's far side), or null for one of the TPU's own (SRAM_SIZE
+   * bytes; the fast model's in the WebAssembly memory of its scratchpad, where its DMA copies
+   * fills of whole words in one call).
+   */
+  constructor(opts: { reference: boolean; argmax?: boolean }, sram: Uint8Array | null) {
     this.reference = opts.reference;
     // The fast model's scratchpad lives in its MXU's WebAssembly memory (seedKernelSpad).
-    this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad();
+    this.spadMem = opts.reference ? new SeedSpad() : seedKernelSpad(sram ? 0 : SRAM_SIZE);
+    this.sramMemory = sram ?? (opts.reference ? null : seedKernelSram(this.spadMem, SRAM_SIZE)) ?? new Uint8Array(SRAM_SIZE);
+    // Its pages written once here, as a new array's are zeroed: not at a run's first fills.
+    if (!sram) this.sramMemory.fill(0);
     this.mxu = new SeedMxu(this.spadMem, opts.reference);
     this.vpu = new SeedVpu(this.spadMem, opts.argmax ?? true);
-    this.dma = new SeedDma(this.spadMem, sramBytes);
+    this.dma = new SeedDma(this.spadMem, this.sramMemory);
   }
 
   /** The scratchpad bytes (64 KiB), as of the TPU's clock. */
@@ -175,7 +194,7 @@ export class SeedTpu implements MmioDevice {
   /** The board's SRAM (the DMA's far side), as of the TPU's clock. */
   get sram(): Uint8Array {
     this.catchUp();
-    return this.sramBytes;
+    return this.sramMemory;
   }
 
   // ================= MMIO at 0x8000_0000 =================
@@ -185,14 +204,19 @@ export class SeedTpu implements MmioDevice {
   }
 
   read(offset: number, clock: number): number {
-    this.advance(clock);
     this.lastExtraWait = 0;
     const o = offset & 0xffc;
     if (o >= 0x40 && o < 0x70) {
       const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
-      if (u > 2) return 0;
+      // Before statusUntil nothing the word shows can change: the TPU stays where it is (an
+      // access that needs it brings it forward then, through the same clocks).
+      if (clock >= this.statusUntil[u]) {
+        this.advance(clock);
+        this.statusUntil[u] = this.statusPromise(u);
+      }
       return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
     }
+    this.advance(clock);
     if (o === 0x70) return 8 | (this.unitIdle(SEED_DMA) << 2) | (this.unitIdle(SEED_VPU) << 1) | this.unitIdle(SEED_MXU);
     return 0;
   }
@@ -212,6 +236,12 @@ export class SeedTpu implements MmioDevice {
     }
   }
 
+  /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
+  stageWord(word: number, value: number, wstrb: number): void {
+    this.lastExtraWait = 0;
+    this.stage[word] = laneValue(value, wstrb);
+  }
+
   extraWait(): number {
     return this.lastExtraWait;
   }
@@ -228,8 +258,31 @@ export class SeedTpu implements MmioDevice {
   repeatUntil(offset: number): number {
     const o = offset & 0xffc;
     if (this.reference || this.stuck || o < 0x40 || o > 0x70) return 0;
+    // A unit's words: the promise its read just made (statusPromise()).
+    if (o < 0x70) return this.statusUntil[(o - 0x40) >>> 4];
     if (this.clk >= this.quietUntil && !this.findStretch()) return 0;
     return this.stretchLazy ? this.quietUntil : 0;
+  }
+
+  /**
+   * Fast model, right after a read of one of unit u's words brought the TPU to the read's clock:
+   * a lower bound of the first clock at which a read may see unit u's issued, retired or level
+   * changed without a commit store to u (which clears the promise). They move only with u's own
+   * front end: never while it is idle with an empty queue (Infinity); at this clock's edge when
+   * a head waits (no promise: the TPU's clock); else at the running command's DONE, whose edge
+   * pops it: at the earliest unitEnd, or the unit's clock plus its horizon() (a lost arbitration
+   * only delays it), whatever the other units do meanwhile. No promise (-1) from the reference
+   * model, a stuck board, or beside an MXU that may starve (its hazard's clock must not depend
+   * on how often it is polled).
+   */
+  private statusPromise(u: number): number {
+    if (this.reference || this.stuck || (this.front[SEED_MXU] === RUN && this.mxu.abMayShareBank)) return -1;
+    const c = this.clk;
+    if (this.front[u] === HEAD) return this.qCount[u] > 0 ? c : Infinity;
+    const end = this.unitEnd[u];
+    if (end > c) return end;
+    this.catchUpUnit(u);
+    return c + (u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma).horizon();
   }
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
@@ -258,6 +311,7 @@ export class SeedTpu implements MmioDevice {
     this.qWords[slot * 4 + 3] = w3;
     this.qClock[slot] = at;
     this.qCount[u]++;
+    this.statusUntil[u] = -1;
     // A command queued behind a running one changes nothing before that one's DONE, which a quiet
     // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch holds.
     if (this.front[u] !== RUN) this.quietUntil = -1;
@@ -577,7 +631,13 @@ export class SeedTpu implements MmioDevice {
     const c = this.clk, end = this.unitEnd;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
-        if (this.qCount[u] > 0) return false;
+        if (this.qCount[u] > 0) {
+          // The head is taken at the edge of the clock after its commit's (frontEdge()): up to
+          // that clock nothing happens here (a commit landing now ends the stretch at the next).
+          const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
+          if (taken <= c) return false;
+          if (taken - c < n) n = taken - c;
+        }
         continue;
       }
       const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;

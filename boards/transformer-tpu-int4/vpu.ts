@@ -20,33 +20,48 @@ const { seedRequant } = mxu;
 const S_IDLE = 0, S_RD0 = 1, S_RD0D = 2, S_RD1 = 3, S_RD1D = 4, S_EXEC = 5, S_WB = 6, S_DONE = 7;
 export const VOP_DOT = 0, VOP_ADD = 1, VOP_RELU = 3, VOP_REQUANT = 10, VOP_DYT = 16, VOP_ARGMAX = 18;
 const LANES = 8;
+/** Sets of elementwise tables the VPU keeps (the firmware alternates a few ops and scales). */
+const TABLE_SLOTS = 4;
 
 const sext4 = (v: number): number => ((v & 15) << 28) >> 28;
 
 export class SeedVpu implements SeedUnit {
   state = S_IDLE;
   private op = 0; private dst = 0;
+  /** The running op's isBinary() and isReduction(), set by start(). */
+  private binary = false; private reduction = false;
   private pSrc0 = 0; private pSrc1 = 0; private pDst = 0;
   private remaining = 0; private pElem = 0;
   private m0 = 0; private n = 0;
   private acc = 0; private maxVal = -9;
   private data0 = 0; private data1 = 0;
   private rdLatch = 0;
-  /** The running elementwise op's lane result for every lane input x (a, or a + b for a binary op) at x + 16. */
-  private readonly laneTable = new Int8Array(32);
-  /** A unary elementwise op's two result nibbles for every input byte (two lanes at once; byteTableOk when built). */
-  private readonly byteTable = new Uint8Array(256);
-  private byteTableOk = false;
+  /**
+   * Tables of the elementwise ops, TABLE_SLOTS sets kept by op, m0 and n (op | m0 << 5 | n << 17,
+   * tableKeys; filled in turn): the lane result for every lane input x (a, or a + b for a binary
+   * op) at x + 16 (32 a set, from laneAt), and for whole words (256 a set, from wordAt) a unary
+   * op's two result nibbles for every input byte, or a binary op's result nibble for every pair
+   * of lane nibbles a << 4 | b.
+   */
+  private readonly laneTables = new Int8Array(32 * TABLE_SLOTS);
+  private readonly wordTables = new Uint8Array(256 * TABLE_SLOTS);
+  private readonly tableKeys = new Int32Array(TABLE_SLOTS).fill(-1);
+  /** Whether a set's word table is built (for the first long op of its key). */
+  private readonly wordTablesOk = new Uint8Array(TABLE_SLOTS);
+  private nextSlot = 0;
+  private laneAt = 0;
+  /** The running op's word table, or -1 (a short op: lane by lane). */
+  private wordAt = -1;
   readMask = 0; writeMask = 0;
 
   constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
 
   /** Fast model: a lower bound of the clocks before S_DONE (the states left when nothing stalls). */
   horizon(): number {
-    const binary = this.isBinary(this.op);
+    const binary = this.binary;
     const perWord = binary ? 5 : 3;
     const wordsAfter = Math.ceil((this.remaining - this.chunkActive) / LANES);
-    const tail = wordsAfter * perWord + (this.isReduction(this.op) ? 1 : 0);
+    const tail = wordsAfter * perWord + (this.reduction ? 1 : 0);
     switch (this.state) {
       case S_RD0: return perWord + tail;
       case S_RD0D: return perWord - 1 + tail;
@@ -63,8 +78,9 @@ export class SeedVpu implements SeedUnit {
     // Alone in its banks, nothing stalls: whole words (their read clocks and S_EXEC) at once from
     // S_RD0, in order (a word's write lands before the next word's read, as clock by clock) ...
     if (this.state === S_RD0) {
-      const perWord = this.isBinary(this.op) ? 5 : 3;
-      if (n >= perWord) {
+      const perWord = this.binary ? 5 : 3;
+      if (n >= perWord && !this.reduction && this.wordAt >= 0 && this.remaining > LANES) n = this.wordsBulk(n, perWord);
+      if (n >= perWord && this.state === S_RD0) {
         const spad = this.spad, binary = perWord === 5;
         do {
           this.data0 = spad.word(this.pSrc0);
@@ -79,7 +95,7 @@ export class SeedVpu implements SeedUnit {
     for (let i = 0; i < n; i++) {
       switch (this.state) {
         case S_RD0: this.rdLatch = this.spad.word(this.pSrc0); this.state = S_RD0D; break;
-        case S_RD0D: this.data0 = this.rdLatch; this.state = this.isBinary(this.op) ? S_RD1 : S_EXEC; break;
+        case S_RD0D: this.data0 = this.rdLatch; this.state = this.binary ? S_RD1 : S_EXEC; break;
         case S_RD1: this.rdLatch = this.spad.word(this.pSrc1); this.state = S_RD1D; break;
         case S_RD1D: this.data1 = this.rdLatch; this.state = S_EXEC; break;
         case S_EXEC: this.exec(); break;
@@ -102,6 +118,8 @@ export class SeedVpu implements SeedUnit {
   /** VPU_OP at the head in S_IDLE: vpu_start; the edge of this clock leaves S_IDLE. */
   start(w0: number, w1: number, w2: number): void {
     this.op = (w0 >>> 8) & 31;
+    this.binary = this.isBinary(this.op);
+    this.reduction = this.isReduction(this.op);
     this.dst = w0 >>> 16;
     this.pDst = this.dst;
     this.pSrc0 = w1 & 0xffff;
@@ -111,19 +129,31 @@ export class SeedVpu implements SeedUnit {
     this.m0 = (w2 >>> 16) & 0xfff;
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
-    this.byteTableOk = false;
-    if (!this.isReduction(this.op)) {
-      for (let x = -16; x < 16; x++) this.laneTable[x + 16] = this.laneOf(this.op, x);
-      if (!this.isBinary(this.op) && vlen >= 64) {
-        const t = this.laneTable;
-        for (let b = 0; b < 256; b++) this.byteTable[b] = (t[sext4(b) + 16] & 15) | ((t[sext4(b >>> 4) + 16] & 15) << 4);
-        this.byteTableOk = true;
+    if (!this.reduction) {
+      const key = this.op | (this.m0 << 5) | (this.n << 17);
+      let slot = this.tableKeys.indexOf(key);
+      const t = this.laneTables, l0 = 32 * (slot < 0 ? this.nextSlot : slot);
+      if (slot < 0) {
+        slot = this.nextSlot;
+        this.nextSlot = (slot + 1) % TABLE_SLOTS;
+        this.tableKeys[slot] = key;
+        this.wordTablesOk[slot] = 0;
+        for (let x = -16; x < 16; x++) t[l0 + x + 16] = this.laneOf(this.op, x);
       }
+      // The word table only for a long op (its 256 entries cost more than a short op's lanes).
+      if (vlen >= 64 && !this.wordTablesOk[slot]) {
+        const w = this.wordTables, w0 = 256 * slot;
+        if (this.binary) for (let ab = 0; ab < 256; ab++) w[w0 + ab] = t[l0 + sext4(ab >>> 4) + sext4(ab) + 16] & 15;
+        else for (let b = 0; b < 256; b++) w[w0 + b] = (t[l0 + sext4(b) + 16] & 15) | ((t[l0 + sext4(b >>> 4) + 16] & 15) << 4);
+        this.wordTablesOk[slot] = 1;
+      }
+      this.laneAt = 32 * slot;
+      this.wordAt = this.wordTablesOk[slot] ? 256 * slot : -1;
     }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
-    this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.isBinary(this.op) ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
-    this.writeMask = this.isReduction(this.op) ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
+    this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.binary ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
+    this.writeMask = this.reduction ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
     this.state = vlen === 0 ? S_DONE : S_RD0;
   }
 
@@ -133,7 +163,7 @@ export class SeedVpu implements SeedUnit {
     switch (this.state) {
       case S_RD0: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc0; break;
       case S_RD1: p.rdReq[RD_V] = 1; p.rdAddr[RD_V] = this.pSrc1; break;
-      case S_EXEC: if (!this.isReduction(this.op)) { p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.pDst; } break;
+      case S_EXEC: if (!this.reduction) { p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.pDst; } break;
       case S_WB: p.wrReq[WR_V] = 1; p.wrAddr[WR_V] = this.dst; break;
       default: break;
     }
@@ -147,7 +177,7 @@ export class SeedVpu implements SeedUnit {
     if ((p.rdReq[RD_V] && !p.rdGnt[RD_V]) || (p.wrReq[WR_V] && !p.wrGnt[WR_V])) return; // stalled
     switch (this.state) {
       case S_RD0: this.state = S_RD0D; break;
-      case S_RD0D: this.data0 = this.rdLatch; this.state = this.isBinary(this.op) ? S_RD1 : S_EXEC; break;
+      case S_RD0D: this.data0 = this.rdLatch; this.state = this.binary ? S_RD1 : S_EXEC; break;
       case S_RD1: this.state = S_RD1D; break;
       case S_RD1D: this.data1 = this.rdLatch; this.state = S_EXEC; break;
       case S_EXEC: this.exec(); break;
@@ -157,11 +187,46 @@ export class SeedVpu implements SeedUnit {
     }
   }
 
+  /**
+   * Fast model, from S_RD0 of an elementwise op: whole words of eight lanes but the last (which
+   * ends the op), `perWord` clocks each, while n lasts: exec()'s tables in one loop over local
+   * copies of the pointers, each word written before the next one is read. Returns the clocks left.
+   */
+  private wordsBulk(n: number, perWord: number): number {
+    const words = this.spad.words, w = this.wordTables, w0 = this.wordAt, binary = this.binary;
+    let p0 = this.pSrc0, p1 = this.pSrc1, pd = this.pDst, rem = this.remaining, d0 = 0, d1 = 0;
+    while (n >= perWord && rem > LANES) {
+      d0 = words[p0 >>> 2];
+      let data: number;
+      if (binary) {
+        d1 = words[p1 >>> 2];
+        data = 0;
+        for (let l = 0; l < 32; l += 4) data |= w[w0 + ((((d0 >>> l) & 15) << 4) | ((d1 >>> l) & 15))] << l;
+      } else {
+        data = w[w0 + (d0 & 0xff)] | (w[w0 + ((d0 >>> 8) & 0xff)] << 8) | (w[w0 + ((d0 >>> 16) & 0xff)] << 16) | (w[w0 + (d0 >>> 24)] << 24);
+      }
+      words[pd >>> 2] = data >>> 0;
+      p0 = (p0 + 4) & 0xffff;
+      p1 = (p1 + 4) & 0xffff;
+      pd = (pd + 4) & 0xffff;
+      rem -= LANES;
+      n -= perWord;
+    }
+    this.pElem += this.remaining - rem;
+    this.remaining = rem;
+    this.pSrc0 = p0; this.pSrc1 = p1; this.pDst = pd;
+    // The last word's reads, as exec() leaves them.
+    this.data0 = d0;
+    if (binary) this.data1 = d1;
+    this.rdLatch = binary ? d1 : d0;
+    return n;
+  }
+
   private exec(): void {
     const active = this.chunkActive;
     const last = this.remaining <= LANES;
     const op = this.op;
-    if (this.isReduction(op)) {
+    if (this.reduction) {
       if (op === VOP_DOT) {
         let sum = 0;
         for (let l = 0; l < active; l++) sum += sext4(this.data0 >>> (4 * l)) * sext4(this.data1 >>> (4 * l));
@@ -177,14 +242,14 @@ export class SeedVpu implements SeedUnit {
       }
     } else {
       let data = 0, strb = 0;
-      const d0 = this.data0, d1 = this.data1, table = this.laneTable;
-      if (active === LANES && this.byteTableOk) {
-        const bt = this.byteTable;
-        data = bt[d0 & 0xff] | (bt[(d0 >>> 8) & 0xff] << 8) | (bt[(d0 >>> 16) & 0xff] << 16) | (bt[d0 >>> 24] << 24);
-      } else if (this.isBinary(op)) {
-        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
+      const d0 = this.data0, d1 = this.data1, w = this.wordTables, w0 = this.wordAt, t = this.laneTables, l0 = this.laneAt;
+      if (this.binary) {
+        if (w0 >= 0) for (let l = 0; l < active; l++) data |= w[w0 + ((((d0 >>> (4 * l)) & 15) << 4) | ((d1 >>> (4 * l)) & 15))] << (4 * l);
+        else for (let l = 0; l < active; l++) data |= (t[l0 + sext4(d0 >>> (4 * l)) + sext4(d1 >>> (4 * l)) + 16] & 15) << (4 * l);
+      } else if (active === LANES && w0 >= 0) {
+        data = w[w0 + (d0 & 0xff)] | (w[w0 + ((d0 >>> 8) & 0xff)] << 8) | (w[w0 + ((d0 >>> 16) & 0xff)] << 16) | (w[w0 + (d0 >>> 24)] << 24);
       } else {
-        for (let l = 0; l < active; l++) data |= (table[sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
+        for (let l = 0; l < active; l++) data |= (t[l0 + sext4(d0 >>> (4 * l)) + 16] & 15) << (4 * l);
       }
       for (let b = 0; b < 4; b++) if (2 * b < active) strb |= 1 << b;
       this.spad.writeWord(this.pDst, data >>> 0, strb);
@@ -194,7 +259,7 @@ export class SeedVpu implements SeedUnit {
     this.pDst = (this.pDst + 4) & 0xffff;
     this.pElem += active;
     this.remaining -= active;
-    this.state = last ? (this.isReduction(op) ? S_WB : S_DONE) : S_RD0;
+    this.state = last ? (this.reduction ? S_WB : S_DONE) : S_RD0;
   }
 
   /** res4 of a lane whose input is x: a (unary ops), a + b (binary ones); unknown ops: 0. */

@@ -27,9 +27,14 @@ export interface DriveResult {
   endClock: number;
 }
 
-/** `record` false leaves trace and commands empty (benchmarks). */
-export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp[], spadInit?: Uint8Array, maxClocks = 5_000_000, record = true): DriveResult {
-  const tpu = new SeedTpu({ reference }, sram);
+/**
+ * `record` false leaves trace and commands empty (benchmarks). `ownSram`: the TPU runs on an SRAM
+ * of its own (as on the board: the fast model's beside its scratchpad), loaded from `sram`; its
+ * final contents are then tpu.sram, and `sram` stays as it was.
+ */
+export function drive(reference: boolean, sram: Uint8Array, ops: readonly SeedOp[], spadInit?: Uint8Array, maxClocks = 5_000_000, record = true, ownSram = false): DriveResult {
+  const tpu = new SeedTpu({ reference }, ownSram ? null : sram);
+  if (ownSram) tpu.sramMemory.set(sram);
   if (spadInit) tpu.spad.set(spadInit);
   const trace: number[] = [];
   const commands: number[] = [];
