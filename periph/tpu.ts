@@ -254,6 +254,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
     this.all = [...this.units, ...(this.seq ? [this.seq] : []), ...(this.link ? [this.link] : [])];
     this.blocks = [...this.units, this.seq, this.link];
+    this.pushesTakeNoTime = !reference && !strict && this.seq === null && this.link === null;
   }
 
   /** The receiver's events, and one board's ring: its messages come back to itself. */
@@ -429,8 +430,11 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    * clocks) or a link, not under --strict (the machine plans its CPU from the
    * TPU's clock), and not for the reference models (literally clock by clock).
    */
+  /** This TPU's configuration lets a PUSH with room take no time (pushTakesNoTime). */
+  private readonly pushesTakeNoTime: boolean;
+
   private pushTakesNoTime(offset: number): boolean {
-    if ((offset & 0xff) !== UNIT_REG.PUSH || this.reference || this.strict || this.seq !== null || this.link !== null) return false;
+    if ((offset & 0xff) !== UNIT_REG.PUSH || !this.pushesTakeNoTime) return false;
     const u = (offset >> 8) - 1;
     return u < 3 && this.units[u].fifo.length < this.cfg.tpu.queueDepth;
   }
