@@ -23,7 +23,7 @@ const n = Number(process.argv[2] ?? 240);
 const only = process.argv[3] as 'local' | 'queue' | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'picotpu-bench-queue-'));
 const redis = await startRedis();
-const worker = spawn(process.execPath, ['bin/picotpu.mjs', 'worker', '--queue', redis.url, '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const worker = spawn(process.execPath, ['bin/picotpu.cjs', 'worker', '--queue', redis.url, '--concurrency', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise<void>((resolve) => worker.stdout!.on('data', (b: Buffer) => { if (b.toString().includes('fingerprint')) resolve(); }));
 
 /** n points of a few milliseconds: distinct keys, each a fresh job. */

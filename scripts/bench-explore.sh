@@ -18,7 +18,7 @@ rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f", 60 * n / t }'; }
 
 if [ "${1:-}" != --overhead-only ]; then
 	grid=${1:-study/explore/example-grid.json}
-	t=$(timed node bin/picotpu.mjs explore "$grid" --fresh --results "$out/local" --docs "$out/local"); n=$(runnable)
+	t=$(timed node bin/picotpu.cjs explore "$grid" --fresh --results "$out/local" --docs "$out/local"); n=$(runnable)
 	echo "local pool: $n points in $t s: $(rate "$n" "$t") points/min"
 	for w in 1 2; do
 		t=$(timed bash scripts/explore-cluster.sh "$grid" "$w" --fresh --results "$out/q$w" --docs "$out/q$w"); n=$(runnable)

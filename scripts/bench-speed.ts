@@ -5,7 +5,7 @@
 // in this process after two warm-up runs (the best of several runs: the machine is
 // shared, so the fastest run is the least disturbed one; the time of the
 // emulation, Machine.run, not of building the model blob), and from a cold
-// start of a fresh `node bin/picotpu.mjs` process (its whole wall time,
+// start of a fresh `node bin/picotpu.cjs` process (its whole wall time,
 // start-up, blob and report included). Last, the CLI's start-up:
 // `picotpu run build/fw/hello.elf` and `picotpu demo` against `node -e 0`,
 // interleaved, medians, each against its goal.
@@ -52,7 +52,7 @@ interface Workload {
   name: string;
   /** One run in this process: its emulated clocks (reset to EXIT) and the wall seconds of the emulation itself. */
   run: () => Sample;
-  /** The same work from a cold start: arguments of bin/picotpu.mjs. */
+  /** The same work from a cold start: arguments of bin/picotpu.cjs. */
   cli: string[];
 }
 
@@ -156,12 +156,12 @@ const WORKLOADS: Workload[] = [
     : []),
 ];
 
-/** Wall seconds of a fresh `node bin/picotpu.mjs ...`, start-up included (the best of `runs`). */
+/** Wall seconds of a fresh `node bin/picotpu.cjs ...`, start-up included (the best of `runs`). */
 function coldSeconds(args: string[], runs: number): number {
   let best = Infinity;
   for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, ['bin/picotpu.mjs', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const r = spawnSync(process.execPath, ['bin/picotpu.cjs', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     const s = Number(process.hrtime.bigint() - t0) / 1e9;
     if (r.status !== 0) throw new Error(`picotpu ${args.join(' ')}: exit ${r.status}: ${r.stderr.toString().trim().split('\n').at(-1)}`);
     best = Math.min(best, s);
@@ -253,8 +253,8 @@ function coldStart(runs: number): void {
   const node: number[] = [], hello: number[] = [], demoRun: number[] = [], demoEmu: number[] = [];
   // The CPU seconds of each process's main thread, and the demo's other threads (V8's compilers, the GC).
   const nodeCpu: number[] = [], helloCpu: number[] = [], demoCpu: number[] = [], demoOther: number[] = [];
-  const helloArgs = ['bin/picotpu.mjs', 'run', 'build/fw/hello.elf'];
-  const demoArgs = ['bin/picotpu.mjs', 'demo', '--seed', String(DEMO_SEED)];
+  const helloArgs = ['bin/picotpu.cjs', 'run', 'build/fw/hello.elf'];
+  const demoArgs = ['bin/picotpu.cjs', 'demo', '--seed', String(DEMO_SEED)];
   // Untimed: a command's first run after `npm run build` writes its code cache (dist/code-cache).
   processRun(helloArgs);
   processRun(demoArgs);

@@ -1,14 +1,14 @@
 // npm run build: compiles the command line into dist/ with esbuild, so that
-// bin/picotpu.mjs runs JavaScript and transpiles no TypeScript at run time.
+// bin/picotpu.cjs runs JavaScript and transpiles no TypeScript at run time.
 //   dist/cli.mjs           the command line (cli/main.ts)
 //   dist/sweep-worker.mjs  a sweep worker thread (study/sweep/worker.ts)
 //   dist/*-HASH.mjs        chunks: code the entries share, and the sub-commands'
 //                          modules, which cli.ts imports only when they run
 //   dist/cli.cjs           the quick commands (run, gdb, debug, eval, demo) as one
-//                          CommonJS file, which bin/picotpu.mjs compiles with a V8
+//                          CommonJS file, which bin/picotpu.cjs compiles with a V8
 //                          code cache (dist/code-cache/, written by the first run of
 //                          each command): no parse and no compile of what it ran before
-//   dist/inputs.json       every source file in the bundle: bin/picotpu.mjs
+//   dist/inputs.json       every source file in the bundle: bin/picotpu.cjs
 //                          runs dist/ only while none is newer than the build; and
 //                          the quick commands with cli.cjs's hash, which names its caches
 // The chunks sit beside the entries, one level below the repository root, as
@@ -68,8 +68,31 @@ const lazyStringWidthPlugin = {
   },
 };
 
+// yargs' platform shim imports node:assert for two checks (notStrictEqual, strictEqual), and
+// loading node:assert costs about 3.5 ms of every start. The checks are made here, by
+// Object.is as node:assert makes them; node:assert is loaded only to throw its AssertionError
+// when one fails.
+function lazyAssert(text) {
+  const eager = "import { notStrictEqual, strictEqual } from 'assert'";
+  if (!text.includes(eager)) return undefined; // another version of the package: bundled as it is
+  return text.replace(eager, [
+    "import { createRequire as lazyAssertRequire } from 'node:module'",
+    'const notStrictEqual = (a, b, m) => { if (Object.is(a, b)) lazyAssertRequire(import.meta.url)(\'node:assert\').notStrictEqual(a, b, m); };',
+    'const strictEqual = (a, b, m) => { if (!Object.is(a, b)) lazyAssertRequire(import.meta.url)(\'node:assert\').strictEqual(a, b, m); };',
+  ].join('\n'));
+}
+const lazyAssertPlugin = {
+  name: 'lazy-assert',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, (args) => {
+      const contents = lazyAssert(readFileSync(args.path, 'utf8'));
+      return contents === undefined ? undefined : { contents, loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
-  plugins: [builtinsByRequire, lazyStringWidthPlugin],
+  plugins: [builtinsByRequire, lazyStringWidthPlugin, lazyAssertPlugin],
   absWorkingDir: root,
   entryPoints: { cli: 'cli/main.ts', 'sweep-worker': 'study/sweep/worker.ts' },
   outdir,
@@ -108,7 +131,7 @@ const onlyQuickCommands = {
   },
 };
 await build({
-  plugins: [onlyQuickCommands, lazyStringWidthPlugin],
+  plugins: [onlyQuickCommands, lazyStringWidthPlugin, lazyAssertPlugin],
   absWorkingDir: root,
   entryPoints: { cli: 'cli/main.ts' },
   outdir,
@@ -125,7 +148,7 @@ await build({
   logLevel: 'warning',
 });
 // In ASCII only (a few comments and a regular expression carry other characters, written as
-// \\u escapes, which mean the same there), so that bin/picotpu.mjs reads it as Latin-1: a
+// \\u escapes, which mean the same there), so that bin/picotpu.cjs reads it as Latin-1: a
 // one-byte string, without decoding UTF-8.
 const quickFile = join(outdir, 'cli.cjs');
 const quickSource = readFileSync(quickFile, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

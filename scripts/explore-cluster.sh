@@ -37,7 +37,7 @@ url="redis://127.0.0.1:$port/0"
 echo "explore-cluster: redis-server on $url (data in $dir), $nworkers workers; logs in $dir/worker-*.log" >&2
 
 for i in $(seq "$nworkers"); do
-	node bin/picotpu.mjs worker --queue "$url" --concurrency 1 >"$dir/worker-$i.log" 2>&1 &
+	node bin/picotpu.cjs worker --queue "$url" --concurrency 1 >"$dir/worker-$i.log" 2>&1 &
 	workers+=($!)
 done
-node bin/picotpu.mjs explore "$grid" --queue "$url" "$@"
+node bin/picotpu.cjs explore "$grid" --queue "$url" "$@"

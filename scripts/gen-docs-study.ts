@@ -65,7 +65,7 @@ export const STUDY_GENERATORS: Record<string, () => string[]> = {
     'written by `npm run bench:docs` (`picotpu bench --json` and `picotpu bench --board transformer-tpu-int4 --json`),',
     'through `npm run gen:docs`; a test fails when either is older than the firmware build.',
   ],
-  'study-post': () => ['```', '$ node bin/picotpu.mjs bench --post', ...formatPost(postFromDocs()).trimEnd().split('\n'), '```'],
+  'study-post': () => ['```', '$ node bin/picotpu.cjs bench --post', ...formatPost(postFromDocs()).trimEnd().split('\n'), '```'],
   'study-writeup-runs': () => [
     "| experiment | write-up | seed's firmware on the seed's RTL | our firmware on the seed's board | ours / write-up | our firmware on picotpu |",
     '|---|---:|---:|---:|---:|---:|',

@@ -34,7 +34,7 @@ import { experimentCommands, windowProfile } from '../study/doc-runs.ts';
 import { RUN_GENERATORS } from './gen-docs-runs.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(root, 'bin', 'picotpu.mjs');
+const CLI = join(root, 'bin', 'picotpu.cjs');
 
 const BEGIN = /^<!-- generated: npm run gen:docs -- ([a-z0-9-]+) -->$/;
 const END = '<!-- end generated -->';
@@ -281,7 +281,7 @@ const GENERATORS: Record<string, () => string[]> = {
   'run-report': () => {
     tpubenchRun ??= spawn(['run', 'build/fw/tpubench.elf']);
     const { stdout, stderr } = tpubenchRun;
-    return ['```', '$ node bin/picotpu.mjs run build/fw/tpubench.elf', ...stdout.trimEnd().split('\n'), ...stderr.trimEnd().split('\n'), '```'];
+    return ['```', '$ node bin/picotpu.cjs run build/fw/tpubench.elf', ...stdout.trimEnd().split('\n'), ...stderr.trimEnd().split('\n'), '```'];
   },
   'bench-set': () => {
     const lines = bench().trimEnd().split('\n');

@@ -18,4 +18,4 @@ make -s -C firmware-c
 npm run -s build   # the compiled command line (dist/): no TypeScript transpiled at run time
 
 echo "== picotpu demo $* =="
-exec node bin/picotpu.mjs demo "$@"
+exec node bin/picotpu.cjs demo "$@"

@@ -36,7 +36,7 @@ const nines = '9'.repeat(DIGITS);
 
 function picotpu(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'bin', 'picotpu.mjs'), ...args], { cwd: root });
+    const p = spawn(process.execPath, [join(root, 'bin', 'picotpu.cjs'), ...args], { cwd: root });
     let stdout = '', stderr = '';
     p.stdout.on('data', (b) => { stdout += b; });
     p.stderr.on('data', (b) => { stderr += b; });

@@ -4,7 +4,7 @@
 // --max-cycles, --matmul, --set and --input-file values; and what the
 // statuses cannot say (a guest EXIT of 160-166 or above 255) --report-json
 // does. CLI cases run `main` in this process (stderr captured); a few spawn
-// bin/picotpu.mjs to check the real command.
+// bin/picotpu.cjs to check the real command.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -220,7 +220,7 @@ describe('--max-cycles', () => {
       expect(r.status, cmd[0]).toBe(EXIT.USAGE);
       expectOneLine(r.stderr, /--max-cycles must be a positive integer/);
     }
-    const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', HELLO, '--max-cycles', '-1'], { encoding: 'utf8' });
+    const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', HELLO, '--max-cycles', '-1'], { encoding: 'utf8' });
     expect(p.status).toBe(EXIT.USAGE);
     expectOneLine(p.stderr, /--max-cycles must be a positive integer .*, got "-1"/);
   });

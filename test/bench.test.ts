@@ -102,7 +102,7 @@ describe('picotpu bench', () => {
   });
 
   it('CLI: --json prints only JSON on stdout; bad options and failed runs exit with the documented status', () => {
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.mjs', 'bench', ...args], { encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.cjs', 'bench', ...args], { encoding: 'utf8' });
     const ok = cli('--only', 'prefill, base', '--json');
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout).experiments).toHaveLength(1);

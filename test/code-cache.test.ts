@@ -1,4 +1,4 @@
-// The quick commands' start (bin/picotpu.mjs, scripts/build.mjs): dist/cli.cjs
+// The quick commands' start (bin/picotpu.cjs, scripts/build.mjs): dist/cli.cjs
 // compiled with a V8 code cache that the command's first run writes into
 // dist/code-cache/, which later runs use (V8 accepts it: it is not written
 // again), a damaged cache is compiled around and replaced, and the output is

@@ -30,7 +30,7 @@ interface Transcript {
 
 /** Runs `picotpu debug` with the commands on standard input. */
 function debug(name: string, commands: string[], extra: string[] = []): Transcript {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'debug', elfPath(name), ...extra], {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'debug', elfPath(name), ...extra], {
     input: commands.join('\n') + '\n',
     encoding: 'utf8',
     timeout: 60_000,
@@ -532,12 +532,12 @@ describe('picotpu debug: the end of the program and bad input', () => {
   });
 
   it('refuses a bad program with the CLI\'s one-line error and exit status', () => {
-    const r = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'debug', join(root, 'package.json')], {
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'debug', join(root, 'package.json')], {
       input: 'quit\n', encoding: 'utf8',
     });
     expect(r.status).toBe(164);
     expect(r.stderr).toBe('picotpu: not an ELF file\n');
-    const u = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'debug', elfPath('fib'), '--set', 'NOPE=1'], {
+    const u = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'debug', elfPath('fib'), '--set', 'NOPE=1'], {
       input: 'quit\n', encoding: 'utf8',
     });
     expect(u.status).toBe(165);

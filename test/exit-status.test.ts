@@ -32,7 +32,7 @@ describe('exit statuses', () => {
   });
 
   it('picotpu --help prints it', () => {
-    const r = spawnSync(process.execPath, ['bin/picotpu.mjs', '--help'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['bin/picotpu.cjs', '--help'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stdout.replace(/\s+/g, ' ')).toContain(exitStatusText());
   });

@@ -173,7 +173,7 @@ describe.sequential('explore over both boards', () => {
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-explore-boards-'));
     const file = join(dir, 'bad.json');
     writeFileSync(file, grid({ board: ['picotpu', 'tpu9'] }));
-    const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'explore', file, '--results', dir, '--docs', dir], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['bin/picotpu.cjs', 'explore', file, '--results', dir, '--docs', dir], { encoding: 'utf8' });
     expect(r.status).toBe(165);
     expect(r.stderr.trim().split('\n')).toEqual([`picotpu: grid ${file}: board[1]: unknown board "tpu9" (boards: picotpu, transformer-tpu-int4, seed)`]);
     expect(r.stdout).toBe('');
@@ -184,7 +184,7 @@ describe('the explore reports in docs/ are this firmware\'s (rerun the grid when
   it.each([['docs/explore-example.md', 'study/explore/example-grid.json'], ['docs/explore-boards.md', 'study/explore/boards-grid.json']])('%s', (doc, gridFile) => {
     const text = readFileSync(join(root, doc), 'utf8');
     const { grid: g, points } = loadGrid(join(root, gridFile));
-    expect(text, `node bin/picotpu.mjs explore ${gridFile} --docs docs`).toContain(`firmware fingerprint ${fingerprint(elfsOfBoards(g.boards))}`);
+    expect(text, `node bin/picotpu.cjs explore ${gridFile} --docs docs`).toContain(`firmware fingerprint ${fingerprint(elfsOfBoards(g.boards))}`);
     expect(text).toContain(`grid ${g.name}: ${points.length} points`);
     expect(text).not.toMatch(/not run yet/);
   });
@@ -200,7 +200,7 @@ describe('the explore reports in docs/ are this firmware\'s (rerun the grid when
       expect(row, p.key).toBeDefined();
       const cells = row!.split('|').map((c) => c.trim());
       const total = r.measured.reduce((a, m) => a + m.cycles, 0);
-      expect(cells[1], `${p.key}: node bin/picotpu.mjs explore study/explore/boards-grid.json --docs docs`).toBe(total.toLocaleString('en-US'));
+      expect(cells[1], `${p.key}: node bin/picotpu.cjs explore study/explore/boards-grid.json --docs docs`).toBe(total.toLocaleString('en-US'));
     }
   }, 60_000);
 });

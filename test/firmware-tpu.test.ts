@@ -99,7 +99,7 @@ function observable(run: Run) {
 }
 
 function cli(args: string[]) {
-  const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', ...args], {
+  const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', ...args], {
     cwd: root, encoding: 'utf8', input: '', timeout: 120_000,
   });
   const lines = p.stderr.split('\n');

@@ -49,7 +49,7 @@ describe('C examples on the emulated board', () => {
   });
 
   it('the CLI passes the guest console through unchanged and exits with EXIT', () => {
-    const p = spawnSync('node', ['bin/picotpu.mjs', 'run', `${FW}/echo.elf`, '--input', 'abc', '--no-report'], { encoding: 'utf8' });
+    const p = spawnSync('node', ['bin/picotpu.cjs', 'run', `${FW}/echo.elf`, '--input', 'abc', '--no-report'], { encoding: 'utf8' });
     expect(p.stdout).toBe('ABC');
     expect(p.stderr).toBe('');
     expect(p.status).toBe(0);

@@ -246,7 +246,7 @@ describe('fuzz: mutated ELFs', () => {
       cases.forEach((bytes, i) => {
         const path = join(dir, `spawn${i}.elf`);
         writeFileSync(path, bytes);
-        const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', path, '--no-report', '--max-cycles', '2000'], {
+        const p = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', path, '--no-report', '--max-cycles', '2000'], {
           cwd: root, encoding: 'utf8', timeout: 60_000,
         });
         expect(p.status, `case ${i}: ${p.stderr}`).toBe(EXIT.BAD_PROGRAM);

@@ -66,7 +66,7 @@ function exited(p: ChildProcess): Promise<Exited> {
 describe.skipIf(gdbMissing)('picotpu gdb with gdb-multiarch', () => {
   it('breaks, steps, prints, watches, runs monitor commands and continues to the exit', async () => {
     // The server on a free port (--port 0): it names the port on standard error.
-    const server = spawn(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'gdb', DEMO_ELF, '--port', '0'], {
+    const server = spawn(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'gdb', DEMO_ELF, '--port', '0'], {
       cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let serverOut = '', serverErr = '';

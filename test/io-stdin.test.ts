@@ -45,7 +45,7 @@ async function limited<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[
 
 describe.skipIf(skipWhenMissing(hasToolchain(), 'io-stdin.test.ts', 'the RISC-V toolchain', 'install: bash toolchain/ensure-toolchain.sh'))('standard input as console input', () => {
   it('yes | picotpu run echo.elf: the input is there (not taken for empty), until the cycle limit', async () => {
-    const r = await runShell(`yes | "${process.execPath}" bin/picotpu.mjs run "${ECHO}" --no-report --max-cycles 2000000`);
+    const r = await runShell(`yes | "${process.execPath}" bin/picotpu.cjs run "${ECHO}" --no-report --max-cycles 2000000`);
     expect(r.status, r.stderr).toBe(162);
     // 63-64 clocks a byte: some 31,000 bytes of "Y\n" (the last line may be cut).
     expect(r.stdout.length).toBeGreaterThan(25_000);

@@ -52,7 +52,7 @@ describe('import direction', () => {
 
   it('lets each folder import its own and those below it', () => {
     const right: [string, string][] = [
-      ['bin/picotpu.mjs', "await import('../cli/main.ts')"],
+      ['bin/picotpu.cjs', "await import('../cli/main.ts')"],
       ['cli/run.ts', "import { Profiler } from '../emu/observe/profiler.ts';"],
       ['cli/bench.ts', "import { runBench } from '../study/bench.ts';"],
       ['study/bench.ts', "import { predict } from '../model/predict/analytic.ts';"],

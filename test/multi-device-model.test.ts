@@ -68,7 +68,7 @@ describe('tensor-parallel model on N boards', () => {
     expect(b.boards.map((x) => x.tokens)).toEqual(a.boards.map((x) => x.tokens));
   });
   it('CLI: bench --devices N --json; a model that does not shard and a clock limit exit with the documented status', () => {
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.mjs', 'bench', ...args], { encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/picotpu.cjs', 'bench', ...args], { encoding: 'utf8' });
     const ok = cli('--devices', '2', '--json');
     expect(ok.status).toBe(0);
     expect(ok.stderr).toBe('');

@@ -159,7 +159,7 @@ describe('picotpu run --boards N (bad input: one clear line each, documented sta
     const dir = mkdtempSync(join(tmpdir(), 'picotpu-boards-'));
     const input = join(dir, 'in.txt');
     writeFileSync(input, 'echo me back\n'.repeat(100_000));
-    const r = await runShellArgs('bash', ['-c', `node bin/picotpu.mjs run --boards 2 --no-report --input-file ${input} ${elfPath('echo')} | head -c 10 > /dev/null; exit \${PIPESTATUS[0]}`]);
+    const r = await runShellArgs('bash', ['-c', `node bin/picotpu.cjs run --boards 2 --no-report --input-file ${input} ${elfPath('echo')} | head -c 10 > /dev/null; exit \${PIPESTATUS[0]}`]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(EXIT.STDOUT_CLOSED);
   });

@@ -137,7 +137,7 @@ describe('the 16×16 MXU build', () => {
     expect(odd({ ...SMALL, heads: 4 })).toThrow(/bad head count/);
     expect(runOnEmulator(randomModel({ ...SMALL, maxSeq: 40 }, 1), jobOf({ ...SMALL, maxSeq: 40 }, 1, 5, 1, 0)).result.exit).toBe(0);
     // An MXU size the platform does not have is refused by the config: one line, exit 165.
-    const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'run', MXU16_ELFS.mmbench, '--set', 'mxuDim=12'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['bin/picotpu.cjs', 'run', MXU16_ELFS.mmbench, '--set', 'mxuDim=12'], { encoding: 'utf8' });
     expect(r.status).toBe(165);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/mxuDim must be 8 \(as built\) or 16/);

@@ -91,7 +91,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     // The charts' records (the page's build bundles them): the ladder, roofline and prefill-decode sweeps, seconds each, their docs kept out of docs/.
     const docs = mkdtempSync(join(tmpdir(), 'picotpu-sweep-docs-'));
     for (const [name, records] of Object.entries(studyRecords())) {
-      if (!records) execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'sweep', name, '--docs', docs], { stdio: 'ignore' });
+      if (!records) execFileSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'sweep', name, '--docs', docs], { stdio: 'ignore' });
     }
     rmSync(docs, { recursive: true, force: true });
     ({ server, url } = await serveStatic(await buildWeb(false), 0, '127.0.0.1', { build: true }));
@@ -309,7 +309,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await page.locator('#run').click();
     await stateIs(page, 'ended');
     // Its report is the one `picotpu run --board seed` prints on standard error.
-    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', '--board', 'seed', join(root, 'build', 'fw', 'seed', 'dma_roundtrip.elf')], { encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', '--board', 'seed', join(root, 'build', 'fw', 'seed', 'dma_roundtrip.elf')], { encoding: 'utf8' });
     const report = await text(page, 'report');
     expect(report.slice(report.lastIndexOf('==\n') + 3)).toBe(cli.stderr);
     await page.locator('#elf-file').setInputFiles(join(root, 'build', 'fw', 'hello.elf'));
@@ -329,7 +329,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     expect(built.ok).toBe(true);
     const elf = join(profile, 'kernel.elf');
     writeFileSync(elf, Buffer.from(built.elf!, 'base64'));
-    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', elf], { encoding: 'utf8' });
+    const cli = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', elf], { encoding: 'utf8' });
     expect(cli.stdout).toMatch(/^copied 1024 bytes in \d+ clocks, 0 wrong\n$/);
     expect(await text(page, 'console')).toBe(cli.stdout);
     expect(await text(page, 'note')).toContain('exit 0');
@@ -388,7 +388,7 @@ describe.skipIf(skipWhenMissing(hasChromium, 'playground.test.ts', CHROMIUM, 'in
     await stateIs(page, 'hello.elf: loaded');
     await page.locator('#run').click();
     await stateIs(page, 'ended');
-    expect(await text(page, 'console')).toBe(execFileSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', join(root, 'build', 'fw', 'hello.elf')], { encoding: 'utf8' }));
+    expect(await text(page, 'console')).toBe(execFileSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', join(root, 'build', 'fw', 'hello.elf')], { encoding: 'utf8' }));
     expect(await text(page, 'note')).toContain('exit 0');
   });
 

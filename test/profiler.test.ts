@@ -205,7 +205,7 @@ describe('profiler', () => {
 
   it('picotpu run --profile prints the table after the report; --profile-json matches --report-json', () => {
     const json = join(tmp, 'matmul.profile.json'), report = join(tmp, 'matmul.report.json');
-    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', elfPath('tpu_matmul'),
+    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', elfPath('tpu_matmul'),
       '--profile', '--profile-json', json, '--report-json', report], { encoding: 'utf8' });
     expect(res.status).toBe(0);
     const lines = res.stderr.split('\n');
@@ -224,7 +224,7 @@ describe('profiler', () => {
   });
 
   it('an unwritable --profile-json is a command-line error (exit 165) before the run', () => {
-    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', elfPath('tpu_errors'),
+    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', elfPath('tpu_errors'),
       '--profile-json', join(tmp, 'no', 'such', 'dir', 'p.json')], { encoding: 'utf8' });
     expect(res.status).toBe(165);
     expect(res.stderr).toMatch(/cannot write --profile-json .*ENOENT/);

@@ -68,7 +68,7 @@ describe('model blobs without end are refused after 512 KiB + 1 bytes (164)', ()
 
 /** `picotpu ARGS` with standard output or standard error on /dev/full (through sh), the other one collected. */
 const toFull = (stream: 1 | 2, args: string[], stdin = '/dev/null') =>
-  runShell(`node bin/picotpu.mjs ${args.map((a) => `'${a}'`).join(' ')} ${stream}>/dev/full <${stdin}`);
+  runShell(`node bin/picotpu.cjs ${args.map((a) => `'${a}'`).join(' ')} ${stream}>/dev/full <${stdin}`);
 
 /** `picotpu ARGS` with standard error's reader gone from the start (its writes fail with EPIPE). */
 function stderrClosed(args: string[]): Promise<{ status: number | null; stdout: string }> {
@@ -151,7 +151,7 @@ describe('temporary files of a killed run', () => {
 describe('run --boards N: console input streamed as on one board', () => {
   const ECHO = elfPath('echo');
   it.concurrent('standard input reaches every board (echo upper-cases it)', async () => {
-    const r = await runShell(`printf 'hi\\nyo\\n' | node bin/picotpu.mjs run --boards 3 --no-report ${ECHO}`);
+    const r = await runShell(`printf 'hi\\nyo\\n' | node bin/picotpu.cjs run --boards 3 --no-report ${ECHO}`);
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.toString().split('\n').filter((l) => l !== '');
     for (const k of [0, 1, 2]) expect(lines.filter((l) => l.startsWith(`[${k}] `))).toEqual([`[${k}] HI`, `[${k}] YO`]);

@@ -20,7 +20,7 @@ import {
 } from '../study/seed-bench.ts';
 
 const seedTarget = MODEL_TARGETS.find((t) => t.board === 'transformer-tpu-int4')!;
-const cli = (args: string[]) => spawnSync(process.execPath, ['bin/picotpu.mjs', ...args], { encoding: 'utf8', timeout: 120_000 });
+const cli = (args: string[]) => spawnSync(process.execPath, ['bin/picotpu.cjs', ...args], { encoding: 'utf8', timeout: 120_000 });
 
 describe('bench --board seed: the prefill of the write-up\'s shape', () => {
   const b = runSeedBench(seedTarget, 12_000_000, { only: ['prefill, base'] });

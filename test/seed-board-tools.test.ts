@@ -19,7 +19,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'seed-tools-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function cli(args: string[], input?: string) {
-  return spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), ...args], { encoding: 'utf8', input, timeout: 60_000 });
+  return spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), ...args], { encoding: 'utf8', input, timeout: 60_000 });
 }
 
 /** The free run's result, for the tools' figures to agree with. */

@@ -31,7 +31,7 @@ function seedMachine(name: string): Machine {
 }
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), ...args], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
 const TEN = ['run', 'mxu', 'mload', 'vpu', 'dma', 'swait', 'vmm', 'idlec', 'qfull', 'ovlap'];

@@ -149,7 +149,7 @@ describe('the program fits the board', () => {
 });
 
 describe('demo and eval --board seed', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), ...args], { encoding: 'utf8', timeout: 300_000 });
+  const cli = (args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), ...args], { encoding: 'utf8', timeout: 300_000 });
   const haveAdder = existsSync(join(root, 'models', 'adder.ptm'));
 
   it.skipIf(!haveAdder)('demo --board seed 1234+5678 prints sum 6912, correct yes and the three reports', () => {

@@ -150,7 +150,7 @@ describe.sequential('sweep --board seed', () => {
       [['ladder', '--board', 'tpu9'], /^picotpu: unknown board "tpu9" \(boards: picotpu, transformer-tpu-int4, seed\)/],
     ];
     for (const [args, line] of cases) {
-      const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'sweep', ...args, '--results', mkdtempSync(join(tmpdir(), 'picotpu-sweep-seed-'))], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['bin/picotpu.cjs', 'sweep', ...args, '--results', mkdtempSync(join(tmpdir(), 'picotpu-sweep-seed-'))], { encoding: 'utf8' });
       expect(r.status, args.join(' ')).toBe(165);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr.trim()).toMatch(line);

@@ -284,7 +284,7 @@ describe.sequential('engine', () => {
 
   it('picotpu sweep: a bad experiment or --jobs is one line and exit 165', () => {
     for (const args of [['nope'], ['ladder', '--jobs', '0']]) {
-      const r = spawnSync(process.execPath, ['bin/picotpu.mjs', 'sweep', ...args], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['bin/picotpu.cjs', 'sweep', ...args], { encoding: 'utf8' });
       expect(r.status).toBe(165);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stdout).toBe('');

@@ -175,7 +175,7 @@ describe('--timeline', () => {
 
   it('picotpu run --timeline writes the file with the other outputs', () => {
     const path = join(tmp, 'cli.json');
-    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', elfPath('tpu_errors'), '--timeline', path, '--no-report'],
+    const res = spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', elfPath('tpu_errors'), '--timeline', path, '--no-report'],
       { encoding: 'utf8' });
     expect(res.status).toBe(0);
     const events = JSON.parse(readFileSync(path, 'utf8')) as TraceEvent[];

@@ -194,7 +194,7 @@ describe('the polling rule on the TPU alone', () => {
 });
 
 describe('picotpu run', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'picotpu.mjs'), 'run', ELF, '--no-report', ...args], {
+  const cli = (args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'picotpu.cjs'), 'run', ELF, '--no-report', ...args], {
     cwd: root, encoding: 'utf8', timeout: 60_000,
   });
   for (const strict of [false, true]) {

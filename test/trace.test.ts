@@ -22,7 +22,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'picotpu-trace-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function cli(...args: string[]) {
-  return spawnSync('node', ['bin/picotpu.mjs', 'run', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  return spawnSync('node', ['bin/picotpu.cjs', 'run', ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
 }
 
 interface TraceLine {
@@ -230,7 +230,7 @@ describe('picotpu run --trace', () => {
   });
 
   it('is documented in --help', () => {
-    const p = spawnSync('node', ['bin/picotpu.mjs', 'run', '--help'], { encoding: 'utf8' });
+    const p = spawnSync('node', ['bin/picotpu.cjs', 'run', '--help'], { encoding: 'utf8' });
     expect(p.stdout).toMatch(/--trace\b[\s\S]*CLOCK\s+0xPC\s+\(0xWORD\)\s+DISASSEMBLY\s+REG\s+<-\s+0xVALUE/);
     expect(p.stdout).toMatch(/--trace-limit/);
   });

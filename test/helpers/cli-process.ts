@@ -1,4 +1,4 @@
-// Spawns `node bin/picotpu.mjs ...` asynchronously, so a test file can run a
+// Spawns `node bin/picotpu.cjs ...` asynchronously, so a test file can run a
 // few at once (it.concurrent) and feed or signal them while they run.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const elfPath = (name: string): string => join(root, 'build', 'fw', `${name}.elf`);
-export const CLI = join(root, 'bin', 'picotpu.mjs');
+export const CLI = join(root, 'bin', 'picotpu.cjs');
 
 export interface CliResult {
   status: number | null;
@@ -53,7 +53,7 @@ export function runCli(args: string[], o: CliOptions = {}): Promise<CliResult & 
   });
 }
 
-/** Runs `sh -c script` in the project root (for pipelines: `yes | node bin/picotpu.mjs ...`). */
+/** Runs `sh -c script` in the project root (for pipelines: `yes | node bin/picotpu.cjs ...`). */
 export function runShell(script: string, timeoutMs = 120_000): Promise<CliResult> {
   return runShellArgs('sh', ['-c', script], timeoutMs);
 }

@@ -80,14 +80,14 @@ function throughBoardInterface(file: string, target: string): boolean {
   return from === null || to === null || from === to;
 }
 
-/** Every .ts and .mjs file under `folders` of `root` (the checked folders), as repository paths. */
+/** Every .ts, .mjs and .cjs file under `folders` of `root` (the checked folders), as repository paths. */
 export function sourceFiles(root: string, folders = CHECKED_FOLDERS): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(join(root, dir))) {
       const path = posix.join(dir, name);
       if (statSync(join(root, path)).isDirectory()) walk(path);
-      else if (/\.(ts|mjs)$/.test(name)) out.push(path);
+      else if (/\.(ts|mjs|cjs)$/.test(name)) out.push(path);
     }
   };
   for (const folder of folders) walk(folder);

@@ -7,17 +7,16 @@
 // The quick commands (run, demo, ...) run from dist/cli.cjs, compiled with the
 // V8 code cache the command's first run left in dist/code-cache/: a start then
 // neither parses nor compiles the code that command ran before.
-import { createRequire } from 'node:module';
-
-// Node's built-ins through require(): an ESM import of node:fs builds its ESM facade,
-// which reads every export and so loads all of node:stream (a few ms of every start).
-const require = createRequire(import.meta.url);
+// CommonJS, not an ES module: Node starts a CommonJS entry without its ES module loader,
+// about 7 ms less a start (the compiled command line is CommonJS too, dist/cli.cjs).
+'use strict';
+const { createRequire } = require('node:module');
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
-const { dirname, join } = require('node:path');
-const { fileURLToPath } = require('node:url');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
 const vm = require('node:vm');
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(__dirname, '..');
 const dist = join(root, 'dist');
 
 /** dist/inputs.json when dist/ is built and no source is newer than the build, else undefined. */
@@ -74,26 +73,31 @@ function quickMain(quick, command) {
   return { main: module.exports.main, storeCache };
 }
 
-const argv = process.argv.slice(2);
-// The commands that run a model (millions of clocks through the TPU) from a cold start: their
-// young generation grows to its full size (V8's maximum, unchanged) at its first growth instead
-// of doubling from 1 MB. The demo allocates ~17 MB while its code is still unoptimized; V8's
-// default took ten scavenges for it, this takes three, and on a loaded machine each scavenge
-// can wait on its helper threads (the demo's GC pauses, load 5-9: median ~50 ms -> ~12 ms; peak
-// RSS +11 MB). A start as small as run hello.elf's pays a few ms for the larger space, so only
-// these commands set it. Set at run time before anything is compiled, the same for every run of
-// a command: V8 keys its code cache on its flags, and each command has its own cache.
-if (['demo', 'eval', 'bench'].includes(argv[0])) require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
-const built = freshBuild();
-let main, storeCache;
-if (built?.quick?.commands.includes(argv[0])) {
-  ({ main, storeCache } = quickMain(built.quick, argv[0]));
-} else if (built) {
-  ({ main } = await import(new URL('../dist/cli.mjs', import.meta.url).href));
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../cli/main.ts'));
+/** Runs the command line's main on this process's arguments; its exit status becomes the process's. */
+async function start() {
+  const argv = process.argv.slice(2);
+  // The commands that run a model (millions of clocks through the TPU) from a cold start: their
+  // young generation grows to its full size (V8's maximum, unchanged) at its first growth instead
+  // of doubling from 1 MB. The demo allocates ~17 MB while its code is still unoptimized; V8's
+  // default took ten scavenges for it, this takes three, and on a loaded machine each scavenge
+  // can wait on its helper threads (the demo's GC pauses, load 5-9: median ~50 ms -> ~12 ms; peak
+  // RSS +11 MB). A start as small as run hello.elf's pays a few ms for the larger space, so only
+  // these commands set it. Set at run time before anything is compiled, the same for every run of
+  // a command: V8 keys its code cache on its flags, and each command has its own cache.
+  if (['demo', 'eval', 'bench'].includes(argv[0])) require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
+  const built = freshBuild();
+  let main, storeCache;
+  if (built?.quick?.commands.includes(argv[0])) {
+    ({ main, storeCache } = quickMain(built.quick, argv[0]));
+  } else if (built) {
+    ({ main } = await import(pathToFileURL(join(dist, 'cli.mjs')).href));
+  } else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(pathToFileURL(join(root, 'cli', 'main.ts')).href));
+  }
+  process.exitCode = await main(argv);
+  storeCache?.();
 }
-process.exitCode = await main(argv);
-storeCache?.();
+
+start();
