@@ -152,6 +152,15 @@ const POLL_HISTORY = 4;
  * hold only up to the polled unit's next event.
  */
 const SEED_POLL_WINDOW = 64;
+/**
+ * runSeed runs in slices of at most this many clocks (runSeedSlices). A loop that runs long in
+ * one call is compiled on the stack (on-stack replacement), where V8 holds the loop's clock,
+ * instret and clocks as tagged values, boxed and unboxed at every instruction; called once a
+ * slice, runSeed is compiled as a function, with them as machine numbers. A slice is short
+ * enough that the function is called often from a run's first milliseconds on, and long enough
+ * that its calls cost nothing (a seed full inference is some 600 slices).
+ */
+const SEED_SLICE_CLOCKS = 65536;
 
 export class Cpu {
   /** Clock-valued fields are doubles from the start (double-fields.ts). */
@@ -403,7 +412,7 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
-    if (this.seedSlots) return this.runSeed(cycleLimit, instrLimit);
+    if (this.seedSlots) return this.runSeedSlices(cycleLimit, instrLimit);
     const r = this.regs, fields = this.fields;
     const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
@@ -803,6 +812,19 @@ export class Cpu {
     return reason;
   }
 
+  /** run() for the seed board's configuration: runSeed, in slices (SEED_SLICE_CLOCKS), the poll history kept across them. */
+  private runSeedSlices(cycleLimit: number, instrLimit: number): StopReason {
+    const stopAtInstret = this.instret + instrLimit;
+    this.pollCount = 0;
+    for (;;) {
+      const sliceLimit = Math.min(cycleLimit, this.cycle + SEED_SLICE_CLOCKS);
+      const reason = this.runSeed(sliceLimit, stopAtInstret - this.instret);
+      // Any stop but the slice's own end (a halt, a trap, a yield, a budget) is the run's.
+      if (reason !== StopReason.LIMIT || sliceLimit >= cycleLimit || this.cycle < sliceLimit
+        || this.instret >= stopAtInstret || this.bus.yieldCpu) return reason;
+    }
+  }
+
   /**
    * run() for the seed board's configuration (halfword slots with RV32C, the
    * axi-lite interface): the general loop's cases with its per-instruction
@@ -814,6 +836,7 @@ export class Cpu {
    * (staleWord stays -1: a BRAM store drops the decoded slots at once).
    * A change to an instruction's case goes into run() and runWords too; the
    * timing tests hold this one (rvc, cpu-seed-axi, the seed RTL fixtures).
+   * runSeedSlices calls it, a slice at a time.
    */
   private runSeed(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields;
@@ -829,7 +852,6 @@ export class Cpu {
     const stopAtInstret = this.instret + instrLimit;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let reason = StopReason.LIMIT;
-    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
