@@ -86,7 +86,12 @@ export class SeedTpu implements MmioDevice {
 
   // ---- command plane ----
   private readonly stage = new Uint32Array(3);
-  private readonly qWords = new Uint32Array(3 * SEED_QUEUE_DEPTH * 4);
+  /**
+   * The queued commands' words, as int32s (their bits: the units take them apart with bit
+   * operations): a word of 2^31 or more read from a Uint32Array is a heap number made at every
+   * call it is handed to (a unit's start()).
+   */
+  private readonly qWords = new Int32Array(3 * SEED_QUEUE_DEPTH * 4);
   private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
   private readonly qHead = new Int32Array(3);
   private readonly qCount = new Int32Array(3);
