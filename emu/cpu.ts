@@ -140,6 +140,11 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
   return true;
 }
 
+/**
+ * pollRepeats' copy of the registers: Int32Array's set(), called as a known function (V8 looked
+ * `set` up through the array's prototypes at every call: a generic load).
+ */
+const copyRegisters = Int32Array.prototype.set;
 /** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
 const POLL_HISTORY = 4;
 /**
@@ -1092,7 +1097,7 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    this.pollRegs.set(r, 32 * i);
+    copyRegisters.call(this.pollRegs, r, 32 * i);
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
