@@ -98,22 +98,30 @@
     (local $row i32) (local $half i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
     (local $c0l v128) (local $c0h v128) (local $c1l v128) (local $c1h v128)
     (local $c2l v128) (local $c2h v128) (local $c3l v128) (local $c3h v128)
+    (local $src i32) (local $dst i32) (local $end i32) (local $scale v128)
     (local.set $np (i32.shr_u (local.get $kp) (i32.const 1)))
+    ;; Each pair's two words (B[k][j] is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7) into the
+    ;; two vectors (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...): every int16 lane gets the byte
+    ;; of its nibble in its low half (a byte shuffle), a multiply puts the nibble at the lane's
+    ;; top (by 2^12 a low nibble, 2^8 a high one; the lane's high byte falls out) and an
+    ;; arithmetic shift by 12 brings it down sign-extended: int16 operations all, which x64 has
+    ;; (its bytes have no shifts).
+    (local.set $scale (v128.const i16x8 4096 4096 256 256 4096 4096 256 256))
+    (local.set $src (local.get $bw))
+    (local.set $dst (local.get $pairs))
+    (local.set $end (i32.add (local.get $pairs) (i32.shl (local.get $np) (i32.const 5))))
     (block $prep_done
       (loop $prep
-        (br_if $prep_done (i32.ge_u (local.get $p) (local.get $np)))
-        ;; Byte b of the two words: its low nibble (lanes 0-7) and high nibble (16-23); B[k][j]
-        ;; is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7: one shuffle puts the pairs in order
-        ;; (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...), widened into the two vectors.
-        (local.set $x (v128.load64_zero align=1 (i32.add (local.get $bw) (i32.shl (local.get $p) (i32.const 3)))))
-        (local.set $x (i8x16.shuffle 0 4 16 20 1 5 17 21 2 6 18 22 3 7 19 23
-          (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
-          (i8x16.shr_s (local.get $x) (i32.const 4))))
-        (v128.store (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i16x8.extend_low_i8x16_s (local.get $x)))
-        (v128.store offset=16 (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i16x8.extend_high_i8x16_s (local.get $x)))
-        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br_if $prep_done (i32.ge_u (local.get $dst) (local.get $end)))
+        (local.set $x (v128.load64_zero align=1 (local.get $src)))
+        (v128.store (local.get $dst)
+          (i16x8.shr_s (i16x8.mul (i8x16.shuffle 0 0 4 4 0 0 4 4 1 1 5 5 1 1 5 5 (local.get $x) (local.get $x))
+            (local.get $scale)) (i32.const 12)))
+        (v128.store offset=16 (local.get $dst)
+          (i16x8.shr_s (i16x8.mul (i8x16.shuffle 2 2 6 6 2 2 6 6 3 3 7 7 3 3 7 7 (local.get $x) (local.get $x))
+            (local.get $scale)) (i32.const 12)))
+        (local.set $src (i32.add (local.get $src) (i32.const 8)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
         (br $prep)))
     (loop $halves
       (local.set $r0 (i32.add (local.get $a16) (i32.mul (i32.shl (local.get $half) (i32.const 2)) (local.get $pitch))))
