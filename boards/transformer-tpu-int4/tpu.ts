@@ -607,9 +607,10 @@ export class SeedTpu implements MmioDevice {
     else if (vpuRun) vpu.bulk(1);
     if (dmaLag) this.lagD++;
     else if (dmaRun) dma.bulk(1);
-    this.frontEdge(SEED_MXU, mxuDone, c);
-    this.frontEdge(SEED_VPU, vpuDone, c);
-    this.frontEdge(SEED_DMA, dmaDone, c);
+    // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
+    if (mxuRun ? mxuDone : this.qCount[SEED_MXU] > 0) this.frontEdge(SEED_MXU, mxuDone, c);
+    if (vpuRun ? vpuDone : this.qCount[SEED_VPU] > 0) this.frontEdge(SEED_VPU, vpuDone, c);
+    if (dmaRun ? dmaDone : this.qCount[SEED_DMA] > 0) this.frontEdge(SEED_DMA, dmaDone, c);
     this.lightClocks++;
     this.quietUntil = -1;
     this.clk = c + 1;
