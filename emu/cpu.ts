@@ -140,6 +140,11 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
   return true;
 }
 
+/**
+ * pollRepeats' copy of the registers: Int32Array's set(), called as a known function (V8 looked
+ * `set` up through the array's prototypes at every call: a generic load).
+ */
+const copyRegisters = Int32Array.prototype.set;
 /** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
 const POLL_HISTORY = 4;
 /**
@@ -152,10 +157,19 @@ const POLL_HISTORY = 4;
  * hold only up to the polled unit's next event.
  */
 const SEED_POLL_WINDOW = 64;
+/**
+ * runSeed runs in slices of at most this many clocks (runSeedSlices). A loop that runs long in
+ * one call is compiled on the stack (on-stack replacement), where V8 holds the loop's clock,
+ * instret and clocks as tagged values, boxed and unboxed at every instruction; called once a
+ * slice, runSeed is compiled as a function, with them as machine numbers. A slice is short
+ * enough that the function is called often from a run's first milliseconds on, and long enough
+ * that its calls cost nothing (a seed full inference is some 600 slices).
+ */
+const SEED_SLICE_CLOCKS = 65536;
 
 export class Cpu {
   /** Clock-valued fields are doubles from the start (double-fields.ts). */
-  private readonly doubles = doubleFields(this, ['cycle', 'stopClock', 'lastEffect', 'pollClocks', 'pollInstrs']);
+  private readonly doubles = doubleFields(this, ['cycle', 'stopClock', 'lastEffect', 'pollClocks', 'pollInstrs', 'pollCycleLimit', 'pollStopAt']);
   readonly regs = new Int32Array(32);
   pc = 0;
   /** Clock of the next instruction's fetch handshake (clocks since reset release). */
@@ -196,6 +210,13 @@ export class Cpu {
    * field, not a local of the loop: the hot loop keeps one register free.
    */
   private lastEffect = -1;
+  /**
+   * The running loop's clock limit and the instret it stops at, for pollRepeats: fields, not
+   * arguments (an argument that is no small integer, as an endless budget's Infinity, is a heap
+   * number made at every call).
+   */
+  private pollCycleLimit = 0;
+  private pollStopAt = 0;
   /** Clocks and instructions of one iteration of the poll loop pollRepeats last skipped. */
   private pollClocks = 0;
   private pollInstrs = 0;
@@ -403,7 +424,7 @@ export class Cpu {
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
     if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
-    if (this.seedSlots) return this.runSeed(cycleLimit, instrLimit);
+    if (this.seedSlots) return this.runSeedSlices(cycleLimit, instrLimit);
     const r = this.regs, fields = this.fields;
     const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
@@ -418,6 +439,7 @@ export class Cpu {
     const ramSize = this.ramSize;
     const badPc = ~(ramSize - 1) | (rvc ? 1 : 3);
     const stopAtInstret = this.instret + instrLimit;
+    this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
@@ -502,7 +524,7 @@ export class Cpu {
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
             if (bus.repeatUntil > cycle + at) {
               // The read repeats unchanged for a while: maybe a poll loop to skip.
-              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
               if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
             } else {
               this.lastEffect = instret;
@@ -628,6 +650,7 @@ export class Cpu {
     const ramSize = this.ramSize;
     const badPc = ~(ramSize - 1) | 3;
     const stopAtInstret = this.instret + instrLimit;
+    this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
@@ -705,7 +728,7 @@ export class Cpu {
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
             if (bus.repeatUntil > cycle + at) {
               // The read repeats unchanged for a while: maybe a poll loop to skip.
-              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
               if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
             } else {
               this.lastEffect = instret;
@@ -803,6 +826,19 @@ export class Cpu {
     return reason;
   }
 
+  /** run() for the seed board's configuration: runSeed, in slices (SEED_SLICE_CLOCKS), the poll history kept across them. */
+  private runSeedSlices(cycleLimit: number, instrLimit: number): StopReason {
+    const stopAtInstret = this.instret + instrLimit;
+    this.pollCount = 0;
+    for (;;) {
+      const sliceLimit = Math.min(cycleLimit, this.cycle + SEED_SLICE_CLOCKS);
+      const reason = this.runSeed(sliceLimit, stopAtInstret - this.instret);
+      // Any stop but the slice's own end (a halt, a trap, a yield, a budget) is the run's.
+      if (reason !== StopReason.LIMIT || sliceLimit >= cycleLimit || this.cycle < sliceLimit
+        || this.instret >= stopAtInstret || this.bus.yieldCpu) return reason;
+    }
+  }
+
   /**
    * run() for the seed board's configuration (halfword slots with RV32C, the
    * axi-lite interface): the general loop's cases with its per-instruction
@@ -814,6 +850,7 @@ export class Cpu {
    * (staleWord stays -1: a BRAM store drops the decoded slots at once).
    * A change to an instruction's case goes into run() and runWords too; the
    * timing tests hold this one (rvc, cpu-seed-axi, the seed RTL fixtures).
+   * runSeedSlices calls it, a slice at a time.
    */
   private runSeed(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields;
@@ -827,9 +864,9 @@ export class Cpu {
     // A jump's target that straddles two words: the straddle and the chained second fetch.
     const straddleTarget = STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA;
     const stopAtInstret = this.instret + instrLimit;
+    this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let reason = StopReason.LIMIT;
-    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -877,14 +914,17 @@ export class Cpu {
           break;
 
         case Op.LB: case Op.LBU: case Op.LH: case Op.LHU: case Op.LW: {
-          const addr = (a + imm) >>> 0;
+          // The address as an int32 (its bits), as every call below is given it: a uint32 of 2^31 or
+          // more is a heap number as an argument, and V8 makes that tagged value once, ahead of the
+          // switch, for every instruction (the BRAM test is unsigned).
+          const addr = (a + imm) | 0;
           const size = op === Op.LW ? 4 : op === Op.LH || op === Op.LHU ? 2 : 1;
           if (addr & (size - 1)) {
             // Through picorv32_axi the trap comes before the aligned word's read (AR only, no R: s_trap_misaligned_load.S).
             reason = this.trap(TrapKind.MISALIGNED_LOAD, cycle + this.trapAt.load + this.misalignPrefetch(k), addr);
             break outer;
           }
-          if (addr < ramSize) {
+          if (addr >>> 0 < ramSize) {
             r[rd] = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
               : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
             r[0] = 0;
@@ -902,7 +942,7 @@ export class Cpu {
           if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, -1);
           if (bus.repeatUntil > cycle + at + SEED_POLL_WINDOW) {
             // The read repeats unchanged for a while: maybe a poll loop to skip.
-            const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1, cycleLimit, stopAtInstret);
+            const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
             if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
           } else {
             this.lastEffect = instret;
@@ -911,11 +951,11 @@ export class Cpu {
         }
 
         case Op.SB: case Op.SH: case Op.SW: {
-          const addr = (a + imm) >>> 0;
+          const addr = (a + imm) | 0; // an int32, as for a load
           const size = op === Op.SW ? 4 : op === Op.SH ? 2 : 1;
           const v = r[(f >>> 16) & 31];
           if (addr & (size - 1)) { reason = this.misalignedStore(addr, size, v, cycle, k); break outer; }
-          if (addr < ramSize) {
+          if (addr >>> 0 < ramSize) {
             // The new bits are seen from the next fetch on (PicoRV32's prefetch
             // buffer with compressed code is not modelled; hardware.md).
             this.lastEffect = instret;
@@ -1011,14 +1051,14 @@ export class Cpu {
    * same clocks, the same values read (each read's promise holds them). A
    * loop may read several registers (issued, then retired). Returns how many
    * more whole iterations to skip — every one whose reads come before their
-   * promises run out and whose instructions launch before `cycleLimit` and
-   * retire within `stopAtInstret`, as running them would — each pollClocks
+   * promises run out and whose instructions launch before the loop's clock
+   * limit and retire within its budget (pollCycleLimit, pollStopAt), as running them would — each pollClocks
    * clocks and pollInstrs instructions long. The TPU is not touched: those
    * reads would process no clocks. `launch` and `retired` are the next
    * instruction's launch clock and the retired count after this read.
    */
-  private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number,
-    cycleLimit: number, stopAtInstret: number): number {
+  private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number): number {
+    const cycleLimit = this.pollCycleLimit, stopAtInstret = this.pollStopAt;
     const r = this.regs, wait = this.bus.wait, promise = this.bus.repeatUntil;
     // The latest earlier read at this pc, and the earliest promise of the reads after it (the loop's others).
     let e = -1, back = 1, bound = promise;
@@ -1057,7 +1097,7 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    this.pollRegs.set(r, 32 * i);
+    copyRegisters.call(this.pollRegs, r, 32 * i);
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
@@ -1141,7 +1181,7 @@ export class Cpu {
   /** Records a trap or bus error; `stopClock` is the clock PicoRV32 raises `trap` (or the faulting handshake). */
   private trap(kind: TrapKind, stopClock: number, addr = 0): StopReason {
     this.trapKind = kind;
-    this.faultAddr = addr;
+    this.faultAddr = addr >>> 0; // runSeed gives an address as an int32
     this.stopClock = stopClock;
     const busError = kind === TrapKind.FETCH_OUTSIDE_BRAM || kind === TrapKind.LOAD_BUS_ERROR
       || kind === TrapKind.STORE_BUS_ERROR;

@@ -60,7 +60,11 @@ export function matvecKernel(bytes: number): MatvecKernel | null {
     }
   }
   if (!compiled) return null;
-  const k = new wasm!.Instance(compiled, {}).exports as MatvecKernel;
+  // The exports copied into an object of our own: the instance's exports object has no
+  // prototype, so V8 keeps its properties in a dictionary, and every kernel.f(...) in a hot path
+  // would look its function up there (a call to the generic load), where a copy's fields load
+  // like any object's.
+  const k = { ...(new wasm!.Instance(compiled, {}).exports as object) } as MatvecKernel;
   growTo(k, bytes);
   return k;
 }

@@ -60,30 +60,34 @@
                    (i32.add (i32x4.extract_lane 2 (local.get $s0)) (i32x4.extract_lane 3 (local.get $s0))))))))
   ;; Words in fetch order (word q: row q%8, k-chunk q/8, a nibble per k) into
   ;; 8 int16 rows `pitch` bytes apart: chunks*8 words. A word's 8 nibbles
-  ;; (nibble 0 first) are sign-extended to 8 int16 by shifts, an interleave of
-  ;; the low and high nibbles and a widening; four words (four rows of one
-  ;; chunk) a load.
+  ;; (nibble 0 first) are sign-extended to 8 int16 with int16 operations, which
+  ;; x64 has (its bytes have no shifts): each of the word's bytes into the low
+  ;; half of two lanes (a shuffle), a multiply that puts the lane's nibble at its
+  ;; top (by 2^12 a low nibble, 2^8 a high one; the lane's high byte falls out)
+  ;; and an arithmetic shift by 12 that brings it down. Four words (four rows of
+  ;; one chunk) a load. (widenDirect does the same.)
   (func $widenRows (param $src i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
-    (local $q i32) (local $n i32) (local $x v128) (local $lo v128) (local $hi v128) (local $v v128) (local $d i32)
+    (local $q i32) (local $n i32) (local $x v128) (local $d i32) (local $scale v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $m3 v128)
+    (local.set $scale (v128.const i16x8 4096 256 4096 256 4096 256 4096 256))
+    (local.set $m0 (v128.const i8x16 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3))
+    (local.set $m1 (v128.const i8x16 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7))
+    (local.set $m2 (v128.const i8x16 8 8 8 8 9 9 9 9 10 10 10 10 11 11 11 11))
+    (local.set $m3 (v128.const i8x16 12 12 12 12 13 13 13 13 14 14 14 14 15 15 15 15))
     (local.set $n (i32.shl (local.get $chunks) (i32.const 3)))
     (block $done
       (loop $word
         (br_if $done (i32.ge_u (local.get $q) (local.get $n)))
         (local.set $x (v128.load align=1 (i32.add (local.get $src) (i32.shl (local.get $q) (i32.const 2)))))
-        (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
-        (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
         (local.set $d (i32.add (local.get $dst)
             (i32.add (i32.mul (i32.and (local.get $q) (i32.const 7)) (local.get $pitch))
                      (i32.shl (i32.shr_u (local.get $q) (i32.const 3)) (i32.const 4)))))
-        (local.set $v (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
-        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (v128.store align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m0)) (local.get $scale)) (i32.const 12)))
         (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (v128.store align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m1)) (local.get $scale)) (i32.const 12)))
         (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (local.set $v (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
-        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (v128.store align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m2)) (local.get $scale)) (i32.const 12)))
         (local.set $d (i32.add (local.get $d) (local.get $pitch)))
-        (v128.store align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (v128.store align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m3)) (local.get $scale)) (i32.const 12)))
         (local.set $q (i32.add (local.get $q) (i32.const 4)))
         (br $word))))
 
@@ -98,22 +102,32 @@
     (local $row i32) (local $half i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32)
     (local $c0l v128) (local $c0h v128) (local $c1l v128) (local $c1h v128)
     (local $c2l v128) (local $c2h v128) (local $c3l v128) (local $c3h v128)
+    (local $src i32) (local $dst i32) (local $end i32) (local $scale v128) (local $pa v128) (local $pb v128)
     (local.set $np (i32.shr_u (local.get $kp) (i32.const 1)))
+    ;; Each pair's two words (B[k][j] is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7) into the
+    ;; two vectors (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...): every int16 lane gets the byte
+    ;; of its nibble in its low half (a byte shuffle), a multiply puts the nibble at the lane's
+    ;; top (by 2^12 a low nibble, 2^8 a high one; the lane's high byte falls out) and an
+    ;; arithmetic shift by 12 brings it down sign-extended: int16 operations all, which x64 has
+    ;; (its bytes have no shifts).
+    (local.set $scale (v128.const i16x8 4096 4096 256 256 4096 4096 256 256))
+    (local.set $pa (v128.const i8x16 0 0 4 4 0 0 4 4 1 1 5 5 1 1 5 5))
+    (local.set $pb (v128.const i8x16 2 2 6 6 2 2 6 6 3 3 7 7 3 3 7 7))
+    (local.set $src (local.get $bw))
+    (local.set $dst (local.get $pairs))
+    (local.set $end (i32.add (local.get $pairs) (i32.shl (local.get $np) (i32.const 5))))
     (block $prep_done
       (loop $prep
-        (br_if $prep_done (i32.ge_u (local.get $p) (local.get $np)))
-        ;; Byte b of the two words: its low nibble (lanes 0-7) and high nibble (16-23); B[k][j]
-        ;; is nibble j of bytes 0-3, B[k+1][j] of bytes 4-7: one shuffle puts the pairs in order
-        ;; (B[k][0], B[k+1][0], B[k][1], B[k+1][1], ...), widened into the two vectors.
-        (local.set $x (v128.load64_zero align=1 (i32.add (local.get $bw) (i32.shl (local.get $p) (i32.const 3)))))
-        (local.set $x (i8x16.shuffle 0 4 16 20 1 5 17 21 2 6 18 22 3 7 19 23
-          (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4))
-          (i8x16.shr_s (local.get $x) (i32.const 4))))
-        (v128.store (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i16x8.extend_low_i8x16_s (local.get $x)))
-        (v128.store offset=16 (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5)))
-          (i16x8.extend_high_i8x16_s (local.get $x)))
-        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br_if $prep_done (i32.ge_u (local.get $dst) (local.get $end)))
+        (local.set $x (v128.load64_zero align=1 (local.get $src)))
+        (v128.store (local.get $dst)
+          (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $pa))
+            (local.get $scale)) (i32.const 12)))
+        (v128.store offset=16 (local.get $dst)
+          (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $pb))
+            (local.get $scale)) (i32.const 12)))
+        (local.set $src (i32.add (local.get $src) (i32.const 8)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 32)))
         (br $prep)))
     (loop $halves
       (local.set $r0 (i32.add (local.get $a16) (i32.mul (i32.shl (local.get $half) (i32.const 2)) (local.get $pitch))))
@@ -245,7 +259,12 @@
   ;; row's loads leave the scratchpad.
   (func $widenDirect (param $spad i32) (param $base i32) (param $stride i32) (param $chunks i32) (param $dst i32) (param $pitch i32)
     (local $i i32) (local $g i32) (local $groups i32) (local $s i32) (local $d i32)
-    (local $x v128) (local $lo v128) (local $hi v128) (local $v v128)
+    (local $x v128) (local $scale v128) (local $m0 v128) (local $m1 v128) (local $m2 v128) (local $m3 v128)
+    (local.set $scale (v128.const i16x8 4096 256 4096 256 4096 256 4096 256))
+    (local.set $m0 (v128.const i8x16 0 0 0 0 1 1 1 1 2 2 2 2 3 3 3 3))
+    (local.set $m1 (v128.const i8x16 4 4 4 4 5 5 5 5 6 6 6 6 7 7 7 7))
+    (local.set $m2 (v128.const i8x16 8 8 8 8 9 9 9 9 10 10 10 10 11 11 11 11))
+    (local.set $m3 (v128.const i8x16 12 12 12 12 13 13 13 13 14 14 14 14 15 15 15 15))
     (local.set $groups (i32.shr_u (i32.add (local.get $chunks) (i32.const 3)) (i32.const 2)))
     (loop $row
       (local.set $s (i32.add (local.get $spad)
@@ -254,14 +273,10 @@
       (local.set $g (i32.const 0))
       (loop $group
         (local.set $x (v128.load align=1 (local.get $s)))
-        (local.set $lo (i8x16.shr_s (i8x16.shl (local.get $x) (i32.const 4)) (i32.const 4)))
-        (local.set $hi (i8x16.shr_s (local.get $x) (i32.const 4)))
-        (local.set $v (i8x16.shuffle 0 16 1 17 2 18 3 19 4 20 5 21 6 22 7 23 (local.get $lo) (local.get $hi)))
-        (v128.store align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
-        (v128.store offset=16 align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
-        (local.set $v (i8x16.shuffle 8 24 9 25 10 26 11 27 12 28 13 29 14 30 15 31 (local.get $lo) (local.get $hi)))
-        (v128.store offset=32 align=1 (local.get $d) (i16x8.extend_low_i8x16_s (local.get $v)))
-        (v128.store offset=48 align=1 (local.get $d) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (v128.store align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m0)) (local.get $scale)) (i32.const 12)))
+        (v128.store offset=16 align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m1)) (local.get $scale)) (i32.const 12)))
+        (v128.store offset=32 align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m2)) (local.get $scale)) (i32.const 12)))
+        (v128.store offset=48 align=1 (local.get $d) (i16x8.shr_s (i16x8.mul (i8x16.swizzle (local.get $x) (local.get $m3)) (local.get $scale)) (i32.const 12)))
         (local.set $s (i32.add (local.get $s) (i32.const 16)))
         (local.set $d (i32.add (local.get $d) (i32.const 64)))
         (local.set $g (i32.add (local.get $g) (i32.const 1)))

@@ -46,9 +46,12 @@ export class SeedDma implements SeedUnit {
 
   /** The kernel whose memory holds both the scratchpad and the SRAM (fills of whole words in one call: copyrows), or null. */
   private readonly copier: MatvecKernel | null;
+  /** The SRAM's byte offset in its buffer (the copier's address of SRAM byte 0), kept: byteOffset is a generic load in fillBulk. */
+  private readonly sramAt: number;
 
   constructor(private readonly spad: SeedSpad, private readonly sram: Uint8Array) {
     this.spad32 = spad.words;
+    this.sramAt = sram.byteOffset;
     this.sram32 = sram.byteOffset % 4 === 0 ? new Uint32Array(sram.buffer, sram.byteOffset, sram.length >>> 2) : null;
     this.copier = spad.kernel !== null && sram.buffer === spad.kernel.memory.buffer && this.sram32 !== null ? spad.kernel : null;
   }
@@ -280,7 +283,7 @@ export class SeedDma implements SeedUnit {
           const sStep = spadStr >>> 2, dStep = dramStr >>> 2;
           // Both memories in one WebAssembly memory: one call. Else rows of one, two and eight
           // words (the model's panels) written out, the others a loop.
-          if (this.copier !== null) this.copier.copyrows(this.spad.kernelAt + spadRowPtr, this.sram.byteOffset + dramRowPtr, k, rowWords, spadStr, dramStr);
+          if (this.copier !== null) this.copier.copyrows(this.spad.kernelAt + spadRowPtr, this.sramAt + dramRowPtr, k, rowWords, spadStr, dramStr);
           else if (rowWords === 1 && sStep === 1) for (const end = sw + k; sw < end; sw++, dw += dStep) spad32[sw] = sram32[dw];
           else if (rowWords === 1) for (let r = 0; r < k; r++, sw += sStep, dw += dStep) spad32[sw] = sram32[dw];
           else if (rowWords === 2) {

@@ -86,7 +86,12 @@ export class SeedTpu implements MmioDevice {
 
   // ---- command plane ----
   private readonly stage = new Uint32Array(3);
-  private readonly qWords = new Uint32Array(3 * SEED_QUEUE_DEPTH * 4);
+  /**
+   * The queued commands' words, as int32s (their bits: the units take them apart with bit
+   * operations): a word of 2^31 or more read from a Uint32Array is a heap number made at every
+   * call it is handed to (a unit's start()).
+   */
+  private readonly qWords = new Int32Array(3 * SEED_QUEUE_DEPTH * 4);
   private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
   private readonly qHead = new Int32Array(3);
   private readonly qCount = new Int32Array(3);
@@ -602,9 +607,10 @@ export class SeedTpu implements MmioDevice {
     else if (vpuRun) vpu.bulk(1);
     if (dmaLag) this.lagD++;
     else if (dmaRun) dma.bulk(1);
-    this.frontEdge(SEED_MXU, mxuDone, c);
-    this.frontEdge(SEED_VPU, vpuDone, c);
-    this.frontEdge(SEED_DMA, dmaDone, c);
+    // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
+    if (mxuRun ? mxuDone : this.qCount[SEED_MXU] > 0) this.frontEdge(SEED_MXU, mxuDone, c);
+    if (vpuRun ? vpuDone : this.qCount[SEED_VPU] > 0) this.frontEdge(SEED_VPU, vpuDone, c);
+    if (dmaRun ? dmaDone : this.qCount[SEED_DMA] > 0) this.frontEdge(SEED_DMA, dmaDone, c);
     this.lightClocks++;
     this.quietUntil = -1;
     this.clk = c + 1;
