@@ -158,14 +158,15 @@ const POLL_HISTORY = 4;
  */
 const SEED_POLL_WINDOW = 64;
 /**
- * runSeed runs in slices of at most this many clocks (runSeedSlices). A loop that runs long in
- * one call is compiled on the stack (on-stack replacement), where V8 holds the loop's clock,
- * instret and clocks as tagged values, boxed and unboxed at every instruction; called once a
- * slice, runSeed is compiled as a function, with them as machine numbers. A slice is short
- * enough that the function is called often from a run's first milliseconds on, and long enough
- * that its calls cost nothing (a seed full inference is some 600 slices).
+ * runWords and runSeed run in slices of at most this many clocks (runInSlices). A loop that
+ * runs long in one call is compiled on the stack (on-stack replacement), where V8 holds the
+ * loop's clock, instret and clocks as tagged values, boxed and unboxed at every instruction;
+ * called once a slice, the loop is compiled as a function, with them as machine numbers. A
+ * slice is short enough that the function is called often from a run's first milliseconds on,
+ * and long enough that its calls cost nothing (a seed full inference is some 600 slices, the
+ * demo some 250). A cold `picotpu demo` spends about 11 ms less main-thread CPU so.
  */
-const SEED_SLICE_CLOCKS = 65536;
+const SLICE_CLOCKS = 65536;
 
 export class Cpu {
   /** Clock-valued fields are doubles from the start (double-fields.ts). */
@@ -423,8 +424,7 @@ export class Cpu {
    * default board runs runWords.
    */
   run(cycleLimit: number, instrLimit = Number.POSITIVE_INFINITY): StopReason {
-    if (this.wordSlots) return this.runWords(cycleLimit, instrLimit);
-    if (this.seedSlots) return this.runSeedSlices(cycleLimit, instrLimit);
+    if (this.wordSlots || this.seedSlots) return this.runInSlices(cycleLimit, instrLimit);
     const r = this.regs, fields = this.fields;
     const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
     // axi-lite: a jump's or taken branch's target fetch is one more transaction.
@@ -636,7 +636,7 @@ export class Cpu {
    * speed a test per instruction (docs/performance.md, second round). A
    * change to an instruction's case goes into both loops; the timing tests
    * of both boards hold them (cpu-timing and diff-qemu this one, rvc and
-   * cpu-seed-axi the other).
+   * cpu-seed-axi the other). runInSlices calls it, a slice at a time.
    */
   private runWords(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields;
@@ -654,7 +654,6 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollCount = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -826,13 +825,18 @@ export class Cpu {
     return reason;
   }
 
-  /** run() for the seed board's configuration: runSeed, in slices (SEED_SLICE_CLOCKS), the poll history kept across them. */
-  private runSeedSlices(cycleLimit: number, instrLimit: number): StopReason {
+  /**
+   * run() for a configuration with a loop of its own (word slots: runWords; the seed board's:
+   * runSeed), in slices of SLICE_CLOCKS, the poll history kept across them.
+   */
+  private runInSlices(cycleLimit: number, instrLimit: number): StopReason {
     const stopAtInstret = this.instret + instrLimit;
+    const words = this.wordSlots;
     this.pollCount = 0;
     for (;;) {
-      const sliceLimit = Math.min(cycleLimit, this.cycle + SEED_SLICE_CLOCKS);
-      const reason = this.runSeed(sliceLimit, stopAtInstret - this.instret);
+      const sliceLimit = Math.min(cycleLimit, this.cycle + SLICE_CLOCKS);
+      const left = stopAtInstret - this.instret;
+      const reason = words ? this.runWords(sliceLimit, left) : this.runSeed(sliceLimit, left);
       // Any stop but the slice's own end (a halt, a trap, a yield, a budget) is the run's.
       if (reason !== StopReason.LIMIT || sliceLimit >= cycleLimit || this.cycle < sliceLimit
         || this.instret >= stopAtInstret || this.bus.yieldCpu) return reason;
@@ -850,7 +854,7 @@ export class Cpu {
    * (staleWord stays -1: a BRAM store drops the decoded slots at once).
    * A change to an instruction's case goes into run() and runWords too; the
    * timing tests hold this one (rvc, cpu-seed-axi, the seed RTL fixtures).
-   * runSeedSlices calls it, a slice at a time.
+   * runInSlices calls it, a slice at a time.
    */
   private runSeed(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields;
