@@ -127,5 +127,9 @@ export function createScratchpad(bytes: number): { spad: Uint8Array; kernel: Mxu
   // A fixed size: the memory never grows, so views of it stay valid.
   const memory = new wasm!.Memory({ initial: pages, maximum: pages });
   const instance = new wasm!.Instance(mod, { tpu: { memory } });
-  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(instance.exports as unknown as KernelExports, memory, scratch, bytes) };
+  // The exports copied into an object of our own: the instance's exports object has no
+  // prototype and V8 keeps its properties in a dictionary, so each kernel call would look its
+  // function up there (periph/matvec-kernel.ts does the same).
+  const exports = { ...(instance.exports as object) } as KernelExports;
+  return { spad: new Uint8Array(memory.buffer, 0, bytes), kernel: new MxuKernel(exports, memory, scratch, bytes) };
 }
