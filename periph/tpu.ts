@@ -159,7 +159,7 @@ export const DEADLOCK_POLL_CLOCKS = 1024;
 
 export class Tpu implements MmioDevice, SramSharer, SeqPort {
   /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
-  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil']);
+  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil', 'startAt']);
   readonly spad: Uint8Array;
   /** The three compute units, DMA, MXU, VPU: the counters, observers and tools see these. */
   readonly units: UnitState[];
@@ -255,6 +255,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.all = [...this.units, ...(this.seq ? [this.seq] : []), ...(this.link ? [this.link] : [])];
     this.blocks = [...this.units, this.seq, this.link];
     this.pushesTakeNoTime = !reference && !strict && this.seq === null && this.link === null;
+    this.plain = !reference && this.seq === null && this.link === null;
   }
 
   /** The receiver's events, and one board's ring: its messages come back to itself. */
@@ -484,7 +485,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       while (u.fifo.length >= depth) {
         if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
           if (!this.stallWithinHorizon(this.linkRx.horizon)) return;
-        } else if (!this.step(Number.POSITIVE_INFINITY)) {
+        } else if (!(this.plain ? this.stepPlain(Number.POSITIVE_INFINITY) : this.step(Number.POSITIVE_INFINITY))) {
           this.pushWaitUnit = -1;
           this.stopMachine(this.fullQueueDeadlock(u.name));
           return;
@@ -499,6 +500,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
     if (this.listMemory?.recording && u !== this.seq && u !== this.link) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
+    // A new head of an idle unit may start earlier than any other (stepPlain's startAt).
+    if (u.fifo.length === 1 && u.running === null) this.startAt = Math.min(this.startAt, Math.max(at + 1, u.lastEnd + 1));
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
@@ -646,7 +649,11 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   /** Processes every clock before `target`. */
   advanceTo(target: number): void {
-    while (this.clock < target) this.step(target);
+    if (this.plain) {
+      while (this.clock < target) this.stepPlain(target);
+    } else {
+      while (this.clock < target) this.step(target);
+    }
   }
 
   /**
@@ -723,6 +730,75 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       if (mxu.running && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
       if (vpu.running && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
       if (link !== null) this.linkSkip(link, c, n);
+    }
+    this.clock = c + n;
+    return true;
+  }
+
+  /**
+   * Whether this TPU is the usual one: fast models, no sequencer, no link.
+   * Its windows are then processed by stepPlain, step() without the checks
+   * for the others.
+   */
+  private readonly plain: boolean;
+
+  /**
+   * No command can start (or be dropped, or have its wait token met) before
+   * this clock; 0: to be worked out by the next startCommands. Exact after
+   * each startCommands (the earliest head's start, a drop's next clock) and
+   * kept so by a PUSH; an end sets it to 0 (the unit's next head, tokens on
+   * its DONE). Only stepPlain relies on it: it calls startCommands only then.
+   */
+  private startAt = 0;
+
+  /**
+   * step() for the usual TPU (`plain`): the same window, the same order of
+   * calls into the models, with no sequencer, link or reference model to
+   * consider, and startCommands only in a clock in which a command may start.
+   */
+  private stepPlain(limit: number): boolean {
+    const c = this.clock;
+    const units = this.units;
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    const dropped = c >= this.startAt && this.startCommands(c);
+
+    let n = limit - c;
+    // The earliest idle head's start ends the window before it (startAt > c here).
+    if (this.startAt - c < n) n = this.startAt - c;
+    let busyMask = 0, depMask = 0;
+    if (dma.running !== null) {
+      busyMask = 1;
+      n = Math.min(n, dma.model.horizon(c));
+    } else if (dma.depWaiting) depMask = 1;
+    if (mxu.running !== null) {
+      busyMask |= 2;
+      n = Math.min(n, mxu.model.horizon(c));
+    } else if (mxu.depWaiting) depMask |= 2;
+    if (vpu.running !== null) {
+      busyMask |= 4;
+      n = Math.min(n, vpu.model.horizon(c));
+    } else if (vpu.depWaiting) depMask |= 4;
+    if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
+    if (dropped) n = 1;
+    if (n === Number.POSITIVE_INFINITY) return false;
+    if (n > 1 && this.coupled()) n = 1;
+
+    this.whole.add(n, busyMask, depMask);
+    if (this.counting) this.window.add(n, busyMask, depMask);
+
+    if (n === 1) {
+      // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
+      const mxuSkips = mxu.running !== null && !this.coupled();
+      if (dma.running !== null) dma.model.tickRead(c);
+      if (mxu.running !== null && !mxuSkips) mxu.model.tickRead(c);
+      if (vpu.running !== null) vpu.model.tickRead(c);
+      if (dma.running !== null && dma.model.tickWrite(c)) this.finish(dma, c);
+      if (mxu.running !== null && (mxuSkips ? mxu.model.skip(c, 1) : mxu.model.tickWrite(c))) this.finish(mxu, c);
+      if (vpu.running !== null && vpu.model.tickWrite(c)) this.finish(vpu, c);
+    } else {
+      if (dma.running !== null && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
+      if (mxu.running !== null && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
+      if (vpu.running !== null && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
     }
     this.clock = c + n;
     return true;
@@ -808,6 +884,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   feed(unit: number, args: Uint32Array, token: number, opcode: number, flags: number, clock: number, entry: number): void {
     const u = this.units[unit];
     u.fifo.push(u.takeEntry(args, token, opcode, flags, clock, entry));
+    this.startAt = 0;
     u.issued++;
     this.lastPushClock = clock;
   }
@@ -876,7 +953,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       const u = all[i];
       if (u.depWaiting || (!u.running && u.fifo.length > 0 && u.headReady() <= c)) startable = true;
     }
-    if (!startable) return false;
+    if (!startable) {
+      this.startAt = this.nextHeadClock();
+      return false;
+    }
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
     for (let i = 0; i < all.length; i++) {
@@ -915,7 +995,24 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       u.model.begin(cmd, c);
     }
     // (A dropped RUN changes only the sequencer's DONE, which no token names.)
-    return units[0].done + units[1].done + units[2].done !== doneBefore;
+    const dropped = units[0].done + units[1].done + units[2].done !== doneBefore;
+    // After a drop a waiting token may be met at c + 1.
+    this.startAt = dropped ? c + 1 : this.nextHeadClock();
+    return dropped;
+  }
+
+  /** The first clock at which an idle unit's head not waiting on its token may start; Infinity when there is none. */
+  private nextHeadClock(): number {
+    let next = Number.POSITIVE_INFINITY;
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const u = all[i];
+      if (u.running === null && u.fifo.length > 0 && !u.depWaiting) {
+        const ready = u.headReady();
+        if (ready < next) next = ready;
+      }
+    }
+    return next;
   }
 
   /** Describes the first port of `fp` that a running command already holds, or ''. */
@@ -955,6 +1052,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
     this.coupledCache = null;
+    this.startAt = 0; // its next head, and a head whose token waits on its DONE
     clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
