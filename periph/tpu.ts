@@ -387,6 +387,35 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
   }
 
+  /**
+   * A CPU store through the bus (boards/picotpu/bus.ts): isRegister, write and
+   * extraWait in one call. Returns the wait clocks beyond the interconnect's
+   * own (a stalled PUSH's), or -1 when `offset` holds no register (a bus error).
+   * The stores a firmware makes most, to a compute unit's staging registers and
+   * PUSHes that find room, go straight to the unit: the same effects as write().
+   */
+  cpuWrite(offset: number, value: number, wstrb: number, clock: number): number {
+    const index = (offset >> 8) - 1, reg = offset & 0xff;
+    if (index >= 0 && index < 3) {
+      if (reg <= UNIT_REG.ARG5) {
+        this.lastStall = 0;
+        this.quietUntil = 0;
+        const staging = this.units[index].staging, i = reg >> 2;
+        staging[i] = wstrb === 15 ? value : mergeLanes(staging[i], value, wstrb);
+        return 0;
+      }
+      if (reg === UNIT_REG.PUSH && this.pushesTakeNoTime && this.units[index].fifo.length < this.cfg.tpu.queueDepth) {
+        this.lastStall = 0;
+        this.quietUntil = 0;
+        this.push(this.units[index], value >>> 0, clock);
+        return 0;
+      }
+    }
+    if (!this.isRegister(offset)) return -1;
+    this.write(offset, value, wstrb, clock);
+    return this.lastStall;
+  }
+
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastStall = 0;
     this.quietUntil = 0;
@@ -443,8 +472,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private writeUnit(u: UnitState<unknown, TpuUnitName>, reg: number, value: number, wstrb: number, clock: number): void {
     if (reg <= UNIT_REG.ARG5) {
       const i = reg >> 2;
-      const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
-      u.staging[i] = (u.staging[i] & ~mask) | (value & mask);
+      u.staging[i] = mergeLanes(u.staging[i], value, wstrb);
     } else if (reg === UNIT_REG.PUSH) {
       this.push(u, value >>> 0, clock);
     } else if (u === this.seq && this.listMemory) {
@@ -1102,6 +1130,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   get perfCounting(): boolean {
     return this.counting;
   }
+}
+
+/** `old` with the byte lanes of `wstrb` taken from `value`. */
+function mergeLanes(old: number, value: number, wstrb: number): number {
+  const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
+  return (old & ~mask) | (value & mask);
 }
 
 /** An idle unit's footprint: no region. */

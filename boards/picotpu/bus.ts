@@ -2,10 +2,11 @@
 // the SRAM window, each with the AXI wait clocks of its target; any other
 // address is a bus error. The program BRAM is the CPU's own (emu/bus.ts).
 
-import { Bus, type MmioDevice, type SramSharer } from '../../emu/bus.ts';
+import { Bus, type SramSharer } from '../../emu/bus.ts';
 import type { BusTiming } from '../../emu/config.ts';
 import { CONSOLE_BASE, CONSOLE_SIZE } from '../../emu/console.ts';
 import { Sram, SRAM_BASE, SRAM_SIZE } from '../../periph/sram.ts';
+import type { Tpu } from '../../periph/tpu.ts';
 
 export const BRAM_SIZE = 64 * 1024;
 export const TPU_BASE = 0x2000_0000;
@@ -13,7 +14,7 @@ export const TPU_SIZE = 0x1000;
 
 export class PicotpuBus extends Bus {
   readonly sram: Sram;
-  tpu: MmioDevice | null = null;
+  tpu: Tpu | null = null;
   sramSharer: SramSharer | null = null;
 
   constructor(timing: BusTiming, ramSize = BRAM_SIZE) {
@@ -41,8 +42,8 @@ export class PicotpuBus extends Bus {
     const tpu = this.tpu;
     if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
       const v = tpu.read(tpuOff & ~3, clock);
-      this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
-      if (tpu.repeatUntil) this.repeatUntil = tpu.repeatUntil(tpuOff & ~3);
+      this.wait = this.timing.tpuWait + tpu.extraWait();
+      this.repeatUntil = tpu.repeatUntil(tpuOff & ~3);
       return v;
     }
     this.wait = 0;
@@ -53,6 +54,19 @@ export class PicotpuBus extends Bus {
   /** Writes the byte lanes of `wstrb` of the aligned word at `addr`. */
   override write(addr: number, value: number, wstrb: number, clock: number): void {
     this.fault = false;
+    // The TPU's registers first: a firmware stores to them most (staging registers, PUSH).
+    const tpuOff = addr - TPU_BASE;
+    const tpu = this.tpu;
+    if (tpu !== null && tpuOff >= 0 && tpuOff < TPU_SIZE) {
+      const extra = tpu.cpuWrite(tpuOff & ~3, value, wstrb, clock);
+      if (extra >= 0) {
+        this.wait = this.timing.tpuWait + extra;
+        return;
+      }
+      this.wait = 0;
+      this.fault = true;
+      return;
+    }
     const sramOff = addr - SRAM_BASE;
     if (sramOff >= 0 && sramOff < SRAM_SIZE) {
       const busClocks = this.sram.cpuWriteBusClocks(wstrb);
@@ -65,13 +79,6 @@ export class PicotpuBus extends Bus {
     if (conOff >= 0 && conOff < CONSOLE_SIZE && this.console.isRegister(conOff & ~3)) {
       this.wait = this.timing.consoleWait;
       this.console.write(conOff & ~3, value);
-      return;
-    }
-    const tpuOff = addr - TPU_BASE;
-    const tpu = this.tpu;
-    if (tpu && tpuOff >= 0 && tpuOff < TPU_SIZE && tpu.isRegister(tpuOff & ~3)) {
-      tpu.write(tpuOff & ~3, value, wstrb, clock);
-      this.wait = this.timing.tpuWait + (tpu.extraWait ? tpu.extraWait() : 0);
       return;
     }
     this.wait = 0;
