@@ -183,8 +183,14 @@ export class DmaFast extends DmaBase {
   }
 
   horizon(clock: number): number {
-    if (this.setupLeft > 0) return this.setupLeft;
+    // The setup clocks and the transfers after them: one window, not two (skip goes on from the one into the other).
+    if (this.setupLeft > 0) return this.setupLeft + this.transfersHorizon(clock + this.setupLeft);
     if (this.slotLeft > 0) return this.slotLeft;
+    return this.transfersHorizon(clock);
+  }
+
+  /** horizon() at a clock with no transfer in flight and the setup done. */
+  private transfersHorizon(clock: number): number {
     if (!this.canStart(clock)) return this.sram.cpuUntil - clock;
     const left = this.total - this.moved;
     // Transfers that fit before the CPU's next bus time, if it lies ahead.
@@ -194,8 +200,14 @@ export class DmaFast extends DmaBase {
 
   skip(clock: number, n: number): boolean {
     if (this.setupLeft > 0) {
-      this.setupLeft -= n;
-      return false;
+      if (n <= this.setupLeft) {
+        this.setupLeft -= n;
+        return false;
+      }
+      // The window goes on past the setup: the rest of it is transfers.
+      clock += this.setupLeft;
+      n -= this.setupLeft;
+      this.setupLeft = 0;
     }
     if (this.slotLeft > 0) {
       this.slotLeft -= n;

@@ -509,20 +509,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const depth = this.cfg.tpu.queueDepth;
     let at = clock;
     if (u.fifo.length >= depth) {
-      this.pushWaitUnit = u.index;
-      while (u.fifo.length >= depth) {
-        if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
-          if (!this.stallWithinHorizon(this.linkRx.horizon)) return;
-        } else if (!(this.plain ? this.stepPlain(Number.POSITIVE_INFINITY) : this.step(Number.POSITIVE_INFINITY))) {
-          this.pushWaitUnit = -1;
-          this.stopMachine(this.fullQueueDeadlock(u.name));
-          return;
-        }
-      }
-      this.pushWaitUnit = -1;
-      at = this.clock;
+      at = this.pushesTakeNoTime ? this.roomFoundAt(u) : this.waitForRoom(u);
+      if (at < 0) return;
       this.lastStall = at - clock;
-      if (u.name !== 'SEQ' && u.name !== 'LINK') this.stallRecords?.push({ unit: u.name, from: clock, to: at });
+      if (this.stallRecords !== null && u.index < 3) this.stallRecords.push({ unit: UNIT_NAMES[u.index], from: clock, to: at });
       this.whole.stall += this.lastStall;
       if (this.counting) this.window.stall += this.lastStall;
     }
@@ -533,6 +523,52 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
+  }
+
+  /**
+   * A PUSH stall, clock by clock as the CPU waits: the windows up to the one
+   * that starts a command of `u`'s full queue, which ends after that clock.
+   * Returns the clock the PUSH is accepted at (the TPU's clock), or -1 when it
+   * did not happen (a ring's horizon, or a deadlock that stops the machine).
+   */
+  private waitForRoom(u: UnitState<unknown, TpuUnitName>): number {
+    const depth = this.cfg.tpu.queueDepth;
+    this.pushWaitUnit = u.index;
+    while (u.fifo.length >= depth) {
+      if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
+        if (!this.stallWithinHorizon(this.linkRx.horizon)) return -1;
+      } else if (!(this.plain ? this.stepPlain(Number.POSITIVE_INFINITY) : this.step(Number.POSITIVE_INFINITY))) {
+        this.pushWaitUnit = -1;
+        this.stopMachine(this.fullQueueDeadlock(u.name));
+        return -1;
+      }
+    }
+    this.pushWaitUnit = -1;
+    return this.clock;
+  }
+
+  /**
+   * waitForRoom() where a PUSH with room takes no time (pushTakesNoTime): the
+   * windows up to the clock c whose starts take a command out of `u`'s full
+   * queue; the PUSH is accepted at c + 1, as there, but clock c itself is not
+   * processed yet (its starts are: startAt is past c). That clock then goes
+   * into the next window, with the ones after it, instead of a window of its
+   * own, as the command pushed at c + 1 cannot start before c + 2. Returns -1
+   * on a deadlock (the queue can never drain: the machine stops).
+   */
+  private roomFoundAt(u: UnitState<unknown, TpuUnitName>): number {
+    const depth = this.cfg.tpu.queueDepth;
+    for (;;) {
+      const c = this.clock;
+      if (c >= this.startAt) {
+        this.startCommands(c);
+        if (u.fifo.length < depth) return c + 1;
+      }
+      if (!this.stepPlain(Number.POSITIVE_INFINITY)) {
+        this.stopMachine(this.fullQueueDeadlock(u.name));
+        return -1;
+      }
+    }
   }
 
   /**
