@@ -404,11 +404,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
         staging[i] = wstrb === 15 ? value : mergeLanes(staging[i], value, wstrb);
         return 0;
       }
-      if (reg === UNIT_REG.PUSH && this.pushesTakeNoTime && this.units[index].fifo.length < this.cfg.tpu.queueDepth) {
+      // A PUSH to a full queue too: roomFoundAt brings time up to date itself.
+      if (reg === UNIT_REG.PUSH && this.pushesTakeNoTime) {
         this.lastStall = 0;
         this.quietUntil = 0;
         this.push(this.units[index], value >>> 0, clock);
-        return 0;
+        return this.lastStall;
       }
     }
     if (!this.isRegister(offset)) return -1;
@@ -509,12 +510,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const depth = this.cfg.tpu.queueDepth;
     let at = clock;
     if (u.fifo.length >= depth) {
-      at = this.pushesTakeNoTime ? this.roomFoundAt(u) : this.waitForRoom(u);
+      at = this.pushesTakeNoTime ? this.roomFoundAt(u, clock) : this.waitForRoom(u);
       if (at < 0) return;
-      this.lastStall = at - clock;
-      if (this.stallRecords !== null && u.index < 3) this.stallRecords.push({ unit: UNIT_NAMES[u.index], from: clock, to: at });
-      this.whole.stall += this.lastStall;
-      if (this.counting) this.window.stall += this.lastStall;
+      // (A queue found full before the PUSH's clock may have room by then: no stall.)
+      if (at > clock) this.countStall(u, clock, at);
     }
     if (this.listMemory?.recording && u !== this.seq && u !== this.link) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
@@ -523,6 +522,14 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
+  }
+
+  /** A PUSH at `clock` accepted at `at`: the CPU's wait, STALL, the stall records. */
+  private countStall(u: UnitState<unknown, TpuUnitName>, clock: number, at: number): void {
+    this.lastStall = at - clock;
+    if (this.stallRecords !== null && u.index < 3) this.stallRecords.push({ unit: UNIT_NAMES[u.index], from: clock, to: at });
+    this.whole.stall += this.lastStall;
+    if (this.counting) this.window.stall += this.lastStall;
   }
 
   /**
@@ -548,23 +555,28 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   }
 
   /**
-   * waitForRoom() where a PUSH with room takes no time (pushTakesNoTime): the
-   * windows up to the clock c whose starts take a command out of `u`'s full
-   * queue; the PUSH is accepted at c + 1, as there, but clock c itself is not
-   * processed yet (its starts are: startAt is past c). That clock then goes
-   * into the next window, with the ones after it, instead of a window of its
-   * own, as the command pushed at c + 1 cannot start before c + 2. Returns -1
-   * on a deadlock (the queue can never drain: the machine stops).
+   * waitForRoom() where a PUSH with room takes no time (pushTakesNoTime), for
+   * a PUSH at `clock` that found `u`'s queue full at the TPU's clock (not
+   * later than `clock`): the windows up to the clock c whose starts take a
+   * command out of that queue. From c ≥ `clock` on, the PUSH is accepted at
+   * c + 1, as waitForRoom's; before, it is not stalled. Clock c itself is not
+   * processed yet (its starts are: startAt is past c): it goes into the next
+   * window, with the ones after it, instead of a window of its own, as the
+   * command pushed then cannot start before c + 2. Nor are the clocks before
+   * `clock` processed first in windows that end there. Returns -1 on a
+   * deadlock (the queue can never drain: the machine stops).
    */
-  private roomFoundAt(u: UnitState<unknown, TpuUnitName>): number {
+  private roomFoundAt(u: UnitState<unknown, TpuUnitName>, clock: number): number {
     const depth = this.cfg.tpu.queueDepth;
     for (;;) {
       const c = this.clock;
       if (c >= this.startAt) {
-        this.startCommands(c);
-        if (u.fifo.length < depth) return c + 1;
+        this.startPlain(c);
+        if (u.fifo.length < depth) return c + 1 > clock ? c + 1 : clock;
       }
       if (!this.stepPlain(Number.POSITIVE_INFINITY)) {
+        // The counters count the idle clocks up to the PUSH, as when time is brought up to it first.
+        this.advanceTo(clock);
         this.stopMachine(this.fullQueueDeadlock(u.name));
         return -1;
       }
@@ -824,7 +836,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const c = this.clock;
     const units = this.units;
     const dma = units[0], mxu = units[1], vpu = units[2];
-    const dropped = c >= this.startAt && this.startCommands(c);
+    const dropped = c >= this.startAt && this.startPlain(c);
 
     let n = limit - c;
     // The earliest idle head's start ends the window before it (startAt > c here).
@@ -1023,46 +1035,67 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
-    for (let i = 0; i < all.length; i++) {
-      const u = all[i];
-      u.depWaiting = false;
-      if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
-      const cmd = u.fifo[0];
-      const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
-      if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
-        u.depWaiting = true;
-        continue;
-      }
-      u.fifo.shift();
-      const code = u.rules.validate(cmd);
-      if (code !== 0) {
-        const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
-        this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
-        continue;
-      }
-      // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
-      const fp = u.rules.footprint(cmd, u.footprint);
-      if (fp.sameRegion) {
-        clearFootprint(fp);
-        this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
-        continue;
-      }
-      const clash = this.portClash(u, fp);
-      if (clash) {
-        clearFootprint(fp);
-        this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
-        continue;
-      }
-      u.running = cmd;
-      this.coupledCache = null;
-      u.runningStart = c;
-      u.model.begin(cmd, c);
-    }
+    for (let i = 0; i < all.length; i++) this.startHead(all[i], c);
     // (A dropped RUN changes only the sequencer's DONE, which no token names.)
     const dropped = units[0].done + units[1].done + units[2].done !== doneBefore;
     // After a drop a waiting token may be met at c + 1.
     this.startAt = dropped ? c + 1 : this.nextHeadClock();
     return dropped;
+  }
+
+  /**
+   * startCommands() for the usual TPU (stepPlain), called only in a clock at
+   * or after startAt: there is a head to start, drop or check the token of.
+   */
+  private startPlain(c: number): boolean {
+    const units = this.units, dma = units[0], mxu = units[1], vpu = units[2];
+    const doneAtStart = this.doneAtStart;
+    doneAtStart[0] = dma.done;
+    doneAtStart[1] = mxu.done;
+    doneAtStart[2] = vpu.done;
+    const doneBefore = dma.done + mxu.done + vpu.done;
+    this.startHead(dma, c);
+    this.startHead(mxu, c);
+    this.startHead(vpu, c);
+    const dropped = dma.done + mxu.done + vpu.done !== doneBefore;
+    this.startAt = dropped ? c + 1 : this.nextHeadClock();
+    return dropped;
+  }
+
+  /** Starts (or drops) unit u's head if it may start at clock c, or marks it waiting on its token. */
+  private startHead(u: UnitState<UnitModel | SeqModel, TpuUnitName>, c: number): void {
+    u.depWaiting = false;
+    if (u.running !== null || u.fifo.length === 0 || u.headReady() > c) return;
+    const cmd = u.fifo[0];
+    const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
+    if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
+      u.depWaiting = true;
+      return;
+    }
+    u.fifo.shift();
+    const code = u.rules.validate(cmd);
+    if (code !== 0) {
+      const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
+      this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
+      return;
+    }
+    // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
+    const fp = u.rules.footprint(cmd, u.footprint);
+    if (fp.sameRegion) {
+      clearFootprint(fp);
+      this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
+      return;
+    }
+    const clash = this.portClash(u, fp);
+    if (clash) {
+      clearFootprint(fp);
+      this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
+      return;
+    }
+    u.running = cmd;
+    this.coupledCache = null;
+    u.runningStart = c;
+    u.model.begin(cmd, c);
   }
 
   /** The first clock at which an idle unit's head not waiting on its token may start; Infinity when there is none. */
