@@ -822,8 +822,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    * No command can start (or be dropped, or have its wait token met) before
    * this clock; 0: to be worked out by the next startCommands. Exact after
    * each startCommands (the earliest head's start, a drop's next clock) and
-   * kept so by a PUSH; an end sets it to 0 (the unit's next head, tokens on
-   * its DONE). Only stepPlain relies on it: it calls startCommands only then.
+   * kept so by a PUSH and by an end (the unit's next head; the clock after
+   * it for a head waiting on a token its DONE meets). Only
+   * stepPlain relies on it: it calls startCommands only then.
    */
   private startAt = 0;
 
@@ -1149,10 +1150,22 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
     this.coupledCache = null;
-    this.startAt = 0; // its next head, and a head whose token waits on its DONE
     clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
+    // Its next head may start now, and a head whose token this DONE meets may start in the next clock.
+    let startAt = this.startAt;
+    if (u.fifo.length > 0) startAt = Math.min(startAt, u.headReady());
+    const units = this.units;
+    if (this.tokenMetBy(units[0], u) || this.tokenMetBy(units[1], u) || this.tokenMetBy(units[2], u)) startAt = Math.min(startAt, end + 1);
+    this.startAt = startAt;
+  }
+
+  /** Is w's head waiting on a token that u's DONE now meets? */
+  private tokenMetBy(w: UnitState, u: UnitState): boolean {
+    if (!w.depWaiting) return false;
+    const token = w.fifo[0].token;
+    return unpackField(TOKEN_FIELD.UNIT, token) === u.index + 1 && u.done >= unpackField(TOKEN_FIELD.TICKET, token);
   }
 
   private drop(u: UnitState<unknown, TpuUnitName>, cmd: Cmd, c: number, code: number, detail: string): void {
