@@ -602,8 +602,9 @@ export class MxuFast extends MxuBase implements UnitModel {
         if (!this.deferReads && rel < d.streamStart + d.k) this.readStream(Math.min(to - d.streamStart, d.k));
         rel = to;
       } else {
-        this.writeRow(rel - d.writebackStart);
-        rel++;
+        // Writeback: the window's C rows in one go.
+        this.writeRows(rel - d.writebackStart, stop - d.writebackStart);
+        rel = stop;
       }
     }
     this.next = clock + n;
@@ -721,6 +722,22 @@ export class MxuFast extends MxuBase implements UnitModel {
         for (let j = 0; j < n; j++) acc[i + j] = (acc[i + j] + av * b[o + j]) | 0;
       }
     }
+  }
+
+  /** Writeback clocks w0..w1−1: C rows w0..w1−1 (the deferred stream reads first). */
+  private writeRows(w0: number, w1: number): void {
+    const d = this.d;
+    if (this.streamRead < d.k) this.readStream(d.k);
+    const base = d.cAddr + w0 * d.cStride;
+    if (!d.outInt32 && this.packedRows && (base & 3) === 0 && (d.cStride & 3) === 0) {
+      // Requantized by the kernel: D/8 words a row, every row word-aligned.
+      const packed = this.kernel!.packed, spad32 = this.spad32!, words = this.n >> 3, step = d.cStride >> 2;
+      for (let w = w0, at = base >> 2; w < w1; w++, at += step) {
+        for (let q = 0; q < words; q++) spad32[at + q] = packed[w * words + q];
+      }
+      return;
+    }
+    for (let w = w0; w < w1; w++) this.writeRow(w);
   }
 
   /** Writeback clock w: C row w (the deferred stream reads first). */
