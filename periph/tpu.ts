@@ -864,14 +864,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (this.counting) this.window.add(n, busyMask, depMask);
 
     if (n === 1) {
-      // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
-      const mxuSkips = mxu.running !== null && !this.coupled();
-      if (dma.running !== null) dma.model.tickRead(c);
-      if (mxu.running !== null && !mxuSkips) mxu.model.tickRead(c);
-      if (vpu.running !== null) vpu.model.tickRead(c);
-      if (dma.running !== null && dma.model.tickWrite(c)) this.finish(dma, c);
-      if (mxu.running !== null && (mxuSkips ? mxu.model.skip(c, 1) : mxu.model.tickWrite(c))) this.finish(mxu, c);
-      if (vpu.running !== null && vpu.model.tickWrite(c)) this.finish(vpu, c);
+      this.plainClock(c);
     } else {
       if (dma.running !== null && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
       if (mxu.running !== null && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
@@ -879,6 +872,24 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
     this.clock = c + n;
     return true;
+  }
+
+  /**
+   * stepPlain's window of one clock, c: the units' reads, then their writes.
+   * A function of its own: a window of one clock is rare, and stepPlain,
+   * smaller, is compiled sooner.
+   */
+  private plainClock(c: number): void {
+    const units = this.units;
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
+    const mxuSkips = mxu.running !== null && !this.coupled();
+    if (dma.running !== null) dma.model.tickRead(c);
+    if (mxu.running !== null && !mxuSkips) mxu.model.tickRead(c);
+    if (vpu.running !== null) vpu.model.tickRead(c);
+    if (dma.running !== null && dma.model.tickWrite(c)) this.finish(dma, c);
+    if (mxu.running !== null && (mxuSkips ? mxu.model.skip(c, 1) : mxu.model.tickWrite(c))) this.finish(mxu, c);
+    if (vpu.running !== null && vpu.model.tickWrite(c)) this.finish(vpu, c);
   }
 
   /**
