@@ -732,6 +732,11 @@ export class MxuFast extends MxuBase implements UnitModel {
     if (!d.outInt32 && this.packedRows && (base & 3) === 0 && (d.cStride & 3) === 0) {
       // Requantized by the kernel: D/8 words a row, every row word-aligned.
       const packed = this.kernel!.packed, spad32 = this.spad32!, words = this.n >> 3, step = d.cStride >> 2;
+      if (words === 1) {
+        // The as-built 8×8 array: a row is one word.
+        for (let w = w0, at = base >> 2; w < w1; w++, at += step) spad32[at] = packed[w];
+        return;
+      }
       for (let w = w0, at = base >> 2; w < w1; w++, at += step) {
         for (let q = 0; q < words; q++) spad32[at + q] = packed[w * words + q];
       }

@@ -1168,13 +1168,13 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     let startAt = this.startAt;
     if (u.fifo.length > 0) startAt = Math.min(startAt, u.headReady());
     const units = this.units;
-    if (this.tokenMetBy(units[0], u) || this.tokenMetBy(units[1], u) || this.tokenMetBy(units[2], u)) startAt = Math.min(startAt, end + 1);
+    if ((units[0].depWaiting && this.tokenMetBy(units[0], u)) || (units[1].depWaiting && this.tokenMetBy(units[1], u))
+      || (units[2].depWaiting && this.tokenMetBy(units[2], u))) startAt = Math.min(startAt, end + 1);
     this.startAt = startAt;
   }
 
-  /** Is w's head waiting on a token that u's DONE now meets? */
+  /** Is the token w's head waits on (w.depWaiting) one that u's DONE now meets? */
   private tokenMetBy(w: UnitState, u: UnitState): boolean {
-    if (!w.depWaiting) return false;
     const token = w.fifo[0].token;
     return unpackField(TOKEN_FIELD.UNIT, token) === u.index + 1 && u.done >= unpackField(TOKEN_FIELD.TICKET, token);
   }
