@@ -1066,9 +1066,10 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     doneAtStart[1] = mxu.done;
     doneAtStart[2] = vpu.done;
     const doneBefore = dma.done + mxu.done + vpu.done;
-    this.startHead(dma, c);
-    this.startHead(mxu, c);
-    this.startHead(vpu, c);
+    // Only an idle unit with a head has one to start (a busy or empty one waits on no token either).
+    if (dma.running === null && dma.fifo.length > 0) this.startHead(dma, c);
+    if (mxu.running === null && mxu.fifo.length > 0) this.startHead(mxu, c);
+    if (vpu.running === null && vpu.fifo.length > 0) this.startHead(vpu, c);
     const dropped = dma.done + mxu.done + vpu.done !== doneBefore;
     this.startAt = dropped ? c + 1 : this.nextHeadClock();
     return dropped;
