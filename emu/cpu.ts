@@ -639,7 +639,7 @@ export class Cpu {
    * cpu-seed-axi the other). runInSlices calls it, a slice at a time.
    */
   private runWords(cycleLimit: number, instrLimit: number): StopReason {
-    const r = this.regs, fields = this.fields;
+    const r = this.regs, fields = this.fields, ops = this.ops;
     const imms = this.imms;
     const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
@@ -751,7 +751,7 @@ export class Cpu {
             const prefetched = w === k + 1;
             if (prefetched && fields[w] === 0) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
-            if (prefetched) stale = w; else this.forget(w); // the word may be code
+            if (prefetched) stale = w; else { ops[w] = Op.UNDECODED; fields[w] = 0; } // the word may be code: forget() written out
           } else {
             // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             const sh = addr & 3;

@@ -12,7 +12,7 @@
 import type { BusTiming, TpuConfig } from './config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
-import { bits, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const LOAD = opcode('DMA', 'LOAD');
 const STORE = opcode('DMA', 'STORE');
@@ -22,7 +22,9 @@ const F = {
   sramAddr: field('SRAM_ADDR'), spadAddr: field('SPAD_ADDR'), rows: field('ROWS'),
   rowBytes: field('ROW_BYTES'), spadStride: field('SPAD_STRIDE'), sramStride: field('SRAM_STRIDE'),
 };
-const get = (cmd: Cmd, fd: typeof F.rows) => bits(cmd.args[fd.arg], fd.lsb, fd.width);
+// bits() written out: a command's decoding is a dozen of these, and this runs unoptimized for a while in a cold process.
+const get = (cmd: Cmd, fd: typeof F.rows): number =>
+  fd.width >= 32 ? cmd.args[fd.arg] >>> 0 : (cmd.args[fd.arg] >>> fd.lsb) & ((1 << fd.width) - 1);
 
 /** A DMA command's fields, decoded once. */
 export interface DmaFields {
@@ -183,8 +185,14 @@ export class DmaFast extends DmaBase {
   }
 
   horizon(clock: number): number {
-    if (this.setupLeft > 0) return this.setupLeft;
+    // The setup clocks and the transfers after them: one window, not two (skip goes on from the one into the other).
+    if (this.setupLeft > 0) return this.setupLeft + this.transfersHorizon(clock + this.setupLeft);
     if (this.slotLeft > 0) return this.slotLeft;
+    return this.transfersHorizon(clock);
+  }
+
+  /** horizon() at a clock with no transfer in flight and the setup done. */
+  private transfersHorizon(clock: number): number {
     if (!this.canStart(clock)) return this.sram.cpuUntil - clock;
     const left = this.total - this.moved;
     // Transfers that fit before the CPU's next bus time, if it lies ahead.
@@ -194,8 +202,14 @@ export class DmaFast extends DmaBase {
 
   skip(clock: number, n: number): boolean {
     if (this.setupLeft > 0) {
-      this.setupLeft -= n;
-      return false;
+      if (n <= this.setupLeft) {
+        this.setupLeft -= n;
+        return false;
+      }
+      // The window goes on past the setup: the rest of it is transfers.
+      clock += this.setupLeft;
+      n -= this.setupLeft;
+      this.setupLeft = 0;
     }
     if (this.slotLeft > 0) {
       this.slotLeft -= n;

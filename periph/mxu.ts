@@ -31,7 +31,6 @@ import type { TpuConfig } from './config.ts';
 import type { MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
-  bits,
   blockEnd,
   getInt4,
   footprintOf,
@@ -67,7 +66,9 @@ const F_SHIFT = field('SHIFT');
 const F_CIN_ADDR = field('CIN_ADDR');
 const F_CIN_STRIDE = field('CIN_STRIDE');
 
-const get = (cmd: Cmd, f: ArgField): number => bits(cmd.args[f.arg], f.lsb, f.width);
+// bits() written out: a command's decoding is ten of these, and this runs unoptimized for a while in a cold process.
+const get = (cmd: Cmd, f: ArgField): number =>
+  f.width >= 32 ? cmd.args[f.arg] >>> 0 : (cmd.args[f.arg] >>> f.lsb) & ((1 << f.width) - 1);
 
 export const MATMUL = opcode('MXU', 'MATMUL');
 export const TRANSPOSE_B = flagBit('MXU', 'TRANSPOSE_B');
@@ -602,8 +603,9 @@ export class MxuFast extends MxuBase implements UnitModel {
         if (!this.deferReads && rel < d.streamStart + d.k) this.readStream(Math.min(to - d.streamStart, d.k));
         rel = to;
       } else {
-        this.writeRow(rel - d.writebackStart);
-        rel++;
+        // Writeback: the window's C rows in one go.
+        this.writeRows(rel - d.writebackStart, stop - d.writebackStart);
+        rel = stop;
       }
     }
     this.next = clock + n;
@@ -721,6 +723,27 @@ export class MxuFast extends MxuBase implements UnitModel {
         for (let j = 0; j < n; j++) acc[i + j] = (acc[i + j] + av * b[o + j]) | 0;
       }
     }
+  }
+
+  /** Writeback clocks w0..w1−1: C rows w0..w1−1 (the deferred stream reads first). */
+  private writeRows(w0: number, w1: number): void {
+    const d = this.d;
+    if (this.streamRead < d.k) this.readStream(d.k);
+    const base = d.cAddr + w0 * d.cStride;
+    if (!d.outInt32 && this.packedRows && (base & 3) === 0 && (d.cStride & 3) === 0) {
+      // Requantized by the kernel: D/8 words a row, every row word-aligned.
+      const packed = this.kernel!.packed, spad32 = this.spad32!, words = this.n >> 3, step = d.cStride >> 2;
+      if (words === 1) {
+        // The as-built 8×8 array: a row is one word.
+        for (let w = w0, at = base >> 2; w < w1; w++, at += step) spad32[at] = packed[w];
+        return;
+      }
+      for (let w = w0, at = base >> 2; w < w1; w++, at += step) {
+        for (let q = 0; q < words; q++) spad32[at + q] = packed[w * words + q];
+      }
+      return;
+    }
+    for (let w = w0; w < w1; w++) this.writeRow(w);
   }
 
   /** Writeback clock w: C row w (the deferred stream reads first). */

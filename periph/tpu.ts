@@ -159,7 +159,7 @@ export const DEADLOCK_POLL_CLOCKS = 1024;
 
 export class Tpu implements MmioDevice, SramSharer, SeqPort {
   /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
-  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil']);
+  private readonly doubles = doubleFields(this, ['clock', 'lastStall', 'lastPushClock', 'quietUntil', 'startAt']);
   readonly spad: Uint8Array;
   /** The three compute units, DMA, MXU, VPU: the counters, observers and tools see these. */
   readonly units: UnitState[];
@@ -255,6 +255,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.all = [...this.units, ...(this.seq ? [this.seq] : []), ...(this.link ? [this.link] : [])];
     this.blocks = [...this.units, this.seq, this.link];
     this.pushesTakeNoTime = !reference && !strict && this.seq === null && this.link === null;
+    this.plain = !reference && this.seq === null && this.link === null;
   }
 
   /** The receiver's events, and one board's ring: its messages come back to itself. */
@@ -386,6 +387,36 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     }
   }
 
+  /**
+   * A CPU store through the bus (boards/picotpu/bus.ts): isRegister, write and
+   * extraWait in one call. Returns the wait clocks beyond the interconnect's
+   * own (a stalled PUSH's), or -1 when `offset` holds no register (a bus error).
+   * The stores a firmware makes most, to a compute unit's staging registers and
+   * PUSHes that find room, go straight to the unit: the same effects as write().
+   */
+  cpuWrite(offset: number, value: number, wstrb: number, clock: number): number {
+    const index = (offset >> 8) - 1, reg = offset & 0xff;
+    if (index >= 0 && index < 3) {
+      if (reg <= UNIT_REG.ARG5) {
+        this.lastStall = 0;
+        this.quietUntil = 0;
+        const staging = this.units[index].staging, i = reg >> 2;
+        staging[i] = wstrb === 15 ? value : mergeLanes(staging[i], value, wstrb);
+        return 0;
+      }
+      // A PUSH to a full queue too: roomFoundAt brings time up to date itself.
+      if (reg === UNIT_REG.PUSH && this.pushesTakeNoTime) {
+        this.lastStall = 0;
+        this.quietUntil = 0;
+        this.push(this.units[index], value >>> 0, clock);
+        return this.lastStall;
+      }
+    }
+    if (!this.isRegister(offset)) return -1;
+    this.write(offset, value, wstrb, clock);
+    return this.lastStall;
+  }
+
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastStall = 0;
     this.quietUntil = 0;
@@ -442,8 +473,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private writeUnit(u: UnitState<unknown, TpuUnitName>, reg: number, value: number, wstrb: number, clock: number): void {
     if (reg <= UNIT_REG.ARG5) {
       const i = reg >> 2;
-      const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
-      u.staging[i] = (u.staging[i] & ~mask) | (value & mask);
+      u.staging[i] = mergeLanes(u.staging[i], value, wstrb);
     } else if (reg === UNIT_REG.PUSH) {
       this.push(u, value >>> 0, clock);
     } else if (u === this.seq && this.listMemory) {
@@ -480,28 +510,77 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const depth = this.cfg.tpu.queueDepth;
     let at = clock;
     if (u.fifo.length >= depth) {
-      this.pushWaitUnit = u.index;
-      while (u.fifo.length >= depth) {
-        if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
-          if (!this.stallWithinHorizon(this.linkRx.horizon)) return;
-        } else if (!this.step(Number.POSITIVE_INFINITY)) {
-          this.pushWaitUnit = -1;
-          this.stopMachine(this.fullQueueDeadlock(u.name));
-          return;
-        }
-      }
-      this.pushWaitUnit = -1;
-      at = this.clock;
-      this.lastStall = at - clock;
-      if (u.name !== 'SEQ' && u.name !== 'LINK') this.stallRecords?.push({ unit: u.name, from: clock, to: at });
-      this.whole.stall += this.lastStall;
-      if (this.counting) this.window.stall += this.lastStall;
+      at = this.pushesTakeNoTime ? this.roomFoundAt(u, clock) : this.waitForRoom(u);
+      if (at < 0) return;
+      // (A queue found full before the PUSH's clock may have room by then: no stall.)
+      if (at > clock) this.countStall(u, clock, at);
     }
     if (this.listMemory?.recording && u !== this.seq && u !== this.link) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
+    // A new head of an idle unit may start earlier than any other (stepPlain's startAt).
+    if (u.fifo.length === 1 && u.running === null) this.startAt = Math.min(this.startAt, Math.max(at + 1, u.lastEnd + 1));
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
+  }
+
+  /** A PUSH at `clock` accepted at `at`: the CPU's wait, STALL, the stall records. */
+  private countStall(u: UnitState<unknown, TpuUnitName>, clock: number, at: number): void {
+    this.lastStall = at - clock;
+    if (this.stallRecords !== null && u.index < 3) this.stallRecords.push({ unit: UNIT_NAMES[u.index], from: clock, to: at });
+    this.whole.stall += this.lastStall;
+    if (this.counting) this.window.stall += this.lastStall;
+  }
+
+  /**
+   * A PUSH stall, clock by clock as the CPU waits: the windows up to the one
+   * that starts a command of `u`'s full queue, which ends after that clock.
+   * Returns the clock the PUSH is accepted at (the TPU's clock), or -1 when it
+   * did not happen (a ring's horizon, or a deadlock that stops the machine).
+   */
+  private waitForRoom(u: UnitState<unknown, TpuUnitName>): number {
+    const depth = this.cfg.tpu.queueDepth;
+    this.pushWaitUnit = u.index;
+    while (u.fifo.length >= depth) {
+      if (this.linkRx && this.linkRx.horizon !== Number.POSITIVE_INFINITY) {
+        if (!this.stallWithinHorizon(this.linkRx.horizon)) return -1;
+      } else if (!(this.plain ? this.stepPlain(Number.POSITIVE_INFINITY) : this.step(Number.POSITIVE_INFINITY))) {
+        this.pushWaitUnit = -1;
+        this.stopMachine(this.fullQueueDeadlock(u.name));
+        return -1;
+      }
+    }
+    this.pushWaitUnit = -1;
+    return this.clock;
+  }
+
+  /**
+   * waitForRoom() where a PUSH with room takes no time (pushTakesNoTime), for
+   * a PUSH at `clock` that found `u`'s queue full at the TPU's clock (not
+   * later than `clock`): the windows up to the clock c whose starts take a
+   * command out of that queue. From c ≥ `clock` on, the PUSH is accepted at
+   * c + 1, as waitForRoom's; before, it is not stalled. Clock c itself is not
+   * processed yet (its starts are: startAt is past c): it goes into the next
+   * window, with the ones after it, instead of a window of its own, as the
+   * command pushed then cannot start before c + 2. Nor are the clocks before
+   * `clock` processed first in windows that end there. Returns -1 on a
+   * deadlock (the queue can never drain: the machine stops).
+   */
+  private roomFoundAt(u: UnitState<unknown, TpuUnitName>, clock: number): number {
+    const depth = this.cfg.tpu.queueDepth;
+    for (;;) {
+      const c = this.clock;
+      if (c >= this.startAt) {
+        this.startPlain(c);
+        if (u.fifo.length < depth) return c + 1 > clock ? c + 1 : clock;
+      }
+      if (!this.stepPlain(Number.POSITIVE_INFINITY)) {
+        // The counters count the idle clocks up to the PUSH, as when time is brought up to it first.
+        this.advanceTo(clock);
+        this.stopMachine(this.fullQueueDeadlock(u.name));
+        return -1;
+      }
+    }
   }
 
   /**
@@ -646,7 +725,11 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
 
   /** Processes every clock before `target`. */
   advanceTo(target: number): void {
-    while (this.clock < target) this.step(target);
+    if (this.plain) {
+      while (this.clock < target) this.stepPlain(target);
+    } else {
+      while (this.clock < target) this.step(target);
+    }
   }
 
   /**
@@ -729,6 +812,87 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   }
 
   /**
+   * Whether this TPU is the usual one: fast models, no sequencer, no link.
+   * Its windows are then processed by stepPlain, step() without the checks
+   * for the others.
+   */
+  private readonly plain: boolean;
+
+  /**
+   * No command can start (or be dropped, or have its wait token met) before
+   * this clock; 0: to be worked out by the next startCommands. Exact after
+   * each startCommands (the earliest head's start, a drop's next clock) and
+   * kept so by a PUSH and by an end (the unit's next head; the clock after
+   * it for a head waiting on a token its DONE meets). Only
+   * stepPlain relies on it: it calls startCommands only then.
+   */
+  private startAt = 0;
+
+  /**
+   * step() for the usual TPU (`plain`): the same window, the same order of
+   * calls into the models, with no sequencer, link or reference model to
+   * consider, and startCommands only in a clock in which a command may start.
+   */
+  private stepPlain(limit: number): boolean {
+    const c = this.clock;
+    const units = this.units;
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    const dropped = c >= this.startAt && this.startPlain(c);
+
+    let n = limit - c;
+    // The earliest idle head's start ends the window before it (startAt > c here).
+    if (this.startAt - c < n) n = this.startAt - c;
+    let busyMask = 0, depMask = 0;
+    if (dma.running !== null) {
+      busyMask = 1;
+      n = Math.min(n, dma.model.horizon(c));
+    } else if (dma.depWaiting) depMask = 1;
+    if (mxu.running !== null) {
+      busyMask |= 2;
+      n = Math.min(n, mxu.model.horizon(c));
+    } else if (mxu.depWaiting) depMask |= 2;
+    if (vpu.running !== null) {
+      busyMask |= 4;
+      n = Math.min(n, vpu.model.horizon(c));
+    } else if (vpu.depWaiting) depMask |= 4;
+    if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
+    if (dropped) n = 1;
+    if (n === Number.POSITIVE_INFINITY) return false;
+    if (n > 1 && this.coupled()) n = 1;
+
+    this.whole.add(n, busyMask, depMask);
+    if (this.counting) this.window.add(n, busyMask, depMask);
+
+    if (n === 1) {
+      this.plainClock(c);
+    } else {
+      if (dma.running !== null && dma.model.skip(c, n)) this.finish(dma, c + n - 1);
+      if (mxu.running !== null && mxu.model.skip(c, n)) this.finish(mxu, c + n - 1);
+      if (vpu.running !== null && vpu.model.skip(c, n)) this.finish(vpu, c + n - 1);
+    }
+    this.clock = c + n;
+    return true;
+  }
+
+  /**
+   * stepPlain's window of one clock, c: the units' reads, then their writes.
+   * A function of its own: a window of one clock is rare, and stepPlain,
+   * smaller, is compiled sooner.
+   */
+  private plainClock(c: number): void {
+    const units = this.units;
+    const dma = units[0], mxu = units[1], vpu = units[2];
+    // A fast MXU no other unit is coupled to skips the clock: its reads may stay deferred (mxu.ts).
+    const mxuSkips = mxu.running !== null && !this.coupled();
+    if (dma.running !== null) dma.model.tickRead(c);
+    if (mxu.running !== null && !mxuSkips) mxu.model.tickRead(c);
+    if (vpu.running !== null) vpu.model.tickRead(c);
+    if (dma.running !== null && dma.model.tickWrite(c)) this.finish(dma, c);
+    if (mxu.running !== null && (mxuSkips ? mxu.model.skip(c, 1) : mxu.model.tickWrite(c))) this.finish(mxu, c);
+    if (vpu.running !== null && vpu.model.tickWrite(c)) this.finish(vpu, c);
+  }
+
+  /**
    * The window from c allowed by the sequencer: one clock when it will fetch or
    * push at c + 1 or its next RUN may start then; unbounded while it waits on
    * a full queue (that queue drains only at a start, which ends the window).
@@ -808,6 +972,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   feed(unit: number, args: Uint32Array, token: number, opcode: number, flags: number, clock: number, entry: number): void {
     const u = this.units[unit];
     u.fifo.push(u.takeEntry(args, token, opcode, flags, clock, entry));
+    this.startAt = 0;
     u.issued++;
     this.lastPushClock = clock;
   }
@@ -876,46 +1041,88 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       const u = all[i];
       if (u.depWaiting || (!u.running && u.fifo.length > 0 && u.headReady() <= c)) startable = true;
     }
-    if (!startable) return false;
+    if (!startable) {
+      this.startAt = this.nextHeadClock();
+      return false;
+    }
     for (let i = 0; i < 3; i++) this.doneAtStart[i] = units[i].done;
     const doneBefore = units[0].done + units[1].done + units[2].done;
+    for (let i = 0; i < all.length; i++) this.startHead(all[i], c);
+    // (A dropped RUN changes only the sequencer's DONE, which no token names.)
+    const dropped = units[0].done + units[1].done + units[2].done !== doneBefore;
+    // After a drop a waiting token may be met at c + 1.
+    this.startAt = dropped ? c + 1 : this.nextHeadClock();
+    return dropped;
+  }
+
+  /**
+   * startCommands() for the usual TPU (stepPlain), called only in a clock at
+   * or after startAt: there is a head to start, drop or check the token of.
+   */
+  private startPlain(c: number): boolean {
+    const units = this.units, dma = units[0], mxu = units[1], vpu = units[2];
+    const doneAtStart = this.doneAtStart;
+    doneAtStart[0] = dma.done;
+    doneAtStart[1] = mxu.done;
+    doneAtStart[2] = vpu.done;
+    const doneBefore = dma.done + mxu.done + vpu.done;
+    // Only an idle unit with a head has one to start (a busy or empty one waits on no token either).
+    if (dma.running === null && dma.fifo.length > 0) this.startHead(dma, c);
+    if (mxu.running === null && mxu.fifo.length > 0) this.startHead(mxu, c);
+    if (vpu.running === null && vpu.fifo.length > 0) this.startHead(vpu, c);
+    const dropped = dma.done + mxu.done + vpu.done !== doneBefore;
+    this.startAt = dropped ? c + 1 : this.nextHeadClock();
+    return dropped;
+  }
+
+  /** Starts (or drops) unit u's head if it may start at clock c, or marks it waiting on its token. */
+  private startHead(u: UnitState<UnitModel | SeqModel, TpuUnitName>, c: number): void {
+    u.depWaiting = false;
+    if (u.running !== null || u.fifo.length === 0 || u.headReady() > c) return;
+    const cmd = u.fifo[0];
+    const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
+    if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
+      u.depWaiting = true;
+      return;
+    }
+    u.fifo.shift();
+    const code = u.rules.validate(cmd);
+    if (code !== 0) {
+      const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
+      this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
+      return;
+    }
+    // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
+    const fp = u.rules.footprint(cmd, u.footprint);
+    if (fp.sameRegion) {
+      clearFootprint(fp);
+      this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
+      return;
+    }
+    const clash = this.portClash(u, fp);
+    if (clash) {
+      clearFootprint(fp);
+      this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
+      return;
+    }
+    u.running = cmd;
+    this.coupledCache = null;
+    u.runningStart = c;
+    u.model.begin(cmd, c);
+  }
+
+  /** The first clock at which an idle unit's head not waiting on its token may start; Infinity when there is none. */
+  private nextHeadClock(): number {
+    let next = Number.POSITIVE_INFINITY;
+    const all = this.all;
     for (let i = 0; i < all.length; i++) {
       const u = all[i];
-      u.depWaiting = false;
-      if (u.running || u.fifo.length === 0 || u.headReady() > c) continue;
-      const cmd = u.fifo[0];
-      const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
-      if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
-        u.depWaiting = true;
-        continue;
+      if (u.running === null && u.fifo.length > 0 && !u.depWaiting) {
+        const ready = u.headReady();
+        if (ready < next) next = ready;
       }
-      u.fifo.shift();
-      const code = u.rules.validate(cmd);
-      if (code !== 0) {
-        const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
-        this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
-        continue;
-      }
-      // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
-      const fp = u.rules.footprint(cmd, u.footprint);
-      if (fp.sameRegion) {
-        clearFootprint(fp);
-        this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
-        continue;
-      }
-      const clash = this.portClash(u, fp);
-      if (clash) {
-        clearFootprint(fp);
-        this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
-        continue;
-      }
-      u.running = cmd;
-      this.coupledCache = null;
-      u.runningStart = c;
-      u.model.begin(cmd, c);
     }
-    // (A dropped RUN changes only the sequencer's DONE, which no token names.)
-    return units[0].done + units[1].done + units[2].done !== doneBefore;
+    return next;
   }
 
   /** Describes the first port of `fp` that a running command already holds, or ''. */
@@ -958,6 +1165,19 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
+    // Its next head may start now, and a head whose token this DONE meets may start in the next clock.
+    let startAt = this.startAt;
+    if (u.fifo.length > 0) startAt = Math.min(startAt, u.headReady());
+    const units = this.units;
+    if ((units[0].depWaiting && this.tokenMetBy(units[0], u)) || (units[1].depWaiting && this.tokenMetBy(units[1], u))
+      || (units[2].depWaiting && this.tokenMetBy(units[2], u))) startAt = Math.min(startAt, end + 1);
+    this.startAt = startAt;
+  }
+
+  /** Is the token w's head waits on (w.depWaiting) one that u's DONE now meets? */
+  private tokenMetBy(w: UnitState, u: UnitState): boolean {
+    const token = w.fifo[0].token;
+    return unpackField(TOKEN_FIELD.UNIT, token) === u.index + 1 && u.done >= unpackField(TOKEN_FIELD.TICKET, token);
   }
 
   private drop(u: UnitState<unknown, TpuUnitName>, cmd: Cmd, c: number, code: number, detail: string): void {
@@ -1004,6 +1224,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   get perfCounting(): boolean {
     return this.counting;
   }
+}
+
+/** `old` with the byte lanes of `wstrb` taken from `value`. */
+function mergeLanes(old: number, value: number, wstrb: number): number {
+  const mask = (wstrb & 1 ? 0xff : 0) | (wstrb & 2 ? 0xff00 : 0) | (wstrb & 4 ? 0xff0000 : 0) | (wstrb & 8 ? 0xff000000 : 0);
+  return (old & ~mask) | (value & mask);
 }
 
 /** An idle unit's footprint: no region. */

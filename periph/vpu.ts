@@ -25,7 +25,7 @@
 import type { TpuConfig } from './config.ts';
 import { ERR, UNIT_BY_NAME, opcode, type ArgField } from './regs.ts';
 import {
-  bits, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
+  blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
 import { doubleFields } from './double-fields.ts';
@@ -52,7 +52,8 @@ const F_ROW_OFF = field('ROW_OFF');
 const F_COL_OFF = field('COL_OFF');
 
 function get(cmd: Cmd, fd: ArgField): number {
-  return bits(cmd.args[fd.arg], fd.lsb, fd.width);
+  // bits() written out: a command's decoding is eleven of these, and this runs unoptimized for a while in a cold process.
+  return fd.width >= 32 ? cmd.args[fd.arg] >>> 0 : (cmd.args[fd.arg] >>> fd.lsb) & ((1 << fd.width) - 1);
 }
 
 export const VPU_ADD = opcode('VPU', 'ADD');
@@ -459,10 +460,10 @@ export class VpuFast extends VpuProtocol implements UnitModel {
     // Partial row at the start.
     while (dc < dEnd && dc % cpr !== 0) this.chunk(dc++);
     // Whole rows.
-    while (dc + cpr <= dEnd) {
-      const r = dc / cpr;
-      if (!this.bulkRow(r)) for (let q = 0; q < cpr; q++) this.chunk(dc + q);
-      dc += cpr;
+    if (dc + cpr <= dEnd) {
+      const rows = Math.floor((dEnd - dc) / cpr);
+      this.bulkRows(dc / cpr, rows);
+      dc += rows * cpr;
     }
     // Partial row at the end.
     while (dc < dEnd) this.chunk(dc++);
@@ -528,79 +529,84 @@ export class VpuFast extends VpuProtocol implements UnitModel {
   }
 
   /**
-   * Row r in one pass, if the result equals the chunk-by-chunk schedule: C's
-   * bytes never run ahead of A's (or B's) within the row. Since no op writes
-   * more bytes per element than it reads, that holds when C's row starts at
-   * or before the operand's row, or after its end. Returns false otherwise.
+   * Rows r0 .. r0 + rows − 1, in order, each in one pass when the result
+   * equals the chunk-by-chunk schedule: C's bytes never run ahead of A's (or
+   * B's) within the row. Since no op writes more bytes per element than it
+   * reads, that holds when C's row starts at or before the operand's row, or
+   * after its end; a row where it does not goes chunk by chunk. One call for
+   * a window's rows (a vector is often 64 rows of a few bytes).
    */
-  private bulkRow(r: number): boolean {
+  private bulkRows(r0: number, rows: number): void {
     const d = this.d;
-    const a = d.aAddr + r * d.aStride;
-    const c = d.cAddr + r * d.cStride;
-    if (c > a && c < a + this.aRowBytes) return false;
-    let b = 0;
-    if (this.bin) {
-      b = d.bAddr + r * d.bStride;
-      if (c > b && c < b + this.aRowBytes) return false;
-    }
     const spad = this.spad;
-    const nb = this.cRowBytes;
-    switch (d.op) {
-      case VPU_ADD:
-        for (let k = 0; k < nb; k++) spad[c + k] = ADD_TAB[spad[a + k] | (spad[b + k] << 8)];
-        return true;
-      case VPU_RELU:
-        for (let k = 0; k < nb; k++) spad[c + k] = RELU_TAB[spad[a + k]];
-        return true;
-      case VPU_HARDTANH: {
-        const t = d.param * 256;
-        for (let k = 0; k < nb; k++) spad[c + k] = HARDTANH_TAB[t + spad[a + k]];
-        return true;
+    const nb = this.cRowBytes, aRowBytes = this.aRowBytes, bin = this.bin;
+    const aStride = d.aStride, bStride = d.bStride, cStride = d.cStride;
+    const op = d.op;
+    let a = d.aAddr + r0 * aStride, c = d.cAddr + r0 * cStride;
+    for (let r = r0; r < r0 + rows; r++, a += aStride, c += cStride) {
+      const b = bin ? d.bAddr + r * bStride : 0;
+      if ((c > a && c < a + aRowBytes) || (bin && c > b && c < b + aRowBytes)) {
+        const dc = r * d.cpr;
+        for (let q = 0; q < d.cpr; q++) this.chunk(dc + q);
+        continue;
       }
-      case VPU_COPY:
-        if (c !== a) spad.copyWithin(c, a, a + nb);
-        return true;
-      case VPU_CAUSAL_MASK: {
-        // Columns j <= rowOff + r - colOff keep A, the rest become -8.
-        const keep = Math.min(d.cols, Math.max(0, d.rowOff + r - d.colOff + 1));
-        const full = keep >> 1;
-        if (c !== a && full > 0) spad.copyWithin(c, a, a + full);
-        let k = full;
-        if (keep & 1) {
-          spad[c + k] = (spad[a + k] & 0x0f) | 0x80;
-          k++;
+      switch (op) {
+        case VPU_ADD:
+          for (let k = 0; k < nb; k++) spad[c + k] = ADD_TAB[spad[a + k] | (spad[b + k] << 8)];
+          break;
+        case VPU_RELU:
+          for (let k = 0; k < nb; k++) spad[c + k] = RELU_TAB[spad[a + k]];
+          break;
+        case VPU_HARDTANH: {
+          const t = d.param * 256;
+          for (let k = 0; k < nb; k++) spad[c + k] = HARDTANH_TAB[t + spad[a + k]];
+          break;
         }
-        if (k < nb) spad.fill(0x88, c + k, c + nb);
-        return true;
-      }
-      case VPU_REQUANT: {
-        const s = d.param;
-        const v = this.i32;
-        if (v) {
-          const ai = a >> 2;
-          for (let k = 0; k < nb; k++) {
-            spad[c + k] = pack(sat4(rq(v[ai + 2 * k], s)), sat4(rq(v[ai + 2 * k + 1], s)));
+        case VPU_COPY:
+          if (c !== a) spad.copyWithin(c, a, a + nb);
+          break;
+        case VPU_CAUSAL_MASK: {
+          // Columns j <= rowOff + r - colOff keep A, the rest become -8.
+          const keep = Math.min(d.cols, Math.max(0, d.rowOff + r - d.colOff + 1));
+          const full = keep >> 1;
+          if (c !== a && full > 0) spad.copyWithin(c, a, a + full);
+          let k = full;
+          if (keep & 1) {
+            spad[c + k] = (spad[a + k] & 0x0f) | 0x80;
+            k++;
           }
-        } else {
-          for (let k = 0; k < nb; k++) {
-            spad[c + k] = pack(sat4(rq(rd32(spad, a + 8 * k), s)), sat4(rq(rd32(spad, a + 8 * k + 4), s)));
+          if (k < nb) spad.fill(0x88, c + k, c + nb);
+          break;
+        }
+        case VPU_REQUANT: {
+          const s = d.param;
+          const v = this.i32;
+          if (v) {
+            const ai = a >> 2;
+            for (let k = 0; k < nb; k++) {
+              spad[c + k] = pack(sat4(rq(v[ai + 2 * k], s)), sat4(rq(v[ai + 2 * k + 1], s)));
+            }
+          } else {
+            for (let k = 0; k < nb; k++) {
+              spad[c + k] = pack(sat4(rq(rd32(spad, a + 8 * k), s)), sat4(rq(rd32(spad, a + 8 * k + 4), s)));
+            }
           }
+          break;
         }
-        return true;
-      }
-      case VPU_ADD32: {
-        const v = this.i32;
-        const cols = d.cols;
-        if (v) {
-          const ai = a >> 2, bi = b >> 2, ci = c >> 2;
-          for (let j = 0; j < cols; j++) v[ci + j] = (v[ai + j] + v[bi + j]) | 0;
-        } else {
-          for (let j = 0; j < cols; j++) wr32(spad, c + 4 * j, (rd32(spad, a + 4 * j) + rd32(spad, b + 4 * j)) | 0);
+        case VPU_ADD32: {
+          const v = this.i32;
+          const cols = d.cols;
+          if (v) {
+            const ai = a >> 2, bi = b >> 2, ci = c >> 2;
+            for (let j = 0; j < cols; j++) v[ci + j] = (v[ai + j] + v[bi + j]) | 0;
+          } else {
+            for (let j = 0; j < cols; j++) wr32(spad, c + 4 * j, (rd32(spad, a + 4 * j) + rd32(spad, b + 4 * j)) | 0);
+          }
+          break;
         }
-        return true;
+        default:
+          throw new Error(`VPU: opcode ${d.op} reached execution`);
       }
-      default:
-        throw new Error(`VPU: opcode ${d.op} reached execution`);
     }
   }
 }
