@@ -82,9 +82,17 @@ async function start() {
   // default took ten scavenges for it, this takes three, and on a loaded machine each scavenge
   // can wait on its helper threads (the demo's GC pauses, load 5-9: median ~50 ms -> ~12 ms; peak
   // RSS +11 MB). A start as small as run hello.elf's pays a few ms for the larger space, so only
-  // these commands set it. Set at run time before anything is compiled, the same for every run of
-  // a command: V8 keys its code cache on its flags, and each command has its own cache.
-  if (['demo', 'eval', 'bench'].includes(argv[0])) require('node:v8').setFlagsFromString('--semi-space-growth-factor=16');
+  // these commands set it.
+  // They also make a function earn its optimization longer (an interrupt budget of 300000 bytes of
+  // bytecode run, V8's default 67584): fewer functions are compiled by TurboFan in the first tenth
+  // of a second, and on a machine of few cores those compiles took the main thread's core. A cold
+  // demo on 2 cores: its compiler threads' CPU ~215 -> ~145 ms, its main thread's wait for a core
+  // ~45 -> ~15 ms, the whole process ~25 ms shorter (docs/performance.md, Start-up).
+  // Set at run time before anything is compiled, the same for every run of a command: V8 keys its
+  // code cache on its flags, and each command has its own cache.
+  if (['demo', 'eval', 'bench'].includes(argv[0])) {
+    require('node:v8').setFlagsFromString('--semi-space-growth-factor=16 --interrupt-budget=300000');
+  }
   const built = freshBuild();
   let main, storeCache;
   if (built?.quick?.commands.includes(argv[0])) {
