@@ -31,12 +31,10 @@ export interface MatvecKernel {
    * the sums and their requant as seedmm and seedrq leave them. Its operand words are read in
    * place when K is a multiple of 8 and no operand row wraps or leaves the scratchpad: returns 0,
    * aw and bw untouched; else they are gathered as its issue phase fetches them (to aw and bw): 1.
-   * aRaw: room for A's words (8 rows of K/8), where the kernel keeps the A it last widened in
-   * place, to skip widening it again for a command with the same A.
    */
   seedmmspad(spad: number, aBase: number, aStride: number, bBase: number, bStride: number, len: number, transposed: number,
-    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number, aRaw: number): number;
-  /** seedmmspad with its 17 arguments as int32 at byte address `args`, in its order (one argument: a cheap call); its result. */
+    aw: number, bw: number, a16: number, bt16: number, pitch: number, acc: number, m0: number, n: number, out: number): number;
+  /** seedmmspad with its 16 arguments as int32 at byte address `args`, in its order (one argument: a cheap call); its result. */
   seedmmat(args: number): number;
   /** `rows` rows of `rowWords` words from src + r·srcStride to dst + r·dstStride (bytes), in order. */
   copyrows(dst: number, src: number, rows: number, rowWords: number, dstStride: number, srcStride: number): void;

@@ -10,8 +10,7 @@
 ;; words (widened here, then eight matvecs, or by pairs of k when B's words
 ;; are its rows: mmPairs). seedrq: its requantized rows.
 ;; seedmmspad: a whole command's issue phase from the scratchpad in this
-;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory;
-;; widenA: A's rows widened again only when they changed).
+;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
 ;; copyrows: the seed DMA's fills of whole words, its SRAM in the same memory.
 (module
   (memory (export "memory") 1)
@@ -183,8 +182,6 @@
   (func $seedmm (export "seedmm") (param $aw i32) (param $bw i32) (param $len i32) (param $transposed i32)
         (param $a16 i32) (param $bt16 i32) (param $pitch i32) (param $acc i32)
     (local $chunks i32) (local $kp i32) (local $i i32) (local $k i32) (local $row i32)
-    ;; It writes a16's rows: widenA's key no longer says what they hold.
-    (global.set $aKeyValid (i32.const 0))
     (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
     (local.set $kp (i32.shl (local.get $chunks) (i32.const 3)))
     (call $widenRows (local.get $aw) (local.get $chunks) (local.get $a16) (local.get $pitch))
@@ -253,64 +250,7 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $row (i32.lt_u (local.get $i) (i32.const 8)))))
 
-;; widenA(spad, base, stride, chunks, dst, pitch, raw): widenDirect for the A operand of
-  ;; seedmmspad, skipped when its rows are already there: the last call's key (the same
-  ;; arguments) with the same words. Every call copies the rows' words to raw (8*chunks words)
-  ;; and compares them on the way; the MXU's commands in a row mostly share A (one activation
-  ;; block against panel after panel of weights). Only widenDirect of an equal key, from equal
-  ;; words, wrote dst's rows since (seedmm, which also writes them, forgets the key).
-  (global $aKeyValid (mut i32) (i32.const 0))
-  (global $aKeyBase (mut i32) (i32.const 0))
-  (global $aKeyStride (mut i32) (i32.const 0))
-  (global $aKeyChunks (mut i32) (i32.const 0))
-  (global $aKeyDst (mut i32) (i32.const 0))
-  (global $aKeyPitch (mut i32) (i32.const 0))
-  (global $aKeyRaw (mut i32) (i32.const 0))
-  (func $widenA (param $spad i32) (param $base i32) (param $stride i32) (param $chunks i32) (param $dst i32) (param $pitch i32) (param $raw i32)
-    (local $i i32) (local $s i32) (local $r i32) (local $end i32) (local $vend i32) (local $diff v128) (local $x v128) (local $d32 i32)
-    (local.set $r (local.get $raw))
-    (loop $row
-      (local.set $s (i32.add (local.get $spad)
-        (i32.and (i32.add (local.get $base) (i32.mul (local.get $i) (local.get $stride))) (i32.const 0xfffc))))
-      (local.set $end (i32.add (local.get $s) (i32.shl (local.get $chunks) (i32.const 2))))
-      (local.set $vend (i32.sub (local.get $end) (i32.const 16)))
-      (block $v_done
-        (loop $v
-          (br_if $v_done (i32.gt_s (local.get $s) (local.get $vend)))
-          (local.set $x (v128.load align=1 (local.get $s)))
-          (local.set $diff (v128.or (local.get $diff) (v128.xor (local.get $x) (v128.load align=1 (local.get $r)))))
-          (v128.store align=1 (local.get $r) (local.get $x))
-          (local.set $s (i32.add (local.get $s) (i32.const 16)))
-          (local.set $r (i32.add (local.get $r) (i32.const 16)))
-          (br $v)))
-      (block $w_done
-        (loop $w
-          (br_if $w_done (i32.ge_u (local.get $s) (local.get $end)))
-          (local.set $d32 (i32.or (local.get $d32) (i32.xor (i32.load (local.get $s)) (i32.load (local.get $r)))))
-          (i32.store (local.get $r) (i32.load (local.get $s)))
-          (local.set $s (i32.add (local.get $s) (i32.const 4)))
-          (local.set $r (i32.add (local.get $r) (i32.const 4)))
-          (br $w)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br_if $row (i32.lt_u (local.get $i) (i32.const 8))))
-    (if (i32.and
-          (i32.and
-            (i32.and (global.get $aKeyValid) (i32.eqz (i32.or (local.get $d32) (i32.and (v128.any_true (local.get $diff)) (i32.const 1)))))
-            (i32.and (i32.eq (global.get $aKeyBase) (local.get $base)) (i32.eq (global.get $aKeyStride) (local.get $stride))))
-          (i32.and
-            (i32.and (i32.eq (global.get $aKeyChunks) (local.get $chunks)) (i32.eq (global.get $aKeyDst) (local.get $dst)))
-            (i32.and (i32.eq (global.get $aKeyPitch) (local.get $pitch)) (i32.eq (global.get $aKeyRaw) (local.get $raw)))))
-      (then (return)))
-    (call $widenDirect (local.get $spad) (local.get $base) (local.get $stride) (local.get $chunks) (local.get $dst) (local.get $pitch))
-    (global.set $aKeyBase (local.get $base))
-    (global.set $aKeyStride (local.get $stride))
-    (global.set $aKeyChunks (local.get $chunks))
-    (global.set $aKeyDst (local.get $dst))
-    (global.set $aKeyPitch (local.get $pitch))
-    (global.set $aKeyRaw (local.get $raw))
-    (global.set $aKeyValid (i32.const 1)))
-
-  ;; widenDirect(spad, base, stride, chunks, dst, pitch): the 8 rows of an operand read in place
+;; widenDirect(spad, base, stride, chunks, dst, pitch): the 8 rows of an operand read in place
   ;; from the 64 KiB scratchpad at spad (row i: `chunks` consecutive words from the word of byte
   ;; address (base + i*stride) mod 2^16) into 8 int16 rows `pitch` bytes apart at dst, as
   ;; widenRows leaves them. Four chunks (16 bytes) a load: a row's last load may take up to three
@@ -460,17 +400,16 @@
               (local.set $k (i32.add (local.get $k) (i32.const 1)))
               (br_if $bword (i32.lt_u (local.get $k) (local.get $breads)))))))))
 
-;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, m0, n, out, araw):
+;; seedmmspad(spad, abase, astride, bbase, bstride, len, transposed, aw, bw, a16, bt16, pitch, acc, m0, n, out):
   ;; one MXU command from the scratchpad at spad (K = len <= 4096): the 64 sums at acc, their
   ;; requant at out (seedrq32). Its operand words are read in place (widenDirect, and a plain
   ;; B's words, `bstride` 4, as mmPairs' rows) when K is a multiple of 8 and no row wraps or
   ;; leaves the scratchpad: returns 0, aw and bw untouched. Else they are gathered to aw and bw
   ;; as its issue phase fetches them (seedgather; non-transposed, B's words from len to the next
-  ;; multiple of 8 zeroed) and multiplied there (seedmm): returns 1. araw: room for 8*len/8
-  ;; words, where widenA keeps the last A rows it widened in place.
+  ;; multiple of 8 zeroed) and multiplied there (seedmm): returns 1.
   (func $seedmmspad (export "seedmmspad") (param $spad i32) (param $abase i32) (param $astride i32) (param $bbase i32) (param $bstride i32)
         (param $len i32) (param $transposed i32) (param $aw i32) (param $bw i32) (param $a16 i32) (param $bt16 i32)
-        (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32) (param $araw i32) (result i32)
+        (param $pitch i32) (param $acc i32) (param $m0 i32) (param $n i32) (param $out i32) (result i32)
     (local $chunks i32) (local $k i32) (local $i i32)
     (local.set $chunks (i32.shr_u (i32.add (local.get $len) (i32.const 7)) (i32.const 3)))
     (if (i32.and
@@ -481,7 +420,7 @@
           (then
             (if (call $directFits (local.get $bbase) (local.get $bstride) (local.get $chunks))
               (then
-                (call $widenA (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch) (local.get $araw))
+                (call $widenDirect (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch))
                 (call $widenDirect (local.get $spad) (local.get $bbase) (local.get $bstride) (local.get $chunks) (local.get $bt16) (local.get $pitch))
                 (loop $arow
                   (call $matvec
@@ -497,7 +436,7 @@
             (if (i32.and (i32.eq (local.get $bstride) (i32.const 4))
                   (i32.le_u (i32.add (i32.and (local.get $bbase) (i32.const 0xfffc)) (i32.shl (local.get $len) (i32.const 2))) (i32.const 0x10000)))
               (then
-                (call $widenA (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch) (local.get $araw))
+                (call $widenDirect (local.get $spad) (local.get $abase) (local.get $astride) (local.get $chunks) (local.get $a16) (local.get $pitch))
                 (call $mmPairs (local.get $a16) (local.get $pitch)
                   (i32.add (local.get $spad) (i32.and (local.get $bbase) (i32.const 0xfffc)))
                   (local.get $len) (local.get $acc) (local.get $bt16))
@@ -521,7 +460,7 @@
     (call $seedrq32 (local.get $acc) (local.get $m0) (local.get $n) (local.get $out))
     (i32.const 1))
 
-  ;; seedmmat(args): seedmmspad with its 17 arguments as i32 at args (in its order), its result: a call
+  ;; seedmmat(args): seedmmspad with its 16 arguments as i32 at args (in its order), its result: a call
   ;; with one argument costs little even before the engine has compiled a wrapper for it.
   (func (export "seedmmat") (param $a i32) (result i32)
     (call $seedmmspad
@@ -530,5 +469,5 @@
       (i32.load offset=24 (local.get $a)) (i32.load offset=28 (local.get $a)) (i32.load offset=32 (local.get $a))
       (i32.load offset=36 (local.get $a)) (i32.load offset=40 (local.get $a)) (i32.load offset=44 (local.get $a))
       (i32.load offset=48 (local.get $a)) (i32.load offset=52 (local.get $a)) (i32.load offset=56 (local.get $a))
-      (i32.load offset=60 (local.get $a)) (i32.load offset=64 (local.get $a))))
+      (i32.load offset=60 (local.get $a))))
 )

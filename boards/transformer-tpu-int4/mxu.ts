@@ -66,18 +66,17 @@ export function seedRequant(acc: number, m0: number, n: number, lo: number): num
  * Byte addresses in an MXU's kernel memory, for operand words up to `size` a side (a power of
  * two): [A widened: 8 rows of int16, pitchOf(K) bytes apart][B^T widened: the same, or B's pairs of rows][64 int32
  * sums][the requant: 8 packed row words, 64 bytes][seedmmat's arguments][A's operand words:
- * `size`][B's: `size`][the A words seedmmspad last widened in place: `size`]. The operand words are fetched straight into it (no copy). The rows'
+ * `size`][B's: `size`]. The operand words are fetched straight into it (no copy). The rows'
  * pitch is K's, not `size`'s, plus 16 bytes: the 16 rows of a short K then share no cache sets.
  */
 const bt16At = (size: number) => 2 * N * size + 256;
 const accAt = (size: number) => 2 * bt16At(size);
 const rqAt = (size: number) => accAt(size) + 4 * N * N;
-/** seedmmat's 17 arguments. */
+/** seedmmat's 16 arguments. */
 const argsAt = (size: number) => rqAt(size) + 128;
-const awAt = (size: number) => argsAt(size) + 128;
+const awAt = (size: number) => argsAt(size) + 64;
 const bwAt = (size: number) => awAt(size) + 4 * size;
-const aRawAt = (size: number) => bwAt(size) + 4 * size;
-const kernelBytes = (size: number) => aRawAt(size) + 4 * size;
+const kernelBytes = (size: number) => bwAt(size) + 4 * size;
 /** Bytes from one widened row to the next for K = len (8 rows of pitchOf(len) fit in 2·N·size + 256). */
 const pitchOf = (len: number) => 2 * ((len + 7) & ~7) + 16;
 /**
@@ -450,7 +449,7 @@ export class SeedMxu implements SeedUnit {
       const size = this.kernelSize, len = this.lenQ, a = this.args;
       a[0] = this.spad.kernelAt; a[1] = this.aBase; a[2] = this.aStride; a[3] = this.bBase; a[4] = this.bStride;
       a[5] = len; a[6] = this.transposeQ ? 1 : 0; a[7] = awAt(size); a[8] = bwAt(size); a[9] = 0; a[10] = bt16At(size);
-      a[11] = pitchOf(len); a[12] = accAt(size); a[13] = this.m0; a[14] = this.n; a[15] = rqAt(size); a[16] = aRawAt(size);
+      a[11] = pitchOf(len); a[12] = accAt(size); a[13] = this.m0; a[14] = this.n; a[15] = rqAt(size);
       this.wordsGathered = this.kernel!.seedmmat(argsAt(size)) !== 0;
       this.wordsFetched = true;
       this.sumsReady = true;
@@ -658,7 +657,7 @@ export class SeedMxu implements SeedUnit {
     this.acc = this.acc32;
     this.rqWords = new Int32Array(buffer, rqAt(size), N);
     this.rq8 = new Int8Array(buffer, rqAt(size) + 32, N * N);
-    this.args = new Int32Array(buffer, argsAt(size), 17);
+    this.args = new Int32Array(buffer, argsAt(size), 16);
   }
 
   /** bPacked[3k..3k+2] = B[k][0..2], B[k][3..5], B[k][6..7], 17 bits apart. */
