@@ -17,8 +17,47 @@
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
     (local $kb i32) (local $i i32) (local $w2 i32) (local $end i32)
     (local $xv v128) (local $s0 v128) (local $s1 v128)
+    (local $w3 i32) (local $w4 i32) (local $s2 v128) (local $s3 v128)
     (local.set $kb (i32.shl (local.get $k) (i32.const 1)))
     (local.set $end (i32.add (local.get $acc) (i32.shl (local.get $n) (i32.const 2))))
+    ;; four columns at a time: their four sums' lanes added across in one vector (two
+    ;; interleaves and adds, twice), where extracting sixteen lanes cost more than the dots of a short k
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.gt_u (i32.add (local.get $acc) (i32.const 16)) (local.get $end)))
+        (local.set $w2 (i32.add (local.get $w) (local.get $stride)))
+        (local.set $w3 (i32.add (local.get $w2) (local.get $stride)))
+        (local.set $w4 (i32.add (local.get $w3) (local.get $stride)))
+        (local.set $s0 (v128.const i32x4 0 0 0 0))
+        (local.set $s1 (v128.const i32x4 0 0 0 0))
+        (local.set $s2 (v128.const i32x4 0 0 0 0))
+        (local.set $s3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (loop $dot4
+          (local.set $xv (v128.load (i32.add (local.get $x) (local.get $i))))
+          (local.set $s0 (i32x4.add (local.get $s0)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w) (local.get $i))))))
+          (local.set $s1 (i32x4.add (local.get $s1)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w2) (local.get $i))))))
+          (local.set $s2 (i32x4.add (local.get $s2)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w3) (local.get $i))))))
+          (local.set $s3 (i32x4.add (local.get $s3)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w4) (local.get $i))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br_if $dot4 (i32.lt_u (local.get $i) (local.get $kb))))
+        ;; (s0.0+s0.2, s1.0+s1.2, s0.1+s0.3, s1.1+s1.3), the same of s2 and s3, then the sums
+        (local.set $s0 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s0) (local.get $s1))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s0) (local.get $s1))))
+        (local.set $s2 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s2) (local.get $s3))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s2) (local.get $s3))))
+        (v128.store align=4 (local.get $acc) (i32x4.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $s0) (local.get $s2))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $s0) (local.get $s2))))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 16)))
+        (local.set $w (i32.add (local.get $w4) (local.get $stride)))
+        (br $quads)))
     ;; two columns at a time
     (block $pairs_done
       (loop $pairs
