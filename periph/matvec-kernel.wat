@@ -378,12 +378,34 @@
     (if (i32.eqz (local.get $rows)) (then (return)))
     (if (i32.eq (local.get $rowWords) (i32.const 1))
       (then
-        (loop $one
-          (i32.store (local.get $dst) (i32.load (local.get $src)))
-          (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
-          (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
-          (local.set $r (i32.add (local.get $r) (i32.const 1)))
-          (br_if $one (i32.lt_u (local.get $r) (local.get $rows))))
+        ;; Four rows a pass while four are left (the loop's overhead is most of a word's cost),
+        ;; then one a pass: every word loaded and stored in row order, as one a pass.
+        (local.set $end (i32.and (local.get $rows) (i32.const -4)))
+        (block $four_done
+          (loop $four
+            (br_if $four_done (i32.ge_u (local.get $r) (local.get $end)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (local.set $r (i32.add (local.get $r) (i32.const 4)))
+            (br $four)))
+        (block $one_done
+          (loop $one
+            (br_if $one_done (i32.ge_u (local.get $r) (local.get $rows)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (local.set $r (i32.add (local.get $r) (i32.const 1)))
+            (br $one)))
         (return)))
     (local.set $end (i32.shl (local.get $rowWords) (i32.const 2)))
     (loop $row
