@@ -5,7 +5,7 @@
 ;; multiple of 8 (rows padded with zeros); i32x4.dot_i16x8_s multiplies eight
 ;; pairs and adds them in pairs into four int32 lanes. Integer addition
 ;; modulo 2^32 is associative, so any order gives the sequential loop's bits.
-;; Two columns per pass share each load of x.
+;; Four columns per pass (then two, then one) share each load of x.
 ;; seedmm: the seed MXU's 8x8 sums straight from its packed int4 operand
 ;; words (widened here, then eight matvecs, or by pairs of k when B's words
 ;; are its rows: mmPairs). seedrq: its requantized rows.
