@@ -5,7 +5,7 @@
 ;; multiple of 8 (rows padded with zeros); i32x4.dot_i16x8_s multiplies eight
 ;; pairs and adds them in pairs into four int32 lanes. Integer addition
 ;; modulo 2^32 is associative, so any order gives the sequential loop's bits.
-;; Two columns per pass share each load of x.
+;; Four columns per pass (then two, then one) share each load of x.
 ;; seedmm: the seed MXU's 8x8 sums straight from its packed int4 operand
 ;; words (widened here, then eight matvecs, or by pairs of k when B's words
 ;; are its rows: mmPairs). seedrq: its requantized rows.
@@ -17,8 +17,47 @@
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
     (local $kb i32) (local $i i32) (local $w2 i32) (local $end i32)
     (local $xv v128) (local $s0 v128) (local $s1 v128)
+    (local $w3 i32) (local $w4 i32) (local $s2 v128) (local $s3 v128)
     (local.set $kb (i32.shl (local.get $k) (i32.const 1)))
     (local.set $end (i32.add (local.get $acc) (i32.shl (local.get $n) (i32.const 2))))
+    ;; four columns at a time: their four sums' lanes added across in one vector (two
+    ;; interleaves and adds, twice), where extracting sixteen lanes cost more than the dots of a short k
+    (block $quads_done
+      (loop $quads
+        (br_if $quads_done (i32.gt_u (i32.add (local.get $acc) (i32.const 16)) (local.get $end)))
+        (local.set $w2 (i32.add (local.get $w) (local.get $stride)))
+        (local.set $w3 (i32.add (local.get $w2) (local.get $stride)))
+        (local.set $w4 (i32.add (local.get $w3) (local.get $stride)))
+        (local.set $s0 (v128.const i32x4 0 0 0 0))
+        (local.set $s1 (v128.const i32x4 0 0 0 0))
+        (local.set $s2 (v128.const i32x4 0 0 0 0))
+        (local.set $s3 (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (loop $dot4
+          (local.set $xv (v128.load (i32.add (local.get $x) (local.get $i))))
+          (local.set $s0 (i32x4.add (local.get $s0)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w) (local.get $i))))))
+          (local.set $s1 (i32x4.add (local.get $s1)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w2) (local.get $i))))))
+          (local.set $s2 (i32x4.add (local.get $s2)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w3) (local.get $i))))))
+          (local.set $s3 (i32x4.add (local.get $s3)
+            (i32x4.dot_i16x8_s (local.get $xv) (v128.load (i32.add (local.get $w4) (local.get $i))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br_if $dot4 (i32.lt_u (local.get $i) (local.get $kb))))
+        ;; (s0.0+s0.2, s1.0+s1.2, s0.1+s0.3, s1.1+s1.3), the same of s2 and s3, then the sums
+        (local.set $s0 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s0) (local.get $s1))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s0) (local.get $s1))))
+        (local.set $s2 (i32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $s2) (local.get $s3))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $s2) (local.get $s3))))
+        (v128.store align=4 (local.get $acc) (i32x4.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $s0) (local.get $s2))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $s0) (local.get $s2))))
+        (local.set $acc (i32.add (local.get $acc) (i32.const 16)))
+        (local.set $w (i32.add (local.get $w4) (local.get $stride)))
+        (br $quads)))
     ;; two columns at a time
     (block $pairs_done
       (loop $pairs
@@ -138,27 +177,31 @@
       (local.set $c1l (v128.const i32x4 0 0 0 0)) (local.set $c1h (v128.const i32x4 0 0 0 0))
       (local.set $c2l (v128.const i32x4 0 0 0 0)) (local.set $c2h (v128.const i32x4 0 0 0 0))
       (local.set $c3l (v128.const i32x4 0 0 0 0)) (local.set $c3h (v128.const i32x4 0 0 0 0))
-      (local.set $p (i32.const 0))
+      ;; Each row's pair and B's pair by a pointer of its own, moved on every pass (the engine
+      ;; otherwise works the rows' addresses out again from the pitch at every pass).
+      (local.set $row (local.get $pairs))
       (block $k_done
         (loop $k
-          (br_if $k_done (i32.ge_u (local.get $p) (local.get $np)))
-          (local.set $row (i32.add (local.get $pairs) (i32.shl (local.get $p) (i32.const 5))))
+          (br_if $k_done (i32.ge_u (local.get $row) (local.get $end)))
           (local.set $lo (v128.load (local.get $row)))
           (local.set $hi (v128.load offset=16 (local.get $row)))
-          (local.set $row (i32.shl (local.get $p) (i32.const 2)))
-          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r0) (local.get $row))))
+          (local.set $x (v128.load32_splat align=1 (local.get $r0)))
           (local.set $c0l (i32x4.add (local.get $c0l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
           (local.set $c0h (i32x4.add (local.get $c0h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
-          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r1) (local.get $row))))
+          (local.set $x (v128.load32_splat align=1 (local.get $r1)))
           (local.set $c1l (i32x4.add (local.get $c1l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
           (local.set $c1h (i32x4.add (local.get $c1h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
-          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r2) (local.get $row))))
+          (local.set $x (v128.load32_splat align=1 (local.get $r2)))
           (local.set $c2l (i32x4.add (local.get $c2l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
           (local.set $c2h (i32x4.add (local.get $c2h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
-          (local.set $x (v128.load32_splat align=1 (i32.add (local.get $r3) (local.get $row))))
+          (local.set $x (v128.load32_splat align=1 (local.get $r3)))
           (local.set $c3l (i32x4.add (local.get $c3l) (i32x4.dot_i16x8_s (local.get $x) (local.get $lo))))
           (local.set $c3h (i32x4.add (local.get $c3h) (i32x4.dot_i16x8_s (local.get $x) (local.get $hi))))
-          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (local.set $r0 (i32.add (local.get $r0) (i32.const 4)))
+          (local.set $r1 (i32.add (local.get $r1) (i32.const 4)))
+          (local.set $r2 (i32.add (local.get $r2) (i32.const 4)))
+          (local.set $r3 (i32.add (local.get $r3) (i32.const 4)))
+          (local.set $row (i32.add (local.get $row) (i32.const 32)))
           (br $k)))
       (local.set $row (i32.add (local.get $acc) (i32.shl (local.get $half) (i32.const 7))))
       (v128.store offset=0 align=4 (local.get $row) (local.get $c0l))
@@ -335,12 +378,34 @@
     (if (i32.eqz (local.get $rows)) (then (return)))
     (if (i32.eq (local.get $rowWords) (i32.const 1))
       (then
-        (loop $one
-          (i32.store (local.get $dst) (i32.load (local.get $src)))
-          (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
-          (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
-          (local.set $r (i32.add (local.get $r) (i32.const 1)))
-          (br_if $one (i32.lt_u (local.get $r) (local.get $rows))))
+        ;; Four rows a pass while four are left (the loop's overhead is most of a word's cost),
+        ;; then one a pass: every word loaded and stored in row order, as one a pass.
+        (local.set $end (i32.and (local.get $rows) (i32.const -4)))
+        (block $four_done
+          (loop $four
+            (br_if $four_done (i32.ge_u (local.get $r) (local.get $end)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (local.set $r (i32.add (local.get $r) (i32.const 4)))
+            (br $four)))
+        (block $one_done
+          (loop $one
+            (br_if $one_done (i32.ge_u (local.get $r) (local.get $rows)))
+            (i32.store (local.get $dst) (i32.load (local.get $src)))
+            (local.set $dst (i32.add (local.get $dst) (local.get $dstStride)))
+            (local.set $src (i32.add (local.get $src) (local.get $srcStride)))
+            (local.set $r (i32.add (local.get $r) (i32.const 1)))
+            (br $one)))
         (return)))
     (local.set $end (i32.shl (local.get $rowWords) (i32.const 2)))
     (loop $row
