@@ -751,7 +751,7 @@ export class Cpu {
             const prefetched = w === k + 1;
             if (prefetched && fields[w] === 0) this.decode(w);
             if (op === Op.SW) m32[w] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
-            if (prefetched) stale = w; else { ops[w] = Op.UNDECODED; fields[w] = 0; } // the word may be code: forget() written out
+            if (prefetched) stale = w; else this.forget(w); // the word may be code
           } else {
             // PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             const sh = addr & 3;

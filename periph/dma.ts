@@ -12,7 +12,7 @@
 import type { BusTiming, TpuConfig } from './config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
-import { blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { argField, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const LOAD = opcode('DMA', 'LOAD');
 const STORE = opcode('DMA', 'STORE');
@@ -22,9 +22,8 @@ const F = {
   sramAddr: field('SRAM_ADDR'), spadAddr: field('SPAD_ADDR'), rows: field('ROWS'),
   rowBytes: field('ROW_BYTES'), spadStride: field('SPAD_STRIDE'), sramStride: field('SRAM_STRIDE'),
 };
-// bits() written out: a command's decoding is a dozen of these, and this runs unoptimized for a while in a cold process.
-const get = (cmd: Cmd, fd: typeof F.rows): number =>
-  fd.width >= 32 ? cmd.args[fd.arg] >>> 0 : (cmd.args[fd.arg] >>> fd.lsb) & ((1 << fd.width) - 1);
+// Module-local (tsx runs the sources as CommonJS, where an imported binding is a getter call at each use).
+const get = argField;
 
 /** A DMA command's fields, decoded once. */
 export interface DmaFields {

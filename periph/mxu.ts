@@ -31,6 +31,7 @@ import type { TpuConfig } from './config.ts';
 import type { MxuKernel } from './mxu-kernel.ts';
 import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
+  argField,
   blockEnd,
   getInt4,
   footprintOf,
@@ -66,9 +67,8 @@ const F_SHIFT = field('SHIFT');
 const F_CIN_ADDR = field('CIN_ADDR');
 const F_CIN_STRIDE = field('CIN_STRIDE');
 
-// bits() written out: a command's decoding is ten of these, and this runs unoptimized for a while in a cold process.
-const get = (cmd: Cmd, f: ArgField): number =>
-  f.width >= 32 ? cmd.args[f.arg] >>> 0 : (cmd.args[f.arg] >>> f.lsb) & ((1 << f.width) - 1);
+// Module-local (tsx runs the sources as CommonJS, where an imported binding is a getter call at each use).
+const get = argField;
 
 export const MATMUL = opcode('MXU', 'MATMUL');
 export const TRANSPOSE_B = flagBit('MXU', 'TRANSPOSE_B');

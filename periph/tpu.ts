@@ -391,21 +391,15 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
    * A CPU store through the bus (boards/picotpu/bus.ts): isRegister, write and
    * extraWait in one call. Returns the wait clocks beyond the interconnect's
    * own (a stalled PUSH's), or -1 when `offset` holds no register (a bus error).
-   * The stores a firmware makes most, to a compute unit's staging registers and
-   * PUSHes that find room, go straight to the unit: the same effects as write().
+   * A compute unit's PUSH goes straight to push() where a PUSH may take no time
+   * (the same effects as write()); the bus stores whole words into the staging
+   * registers itself.
    */
   cpuWrite(offset: number, value: number, wstrb: number, clock: number): number {
-    const index = (offset >> 8) - 1, reg = offset & 0xff;
+    const index = (offset >> 8) - 1;
     if (index >= 0 && index < 3) {
-      if (reg <= UNIT_REG.ARG5) {
-        this.lastStall = 0;
-        this.quietUntil = 0;
-        const staging = this.units[index].staging, i = reg >> 2;
-        staging[i] = wstrb === 15 ? value : mergeLanes(staging[i], value, wstrb);
-        return 0;
-      }
       // A PUSH to a full queue too: roomFoundAt brings time up to date itself.
-      if (reg === UNIT_REG.PUSH && this.pushesTakeNoTime) {
+      if ((offset & 0xff) === UNIT_REG.PUSH && this.pushesTakeNoTime) {
         this.lastStall = 0;
         this.quietUntil = 0;
         this.push(this.units[index], value >>> 0, clock);

@@ -128,6 +128,14 @@ export function bits(v: number, lsb: number, width: number): number {
   return width >= 32 ? v >>> 0 : (v >>> lsb) & ((1 << width) - 1);
 }
 
+/**
+ * A command's argument field: bits() of its staging register, in one call. A unit decodes a
+ * dozen of these a command, unoptimized for a while in a cold process, where each call counts.
+ */
+export function argField(cmd: Cmd, f: { readonly arg: number; readonly lsb: number; readonly width: number }): number {
+  return f.width >= 32 ? cmd.args[f.arg] >>> 0 : (cmd.args[f.arg] >>> f.lsb) & ((1 << f.width) - 1);
+}
+
 /** int4 rounding shift and saturation of PLATFORM.md §6.2. */
 export function rshift(x: number, s: number): number {
   // (x + 2^(s-1)) >> s without overflowing the addition: floor(x / 2^s) plus the bit below.

@@ -25,7 +25,7 @@
 import type { TpuConfig } from './config.ts';
 import { ERR, UNIT_BY_NAME, opcode, type ArgField } from './regs.ts';
 import {
-  blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
+  argField, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
 import { doubleFields } from './double-fields.ts';
@@ -51,10 +51,8 @@ const F_PARAM = field('PARAM');
 const F_ROW_OFF = field('ROW_OFF');
 const F_COL_OFF = field('COL_OFF');
 
-function get(cmd: Cmd, fd: ArgField): number {
-  // bits() written out: a command's decoding is eleven of these, and this runs unoptimized for a while in a cold process.
-  return fd.width >= 32 ? cmd.args[fd.arg] >>> 0 : (cmd.args[fd.arg] >>> fd.lsb) & ((1 << fd.width) - 1);
-}
+// Module-local (tsx runs the sources as CommonJS, where an imported binding is a getter call at each use).
+const get = argField;
 
 export const VPU_ADD = opcode('VPU', 'ADD');
 export const VPU_RELU = opcode('VPU', 'RELU');
