@@ -301,12 +301,13 @@ export class Cpu {
     this.lens = new Uint8Array(slots);
     this.dataAt = new Uint8Array(slots);
     this.fields = this.kernel?.fields ?? new Int32Array(slots);
-    const buf = bus.bram.buffer;
+    // Views of the BRAM alone (its buffer is the kernel's whole memory): an index past its end reads undefined.
+    const buf = bus.bram.buffer, ram = this.ramSize;
     this.mem8 = bus.bram;
-    this.memS8 = new Int8Array(buf);
-    this.mem16 = new Uint16Array(buf);
-    this.memS16 = new Int16Array(buf);
-    this.mem32 = new Int32Array(buf);
+    this.memS8 = new Int8Array(buf, 0, ram);
+    this.mem16 = new Uint16Array(buf, 0, ram >>> 1);
+    this.memS16 = new Int16Array(buf, 0, ram >>> 1);
+    this.mem32 = new Int32Array(buf, 0, ram >>> 2);
     this.classClocks = classClocks(features);
     this.trapAt = {
       illegal: trapClocks('illegal', features), ebreak: trapClocks('ebreak', features),
