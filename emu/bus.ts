@@ -10,13 +10,17 @@ import type { BusTiming } from './config.ts';
 import { Console } from './console.ts';
 import type { MmioDevice, SramSharer } from '../periph/mmio.ts';
 import { doubleFields } from '../periph/double-fields.ts';
+import { cpuRam } from './cpu-kernel.ts';
 
 export type { MmioDevice, SramSharer };
 
 export abstract class Bus {
   /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
   private readonly doubles = doubleFields(this, ['wait', 'repeatUntil']);
-  /** The firmware RAM at 0 (the board's size; the CPU reads and writes it directly). */
+  /**
+   * The firmware RAM at 0 (the board's size; the CPU reads and writes it directly), in the
+   * memory of the CPU's WebAssembly fast path (cpu-kernel.ts).
+   */
   readonly bram: Uint8Array;
   readonly console: Console;
   /** Set by a device that must stop the machine (a TPU error under --strict, a deadlock). */
@@ -49,7 +53,7 @@ export abstract class Bus {
   repeatUntil = 0;
 
   constructor(protected readonly timing: BusTiming, ramSize: number) {
-    this.bram = new Uint8Array(ramSize);
+    this.bram = cpuRam(ramSize);
     this.console = new Console();
   }
 

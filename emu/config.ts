@@ -35,6 +35,11 @@ export interface CpuBusOptions {
   memInterface: MemInterface;
   /** PicoRV32's STACKADDR: sp at reset (undefined: PicoRV32's default, sp not set). */
   stackAddr?: number;
+  /**
+   * false: the default board's CPU loop runs every instruction in JavaScript, without its
+   * WebAssembly fast path (emu/cpu-kernel.ts), as the tests that compare the two do.
+   */
+  kernel?: boolean;
 }
 
 export interface PlatformConfig {

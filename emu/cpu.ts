@@ -12,6 +12,7 @@
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
+import { cpuKernel, type CpuKernel } from './cpu-kernel.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
 import { doubleFields } from '../periph/double-fields.ts';
@@ -171,7 +172,8 @@ const SLICE_CLOCKS = 65536;
 export class Cpu {
   /** Clock-valued fields are doubles from the start (double-fields.ts). */
   private readonly doubles = doubleFields(this, ['cycle', 'stopClock', 'lastEffect', 'pollClocks', 'pollInstrs', 'pollCycleLimit', 'pollStopAt']);
-  readonly regs = new Int32Array(32);
+  /** x0-x31: in the kernel's memory when there is one. */
+  readonly regs: Int32Array;
   pc = 0;
   /** Clock of the next instruction's fetch handshake (clocks since reset release). */
   cycle = FIRST_LAUNCH_CLOCK;
@@ -254,6 +256,14 @@ export class Cpu {
   private readonly wordSlots: boolean;
   /** Halfword slots (COMPRESSED_ISA) on axi-lite, the seed board's configuration: run() is runSeed, chosen once here. */
   private readonly seedSlots: boolean;
+  /**
+   * runWords' fast path (cpu-kernel.ts): the plain instructions in WebAssembly, on the BRAM,
+   * slots and registers it shares. Null off word slots, without WebAssembly, or when
+   * CpuBusOptions.kernel is false.
+   */
+  private readonly kernel: CpuKernel | null;
+  private readonly kernelRun: CpuKernel['run'] | null;
+  private readonly kernelState: Float64Array;
 
   private readonly mem8: Uint8Array;
   private readonly memS8: Int8Array;
@@ -270,26 +280,35 @@ export class Cpu {
     busOptions: CpuBusOptions = { memInterface: 'native' }) {
     this.axi = busOptions.memInterface === 'axi-lite';
     if (this.axi) this.cycle = FIRST_LAUNCH_CLOCK + AXI_TRANSACTION_EXTRA;
-    if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.slotShift = features.COMPRESSED_ISA ? 1 : 2;
     this.wordSlots = this.slotShift === 2 && !this.axi;
     this.seedSlots = this.slotShift === 1 && this.axi;
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
+    this.storeOffset = storeAccessOffset(features);
+    const deviceStore = (addr: number, wdata: number, wstrb: number, clock: number): number => {
+      bus.write(addr >>> 0, wdata, wstrb, clock);
+      return bus.fault || bus.attention ? -1 : bus.wait;
+    };
+    this.kernel = this.wordSlots && busOptions.kernel !== false ? cpuKernel(bus.bram, this.storeOffset, deviceStore) : null;
+    this.kernelRun = this.kernel?.run ?? null;
+    this.kernelState = this.kernel?.state ?? new Float64Array(3);
+    this.regs = this.kernel?.regs ?? new Int32Array(32);
+    if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
-    this.imms = new Int32Array(slots);
+    this.imms = this.kernel?.imms ?? new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
     this.lens = new Uint8Array(slots);
     this.dataAt = new Uint8Array(slots);
-    this.fields = new Int32Array(slots);
-    const buf = bus.bram.buffer;
+    this.fields = this.kernel?.fields ?? new Int32Array(slots);
+    // Views of the BRAM alone (its buffer is the kernel's whole memory): an index past its end reads undefined.
+    const buf = bus.bram.buffer, ram = this.ramSize;
     this.mem8 = bus.bram;
-    this.memS8 = new Int8Array(buf);
-    this.mem16 = new Uint16Array(buf);
-    this.memS16 = new Int16Array(buf);
-    this.mem32 = new Int32Array(buf);
+    this.memS8 = new Int8Array(buf, 0, ram);
+    this.mem16 = new Uint16Array(buf, 0, ram >>> 1);
+    this.memS16 = new Int16Array(buf, 0, ram >>> 1);
+    this.mem32 = new Int32Array(buf, 0, ram >>> 2);
     this.classClocks = classClocks(features);
-    this.storeOffset = storeAccessOffset(features);
     this.trapAt = {
       illegal: trapClocks('illegal', features), ebreak: trapClocks('ebreak', features),
       load: trapClocks('misaligned-load', features), store: trapClocks('misaligned-store', features),
@@ -654,9 +673,28 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
+    const kernelRun = this.kernelRun, kernelState = this.kernelState, barrelBit = barrel ? 1 : 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (kernelRun !== null) {
+        // The plain instructions up to the next one this loop runs, in WebAssembly.
+        pc = kernelRun(pc, cycle, instret, cycleLimit, stopAtInstret, stale, barrelBit) >>> 0;
+        cycle = kernelState[0]; instret = kernelState[1];
+        if (kernelState[2] >= 0) this.lastEffect = kernelState[2];
+        if (kernelState[3] !== 0) {
+          // The kernel made the device store at pc and the bus reported more than a wait:
+          // its end, as in the store case below.
+          kernelState[3] = 0;
+          const k = pc >>> 2, f = fields[k];
+          if (bus.fault) {
+            reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + storeAt, (r[(f >>> 11) & 31] + imms[k]) >>> 0);
+            break;
+          }
+          return this.lookUp(pc + 4, cycle, (f >>> 21) + bus.wait, instret, storeAt, k, stale);
+        }
+        if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      }
       if (pc & badPc) {
         // Sequential flow off the end of the BRAM (jumps check their own targets):
         // the fetch handshake, one clock before the launch, is the bus error.

@@ -70,6 +70,8 @@ export interface MachineOptions {
   strict?: boolean;
   /** The board's place among several joined boards (picotpu's ring, boards/picotpu/ring.ts). */
   ring?: unknown;
+  /** false: the CPU without its WebAssembly fast path (emu/cpu-kernel.ts), for the tests that compare the two. */
+  cpuKernel?: boolean;
 }
 
 export const DEFAULT_MAX_CYCLES = 10_000_000_000;
@@ -98,7 +100,7 @@ export class Machine {
     this.devices = board.build(this.config, { reference: options.reference ?? false, strict: this.strict, ring: options.ring });
     this.bus = this.devices.bus;
     this.activity = this.devices.activity;
-    this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr });
+    this.cpu = new Cpu(this.bus, this.config.cpu, { memInterface: board.memoryInterface, stackAddr: board.stackAddr, kernel: options.cpuKernel });
     this.devices.attachCpu(this.cpu);
   }
 

@@ -7,6 +7,7 @@
 // also fetches them from the scratchpad living in the same memory and requantizes the sums).
 
 import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
+import { bytesOfBase64 } from './mxu-kernel.ts';
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
 export interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
@@ -51,10 +52,7 @@ let compiled: object | null | undefined;
 export function matvecKernel(bytes: number): MatvecKernel | null {
   if (compiled === undefined) {
     try {
-      const binary = atob(MATVEC_KERNEL_WASM_BASE64);
-      const code = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) code[i] = binary.charCodeAt(i);
-      compiled = wasm ? new wasm.Module(code) : null;
+      compiled = wasm ? new wasm.Module(bytesOfBase64(MATVEC_KERNEL_WASM_BASE64)) : null;
     } catch {
       compiled = null;
     }

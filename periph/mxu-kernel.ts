@@ -46,7 +46,7 @@ const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 let compiled: object | null | undefined;
 
 /** Base64 to bytes with atob (Node and browsers alike; Buffer is Node's only). */
-function bytesOfBase64(text: string): Uint8Array {
+export function bytesOfBase64(text: string): Uint8Array {
   const binary = atob(text);
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);

@@ -3,6 +3,7 @@
 // compiled distribution needs a WebAssembly toolchain at run time:
 //   periph/mxu-kernel.wat  -> periph/mxu-kernel.wasm.ts  (the MXU's fast datapath)
 //   periph/matvec-kernel.wat -> periph/matvec-kernel.wasm.ts (an int16 matvec: the golden model, the seed MXU)
+//   emu/cpu-kernel.wat -> emu/cpu-kernel.wasm.ts (the CPU's plain instructions: runWords' fast path)
 // `npm run gen:wasm` writes them; `--check` exits 1 when one is stale
 // (test/mxu-kernel.test.ts and test/model-golden.test.ts check the same).
 
@@ -23,7 +24,13 @@ export const MATVEC_KERNEL: WasmKernel = {
   constName: 'MATVEC_KERNEL_WASM_BASE64',
   what: 'The int16 matvec kernel\'s',
 };
-const KERNELS = [MXU_KERNEL, MATVEC_KERNEL];
+export const CPU_KERNEL: WasmKernel = {
+  wat: fileURLToPath(new URL('../emu/cpu-kernel.wat', import.meta.url)),
+  ts: fileURLToPath(new URL('../emu/cpu-kernel.wasm.ts', import.meta.url)),
+  constName: 'CPU_KERNEL_WASM_BASE64',
+  what: 'The CPU kernel\'s',
+};
+const KERNELS = [MXU_KERNEL, MATVEC_KERNEL, CPU_KERNEL];
 
 const shown = (path: string) => path.slice(fileURLToPath(new URL('..', import.meta.url)).length);
 
