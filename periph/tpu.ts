@@ -231,10 +231,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const pad = reference ? { spad: new Uint8Array(t.spadKiB * 1024), kernel: null } : createScratchpad(t.spadKiB * 1024);
     this.spad = pad.spad;
     const mem = { spad: this.spad, sram: sram.bytes, mxuKernel: pad.kernel };
+    // The fast models take each command's fields from their rules' cache, which the start fills.
+    const dma = dmaRules(t, cfg.bus), mxu = mxuRules(t), vpu = vpuRules(t);
     this.units = [
-      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus), t.queueDepth),
-      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
-      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
+      new UnitState(0, dma, reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus, dma), t.queueDepth),
+      new UnitState(1, mxu, reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true, mxu), t.queueDepth),
+      new UnitState(2, vpu, reference ? new VpuReference(mem, t) : new VpuFast(mem, t, vpu), t.queueDepth),
     ];
     this.listMemory = t.sequencer && t.seqListKiB > 0 ? new SeqListMemory(t.seqListKiB) : null;
     const lists = this.listMemory ? this.listMemory.bytes : this.spad;
@@ -1080,14 +1082,14 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       return;
     }
     u.fifo.shift();
-    const code = u.rules.validate(cmd);
+    // The footprint goes into the unit's own (all zero while it is idle), cleared again on a drop.
+    const fp = u.footprint;
+    const code = u.rules.admit(cmd, fp);
     if (code !== 0) {
       const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
       this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
       return;
     }
-    // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
-    const fp = u.rules.footprint(cmd, u.footprint);
     if (fp.sameRegion) {
       clearFootprint(fp);
       this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');

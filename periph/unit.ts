@@ -87,6 +87,84 @@ export interface UnitRules {
   nominalClocks(cmd: Cmd): number;
   /** A one-line description for reports: opcode and fields. */
   describe(cmd: Cmd): string;
+  /**
+   * The core's start of a command: validate(), and when that returns 0, the
+   * footprint into `into`. Returns validate()'s code.
+   */
+  admit(cmd: Cmd, into: Footprint): number;
+}
+
+/** admit() from validate() and footprint(): for a unit whose commands are few (the sequencer, the link). */
+export function admitByParts(rules: UnitRules, cmd: Cmd, into: Footprint): number {
+  const code = rules.validate(cmd);
+  if (code === 0) rules.footprint(cmd, into);
+  return code;
+}
+
+/** A decoded command's admission: validate()'s code and, when 0, its footprint. */
+export interface Admission {
+  code: number;
+  read: number;
+  write: number;
+  sameRegion: boolean;
+}
+
+/** Slots of a CommandCache: a model's firmware uses a few thousand distinct commands per unit at most. */
+const CACHE_BITS = 12;
+const CACHE_SLOTS = 1 << CACHE_BITS;
+/** Words of a slot's key: ARG0..ARG4, then opcode | flags << 8 (-1: an empty slot). */
+const KEY_WORDS = 6;
+
+/**
+ * Decoded commands of one unit, direct-mapped by their words (ARG0..ARG4, opcode, flags):
+ * a firmware pushes the same few thousand commands over and over (every token of a
+ * model's inference repeats its layers'), so a start decodes, validates and works out
+ * the footprint of a command once, and afterwards finds it by a hash of its words.
+ * A slot's record is decoded again in place when another command takes the slot:
+ * a unit's fast model holds its running command's record (begin()), so decoded() is
+ * called only while that model is idle, at the start of a command.
+ */
+export abstract class CommandCache<D extends Admission> {
+  private readonly keys = new Int32Array(CACHE_SLOTS * KEY_WORDS).fill(-1);
+  private readonly records: (D | null)[] = new Array<D | null>(CACHE_SLOTS).fill(null);
+
+  /** A new, empty record (one per slot, made the first time the slot is used). */
+  protected abstract newRecord(): D;
+  /** Decodes `cmd` into `d`: its fields, its admission code, and its footprint when the code is 0. */
+  protected abstract decodeInto(cmd: Cmd, d: D): void;
+
+  /** `cmd` decoded and admitted: from its slot when the same words were decoded last there. */
+  decoded(cmd: Cmd): D {
+    const args = cmd.args;
+    const a0 = args[0] | 0, a1 = args[1] | 0, a2 = args[2] | 0, a3 = args[3] | 0, a4 = args[4] | 0;
+    const op = cmd.opcode | (cmd.flags << 8);
+    let h = Math.imul(a0, 0x9e3779b1) + a1;
+    h = Math.imul(h ^ (h >>> 15), 0x85ebca77) + a2;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae3d) + a3;
+    h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f) + a4;
+    h = Math.imul(h ^ (h >>> 15), 0x165667b1) + op;
+    h = Math.imul(h ^ (h >>> 16), 0x2c1b3c6d);
+    const slot = (h ^ (h >>> 13)) & (CACHE_SLOTS - 1);
+    const keys = this.keys, k = slot * KEY_WORDS;
+    const record = this.records[slot];
+    if (record !== null && keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3
+      && keys[k + 4] === a4 && keys[k + 5] === op) return record;
+    const d = record ?? (this.records[slot] = this.newRecord());
+    this.decodeInto(cmd, d);
+    keys[k] = a0; keys[k + 1] = a1; keys[k + 2] = a2; keys[k + 3] = a3; keys[k + 4] = a4; keys[k + 5] = op;
+    return d;
+  }
+
+  /** UnitRules.admit(), from the cache. */
+  admit(cmd: Cmd, into: Footprint): number {
+    const d = this.decoded(cmd);
+    if (d.code === 0) {
+      into.read = d.read;
+      into.write = d.write;
+      into.sameRegion = d.sameRegion;
+    }
+    return d.code;
+  }
 }
 
 /** A footprint: `into` filled in, or a new one. */
