@@ -155,7 +155,7 @@ abstract class DmaBase implements UnitModel {
   }
 
   begin(cmd: Cmd, _clock: number): void {
-    this.d = this.decodedBy !== null ? this.decodedBy.decoded(cmd) : dmaFields(cmd, this.own);
+    this.d = this.decodedBy !== null ? this.decodedBy.recordToBegin(cmd) : dmaFields(cmd, this.own);
     this.running = true;
     this.setupLeft = this.cfg.dmaSetup;
     this.moved = 0;

@@ -271,7 +271,7 @@ abstract class MxuBase {
 
   protected beginCommon(cmd: Cmd, clock: number): void {
     if (this.running) throw new Error(`MXU: begin at clock ${clock} while a command is running`);
-    this.d = this.decodedBy !== null ? this.decodedBy.decoded(cmd) : this.own.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
+    this.d = this.decodedBy !== null ? this.decodedBy.recordToBegin(cmd) : this.own.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
     this.start = clock;
     this.next = clock;
     this.readDone = false;

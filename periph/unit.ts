@@ -109,31 +109,35 @@ export interface Admission {
   sameRegion: boolean;
 }
 
-/** Slots of a CommandCache: a model's firmware uses a few thousand distinct commands per unit at most. */
+/** Sets of a CommandCache, of two slots each: a model's firmware uses a few thousand distinct commands per unit. */
 const CACHE_BITS = 12;
-const CACHE_SLOTS = 1 << CACHE_BITS;
+const CACHE_SETS = 1 << CACHE_BITS;
 /** Words of a slot's key: ARG0..ARG4, then opcode | flags << 8 (-1: an empty slot). */
 const KEY_WORDS = 6;
 
 /**
- * Decoded commands of one unit, direct-mapped by their words (ARG0..ARG4, opcode, flags):
- * a firmware pushes the same few thousand commands over and over (every token of a
- * model's inference repeats its layers'), so a start decodes, validates and works out
- * the footprint of a command once, and afterwards finds it by a hash of its words.
- * A slot's record is decoded again in place when another command takes the slot:
- * a unit's fast model holds its running command's record (begin()), so decoded() is
- * called only while that model is idle, at the start of a command.
+ * Decoded commands of one unit, by their words (ARG0..ARG4, opcode, flags): a
+ * firmware pushes the same few thousand commands over and over (every token of a
+ * model's inference repeats its layers'), so a start decodes, validates and works
+ * out the footprint of a command once, and afterwards finds it by a hash of its
+ * words. Two slots a hash (a command whose slot another one took is decoded
+ * again, in the slot used less recently). A slot's record is decoded again in
+ * place when another command takes the slot: a unit's fast model holds its
+ * running command's record (begin()), so decoded() is called only while that
+ * model is idle, at the start of a command.
  */
 export abstract class CommandCache<D extends Admission> {
-  private readonly keys = new Int32Array(CACHE_SLOTS * KEY_WORDS).fill(-1);
-  private readonly records: (D | null)[] = new Array<D | null>(CACHE_SLOTS).fill(null);
+  private readonly keys = new Int32Array(2 * CACHE_SETS * KEY_WORDS).fill(-1);
+  private readonly records: (D | null)[] = new Array<D | null>(2 * CACHE_SETS).fill(null);
+  /** Per set: its slot found or decoded last (0 or 1); a miss takes the other. */
+  private readonly recent = new Uint8Array(CACHE_SETS);
 
   /** A new, empty record (one per slot, made the first time the slot is used). */
   protected abstract newRecord(): D;
   /** Decodes `cmd` into `d`: its fields, its admission code, and its footprint when the code is 0. */
   protected abstract decodeInto(cmd: Cmd, d: D): void;
 
-  /** `cmd` decoded and admitted: from its slot when the same words were decoded last there. */
+  /** `cmd` decoded and admitted: from its set when the same words were decoded last in one of its slots. */
   decoded(cmd: Cmd): D {
     const args = cmd.args;
     const a0 = args[0] | 0, a1 = args[1] | 0, a2 = args[2] | 0, a3 = args[3] | 0, a4 = args[4] | 0;
@@ -144,20 +148,54 @@ export abstract class CommandCache<D extends Admission> {
     h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f) + a4;
     h = Math.imul(h ^ (h >>> 15), 0x165667b1) + op;
     h = Math.imul(h ^ (h >>> 16), 0x2c1b3c6d);
-    const slot = (h ^ (h >>> 13)) & (CACHE_SLOTS - 1);
-    const keys = this.keys, k = slot * KEY_WORDS;
-    const record = this.records[slot];
-    if (record !== null && keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3
-      && keys[k + 4] === a4 && keys[k + 5] === op) return record;
-    const d = record ?? (this.records[slot] = this.newRecord());
+    const set = (h ^ (h >>> 13)) & (CACHE_SETS - 1);
+    const keys = this.keys;
+    let slot = 2 * set, k = slot * KEY_WORDS;
+    if (keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3 && keys[k + 4] === a4 && keys[k + 5] === op) {
+      this.recent[set] = 0;
+      return this.records[slot]!;
+    }
+    k += KEY_WORDS;
+    if (keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3 && keys[k + 4] === a4 && keys[k + 5] === op) {
+      this.recent[set] = 1;
+      return this.records[slot + 1]!;
+    }
+    // A miss: into the slot used less recently.
+    const way = this.recent[set] ^ 1;
+    this.recent[set] = way;
+    slot += way;
+    k = slot * KEY_WORDS;
+    const d = this.records[slot] ?? (this.records[slot] = this.newRecord());
     this.decodeInto(cmd, d);
     keys[k] = a0; keys[k + 1] = a1; keys[k + 2] = a2; keys[k + 3] = a3; keys[k + 4] = a4; keys[k + 5] = op;
     return d;
   }
 
+  /** The command admit() decoded last (and its serial: the core reuses command objects), and its record. */
+  private admittedCmd: Cmd | null = null;
+  private admittedSerial = -1;
+  private admittedRecord: D | null = null;
+
+  /**
+   * The record of `cmd` for the fast model's begin(): the one admit() just
+   * found, when `cmd` is the command admitted last (the core admits a command,
+   * then begins it), else decoded() (another caller's begin()).
+   */
+  recordToBegin(cmd: Cmd): D {
+    const d = this.admittedRecord;
+    if (d !== null && cmd === this.admittedCmd && cmd.serial === this.admittedSerial) {
+      this.admittedRecord = null;
+      return d;
+    }
+    return this.decoded(cmd);
+  }
+
   /** UnitRules.admit(), from the cache. */
   admit(cmd: Cmd, into: Footprint): number {
     const d = this.decoded(cmd);
+    this.admittedCmd = cmd;
+    this.admittedSerial = cmd.serial;
+    this.admittedRecord = d;
     if (d.code === 0) {
       into.read = d.read;
       into.write = d.write;

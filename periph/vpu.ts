@@ -285,7 +285,7 @@ abstract class VpuProtocol {
   protected startCommand(cmd: Cmd, clock: number): void {
     if (this.isRunning) throw new Error('VPU: begin while a command is running');
     if (this.decodedBy !== null) {
-      this.d = this.decodedBy.decoded(cmd);
+      this.d = this.decodedBy.recordToBegin(cmd);
     } else {
       this.d = this.own;
       decode(cmd, this.cfg, this.own);
