@@ -110,10 +110,13 @@ export interface Admission {
 }
 
 /** Sets of a CommandCache, of two slots each: a model's firmware uses a few thousand distinct commands per unit. */
-const CACHE_BITS = 12;
+const CACHE_BITS = 11;
 const CACHE_SETS = 1 << CACHE_BITS;
 /** Words of a slot's key: ARG0..ARG4, then opcode | flags << 8 (-1: an empty slot). */
 const KEY_WORDS = 6;
+/** Words of a set in CommandCache.keys: its two slots' keys, then its slot used last (0 or 1), in one 64-byte line. */
+const SET_WORDS = 16;
+const RECENT = 2 * KEY_WORDS;
 
 /**
  * Decoded commands of one unit, by their words (ARG0..ARG4, opcode, flags): a
@@ -123,22 +126,33 @@ const KEY_WORDS = 6;
  * words. Two slots a hash (a command whose slot another one took is decoded
  * again, in the slot used less recently). A slot's record is decoded again in
  * place when another command takes the slot: a unit's fast model holds its
- * running command's record (begin()), so decoded() is called only while that
+ * running command's record (begin()), so admit() is called only while that
  * model is idle, at the start of a command.
  */
 export abstract class CommandCache<D extends Admission> {
-  private readonly keys = new Int32Array(2 * CACHE_SETS * KEY_WORDS).fill(-1);
+  /** Per set, SET_WORDS words: the keys of its two slots and its slot used last; a lookup reads one memory line. */
+  private readonly keys = new Int32Array(CACHE_SETS * SET_WORDS).fill(-1);
   private readonly records: (D | null)[] = new Array<D | null>(2 * CACHE_SETS).fill(null);
-  /** Per set: its slot found or decoded last (0 or 1); a miss takes the other. */
-  private readonly recent = new Uint8Array(CACHE_SETS);
 
   /** A new, empty record (one per slot, made the first time the slot is used). */
   protected abstract newRecord(): D;
   /** Decodes `cmd` into `d`: its fields, its admission code, and its footprint when the code is 0. */
   protected abstract decodeInto(cmd: Cmd, d: D): void;
 
-  /** `cmd` decoded and admitted: from its set when the same words were decoded last in one of its slots. */
-  decoded(cmd: Cmd): D {
+  /** The command admit() decoded last (and its serial: the core reuses command objects), and its record. */
+  private admittedCmd: Cmd | null = null;
+  private admittedSerial = -1;
+  private admittedRecord: D | null = null;
+  /** The footprint of an admit() whose caller needs only the record. */
+  private readonly unusedFootprint: Footprint = { read: 0, write: 0, sameRegion: false };
+
+  /**
+   * UnitRules.admit(): `cmd` decoded and admitted, from its set when the same
+   * words were decoded last in one of its slots. Its record is kept for the
+   * fast model's begin() (recordToBegin()). The lookup is written out here,
+   * the one call a start makes into the cache.
+   */
+  admit(cmd: Cmd, into: Footprint): number {
     const args = cmd.args;
     const a0 = args[0] | 0, a1 = args[1] | 0, a2 = args[2] | 0, a3 = args[3] | 0, a4 = args[4] | 0;
     const op = cmd.opcode | (cmd.flags << 8);
@@ -149,50 +163,22 @@ export abstract class CommandCache<D extends Admission> {
     h = Math.imul(h ^ (h >>> 15), 0x165667b1) + op;
     h = Math.imul(h ^ (h >>> 16), 0x2c1b3c6d);
     const set = (h ^ (h >>> 13)) & (CACHE_SETS - 1);
-    const keys = this.keys;
-    let slot = 2 * set, k = slot * KEY_WORDS;
+    const keys = this.keys, k = set * SET_WORDS;
+    let d: D;
     if (keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3 && keys[k + 4] === a4 && keys[k + 5] === op) {
-      this.recent[set] = 0;
-      return this.records[slot]!;
+      keys[k + RECENT] = 0;
+      d = this.records[2 * set]!;
+    } else if (keys[k + 6] === a0 && keys[k + 7] === a1 && keys[k + 8] === a2 && keys[k + 9] === a3 && keys[k + 10] === a4 && keys[k + 11] === op) {
+      keys[k + RECENT] = 1;
+      d = this.records[2 * set + 1]!;
+    } else {
+      // A miss: into the slot used less recently (an empty set's recent word is -1: slot 0).
+      const way = (keys[k + RECENT] & 1) ^ 1, slot = 2 * set + way, at = k + way * KEY_WORDS;
+      keys[k + RECENT] = way;
+      d = this.records[slot] ?? (this.records[slot] = this.newRecord());
+      this.decodeInto(cmd, d);
+      keys[at] = a0; keys[at + 1] = a1; keys[at + 2] = a2; keys[at + 3] = a3; keys[at + 4] = a4; keys[at + 5] = op;
     }
-    k += KEY_WORDS;
-    if (keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3 && keys[k + 4] === a4 && keys[k + 5] === op) {
-      this.recent[set] = 1;
-      return this.records[slot + 1]!;
-    }
-    // A miss: into the slot used less recently.
-    const way = this.recent[set] ^ 1;
-    this.recent[set] = way;
-    slot += way;
-    k = slot * KEY_WORDS;
-    const d = this.records[slot] ?? (this.records[slot] = this.newRecord());
-    this.decodeInto(cmd, d);
-    keys[k] = a0; keys[k + 1] = a1; keys[k + 2] = a2; keys[k + 3] = a3; keys[k + 4] = a4; keys[k + 5] = op;
-    return d;
-  }
-
-  /** The command admit() decoded last (and its serial: the core reuses command objects), and its record. */
-  private admittedCmd: Cmd | null = null;
-  private admittedSerial = -1;
-  private admittedRecord: D | null = null;
-
-  /**
-   * The record of `cmd` for the fast model's begin(): the one admit() just
-   * found, when `cmd` is the command admitted last (the core admits a command,
-   * then begins it), else decoded() (another caller's begin()).
-   */
-  recordToBegin(cmd: Cmd): D {
-    const d = this.admittedRecord;
-    if (d !== null && cmd === this.admittedCmd && cmd.serial === this.admittedSerial) {
-      this.admittedRecord = null;
-      return d;
-    }
-    return this.decoded(cmd);
-  }
-
-  /** UnitRules.admit(), from the cache. */
-  admit(cmd: Cmd, into: Footprint): number {
-    const d = this.decoded(cmd);
     this.admittedCmd = cmd;
     this.admittedSerial = cmd.serial;
     this.admittedRecord = d;
@@ -202,6 +188,18 @@ export abstract class CommandCache<D extends Admission> {
       into.sameRegion = d.sameRegion;
     }
     return d.code;
+  }
+
+  /**
+   * The record of `cmd` for the fast model's begin(): the one admit() just
+   * found, when `cmd` is the command admitted last (the core admits a command,
+   * then begins it), else admit()'s for it now (another caller's begin()).
+   */
+  recordToBegin(cmd: Cmd): D {
+    if (this.admittedRecord === null || cmd !== this.admittedCmd || cmd.serial !== this.admittedSerial) this.admit(cmd, this.unusedFootprint);
+    const d = this.admittedRecord!;
+    this.admittedRecord = null;
+    return d;
   }
 }
 
