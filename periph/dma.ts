@@ -252,7 +252,7 @@ export class DmaFast extends DmaBase {
     const left = this.total - this.moved;
     // Transfers that fit before the CPU's next bus time, if it lies ahead.
     const room = this.sram.cpuFrom > clock ? Math.floor((this.sram.cpuFrom - clock) / this.perByte) : left;
-    return (room < left ? room : left) * this.perByte;
+    return Math.min(left, room) * this.perByte;
   }
 
   skip(clock: number, n: number): boolean {

@@ -525,10 +525,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (this.listMemory?.recording && u !== this.seq && u !== this.link) this.capturePush(u, value, at);
     u.fifo.push(u.takeCmd(value, at));
     // A new head of an idle unit may start earlier than any other (stepPlain's startAt).
-    if (u.fifo.length === 1 && u.running === null) {
-      const ready = (at > u.lastEnd ? at : u.lastEnd) + 1;
-      if (ready < this.startAt) this.startAt = ready;
-    }
+    if (u.fifo.length === 1 && u.running === null) this.startAt = Math.min(this.startAt, Math.max(at + 1, u.lastEnd + 1));
     u.issued++;
     this.lastPushClock = at;
     this.onPush?.();
@@ -855,18 +852,15 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     let busyMask = 0, depMask = 0;
     if (dma.running !== null) {
       busyMask = 1;
-      const h = dma.model.horizon(c);
-      if (h < n) n = h;
+      n = Math.min(n, dma.model.horizon(c));
     } else if (dma.depWaiting) depMask = 1;
     if (mxu.running !== null) {
       busyMask |= 2;
-      const h = mxu.model.horizon(c);
-      if (h < n) n = h;
+      n = Math.min(n, mxu.model.horizon(c));
     } else if (mxu.depWaiting) depMask |= 2;
     if (vpu.running !== null) {
       busyMask |= 4;
-      const h = vpu.model.horizon(c);
-      if (h < n) n = h;
+      n = Math.min(n, vpu.model.horizon(c));
     } else if (vpu.depWaiting) depMask |= 4;
     if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
     if (dropped) n = 1;
@@ -1084,23 +1078,8 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (mxu.running === null && mxu.fifo.length > 0) this.startHead(mxu, c);
     if (vpu.running === null && vpu.fifo.length > 0) this.startHead(vpu, c);
     const dropped = dma.done + mxu.done + vpu.done !== doneBefore;
-    if (dropped) {
-      this.startAt = c + 1;
-      return true;
-    }
-    // nextHeadClock(), written out for the three units.
-    let next = Number.POSITIVE_INFINITY;
-    if (dma.running === null && dma.fifo.length > 0 && !dma.depWaiting) next = dma.headReady();
-    if (mxu.running === null && mxu.fifo.length > 0 && !mxu.depWaiting) {
-      const ready = mxu.headReady();
-      if (ready < next) next = ready;
-    }
-    if (vpu.running === null && vpu.fifo.length > 0 && !vpu.depWaiting) {
-      const ready = vpu.headReady();
-      if (ready < next) next = ready;
-    }
-    this.startAt = next;
-    return false;
+    this.startAt = dropped ? c + 1 : this.nextHeadClock();
+    return dropped;
   }
 
   /** Starts (or drops) unit u's head if it may start at clock c, or marks it waiting on its token. */
@@ -1197,21 +1176,15 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     this.records?.push({ unit: u.name, serial: cmd.serial, command: u.rules.describe(cmd), pushClock: cmd.pushClock, startClock: u.runningStart, endClock: end });
     u.running = null;
     this.coupledCache = null;
-    const fp = u.footprint;
-    fp.read = 0;
-    fp.write = 0;
-    fp.sameRegion = false;
+    clearFootprint(u.footprint);
     u.done++;
     u.lastEnd = end;
     // Its next head may start now, and a head whose token this DONE meets may start in the next clock.
     let startAt = this.startAt;
-    if (u.fifo.length > 0) {
-      const ready = u.headReady();
-      if (ready < startAt) startAt = ready;
-    }
+    if (u.fifo.length > 0) startAt = Math.min(startAt, u.headReady());
     const units = this.units;
-    if (((units[0].depWaiting && this.tokenMetBy(units[0], u)) || (units[1].depWaiting && this.tokenMetBy(units[1], u))
-      || (units[2].depWaiting && this.tokenMetBy(units[2], u))) && end + 1 < startAt) startAt = end + 1;
+    if ((units[0].depWaiting && this.tokenMetBy(units[0], u)) || (units[1].depWaiting && this.tokenMetBy(units[1], u))
+      || (units[2].depWaiting && this.tokenMetBy(units[2], u))) startAt = Math.min(startAt, end + 1);
     this.startAt = startAt;
   }
 
