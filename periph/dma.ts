@@ -12,7 +12,7 @@
 import type { BusTiming, TpuConfig } from './config.ts';
 import { ERR, opcode, UNIT_BY_NAME } from './regs.ts';
 import { SRAM_SIZE, type Sram } from './sram.ts';
-import { argField, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { argField, blockEnd, CommandCache, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const LOAD = opcode('DMA', 'LOAD');
 const STORE = opcode('DMA', 'STORE');
@@ -26,19 +26,24 @@ const F = {
 const get = argField;
 
 /** A DMA command's fields, decoded once. */
-export interface DmaFields {
-  store: boolean;
-  sramAddr: number;
-  spadAddr: number;
-  rows: number;
-  rowBytes: number;
-  spadStride: number;
-  sramStride: number;
+export class DmaFields {
+  store = false;
+  sramAddr = 0;
+  spadAddr = 0;
+  rows = 0;
+  rowBytes = 0;
+  spadStride = 0;
+  sramStride = 0;
+  /** The admission (DmaRules): validate()'s code, and when 0 the footprint. */
+  code = 0;
+  read = 0;
+  write = 0;
+  sameRegion = false;
 }
 
-/** Decodes `cmd` into `into` (a new object when not given): the core decodes every command it starts, so it reuses one. */
-export function dmaFields(cmd: Cmd, into?: DmaFields): DmaFields {
-  const d = into ?? { store: false, sramAddr: 0, spadAddr: 0, rows: 0, rowBytes: 0, spadStride: 0, sramStride: 0 };
+/** Decodes `cmd` into `into` (a new record when not given). */
+export function dmaFields(cmd: Cmd, into: DmaFields = new DmaFields()): DmaFields {
+  const d = into;
   d.store = cmd.opcode === STORE;
   d.sramAddr = get(cmd, F.sramAddr);
   d.spadAddr = get(cmd, F.spadAddr);
@@ -49,37 +54,76 @@ export function dmaFields(cmd: Cmd, into?: DmaFields): DmaFields {
   return d;
 }
 
-export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
-  const spadSize = cfg.spadKiB * 1024;
-  const regionBytes = cfg.regionKiB * 1024;
-  const scratch = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
-  return {
-    validate(cmd: Cmd): number {
-      if ((cmd.opcode !== LOAD && cmd.opcode !== STORE) || cmd.flags !== 0) return ERR.BAD_OPCODE;
-      const d = dmaFields(cmd, scratch);
-      if (d.rows === 0 || d.rowBytes === 0) return ERR.ZERO_SIZE;
-      if (blockEnd(d.spadAddr, d.rows, d.rowBytes, d.spadStride) > spadSize) return ERR.RANGE;
-      if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
-      return 0;
-    },
-    footprint(cmd: Cmd, into?: Footprint): Footprint {
-      const d = dmaFields(cmd, scratch);
-      const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, regionBytes);
-      return d.store ? footprintOf(mask, 0, false, into) : footprintOf(0, mask, false, into);
-    },
-    nominalClocks(cmd: Cmd): number {
-      const d = dmaFields(cmd, scratch);
-      const perByte = d.store ? bus.sramWriteClocksPerByte : bus.sramReadClocksPerByte;
-      return cfg.dmaSetup + d.rows * d.rowBytes * perByte;
-    },
-    describe(cmd: Cmd): string {
-      if (cmd.opcode !== LOAD && cmd.opcode !== STORE) return `opcode ${cmd.opcode}`;
-      const d = dmaFields(cmd, scratch);
-      const h = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
-      return `${d.store ? 'STORE' : 'LOAD'} sram=0x${d.sramAddr.toString(16).padStart(5, '0')} spad=${h(d.spadAddr)} `
-        + `rows=${d.rows} row_bytes=${d.rowBytes} sram_stride=${d.sramStride} spad_stride=${d.spadStride}`;
-    },
-  };
+/**
+ * The DMA's static rules, and the decoded commands the core starts (CommandCache):
+ * the fast model's begin() takes its fields from there (DmaFast's `decoded`).
+ */
+export class DmaRules extends CommandCache<DmaFields> implements UnitRules {
+  private readonly spadSize: number;
+  private readonly regionBytes: number;
+  /** The record of validate(), footprint(), nominalClocks() and describe(), not cached. */
+  private readonly scratch = new DmaFields();
+
+  constructor(private readonly cfg: TpuConfig, private readonly bus: BusTiming) {
+    super();
+    this.spadSize = cfg.spadKiB * 1024;
+    this.regionBytes = cfg.regionKiB * 1024;
+  }
+
+  protected newRecord(): DmaFields {
+    return new DmaFields();
+  }
+
+  protected decodeInto(cmd: Cmd, d: DmaFields): void {
+    dmaFields(cmd, d);
+    d.code = this.check(cmd, d);
+    if (d.code === 0) this.regions(d);
+  }
+
+  validate(cmd: Cmd): number {
+    return this.check(cmd, dmaFields(cmd, this.scratch));
+  }
+
+  footprint(cmd: Cmd, into?: Footprint): Footprint {
+    const d = this.regions(dmaFields(cmd, this.scratch));
+    return footprintOf(d.read, d.write, d.sameRegion, into);
+  }
+
+  nominalClocks(cmd: Cmd): number {
+    const d = dmaFields(cmd, this.scratch);
+    const perByte = d.store ? this.bus.sramWriteClocksPerByte : this.bus.sramReadClocksPerByte;
+    return this.cfg.dmaSetup + d.rows * d.rowBytes * perByte;
+  }
+
+  describe(cmd: Cmd): string {
+    if (cmd.opcode !== LOAD && cmd.opcode !== STORE) return `opcode ${cmd.opcode}`;
+    const d = dmaFields(cmd, this.scratch);
+    const h = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
+    return `${d.store ? 'STORE' : 'LOAD'} sram=0x${d.sramAddr.toString(16).padStart(5, '0')} spad=${h(d.spadAddr)} `
+      + `rows=${d.rows} row_bytes=${d.rowBytes} sram_stride=${d.sramStride} spad_stride=${d.spadStride}`;
+  }
+
+  /** validate()'s code for `cmd`, decoded into `d`. */
+  private check(cmd: Cmd, d: DmaFields): number {
+    if ((cmd.opcode !== LOAD && cmd.opcode !== STORE) || cmd.flags !== 0) return ERR.BAD_OPCODE;
+    if (d.rows === 0 || d.rowBytes === 0) return ERR.ZERO_SIZE;
+    if (blockEnd(d.spadAddr, d.rows, d.rowBytes, d.spadStride) > this.spadSize) return ERR.RANGE;
+    if (blockEnd(d.sramAddr, d.rows, d.rowBytes, d.sramStride) > SRAM_SIZE) return ERR.RANGE;
+    return 0;
+  }
+
+  /** The footprint of `d`, into its read, write and sameRegion: a LOAD writes the scratchpad, a STORE reads it. */
+  private regions(d: DmaFields): DmaFields {
+    const mask = regionMask(d.spadAddr, d.rows, d.rowBytes, d.spadStride, this.regionBytes);
+    d.read = d.store ? mask : 0;
+    d.write = d.store ? 0 : mask;
+    d.sameRegion = false;
+    return d;
+  }
+}
+
+export function dmaRules(cfg: TpuConfig, bus: BusTiming): DmaRules {
+  return new DmaRules(cfg, bus);
 }
 
 /**
@@ -88,7 +132,11 @@ export function dmaRules(cfg: TpuConfig, bus: BusTiming): UnitRules {
  */
 abstract class DmaBase implements UnitModel {
   running = false;
-  protected readonly d: DmaFields = dmaFields({ args: new Uint32Array(5), opcode: LOAD, flags: 0, serial: 0, pushClock: 0, token: 0 });
+  /** The running command's fields: this model's own record, or the rules' cached one (DmaFast's `decoded`). */
+  protected d: DmaFields;
+  private readonly own = new DmaFields();
+  /** The rules whose decoded commands begin() takes, or null: it decodes each command itself. */
+  protected decodedBy: DmaRules | null = null;
   protected setupLeft = 0;
   /** Bytes moved so far, and the row/column of the next one. */
   protected moved = 0;
@@ -102,10 +150,12 @@ abstract class DmaBase implements UnitModel {
   private latched = 0;
 
   constructor(protected readonly mem: UnitMemories, protected readonly sram: Sram,
-    protected readonly cfg: TpuConfig, protected readonly bus: BusTiming) {}
+    protected readonly cfg: TpuConfig, protected readonly bus: BusTiming) {
+    this.d = this.own;
+  }
 
   begin(cmd: Cmd, _clock: number): void {
-    dmaFields(cmd, this.d);
+    this.d = this.decodedBy !== null ? this.decodedBy.recordToBegin(cmd) : dmaFields(cmd, this.own);
     this.running = true;
     this.setupLeft = this.cfg.dmaSetup;
     this.moved = 0;
@@ -176,8 +226,14 @@ export class DmaFast extends DmaBase {
   private readonly spad32: Uint32Array | null;
   private readonly sram32: Uint32Array | null;
 
-  constructor(mem: UnitMemories, sram: Sram, cfg: TpuConfig, bus: BusTiming) {
+  /**
+   * @param decoded the rules of the core's DMA (same configuration): begin() takes the
+   *   command's fields from their cache, which the core's start has just filled, instead
+   *   of decoding it again. The core calls begin() only right after admitting the command.
+   */
+  constructor(mem: UnitMemories, sram: Sram, cfg: TpuConfig, bus: BusTiming, decoded: DmaRules | null = null) {
     super(mem, sram, cfg, bus);
+    this.decodedBy = decoded;
     const words = (m: Uint8Array) => (m.byteOffset % 4 === 0 && m.length % 4 === 0 ? new Uint32Array(m.buffer, m.byteOffset, m.length >> 2) : null);
     this.spad32 = words(mem.spad);
     this.sram32 = words(mem.sram);

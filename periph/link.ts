@@ -21,7 +21,7 @@
 
 import type { TpuConfig } from './config.ts';
 import { ERR, LINK_SLOTS, LINK_UNIT, opcode } from './regs.ts';
-import { bits, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
+import { admitByParts, bits, blockEnd, footprintOf, regionMask, type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules } from './unit.ts';
 
 const SEND = opcode('LINK', 'SEND');
 
@@ -108,6 +108,9 @@ export function linkRules(cfg: TpuConfig, ring: RingPosition): UnitRules & { exp
       const h = (n: number) => `0x${n.toString(16).padStart(4, '0')}`;
       return `SEND spad=${h(d.spadAddr)} rows=${d.rows} row_bytes=${d.rowBytes} spad_stride=${d.spadStride} `
         + `dst=${h(d.dstAddr)} dst_stride=${d.dstStride} board=${d.dstBoard}`;
+    },
+    admit(cmd: Cmd, into: Footprint): number {
+      return admitByParts(this, cmd, into);
     },
     /** The error line's detail: names the boards for BAD_DEST, the memory for RANGE. */
     explain(cmd: Cmd, code: number): string {

@@ -33,6 +33,7 @@ import { ERR, UNIT_BY_NAME, flagBit, opcode, type ArgField } from './regs.ts';
 import {
   argField,
   blockEnd,
+  CommandCache,
   getInt4,
   footprintOf,
   regionMask,
@@ -105,21 +106,15 @@ export class MxuFields {
   streamStart = 0;
   writebackStart = 0;
   total = 0;
-
-  /** The words the fields were last loaded from (flags −1: none yet): equal words decode to equal fields. */
-  private readonly fromArgs = new Uint32Array(5);
-  private fromFlags = -1;
-  private fromSetup = -1;
+  /** Row bytes of the C operand. */
+  cRowBytes = 0;
+  /** The admission (MxuRules): validate()'s code, and when 0 the footprint. */
+  code = 0;
+  read = 0;
+  write = 0;
+  sameRegion = false;
 
   load(cmd: Cmd, setup: number, dim: number): this {
-    // The core validates a command and then asks for its footprint: the second
-    // call finds the same words and keeps what the first decoded.
-    const a = cmd.args, from = this.fromArgs;
-    if (a[0] === from[0] && a[1] === from[1] && a[2] === from[2] && a[3] === from[3] && a[4] === from[4]
-      && cmd.flags === this.fromFlags && setup === this.fromSetup && dim === this.dim) return this;
-    from[0] = a[0]; from[1] = a[1]; from[2] = a[2]; from[3] = a[3]; from[4] = a[4];
-    this.fromFlags = cmd.flags;
-    this.fromSetup = setup;
     this.dim = dim;
     this.aAddr = get(cmd, F_A_ADDR);
     this.bAddr = get(cmd, F_B_ADDR);
@@ -138,71 +133,105 @@ export class MxuFields {
     this.streamStart = setup + (this.accumulate ? preloadClocks(dim) : 0);
     this.writebackStart = this.streamStart + this.k + skewClocks(dim);
     this.total = this.writebackStart + writebackClocks(dim);
+    this.cRowBytes = this.outInt32 ? 4 * dim : dim / 2;
     return this;
-  }
-
-  /** Row bytes of the C operand. */
-  get cRowBytes(): number {
-    return this.outInt32 ? 4 * this.dim : this.dim / 2;
   }
 }
 
-export function mxuRules(cfg: TpuConfig): UnitRules {
-  const spadBytes = cfg.spadKiB * 1024;
-  const regionBytes = cfg.regionKiB * 1024;
-  // One decoded command, reused: the core asks about every command it starts.
-  const scratch = new MxuFields();
-  const fields = (cmd: Cmd): MxuFields => scratch.load(cmd, cfg.mxuSetup, cfg.mxuDim);
-  // Operand rows move through D/2-byte (D int4) ports: addresses and strides
-  // are multiples of D/2 (4 as built).
-  const align = cfg.mxuDim / 2;
-  const misaligned = (addr: number, stride: number): boolean => addr % align !== 0 || stride % align !== 0;
+/**
+ * The MXU's static rules, and the decoded commands the core starts (CommandCache):
+ * the fast model's begin() takes its fields from there (MxuFast's `decoded`).
+ */
+export class MxuRules extends CommandCache<MxuFields> implements UnitRules {
+  private readonly spadBytes: number;
+  private readonly regionBytes: number;
+  /** Operand rows move through D/2-byte (D int4) ports: addresses and strides are multiples of D/2 (4 as built). */
+  private readonly align: number;
+  /** The record of validate(), footprint(), nominalClocks() and describe(), not cached. */
+  private readonly scratch = new MxuFields();
+
+  constructor(private readonly cfg: TpuConfig) {
+    super();
+    this.spadBytes = cfg.spadKiB * 1024;
+    this.regionBytes = cfg.regionKiB * 1024;
+    this.align = cfg.mxuDim / 2;
+  }
+
+  protected newRecord(): MxuFields {
+    return new MxuFields();
+  }
+
+  protected decodeInto(cmd: Cmd, d: MxuFields): void {
+    d.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
+    d.code = this.check(cmd, d);
+    if (d.code === 0) this.regions(d);
+  }
+
+  validate(cmd: Cmd): number {
+    return this.check(cmd, this.fields(cmd));
+  }
+
+  footprint(cmd: Cmd, into?: Footprint): Footprint {
+    const d = this.regions(this.fields(cmd));
+    return footprintOf(d.read, d.write, d.sameRegion, into);
+  }
+
+  nominalClocks(cmd: Cmd): number {
+    return this.fields(cmd).total;
+  }
+
+  describe(cmd: Cmd): string {
+    const d = this.fields(cmd);
+    const hex = (n: number) => '0x' + n.toString(16).padStart(4, '0');
+    const names = MXU.flags.filter((fl) => cmd.flags & (1 << fl.bit)).map((fl) => fl.name);
+    const op = MXU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `op${cmd.opcode}`;
+    let s = `${op} A=${hex(d.aAddr)} B=${hex(d.bAddr)} C=${hex(d.cAddr)} K=${d.k} flags=${names.length ? names.join('|') : 'none'} shift=${d.shift}`;
+    if (d.accumulate) s += ` Cin=${hex(d.cinAddr)}`;
+    return s;
+  }
+
+  private fields(cmd: Cmd): MxuFields {
+    return this.scratch.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
+  }
+
+  private misaligned(addr: number, stride: number): boolean {
+    return addr % this.align !== 0 || stride % this.align !== 0;
+  }
+
   // The 2-D blocks (addr, rows, rowBytes, stride) a command reads and writes.
   // A: D rows of K/2 bytes. B: K rows of D/2 bytes, or under TRANSPOSE_B D rows
   // of K/2 bytes. Cin (ACCUMULATE): D rows of 4·D bytes. C: D rows of cRowBytes.
-  const bRows = (d: MxuFields): number => (d.transposeB ? d.dim : d.k);
-  const bRowBytes = (d: MxuFields): number => (d.transposeB ? d.k / 2 : d.dim / 2);
 
-  return {
-    validate(cmd: Cmd): number {
-      if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
-      const d = fields(cmd);
-      const n = d.dim;
-      if (d.k === 0) return ERR.ZERO_SIZE;
-      if (d.k % n !== 0) return ERR.BAD_K;
-      if (misaligned(d.aAddr, d.aStride) || misaligned(d.bAddr, d.bStride)
-        || (d.accumulate && misaligned(d.cinAddr, d.cinStride)) || misaligned(d.cAddr, d.cStride)) return ERR.MISALIGNED;
-      if (blockEnd(d.aAddr, n, d.k / 2, d.aStride) > spadBytes
-        || blockEnd(d.bAddr, bRows(d), bRowBytes(d), d.bStride) > spadBytes
-        || (d.accumulate && blockEnd(d.cinAddr, n, 4 * n, d.cinStride) > spadBytes)
-        || blockEnd(d.cAddr, n, d.cRowBytes, d.cStride) > spadBytes) return ERR.RANGE;
-      return 0;
-    },
+  /** validate()'s code for `cmd`, decoded into `d`. */
+  private check(cmd: Cmd, d: MxuFields): number {
+    if (cmd.opcode !== MATMUL || (cmd.flags & ~DEFINED_FLAGS) !== 0) return ERR.BAD_OPCODE;
+    const n = d.dim, spadBytes = this.spadBytes;
+    if (d.k === 0) return ERR.ZERO_SIZE;
+    if (d.k % n !== 0) return ERR.BAD_K;
+    if (this.misaligned(d.aAddr, d.aStride) || this.misaligned(d.bAddr, d.bStride)
+      || (d.accumulate && this.misaligned(d.cinAddr, d.cinStride)) || this.misaligned(d.cAddr, d.cStride)) return ERR.MISALIGNED;
+    if (blockEnd(d.aAddr, n, d.k / 2, d.aStride) > spadBytes
+      || blockEnd(d.bAddr, d.transposeB ? n : d.k, d.transposeB ? d.k / 2 : n / 2, d.bStride) > spadBytes
+      || (d.accumulate && blockEnd(d.cinAddr, n, 4 * n, d.cinStride) > spadBytes)
+      || blockEnd(d.cAddr, n, d.cRowBytes, d.cStride) > spadBytes) return ERR.RANGE;
+    return 0;
+  }
 
-    footprint(cmd: Cmd, into?: Footprint): Footprint {
-      const d = fields(cmd);
-      const n = d.dim;
-      const ma = regionMask(d.aAddr, n, d.k / 2, d.aStride, regionBytes);
-      const mb = regionMask(d.bAddr, bRows(d), bRowBytes(d), d.bStride, regionBytes);
-      const mc = d.accumulate ? regionMask(d.cinAddr, n, 4 * n, d.cinStride, regionBytes) : 0;
-      return footprintOf((ma | mb | mc) >>> 0, regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes),
-        (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0, into);
-    },
+  /** The footprint of `d`, into its read, write and sameRegion. */
+  private regions(d: MxuFields): MxuFields {
+    const n = d.dim, regionBytes = this.regionBytes;
+    const ma = regionMask(d.aAddr, n, d.k / 2, d.aStride, regionBytes);
+    const mb = regionMask(d.bAddr, d.transposeB ? n : d.k, d.transposeB ? d.k / 2 : n / 2, d.bStride, regionBytes);
+    const mc = d.accumulate ? regionMask(d.cinAddr, n, 4 * n, d.cinStride, regionBytes) : 0;
+    d.read = (ma | mb | mc) >>> 0;
+    d.write = regionMask(d.cAddr, n, d.cRowBytes, d.cStride, regionBytes);
+    d.sameRegion = (ma & mb) !== 0 || (ma & mc) !== 0 || (mb & mc) !== 0;
+    return d;
+  }
+}
 
-    nominalClocks(cmd: Cmd): number {
-      return fields(cmd).total;
-    },
-
-    describe(cmd: Cmd): string {
-      const d = fields(cmd);
-      const hex = (n: number) => '0x' + n.toString(16).padStart(4, '0');
-      const names = MXU.flags.filter((fl) => cmd.flags & (1 << fl.bit)).map((fl) => fl.name);
-      const op = MXU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `op${cmd.opcode}`;
-      let s = `${op} A=${hex(d.aAddr)} B=${hex(d.bAddr)} C=${hex(d.cAddr)} K=${d.k} flags=${names.length ? names.join('|') : 'none'} shift=${d.shift}`;
-      if (d.accumulate) s += ` Cin=${hex(d.cinAddr)}`;
-      return s;
-    },
-  };
+export function mxuRules(cfg: TpuConfig): MxuRules {
+  return new MxuRules(cfg);
 }
 
 // ---- Shared clock bookkeeping ----
@@ -215,7 +244,11 @@ abstract class MxuBase {
   /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
   private readonly doubles = doubleFields(this, ['start', 'next']);
   running = false;
-  protected readonly d = new MxuFields();
+  /** The running command's fields: this model's own record, or the rules' cached one (MxuFast's `decoded`). */
+  protected d: MxuFields;
+  private readonly own = new MxuFields();
+  /** The rules whose decoded commands begin() takes, or null: it decodes each command itself. */
+  protected decodedBy: MxuRules | null = null;
   protected start = 0;
   /** The next clock to process. */
   protected next = 0;
@@ -230,6 +263,7 @@ abstract class MxuBase {
     protected readonly mem: UnitMemories,
     protected readonly cfg: TpuConfig,
   ) {
+    this.d = this.own;
     this.n = cfg.mxuDim;
     this.log2n = Math.log2(cfg.mxuDim);
     if (!Number.isInteger(this.log2n) || this.n < 2) throw new Error(`MXU: array dimension ${cfg.mxuDim} is not a power of two`);
@@ -237,7 +271,7 @@ abstract class MxuBase {
 
   protected beginCommon(cmd: Cmd, clock: number): void {
     if (this.running) throw new Error(`MXU: begin at clock ${clock} while a command is running`);
-    this.d.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
+    this.d = this.decodedBy !== null ? this.decodedBy.recordToBegin(cmd) : this.own.load(cmd, this.cfg.mxuSetup, this.cfg.mxuDim);
     this.start = clock;
     this.next = clock;
     this.readDone = false;
@@ -540,9 +574,13 @@ export class MxuFast extends MxuBase implements UnitModel {
    *   every clock in which another unit may write what this command reads: skip
    *   may then leave stream reads for later. Otherwise (the unit.ts contract)
    *   a window's reads are all done when skip returns.
+   * @param decoded the rules of the core's MXU (same configuration): begin() takes the
+   *   command's fields from their cache, which the core's start has just filled, instead
+   *   of decoding it again. The core calls begin() only right after admitting the command.
    */
-  constructor(mem: UnitMemories, cfg: TpuConfig, private readonly deferReads = false) {
+  constructor(mem: UnitMemories, cfg: TpuConfig, private readonly deferReads = false, decoded: MxuRules | null = null) {
     super(mem, cfg);
+    this.decodedBy = decoded;
     this.kernel = mem.mxuKernel ?? null;
     this.acc = this.kernel ? this.kernel.acc.subarray(0, this.n * this.n) : new Int32Array(this.n * this.n);
     this.a = new Int32Array(this.n * this.n);

@@ -25,7 +25,7 @@
 
 import type { TpuConfig } from './config.ts';
 import { ERR, opcode, packField, SEQ_ENTRY_BYTES, SEQ_ENTRY_FIELD, SEQ_ENTRY_WAIT, SEQ_UNIT, TOKEN_FIELD, unpackField } from './regs.ts';
-import { bits, footprintOf, regionMask, type Cmd, type Footprint, type UnitRules } from './unit.ts';
+import { admitByParts, bits, footprintOf, regionMask, type Cmd, type Footprint, type UnitRules } from './unit.ts';
 
 const RUN = opcode('SEQ', 'RUN');
 const F_LIST = SEQ_UNIT.args[0];
@@ -85,6 +85,9 @@ export function seqRules(cfg: TpuConfig): UnitRules {
     describe(cmd: Cmd): string {
       if (cmd.opcode !== RUN) return `opcode ${cmd.opcode}`;
       return `RUN list=0x${listAddr(cmd).toString(16).padStart(4, '0')} count=${listCount(cmd)}`;
+    },
+    admit(cmd: Cmd, into: Footprint): number {
+      return admitByParts(this, cmd, into);
     },
   };
 }

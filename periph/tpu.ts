@@ -64,6 +64,13 @@ export interface CommandRecord<N extends TpuUnitName = (typeof UNIT_NAMES)[numbe
   endClock: number;
 }
 
+// The fields a command's start and PUSH decode, as shifts and masks (regs.ts's table): the
+// per-command path reads them in place, without a call (a cold process runs it unoptimized).
+const OPCODE_LSB = PUSH_FIELD.OPCODE.lsb, OPCODE_MASK = PUSH_FIELD.OPCODE.mask;
+const FLAGS_LSB = PUSH_FIELD.FLAGS.lsb, FLAGS_MASK = PUSH_FIELD.FLAGS.mask;
+const TOKEN_UNIT_LSB = TOKEN_FIELD.UNIT.lsb, TOKEN_UNIT_MASK = TOKEN_FIELD.UNIT.mask;
+const TOKEN_TICKET_LSB = TOKEN_FIELD.TICKET.lsb, TOKEN_TICKET_MASK = TOKEN_FIELD.TICKET.mask;
+
 /** A pushed command; the core reuses these objects (UnitState.cmdPool). */
 type PushedCmd = { -readonly [K in keyof Cmd]: Cmd[K] };
 
@@ -109,11 +116,14 @@ export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES
 
   /** The next pooled command object, filled from the staging registers and PUSH's value. */
   takeCmd(value: number, pushClock: number): Cmd {
-    const cmd = this.nextPooled();
-    const st = this.staging;
-    cmd.args[0] = st[0]; cmd.args[1] = st[1]; cmd.args[2] = st[2]; cmd.args[3] = st[3]; cmd.args[4] = st[4];
-    cmd.opcode = unpackField(PUSH_FIELD.OPCODE, value);
-    cmd.flags = unpackField(PUSH_FIELD.FLAGS, value);
+    // nextPooled(), written out: every PUSH comes here.
+    const pool = this.cmdPool, next = this.poolNext;
+    const cmd = pool[next];
+    this.poolNext = next + 1 === pool.length ? 0 : next + 1;
+    const st = this.staging, args = cmd.args;
+    args[0] = st[0]; args[1] = st[1]; args[2] = st[2]; args[3] = st[3]; args[4] = st[4];
+    cmd.opcode = (value >>> OPCODE_LSB) & OPCODE_MASK;
+    cmd.flags = (value >>> FLAGS_LSB) & FLAGS_MASK;
     cmd.serial = this.issued;
     cmd.pushClock = pushClock;
     cmd.token = st[5];
@@ -140,7 +150,8 @@ export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES
 
   /** Earliest clock the FIFO head may start by the start rule. */
   headReady(): number {
-    return Math.max(this.fifo[0].pushClock + 1, this.lastEnd + 1);
+    const pushed = this.fifo[0].pushClock, ended = this.lastEnd;
+    return (pushed > ended ? pushed : ended) + 1;
   }
 }
 
@@ -231,10 +242,12 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     const pad = reference ? { spad: new Uint8Array(t.spadKiB * 1024), kernel: null } : createScratchpad(t.spadKiB * 1024);
     this.spad = pad.spad;
     const mem = { spad: this.spad, sram: sram.bytes, mxuKernel: pad.kernel };
+    // The fast models take each command's fields from their rules' cache, which the start fills.
+    const dma = dmaRules(t, cfg.bus), mxu = mxuRules(t), vpu = vpuRules(t);
     this.units = [
-      new UnitState(0, dmaRules(t, cfg.bus), reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus), t.queueDepth),
-      new UnitState(1, mxuRules(t), reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true), t.queueDepth),
-      new UnitState(2, vpuRules(t), reference ? new VpuReference(mem, t) : new VpuFast(mem, t), t.queueDepth),
+      new UnitState(0, dma, reference ? new DmaReference(mem, sram, t, cfg.bus) : new DmaFast(mem, sram, t, cfg.bus, dma), t.queueDepth),
+      new UnitState(1, mxu, reference ? new MxuReference(mem, t) : new MxuFast(mem, t, true, mxu), t.queueDepth),
+      new UnitState(2, vpu, reference ? new VpuReference(mem, t) : new VpuFast(mem, t, vpu), t.queueDepth),
     ];
     this.listMemory = t.sequencer && t.seqListKiB > 0 ? new SeqListMemory(t.seqListKiB) : null;
     const lists = this.listMemory ? this.listMemory.bytes : this.spad;
@@ -852,7 +865,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
     if (this.pushWaitUnit >= 0 && units[this.pushWaitUnit].fifo.length < this.cfg.tpu.queueDepth) n = 1;
     if (dropped) n = 1;
     if (n === Number.POSITIVE_INFINITY) return false;
-    if (n > 1 && this.coupled()) n = 1;
+    if (n > 1 && (this.coupledCache ?? this.coupled())) n = 1;
 
     this.whole.add(n, busyMask, depMask);
     if (this.counting) this.window.add(n, busyMask, depMask);
@@ -1073,30 +1086,37 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   private startHead(u: UnitState<UnitModel | SeqModel, TpuUnitName>, c: number): void {
     u.depWaiting = false;
     if (u.running !== null || u.fifo.length === 0 || u.headReady() > c) return;
-    const cmd = u.fifo[0];
-    const tokenUnit = unpackField(TOKEN_FIELD.UNIT, cmd.token);
-    if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < unpackField(TOKEN_FIELD.TICKET, cmd.token)) {
+    const cmd = u.fifo[0], token = cmd.token;
+    const tokenUnit = (token >>> TOKEN_UNIT_LSB) & TOKEN_UNIT_MASK;
+    if (tokenUnit !== 0 && this.doneAtStart[tokenUnit - 1] < ((token >>> TOKEN_TICKET_LSB) & TOKEN_TICKET_MASK)) {
       u.depWaiting = true;
       return;
     }
     u.fifo.shift();
-    const code = u.rules.validate(cmd);
+    // The footprint goes into the unit's own (all zero while it is idle), cleared again on a drop.
+    const fp = u.footprint;
+    const code = u.rules.admit(cmd, fp);
     if (code !== 0) {
       const doc = ERROR_CODES.find((e) => e.value === code)!.doc;
       this.drop(u, cmd, c, code, u === this.link ? (u.rules as ReturnType<typeof linkRules>).explain(cmd, code) || doc : doc);
       return;
     }
-    // Into the unit's own footprint (all zero while it is idle), cleared again on a drop.
-    const fp = u.rules.footprint(cmd, u.footprint);
     if (fp.sameRegion) {
       clearFootprint(fp);
       this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
       return;
     }
-    const clash = this.portClash(u, fp);
+    // The port rule: a port another running command holds (portClash() then says which).
+    let clash = (fp.write & this.mailboxMask) !== 0;
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const o = all[i];
+      if (o !== u && o.running !== null && ((fp.read & o.footprint.read) | (fp.write & o.footprint.write)) !== 0) clash = true;
+    }
     if (clash) {
+      const detail = this.portClash(u, fp);
       clearFootprint(fp);
-      this.drop(u, cmd, c, ERR.PORT_CONFLICT, clash);
+      this.drop(u, cmd, c, ERR.PORT_CONFLICT, detail);
       return;
     }
     u.running = cmd;
@@ -1171,7 +1191,7 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   /** Is the token w's head waits on (w.depWaiting) one that u's DONE now meets? */
   private tokenMetBy(w: UnitState, u: UnitState): boolean {
     const token = w.fifo[0].token;
-    return unpackField(TOKEN_FIELD.UNIT, token) === u.index + 1 && u.done >= unpackField(TOKEN_FIELD.TICKET, token);
+    return ((token >>> TOKEN_UNIT_LSB) & TOKEN_UNIT_MASK) === u.index + 1 && u.done >= ((token >>> TOKEN_TICKET_LSB) & TOKEN_TICKET_MASK);
   }
 
   private drop(u: UnitState<unknown, TpuUnitName>, cmd: Cmd, c: number, code: number, detail: string): void {

@@ -87,6 +87,120 @@ export interface UnitRules {
   nominalClocks(cmd: Cmd): number;
   /** A one-line description for reports: opcode and fields. */
   describe(cmd: Cmd): string;
+  /**
+   * The core's start of a command: validate(), and when that returns 0, the
+   * footprint into `into`. Returns validate()'s code.
+   */
+  admit(cmd: Cmd, into: Footprint): number;
+}
+
+/** admit() from validate() and footprint(): for a unit whose commands are few (the sequencer, the link). */
+export function admitByParts(rules: UnitRules, cmd: Cmd, into: Footprint): number {
+  const code = rules.validate(cmd);
+  if (code === 0) rules.footprint(cmd, into);
+  return code;
+}
+
+/** A decoded command's admission: validate()'s code and, when 0, its footprint. */
+export interface Admission {
+  code: number;
+  read: number;
+  write: number;
+  sameRegion: boolean;
+}
+
+/** Sets of a CommandCache, of two slots each: a model's firmware uses a few thousand distinct commands per unit. */
+const CACHE_BITS = 11;
+const CACHE_SETS = 1 << CACHE_BITS;
+/** Words of a slot's key: ARG0..ARG4, then opcode | flags << 8 (-1: an empty slot). */
+const KEY_WORDS = 6;
+/** Words of a set in CommandCache.keys: its two slots' keys, then its slot used last (0 or 1), in one 64-byte line. */
+const SET_WORDS = 16;
+const RECENT = 2 * KEY_WORDS;
+
+/**
+ * Decoded commands of one unit, by their words (ARG0..ARG4, opcode, flags): a
+ * firmware pushes the same few thousand commands over and over (every token of a
+ * model's inference repeats its layers'), so a start decodes, validates and works
+ * out the footprint of a command once, and afterwards finds it by a hash of its
+ * words. Two slots a hash (a command whose slot another one took is decoded
+ * again, in the slot used less recently). A slot's record is decoded again in
+ * place when another command takes the slot: a unit's fast model holds its
+ * running command's record (begin()), so admit() is called only while that
+ * model is idle, at the start of a command.
+ */
+export abstract class CommandCache<D extends Admission> {
+  /** Per set, SET_WORDS words: the keys of its two slots and its slot used last; a lookup reads one memory line. */
+  private readonly keys = new Int32Array(CACHE_SETS * SET_WORDS).fill(-1);
+  private readonly records: (D | null)[] = new Array<D | null>(2 * CACHE_SETS).fill(null);
+
+  /** A new, empty record (one per slot, made the first time the slot is used). */
+  protected abstract newRecord(): D;
+  /** Decodes `cmd` into `d`: its fields, its admission code, and its footprint when the code is 0. */
+  protected abstract decodeInto(cmd: Cmd, d: D): void;
+
+  /** The command admit() decoded last (and its serial: the core reuses command objects), and its record. */
+  private admittedCmd: Cmd | null = null;
+  private admittedSerial = -1;
+  private admittedRecord: D | null = null;
+  /** The footprint of an admit() whose caller needs only the record. */
+  private readonly unusedFootprint: Footprint = { read: 0, write: 0, sameRegion: false };
+
+  /**
+   * UnitRules.admit(): `cmd` decoded and admitted, from its set when the same
+   * words were decoded last in one of its slots. Its record is kept for the
+   * fast model's begin() (recordToBegin()). The lookup is written out here,
+   * the one call a start makes into the cache.
+   */
+  admit(cmd: Cmd, into: Footprint): number {
+    const args = cmd.args;
+    const a0 = args[0] | 0, a1 = args[1] | 0, a2 = args[2] | 0, a3 = args[3] | 0, a4 = args[4] | 0;
+    const op = cmd.opcode | (cmd.flags << 8);
+    let h = Math.imul(a0, 0x9e3779b1) + a1;
+    h = Math.imul(h ^ (h >>> 15), 0x85ebca77) + a2;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae3d) + a3;
+    h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f) + a4;
+    h = Math.imul(h ^ (h >>> 15), 0x165667b1) + op;
+    h = Math.imul(h ^ (h >>> 16), 0x2c1b3c6d);
+    const set = (h ^ (h >>> 13)) & (CACHE_SETS - 1);
+    const keys = this.keys, k = set * SET_WORDS;
+    let d: D;
+    if (keys[k] === a0 && keys[k + 1] === a1 && keys[k + 2] === a2 && keys[k + 3] === a3 && keys[k + 4] === a4 && keys[k + 5] === op) {
+      keys[k + RECENT] = 0;
+      d = this.records[2 * set]!;
+    } else if (keys[k + 6] === a0 && keys[k + 7] === a1 && keys[k + 8] === a2 && keys[k + 9] === a3 && keys[k + 10] === a4 && keys[k + 11] === op) {
+      keys[k + RECENT] = 1;
+      d = this.records[2 * set + 1]!;
+    } else {
+      // A miss: into the slot used less recently (an empty set's recent word is -1: slot 0).
+      const way = (keys[k + RECENT] & 1) ^ 1, slot = 2 * set + way, at = k + way * KEY_WORDS;
+      keys[k + RECENT] = way;
+      d = this.records[slot] ?? (this.records[slot] = this.newRecord());
+      this.decodeInto(cmd, d);
+      keys[at] = a0; keys[at + 1] = a1; keys[at + 2] = a2; keys[at + 3] = a3; keys[at + 4] = a4; keys[at + 5] = op;
+    }
+    this.admittedCmd = cmd;
+    this.admittedSerial = cmd.serial;
+    this.admittedRecord = d;
+    if (d.code === 0) {
+      into.read = d.read;
+      into.write = d.write;
+      into.sameRegion = d.sameRegion;
+    }
+    return d.code;
+  }
+
+  /**
+   * The record of `cmd` for the fast model's begin(): the one admit() just
+   * found, when `cmd` is the command admitted last (the core admits a command,
+   * then begins it), else admit()'s for it now (another caller's begin()).
+   */
+  recordToBegin(cmd: Cmd): D {
+    if (this.admittedRecord === null || cmd !== this.admittedCmd || cmd.serial !== this.admittedSerial) this.admit(cmd, this.unusedFootprint);
+    const d = this.admittedRecord!;
+    this.admittedRecord = null;
+    return d;
+  }
 }
 
 /** A footprint: `into` filled in, or a new one. */

@@ -25,7 +25,7 @@
 import type { TpuConfig } from './config.ts';
 import { ERR, UNIT_BY_NAME, opcode, type ArgField } from './regs.ts';
 import {
-  argField, blockEnd, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
+  argField, blockEnd, CommandCache, footprintOf, getInt4, regionMask, rshift, sat4, setInt4,
   type Cmd, type Footprint, type UnitMemories, type UnitModel, type UnitRules,
 } from './unit.ts';
 import { doubleFields } from './double-fields.ts';
@@ -86,31 +86,29 @@ function rowBytes(cols: number, int32: boolean): number {
 
 // ---- A decoded command ----
 
-interface Decoded {
-  op: number;
-  aAddr: number;
-  bAddr: number;
-  cAddr: number;
-  rows: number;
-  cols: number;
-  aStride: number;
-  bStride: number;
-  cStride: number;
-  param: number;
-  rowOff: number;
-  colOff: number;
+class Decoded {
+  op = 0;
+  aAddr = 0;
+  bAddr = 0;
+  cAddr = 0;
+  rows = 0;
+  cols = 0;
+  aStride = 0;
+  bStride = 0;
+  cStride = 0;
+  param = 0;
+  rowOff = 0;
+  colOff = 0;
   /** Data clocks (chunks) per row. */
-  cpr: number;
-  setup: number;
+  cpr = 0;
+  setup = 0;
   /** Busy clocks of the command. */
-  total: number;
-}
-
-function newDecoded(): Decoded {
-  return {
-    op: 0, aAddr: 0, bAddr: 0, cAddr: 0, rows: 0, cols: 0, aStride: 0, bStride: 0, cStride: 0,
-    param: 0, rowOff: 0, colOff: 0, cpr: 0, setup: 0, total: 0,
-  };
+  total = 0;
+  /** The admission (VpuRules): validate()'s code, and when 0 the footprint. */
+  code = 0;
+  read = 0;
+  write = 0;
+  sameRegion = false;
 }
 
 function decode(cmd: Cmd, cfg: TpuConfig, d: Decoded): void {
@@ -157,65 +155,102 @@ function wr32(m: Uint8Array, at: number, v: number): void {
 
 // ---- Static rules ----
 
-export function vpuRules(cfg: TpuConfig): UnitRules {
-  const spadBytes = cfg.spadKiB * 1024;
-  const regionBytes = cfg.regionKiB * 1024;
-  const d = newDecoded();
+/**
+ * The VPU's static rules, and the decoded commands the core starts (CommandCache):
+ * the fast model's begin() takes its fields from there (VpuFast's `decoded`).
+ */
+export class VpuRules extends CommandCache<Decoded> implements UnitRules {
+  private readonly spadBytes: number;
+  private readonly regionBytes: number;
+  /** The record of validate(), footprint() and describe(), not cached. */
+  private readonly scratch = new Decoded();
 
-  return {
-    validate(cmd: Cmd): number {
-      if (!known(cmd.opcode) || cmd.flags !== 0) return ERR.BAD_OPCODE;
-      decode(cmd, cfg, d);
-      const op = d.op;
-      if (d.rows === 0 || d.cols === 0) return ERR.ZERO_SIZE;
-      // Every op but ADD32 has an int4 operand (REQUANT: its output).
-      if (op !== VPU_ADD32 && (d.cols & 1) !== 0) return ERR.ODD_COLS;
-      if (in32(op) && ((d.aAddr | d.aStride) & 3) !== 0) return ERR.MISALIGNED;
-      if (in32(op) && binary(op) && ((d.bAddr | d.bStride) & 3) !== 0) return ERR.MISALIGNED;
-      if (out32(op) && ((d.cAddr | d.cStride) & 3) !== 0) return ERR.MISALIGNED;
-      if (op === VPU_HARDTANH && d.param > 8) return ERR.PARAM;
-      if (op === VPU_REQUANT && d.param > 31) return ERR.PARAM;
-      const inBytes = rowBytes(d.cols, in32(op));
-      if (blockEnd(d.aAddr, d.rows, inBytes, d.aStride) > spadBytes) return ERR.RANGE;
-      if (binary(op) && blockEnd(d.bAddr, d.rows, inBytes, d.bStride) > spadBytes) return ERR.RANGE;
-      if (blockEnd(d.cAddr, d.rows, rowBytes(d.cols, out32(op)), d.cStride) > spadBytes) return ERR.RANGE;
-      return 0;
-    },
+  constructor(private readonly cfg: TpuConfig) {
+    super();
+    this.spadBytes = cfg.spadKiB * 1024;
+    this.regionBytes = cfg.regionKiB * 1024;
+  }
 
-    footprint(cmd: Cmd, into?: Footprint): Footprint {
-      decode(cmd, cfg, d);
-      const inBytes = rowBytes(d.cols, in32(d.op));
-      const a = regionMask(d.aAddr, d.rows, inBytes, d.aStride, regionBytes);
-      const b = binary(d.op) ? regionMask(d.bAddr, d.rows, inBytes, d.bStride, regionBytes) : 0;
-      const c = regionMask(d.cAddr, d.rows, rowBytes(d.cols, out32(d.op)), d.cStride, regionBytes);
-      return footprintOf((a | b) >>> 0, c, (a & b) !== 0, into);
-    },
+  protected newRecord(): Decoded {
+    return new Decoded();
+  }
 
-    nominalClocks(cmd: Cmd): number {
-      return cfg.vpuSetup + get(cmd, F_ROWS) * Math.ceil(get(cmd, F_COLS) / VPU_LANES);
-    },
+  protected decodeInto(cmd: Cmd, d: Decoded): void {
+    decode(cmd, this.cfg, d);
+    d.code = this.check(cmd, d);
+    if (d.code === 0) this.regions(d);
+  }
 
-    describe(cmd: Cmd): string {
-      const name = VPU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `OP_0x${cmd.opcode.toString(16)}`;
-      decode(cmd, cfg, d);
-      const hex = (v: number): string => '0x' + v.toString(16).padStart(4, '0');
-      const op = d.op;
-      let s = `${name} A=${hex(d.aAddr)}`;
-      if (binary(op)) s += ` B=${hex(d.bAddr)}`;
-      s += ` C=${hex(d.cAddr)} rows=${d.rows} cols=${d.cols}`;
-      // Strides only when some operand's rows are not packed back to back.
-      const inB = rowBytes(d.cols, in32(op));
-      const outB = rowBytes(d.cols, out32(op));
-      if (d.rows > 1 && (d.aStride !== inB || (binary(op) && d.bStride !== inB) || d.cStride !== outB)) {
-        s += ` strides=${d.aStride}` + (binary(op) ? `/${d.bStride}` : '') + `/${d.cStride}`;
-      }
-      if (op === VPU_HARDTANH) s += ` bound=${d.param}`;
-      else if (op === VPU_REQUANT) s += ` shift=${d.param}`;
-      else if (op === VPU_CAUSAL_MASK) s += ` row_off=${d.rowOff} col_off=${d.colOff}`;
-      if (cmd.flags !== 0) s += ` flags=0x${cmd.flags.toString(16)}`;
-      return s;
-    },
-  };
+  validate(cmd: Cmd): number {
+    decode(cmd, this.cfg, this.scratch);
+    return this.check(cmd, this.scratch);
+  }
+
+  footprint(cmd: Cmd, into?: Footprint): Footprint {
+    const d = this.scratch;
+    decode(cmd, this.cfg, d);
+    this.regions(d);
+    return footprintOf(d.read, d.write, d.sameRegion, into);
+  }
+
+  nominalClocks(cmd: Cmd): number {
+    return this.cfg.vpuSetup + get(cmd, F_ROWS) * Math.ceil(get(cmd, F_COLS) / VPU_LANES);
+  }
+
+  describe(cmd: Cmd): string {
+    const name = VPU.opcodes.find((o) => o.value === cmd.opcode)?.name ?? `OP_0x${cmd.opcode.toString(16)}`;
+    const d = this.scratch;
+    decode(cmd, this.cfg, d);
+    const hex = (v: number): string => '0x' + v.toString(16).padStart(4, '0');
+    const op = d.op;
+    let s = `${name} A=${hex(d.aAddr)}`;
+    if (binary(op)) s += ` B=${hex(d.bAddr)}`;
+    s += ` C=${hex(d.cAddr)} rows=${d.rows} cols=${d.cols}`;
+    // Strides only when some operand's rows are not packed back to back.
+    const inB = rowBytes(d.cols, in32(op));
+    const outB = rowBytes(d.cols, out32(op));
+    if (d.rows > 1 && (d.aStride !== inB || (binary(op) && d.bStride !== inB) || d.cStride !== outB)) {
+      s += ` strides=${d.aStride}` + (binary(op) ? `/${d.bStride}` : '') + `/${d.cStride}`;
+    }
+    if (op === VPU_HARDTANH) s += ` bound=${d.param}`;
+    else if (op === VPU_REQUANT) s += ` shift=${d.param}`;
+    else if (op === VPU_CAUSAL_MASK) s += ` row_off=${d.rowOff} col_off=${d.colOff}`;
+    if (cmd.flags !== 0) s += ` flags=0x${cmd.flags.toString(16)}`;
+    return s;
+  }
+
+  /** validate()'s code for `cmd`, decoded into `d`. */
+  private check(cmd: Cmd, d: Decoded): number {
+    if (!known(cmd.opcode) || cmd.flags !== 0) return ERR.BAD_OPCODE;
+    const op = d.op, spadBytes = this.spadBytes;
+    if (d.rows === 0 || d.cols === 0) return ERR.ZERO_SIZE;
+    // Every op but ADD32 has an int4 operand (REQUANT: its output).
+    if (op !== VPU_ADD32 && (d.cols & 1) !== 0) return ERR.ODD_COLS;
+    if (in32(op) && ((d.aAddr | d.aStride) & 3) !== 0) return ERR.MISALIGNED;
+    if (in32(op) && binary(op) && ((d.bAddr | d.bStride) & 3) !== 0) return ERR.MISALIGNED;
+    if (out32(op) && ((d.cAddr | d.cStride) & 3) !== 0) return ERR.MISALIGNED;
+    if (op === VPU_HARDTANH && d.param > 8) return ERR.PARAM;
+    if (op === VPU_REQUANT && d.param > 31) return ERR.PARAM;
+    const inBytes = rowBytes(d.cols, in32(op));
+    if (blockEnd(d.aAddr, d.rows, inBytes, d.aStride) > spadBytes) return ERR.RANGE;
+    if (binary(op) && blockEnd(d.bAddr, d.rows, inBytes, d.bStride) > spadBytes) return ERR.RANGE;
+    if (blockEnd(d.cAddr, d.rows, rowBytes(d.cols, out32(op)), d.cStride) > spadBytes) return ERR.RANGE;
+    return 0;
+  }
+
+  /** The footprint of `d`, into its read, write and sameRegion. */
+  private regions(d: Decoded): void {
+    const inBytes = rowBytes(d.cols, in32(d.op)), regionBytes = this.regionBytes;
+    const a = regionMask(d.aAddr, d.rows, inBytes, d.aStride, regionBytes);
+    const b = binary(d.op) ? regionMask(d.bAddr, d.rows, inBytes, d.bStride, regionBytes) : 0;
+    d.read = (a | b) >>> 0;
+    d.write = regionMask(d.cAddr, d.rows, rowBytes(d.cols, out32(d.op)), d.cStride, regionBytes);
+    d.sameRegion = (a & b) !== 0;
+  }
+}
+
+export function vpuRules(cfg: TpuConfig): VpuRules {
+  return new VpuRules(cfg);
 }
 
 // ---- The clock protocol both models keep (periph/unit.ts) ----
@@ -223,7 +258,11 @@ export function vpuRules(cfg: TpuConfig): UnitRules {
 abstract class VpuProtocol {
   /** Clock-valued fields are doubles from the start (emu/double-fields.ts). */
   private readonly doubles = doubleFields(this, ['start', 'pos']);
-  protected readonly d = newDecoded();
+  /** The running command's fields: this model's own record, or the rules' cached one (VpuFast's `decoded`). */
+  protected d: Decoded;
+  private readonly own = new Decoded();
+  /** The rules whose decoded commands begin() takes, or null: it decodes each command itself. */
+  protected decodedBy: VpuRules | null = null;
   protected isRunning = false;
   protected start = 0;
   /** Clocks of the command completed (tickWrite done). */
@@ -234,7 +273,9 @@ abstract class VpuProtocol {
   protected e0 = 0;
   protected n = 0;
 
-  constructor(protected readonly mem: UnitMemories, protected readonly cfg: TpuConfig) {}
+  constructor(protected readonly mem: UnitMemories, protected readonly cfg: TpuConfig) {
+    this.d = this.own;
+  }
 
   get running(): boolean {
     return this.isRunning;
@@ -243,7 +284,12 @@ abstract class VpuProtocol {
   /** Decodes the command and starts the clock count at `clock`. */
   protected startCommand(cmd: Cmd, clock: number): void {
     if (this.isRunning) throw new Error('VPU: begin while a command is running');
-    decode(cmd, this.cfg, this.d);
+    if (this.decodedBy !== null) {
+      this.d = this.decodedBy.recordToBegin(cmd);
+    } else {
+      this.d = this.own;
+      decode(cmd, this.cfg, this.own);
+    }
     this.start = clock;
     this.pos = 0;
     this.latched = false;
@@ -398,8 +444,14 @@ export class VpuFast extends VpuProtocol implements UnitModel {
   private aRowBytes = 0;
   private cRowBytes = 0;
 
-  constructor(mem: UnitMemories, cfg: TpuConfig) {
+  /**
+   * @param decoded the rules of the core's VPU (same configuration): begin() takes the
+   *   command's fields from their cache, which the core's start has just filled, instead
+   *   of decoding it again. The core calls begin() only right after admitting the command.
+   */
+  constructor(mem: UnitMemories, cfg: TpuConfig, decoded: VpuRules | null = null) {
     super(mem, cfg);
+    this.decodedBy = decoded;
     this.spad = mem.spad;
     this.makeView();
   }
