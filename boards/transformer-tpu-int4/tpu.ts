@@ -316,10 +316,11 @@ export class SeedTpu implements MmioDevice {
     this.qWords[slot * 4 + 3] = w3;
     this.qClock[slot] = at;
     this.qCount[u]++;
-    this.statusUntil[u] = -1;
     // A command queued behind a running one changes nothing before that one's DONE, which a quiet
-    // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch holds.
-    if (this.front[u] !== RUN) this.quietUntil = -1;
+    // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch
+    // holds, and so does the unit's status promise (a lower bound of that DONE; issued and the
+    // level the commit moves are read from here as they are).
+    if (this.front[u] !== RUN) { this.quietUntil = -1; this.statusUntil[u] = -1; }
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
 
