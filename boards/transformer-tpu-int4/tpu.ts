@@ -233,9 +233,19 @@ export class SeedTpu implements MmioDevice {
     const port = (o & 0xf00) === 0 && o >>> 4 <= 2, word = (o >>> 2) & 3;
     // The staging register is read only by a commit: its stores need not bring the clock forward.
     if (port && word < 3) { this.stage[word] = v; return; }
+    if (port) {
+      const u = (o >>> 4) & 3;
+      // Fast model: a queue with room at the TPU's clock has room at `clock` too (only commits fill
+      // it), so the commit lands at `clock` without bringing the TPU there: the clocks up to it are
+      // processed at the next access that needs them, and the head is taken from clock + 1 on
+      // (frontEdge()), as when they are processed now.
+      if (!this.reference && !this.stuck && this.qCount[u] < SEED_QUEUE_DEPTH && this.clk <= clock) { this.enqueue(u, v, clock); return; }
+      this.advance(clock);
+      this.commit(u, v, clock);
+      return;
+    }
     this.advance(clock);
-    if (port) this.commit((o >>> 4) & 3, v, clock);
-    else if (o === 0x70 && !this.done) {
+    if (o === 0x70 && !this.done) {
       this.done = true;
       this.doneClock = clock;
     }
@@ -309,6 +319,11 @@ export class SeedTpu implements MmioDevice {
     const stalled = at - presented;
     this.lastExtraWait = stalled;
     if (stalled > 0) this.cStall += this.windowClocks(presented, at);
+    this.enqueue(u, w3, at);
+  }
+
+  /** The commit landing at clock `at` (its edge writes the queue; the queue has room). */
+  private enqueue(u: number, w3: number, at: number): void {
     const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
     this.qWords[slot * 4] = this.stage[0];
     this.qWords[slot * 4 + 1] = this.stage[1];
@@ -319,7 +334,9 @@ export class SeedTpu implements MmioDevice {
     // A command queued behind a running one changes nothing before that one's DONE, which a quiet
     // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch
     // holds, and so does the unit's status promise (a lower bound of that DONE; issued and the
-    // level the commit moves are read from here as they are).
+    // level the commit moves are read from here as they are). The same when the TPU is behind
+    // `at` (write()) and the running command ends before it: the stretch and the promise end at
+    // or before that DONE, and the head is not taken before at + 1.
     if (this.front[u] !== RUN) { this.quietUntil = -1; this.statusUntil[u] = -1; }
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
