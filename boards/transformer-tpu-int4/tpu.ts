@@ -644,7 +644,9 @@ export class SeedTpu implements MmioDevice {
    */
   private skip(target: number): boolean {
     // A stretch found by the last call stays valid until a clock is stepped or a command committed.
-    if (this.clk >= this.quietUntil && !this.findStretch()) return false;
+    // One run to its end almost always ends at an event (a head taken, a command DONE): that clock
+    // is stepped (lightStep(), exact at any clock) without looking for a stretch there first.
+    if (this.clk >= this.quietUntil && (this.clk === this.quietUntil || !this.findStretch())) return false;
     return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
   }
 
