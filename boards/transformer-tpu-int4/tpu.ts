@@ -228,7 +228,8 @@ export class SeedTpu implements MmioDevice {
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastExtraWait = 0;
-    const v = laneValue(value, wstrb);
+    // A word store (the usual) as its int32 bits: a uint32 of 2^31 or more handed on is a heap number.
+    const v = wstrb === 15 ? value | 0 : laneValue(value, wstrb);
     const o = offset & 0xfff;
     const port = (o & 0xf00) === 0 && o >>> 4 <= 2, word = (o >>> 2) & 3;
     // The staging register is read only by a commit: its stores need not bring the clock forward.
@@ -254,7 +255,7 @@ export class SeedTpu implements MmioDevice {
   /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
   stageWord(word: number, value: number, wstrb: number): void {
     this.lastExtraWait = 0;
-    this.stage[word] = laneValue(value, wstrb);
+    this.stage[word] = wstrb === 15 ? value : laneValue(value, wstrb);
   }
 
   extraWait(): number {
@@ -324,7 +325,7 @@ export class SeedTpu implements MmioDevice {
 
   /** The commit landing at clock `at` (its edge writes the queue; the queue has room). */
   private enqueue(u: number, w3: number, at: number): void {
-    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
+    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) & (SEED_QUEUE_DEPTH - 1)); // a power of two
     this.qWords[slot * 4] = this.stage[0];
     this.qWords[slot * 4 + 1] = this.stage[1];
     this.qWords[slot * 4 + 2] = this.stage[2];
@@ -570,7 +571,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   private pop(u: number): void {
-    this.qHead[u] = (this.qHead[u] + 1) % SEED_QUEUE_DEPTH;
+    this.qHead[u] = (this.qHead[u] + 1) & (SEED_QUEUE_DEPTH - 1);
     this.qCount[u]--;
     this.retired[u] = (this.retired[u] + 1) >>> 0;
   }
