@@ -208,6 +208,12 @@ export class Cpu {
   private readonly pollRetireds = new Float64Array(POLL_HISTORY);
   private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
+   * Whether a read's registers were kept (1): only for a read that repeats the last one at its pc
+   * with nothing between (a poll loop's second iteration on). The first read of a wait, by far the
+   * most (most waits end at once), is not copied; a loop is then skipped one read later.
+   */
+  private readonly pollHasRegs = new Uint8Array(POLL_HISTORY);
+  /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
    * field, not a local of the loop: the hot loop keeps one register free.
@@ -1110,8 +1116,9 @@ export class Cpu {
       if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
     }
     let n = 0, clocks = 0, instrs = 0;
-    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e]) {
+    const repeats = e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
+      && this.lastEffect < this.pollRetireds[e];
+    if (repeats && this.pollHasRegs[e] === 1) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
@@ -1139,7 +1146,8 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    copyRegisters.call(this.pollRegs, r, 32 * i);
+    if (repeats) copyRegisters.call(this.pollRegs, r, 32 * i);
+    this.pollHasRegs[i] = repeats ? 1 : 0;
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
