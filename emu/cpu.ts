@@ -1092,7 +1092,8 @@ export class Cpu {
    * A device read at `pc` that the device promised to repeat unchanged before
    * bus.repeatUntil (the TPU's status while no command can end). If an earlier
    * such read among the last POLL_HISTORY was this one (same pc, address,
-   * value and wait), with the same registers after it and nothing since but
+   * value and wait, itself a repeat of the one before it at that pc, whose
+   * registers were kept: pollHasRegs), with the same registers after it and nothing since but
    * instructions on registers, BRAM loads and other reads with a promise
    * (lastEffect: no store, other device access or clock read), the CPU is in
    * a poll loop whose every iteration is the same: the same instructions, the

@@ -27,7 +27,8 @@
 // its banks keeps lagging across the other units' command boundaries, up to a
 // lower bound of its own DONE (unitEnd); it catches up once, there or when
 // anything looks at the units (catchUp()). A read of a unit's status words before that
-// unit's next event (statusPromise()) does not bring the TPU forward at all. Pinned together by
+// unit's next event (statusPromise()) does not bring the TPU forward at all, nor does a commit
+// store to a queue with room (its command is taken from the clock after; write()). Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
