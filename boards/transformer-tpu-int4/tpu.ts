@@ -27,7 +27,8 @@
 // its banks keeps lagging across the other units' command boundaries, up to a
 // lower bound of its own DONE (unitEnd); it catches up once, there or when
 // anything looks at the units (catchUp()). A read of a unit's status words before that
-// unit's next event (statusPromise()) does not bring the TPU forward at all. Pinned together by
+// unit's next event (statusPromise()) does not bring the TPU forward at all, nor does a commit
+// store to a queue with room (its command is taken from the clock after; write()). Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
@@ -228,14 +229,25 @@ export class SeedTpu implements MmioDevice {
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastExtraWait = 0;
-    const v = laneValue(value, wstrb);
+    // A word store (the usual) as its int32 bits: a uint32 of 2^31 or more handed on is a heap number.
+    const v = wstrb === 15 ? value | 0 : laneValue(value, wstrb);
     const o = offset & 0xfff;
     const port = (o & 0xf00) === 0 && o >>> 4 <= 2, word = (o >>> 2) & 3;
     // The staging register is read only by a commit: its stores need not bring the clock forward.
     if (port && word < 3) { this.stage[word] = v; return; }
+    if (port) {
+      const u = (o >>> 4) & 3;
+      // Fast model: a queue with room at the TPU's clock has room at `clock` too (only commits fill
+      // it), so the commit lands at `clock` without bringing the TPU there: the clocks up to it are
+      // processed at the next access that needs them, and the head is taken from clock + 1 on
+      // (frontEdge()), as when they are processed now.
+      if (!this.reference && !this.stuck && this.qCount[u] < SEED_QUEUE_DEPTH && this.clk <= clock) { this.enqueue(u, v, clock); return; }
+      this.advance(clock);
+      this.commit(u, v, clock);
+      return;
+    }
     this.advance(clock);
-    if (port) this.commit((o >>> 4) & 3, v, clock);
-    else if (o === 0x70 && !this.done) {
+    if (o === 0x70 && !this.done) {
       this.done = true;
       this.doneClock = clock;
     }
@@ -244,7 +256,7 @@ export class SeedTpu implements MmioDevice {
   /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
   stageWord(word: number, value: number, wstrb: number): void {
     this.lastExtraWait = 0;
-    this.stage[word] = laneValue(value, wstrb);
+    this.stage[word] = wstrb === 15 ? value : laneValue(value, wstrb);
   }
 
   extraWait(): number {
@@ -309,17 +321,25 @@ export class SeedTpu implements MmioDevice {
     const stalled = at - presented;
     this.lastExtraWait = stalled;
     if (stalled > 0) this.cStall += this.windowClocks(presented, at);
-    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) % SEED_QUEUE_DEPTH);
+    this.enqueue(u, w3, at);
+  }
+
+  /** The commit landing at clock `at` (its edge writes the queue; the queue has room). */
+  private enqueue(u: number, w3: number, at: number): void {
+    const slot = u * SEED_QUEUE_DEPTH + ((this.qHead[u] + this.qCount[u]) & (SEED_QUEUE_DEPTH - 1)); // a power of two
     this.qWords[slot * 4] = this.stage[0];
     this.qWords[slot * 4 + 1] = this.stage[1];
     this.qWords[slot * 4 + 2] = this.stage[2];
     this.qWords[slot * 4 + 3] = w3;
     this.qClock[slot] = at;
     this.qCount[u]++;
-    this.statusUntil[u] = -1;
     // A command queued behind a running one changes nothing before that one's DONE, which a quiet
-    // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch holds.
-    if (this.front[u] !== RUN) this.quietUntil = -1;
+    // stretch never reaches (findStretch(): every running unit before its horizon()): the stretch
+    // holds, and so does the unit's status promise (a lower bound of that DONE; issued and the
+    // level the commit moves are read from here as they are). The same when the TPU is behind
+    // `at` (write()) and the running command ends before it: the stretch and the promise end at
+    // or before that DONE, and the head is not taken before at + 1.
+    if (this.front[u] !== RUN) { this.quietUntil = -1; this.statusUntil[u] = -1; }
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
 
@@ -552,7 +572,7 @@ export class SeedTpu implements MmioDevice {
   }
 
   private pop(u: number): void {
-    this.qHead[u] = (this.qHead[u] + 1) % SEED_QUEUE_DEPTH;
+    this.qHead[u] = (this.qHead[u] + 1) & (SEED_QUEUE_DEPTH - 1);
     this.qCount[u]--;
     this.retired[u] = (this.retired[u] + 1) >>> 0;
   }
@@ -626,7 +646,9 @@ export class SeedTpu implements MmioDevice {
    */
   private skip(target: number): boolean {
     // A stretch found by the last call stays valid until a clock is stepped or a command committed.
-    if (this.clk >= this.quietUntil && !this.findStretch()) return false;
+    // One run to its end almost always ends at an event (a head taken, a command DONE): that clock
+    // is stepped (lightStep(), exact at any clock) without looking for a stretch there first.
+    if (this.clk >= this.quietUntil && (this.clk === this.quietUntil || !this.findStretch())) return false;
     return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
   }
 
