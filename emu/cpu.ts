@@ -208,12 +208,6 @@ export class Cpu {
   private readonly pollRetireds = new Float64Array(POLL_HISTORY);
   private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
   /**
-   * Whether a read's registers were kept (1): only for a read that repeats the last one at its pc
-   * with nothing between (a poll loop's second iteration on). The first read of a wait, by far the
-   * most (most waits end at once), is not copied; a loop is then skipped one read later.
-   */
-  private readonly pollHasRegs = new Uint8Array(POLL_HISTORY);
-  /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
    * field, not a local of the loop: the hot loop keeps one register free.
@@ -903,9 +897,9 @@ export class Cpu {
   private runSeed(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields;
     const imms = this.imms, lens = this.lens, dataAt = this.dataAt;
-    // Only the views every kind of instruction uses: fewer values live across the loop.
-    const m16 = this.mem16, m32 = this.mem32;
+    const m8 = this.mem8, ms8 = this.memS8, m16 = this.mem16, ms16 = this.memS16, m32 = this.mem32;
     const bus = this.bus;
+    const barrel = this.features.BARREL_SHIFTER;
     const ramSize = this.ramSize;
     // A fetch is legal only from a halfword address inside the BRAM.
     const badPc = ~(ramSize - 1) | 1;
@@ -973,8 +967,8 @@ export class Cpu {
             break outer;
           }
           if (addr >>> 0 < ramSize) {
-            r[rd] = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? this.mem8[addr] : op === Op.LB ? this.memS8[addr]
-              : op === Op.LHU ? m16[addr >>> 1] : this.memS16[addr >>> 1];
+            r[rd] = op === Op.LW ? m32[addr >>> 2] : op === Op.LBU ? m8[addr] : op === Op.LB ? ms8[addr]
+              : op === Op.LHU ? m16[addr >>> 1] : ms16[addr >>> 1];
             r[0] = 0;
             break;
           }
@@ -1007,7 +1001,7 @@ export class Cpu {
             // The new bits are seen from the next fetch on (PicoRV32's prefetch
             // buffer with compressed code is not modelled; hardware.md).
             this.lastEffect = instret;
-            if (op === Op.SW) m32[addr >>> 2] = v; else if (op === Op.SB) this.mem8[addr] = v; else m16[addr >>> 1] = v;
+            if (op === Op.SW) m32[addr >>> 2] = v; else if (op === Op.SB) m8[addr] = v; else m16[addr >>> 1] = v;
             // invalidateWord: the word's two halfwords and the two before, each only when decoded.
             const h = (addr >>> 1) & ~1;
             if (fields[h] !== 0) this.forget(h);
@@ -1050,7 +1044,7 @@ export class Cpu {
         case Op.AND: r[rd] = a & r[(f >>> 16) & 31]; break;
         case Op.SLL: case Op.SRL: case Op.SRA: {
           const n = r[(f >>> 16) & 31] & 31;
-          if (!this.features.BARREL_SHIFTER) clocks += (n >>> 2) + (n & 3);
+          if (!barrel) clocks += (n >>> 2) + (n & 3);
           r[rd] = op === Op.SLL ? a << n : op === Op.SRL ? a >>> n : a >> n;
           r[0] = 0;
           break;
@@ -1092,8 +1086,7 @@ export class Cpu {
    * A device read at `pc` that the device promised to repeat unchanged before
    * bus.repeatUntil (the TPU's status while no command can end). If an earlier
    * such read among the last POLL_HISTORY was this one (same pc, address,
-   * value and wait, itself a repeat of the one before it at that pc, whose
-   * registers were kept: pollHasRegs), with the same registers after it and nothing since but
+   * value and wait), with the same registers after it and nothing since but
    * instructions on registers, BRAM loads and other reads with a promise
    * (lastEffect: no store, other device access or clock read), the CPU is in
    * a poll loop whose every iteration is the same: the same instructions, the
@@ -1117,9 +1110,8 @@ export class Cpu {
       if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
     }
     let n = 0, clocks = 0, instrs = 0;
-    const repeats = e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e];
-    if (repeats && this.pollHasRegs[e] === 1) {
+    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
+      && this.lastEffect < this.pollRetireds[e]) {
       clocks = launch - this.pollLaunches[e];
       instrs = retired - this.pollRetireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
@@ -1147,8 +1139,7 @@ export class Cpu {
     this.pollPromises[i] = promise;
     this.pollLaunches[i] = launch + n * clocks;
     this.pollRetireds[i] = retired + n * instrs;
-    if (repeats) copyRegisters.call(this.pollRegs, r, 32 * i);
-    this.pollHasRegs[i] = repeats ? 1 : 0;
+    copyRegisters.call(this.pollRegs, r, 32 * i);
     this.pollNext = (i + 1) & (POLL_HISTORY - 1);
     if (this.pollCount < POLL_HISTORY) this.pollCount++;
     return n;
