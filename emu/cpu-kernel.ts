@@ -7,7 +7,7 @@
 // cpuKernel(). Where WebAssembly is unavailable the BRAM is a plain array and
 // runWords runs every instruction itself, with the same results.
 
-import { bytesOfBase64 } from '../periph/mxu-kernel.ts';
+import { moduleOnce, wasm, type WasmMemory } from '../periph/wasm-module.ts';
 import { CPU_KERNEL_WASM_BASE64 } from './cpu-kernel.wasm.ts';
 import { TAKEN_BRANCH_EXTRA } from './timing.ts';
 
@@ -16,28 +16,8 @@ const REGS_BYTES = 128;
 const STATE_BYTES = 32;
 const PAGE = 65536;
 
-// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
-interface WasmMemory { readonly buffer: ArrayBuffer }
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-let compiled: object | null | undefined;
-
 /** The compiled module, or null where WebAssembly is unavailable. */
-function kernelModule(): object | null {
-  if (compiled === undefined) {
-    try {
-      compiled = wasm ? new wasm.Module(bytesOfBase64(CPU_KERNEL_WASM_BASE64)) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+const kernelModule = moduleOnce(CPU_KERNEL_WASM_BASE64);
 
 /** The memory each cpuRam() BRAM lives in, by its buffer. */
 const memoryOf = new WeakMap<ArrayBuffer, WasmMemory>();

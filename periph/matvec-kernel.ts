@@ -7,10 +7,8 @@
 // also fetches them from the scratchpad living in the same memory and requantizes the sums).
 
 import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
-import { bytesOfBase64 } from './mxu-kernel.ts';
+import { moduleOnce, wasm, type WasmMemory } from './wasm-module.ts';
 
-// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
-export interface WasmMemory { readonly buffer: ArrayBuffer; grow(pages: number): number }
 export interface MatvecKernel {
   memory: WasmMemory;
   /** acc[0..n) at byte address `acc` = x (k int16 at `x`, k a multiple of 8) times the n rows of int16 at `w`, `stride` bytes apart. */
@@ -40,23 +38,11 @@ export interface MatvecKernel {
   /** `rows` rows of `rowWords` words from src + r·srcStride to dst + r·dstStride (bytes), in order. */
   copyrows(dst: number, src: number, rows: number, rowWords: number, dstStride: number, srcStride: number): void;
 }
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-let compiled: object | null | undefined;
+const kernelModule = moduleOnce(MATVEC_KERNEL_WASM_BASE64);
 
 /** A new kernel instance with at least `bytes` of memory, or null where WebAssembly SIMD is unavailable. */
 export function matvecKernel(bytes: number): MatvecKernel | null {
-  if (compiled === undefined) {
-    try {
-      compiled = wasm ? new wasm.Module(bytesOfBase64(MATVEC_KERNEL_WASM_BASE64)) : null;
-    } catch {
-      compiled = null;
-    }
-  }
+  const compiled = kernelModule();
   if (!compiled) return null;
   // The exports copied into an object of our own: the instance's exports object has no
   // prototype, so V8 keeps its properties in a dictionary, and every kernel.f(...) in a hot path

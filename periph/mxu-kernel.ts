@@ -9,6 +9,7 @@
 // computes with its JavaScript loops, with the same results.
 
 import { MXU_KERNEL_WASM_BASE64 } from './mxu-kernel.wasm.ts';
+import { moduleOnce, wasm, type WasmMemory } from './wasm-module.ts';
 
 /** Longest k-range of one kernel call (the unpacked operand rows' length). */
 export const SEGMENT_K = 2048;
@@ -34,36 +35,8 @@ interface KernelExports {
 const PARAM_COUNT = 16;
 const PER_CALL = 9;
 
-// The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
-interface WasmMemory { readonly buffer: ArrayBuffer }
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
-}
-const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-let compiled: object | null | undefined;
-
-/** Base64 to bytes with atob (Node and browsers alike; Buffer is Node's only). */
-export function bytesOfBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
 /** The compiled module, or null where WebAssembly SIMD is unavailable. */
-function kernelModule(): object | null {
-  if (compiled === undefined) {
-    try {
-      compiled = wasm ? new wasm.Module(bytesOfBase64(MXU_KERNEL_WASM_BASE64)) : null;
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
+const kernelModule = moduleOnce(MXU_KERNEL_WASM_BASE64);
 
 /** One kernel instance and its scratch: the accumulators and the unpacked operands. */
 export class MxuKernel {

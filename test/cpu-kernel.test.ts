@@ -16,6 +16,7 @@ import { Cpu, StopReason, TrapKind } from '../emu/cpu.ts';
 import { cpuRam } from '../emu/cpu-kernel.ts';
 import { CPU_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
 import { encode, INSNS } from '../emu/isa.ts';
+import { mulberry32 } from './helpers/rng.ts';
 
 const RAM = 8192;
 const DATA = 0x1000;
@@ -64,18 +65,6 @@ function writesOf(log: number[]): number {
   return n;
 }
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const insn = new Map(INSNS.map((d) => [d.name, d]));
 const op = (name: string, rd: number, rs1: number, rs2: number, imm: number) => encode(insn.get(name)!, rd, rs1, rs2, imm);
 
@@ -112,7 +101,7 @@ interface Item {
  */
 function program(seed: number, length: number, features: CpuFeatures): { code: number[]; regs: number[] } {
   const m = [...(features.ENABLE_MUL || features.ENABLE_FAST_MUL ? M.slice(0, 4) : []), ...(features.ENABLE_DIV ? M.slice(4) : [])];
-  const rnd = random(seed);
+  const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const reg = () => Math.floor(rnd() * 32);
   const dest = () => { for (;;) { const r = 1 + Math.floor(rnd() * 31); if (!FIXED.has(r)) return r; } };
