@@ -7,8 +7,9 @@
 // the same case. The loop allocates nothing and keeps its state in locals; the
 // semantics of each instruction is one case. The default board (word slots, the
 // native interface) has a loop of its own without RV32C's and AXI-Lite's
-// per-instruction work (runWords), and poll loops on a TPU register are skipped
-// whole iterations at a time (pollRepeats).
+// per-instruction work (runWords), whose plain instructions run in WebAssembly
+// (cpu-kernel.ts), and poll loops on a TPU register are skipped whole
+// iterations at a time (pollRepeats).
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
@@ -292,7 +293,7 @@ export class Cpu {
     };
     this.kernel = this.wordSlots && busOptions.kernel !== false ? cpuKernel(bus.bram, this.storeOffset, deviceStore) : null;
     this.kernelRun = this.kernel?.run ?? null;
-    this.kernelState = this.kernel?.state ?? new Float64Array(3);
+    this.kernelState = this.kernel?.state ?? new Float64Array(4);
     this.regs = this.kernel?.regs ?? new Int32Array(32);
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
@@ -656,6 +657,11 @@ export class Cpu {
    * change to an instruction's case goes into both loops; the timing tests
    * of both boards hold them (cpu-timing and diff-qemu this one, rvc and
    * cpu-seed-axi the other). runInSlices calls it, a slice at a time.
+   * With the kernel (cpu-kernel.ts) this loop runs only what the kernel leaves
+   * to it: an instruction's first run, device reads, traps, counter reads,
+   * stores into code, and the end of a device store the bus answered with
+   * more than a wait; a change to a case goes into cpu-kernel.wat too
+   * (test/cpu-kernel.test.ts holds the two together).
    */
   private runWords(cycleLimit: number, instrLimit: number): StopReason {
     const r = this.regs, fields = this.fields, ops = this.ops;
