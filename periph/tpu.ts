@@ -71,6 +71,9 @@ const FLAGS_LSB = PUSH_FIELD.FLAGS.lsb, FLAGS_MASK = PUSH_FIELD.FLAGS.mask;
 const TOKEN_UNIT_LSB = TOKEN_FIELD.UNIT.lsb, TOKEN_UNIT_MASK = TOKEN_FIELD.UNIT.mask;
 const TOKEN_TICKET_LSB = TOKEN_FIELD.TICKET.lsb, TOKEN_TICKET_MASK = TOKEN_FIELD.TICKET.mask;
 
+/** portHolder()'s answers besides a unit's index. */
+const PORTS_FREE = -1, PORT_OF_MAILBOX = -2;
+
 /** A pushed command; the core reuses these objects (UnitState.cmdPool). */
 type PushedCmd = { -readonly [K in keyof Cmd]: Cmd[K] };
 
@@ -116,10 +119,7 @@ export class UnitState<M = UnitModel, N extends TpuUnitName = (typeof UNIT_NAMES
 
   /** The next pooled command object, filled from the staging registers and PUSH's value. */
   takeCmd(value: number, pushClock: number): Cmd {
-    // nextPooled(), written out: every PUSH comes here.
-    const pool = this.cmdPool, next = this.poolNext;
-    const cmd = pool[next];
-    this.poolNext = next + 1 === pool.length ? 0 : next + 1;
+    const cmd = this.nextPooled();
     const st = this.staging, args = cmd.args;
     args[0] = st[0]; args[1] = st[1]; args[2] = st[2]; args[3] = st[3]; args[4] = st[4];
     cmd.opcode = (value >>> OPCODE_LSB) & OPCODE_MASK;
@@ -1106,15 +1106,9 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
       this.drop(u, cmd, c, ERR.SAME_REGION, 'two of its operands read the same region');
       return;
     }
-    // The port rule: a port another running command holds (portClash() then says which).
-    let clash = (fp.write & this.mailboxMask) !== 0;
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) {
-      const o = all[i];
-      if (o !== u && o.running !== null && ((fp.read & o.footprint.read) | (fp.write & o.footprint.write)) !== 0) clash = true;
-    }
-    if (clash) {
-      const detail = this.portClash(u, fp);
+    const holder = this.portHolder(u, fp);
+    if (holder !== PORTS_FREE) {
+      const detail = this.portClash(fp, holder);
       clearFootprint(fp);
       this.drop(u, cmd, c, ERR.PORT_CONFLICT, detail);
       return;
@@ -1140,22 +1134,31 @@ export class Tpu implements MmioDevice, SramSharer, SeqPort {
   }
 
   /** Describes the first port of `fp` that a running command already holds, or ''. */
-  private portClash(u: UnitState<unknown, TpuUnitName>, fp: Footprint): string {
-    const mailbox = fp.write & this.mailboxMask;
-    if (mailbox) {
+  /**
+   * The port rule at a start: PORTS_FREE, PORT_OF_MAILBOX when `fp` writes the link's mailbox
+   * region, else the index in `all` of the first running unit that holds a port `fp` needs.
+   */
+  private portHolder(u: UnitState<unknown, TpuUnitName>, fp: Footprint): number {
+    if ((fp.write & this.mailboxMask) !== 0) return PORT_OF_MAILBOX;
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const o = all[i];
+      if (o !== u && o.running !== null && ((fp.read & o.footprint.read) | (fp.write & o.footprint.write)) !== 0) return i;
+    }
+    return PORTS_FREE;
+  }
+
+  /** The error line's detail for a start portHolder() refused: which port, held by what. */
+  private portClash(fp: Footprint, holder: number): string {
+    if (holder === PORT_OF_MAILBOX) {
+      const mailbox = fp.write & this.mailboxMask;
       return `the write port of region ${31 - Math.clz32(mailbox & -mailbox)} is the link's: it is the mailbox (hardware.md §5.12)`;
     }
-    for (let i = 0; i < this.all.length; i++) {
-      const o = this.all[i];
-      if (o === u || !o.running) continue;
-      const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;
-      if (r | w) {
-        const region = 31 - Math.clz32((r | w) & -(r | w));
-        return `the ${r ? 'read' : 'write'} port of region ${region} is held by ${o.name} command #${o.running.serial} `
-          + `(${o.rules.describe(o.running)})`;
-      }
-    }
-    return '';
+    const o = this.all[holder], running = o.running!;
+    const r = fp.read & o.footprint.read, w = fp.write & o.footprint.write;
+    const region = 31 - Math.clz32((r | w) & -(r | w));
+    return `the ${r ? 'read' : 'write'} port of region ${region} is held by ${o.name} command #${running.serial} `
+      + `(${o.rules.describe(running)})`;
   }
 
   /** Reference model: the port rule, checked literally every clock. */
