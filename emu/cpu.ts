@@ -12,7 +12,7 @@
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
-import { cpuKernel, type CpuKernel } from './cpu-kernel.ts';
+import { cpuKernel, type CpuKernel, type KernelRun } from './cpu-kernel.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
 import { doubleFields } from '../periph/double-fields.ts';
@@ -257,12 +257,12 @@ export class Cpu {
   /** Halfword slots (COMPRESSED_ISA) on axi-lite, the seed board's configuration: run() is runSeed, chosen once here. */
   private readonly seedSlots: boolean;
   /**
-   * runWords' fast path (cpu-kernel.ts): the plain instructions in WebAssembly, on the BRAM,
-   * slots and registers it shares. Null off word slots, without WebAssembly, or when
-   * CpuBusOptions.kernel is false.
+   * The fast path of runWords or runSeed (cpu-kernel.ts): the plain instructions in
+   * WebAssembly, on the BRAM, slots and registers it shares. Null on the general loop's
+   * configurations, without WebAssembly, or when CpuBusOptions.kernel is false.
    */
   private readonly kernel: CpuKernel | null;
-  private readonly kernelRun: CpuKernel['run'] | null;
+  private readonly kernelRun: KernelRun | null;
   private readonly kernelState: Float64Array;
 
   private readonly mem8: Uint8Array;
@@ -286,27 +286,35 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.storeOffset = storeAccessOffset(features);
-    const deviceStore = (addr: number, wdata: number, wstrb: number, clock: number): number => {
-      bus.write(addr >>> 0, wdata, wstrb, clock);
-      return bus.fault || bus.attention ? -1 : bus.wait;
-    };
-    this.kernel = this.wordSlots && busOptions.kernel !== false ? cpuKernel(bus.bram, this.storeOffset, deviceStore) : null;
-    this.kernelRun = this.kernel?.run ?? null;
-    this.kernelState = this.kernel?.state ?? new Float64Array(3);
+    // The address as each loop gives it to the bus: a uint32 in runWords, an int32 in runSeed.
+    const deviceStore = this.wordSlots
+      ? (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr >>> 0, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      }
+      : (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      };
+    this.kernel = (this.wordSlots || this.seedSlots) && busOptions.kernel !== false
+      ? cpuKernel(bus.bram, slots, this.storeOffset, deviceStore) : null;
+    this.kernelRun = this.kernel === null ? null : this.wordSlots ? this.kernel.runWords : this.kernel.runSeed;
+    this.kernelState = this.kernel?.state ?? new Float64Array(4);
     this.regs = this.kernel?.regs ?? new Int32Array(32);
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
     this.imms = this.kernel?.imms ?? new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
-    this.lens = new Uint8Array(slots);
-    this.dataAt = new Uint8Array(slots);
+    this.lens = this.kernel?.lens ?? new Uint8Array(slots);
+    this.dataAt = this.kernel?.dataAt ?? new Uint8Array(slots);
     this.fields = this.kernel?.fields ?? new Int32Array(slots);
-    const buf = bus.bram.buffer;
+    // Views of the BRAM alone (its buffer is the kernel's whole memory): an index past its end reads undefined.
+    const buf = bus.bram.buffer, ram = this.ramSize;
     this.mem8 = bus.bram;
-    this.memS8 = new Int8Array(buf);
-    this.mem16 = new Uint16Array(buf);
-    this.memS16 = new Int16Array(buf);
-    this.mem32 = new Int32Array(buf);
+    this.memS8 = new Int8Array(buf, 0, ram);
+    this.mem16 = new Uint16Array(buf, 0, ram >>> 1);
+    this.memS16 = new Int16Array(buf, 0, ram >>> 1);
+    this.mem32 = new Int32Array(buf, 0, ram >>> 2);
     this.classClocks = classClocks(features);
     this.trapAt = {
       illegal: trapClocks('illegal', features), ebreak: trapClocks('ebreak', features),
@@ -908,9 +916,28 @@ export class Cpu {
     this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let reason = StopReason.LIMIT;
+    const kernelRun = this.kernelRun, kernelState = this.kernelState, barrelBit = barrel ? 1 : 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (kernelRun !== null) {
+        // The plain instructions up to the next one this loop runs, in WebAssembly.
+        pc = kernelRun(pc, cycle, instret, cycleLimit, stopAtInstret, -1, barrelBit) >>> 0;
+        cycle = kernelState[0]; instret = kernelState[1];
+        if (kernelState[2] >= 0) this.lastEffect = kernelState[2];
+        if (kernelState[3] !== 0) {
+          // The kernel made the device store at pc and the bus reported more than a wait:
+          // its end, as in the store case below.
+          kernelState[3] = 0;
+          const k = pc >>> 1, f = fields[k], at = dataAt[k];
+          if (bus.fault) {
+            reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, (r[(f >>> 11) & 31] + imms[k]) | 0);
+            break;
+          }
+          return this.lookUp(pc + 4 - ((f >>> 28) & 2), cycle, ((f >>> 21) & 255) + bus.wait, instret, at, k, -1);
+        }
+        if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      }
       if (pc & badPc) {
         // Sequential flow off the end of the BRAM (jumps check their own targets):
         // the fetch handshake, one clock before the launch, is the bus error.

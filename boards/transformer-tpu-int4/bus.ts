@@ -62,7 +62,7 @@ export class SeedBus extends Bus {
 
   constructor(timing: BusTiming, ramSize: number, private readonly seed: SeedBusDevice) {
     super(timing, ramSize);
-    this.ram32 = new Int32Array(this.bram.buffer);
+    this.ram32 = new Int32Array(this.bram.buffer, 0, this.bram.length >>> 2);
     this.ramMask = ramSize - 1;
   }
 
