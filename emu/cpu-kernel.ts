@@ -17,13 +17,14 @@ const PAGE = 65536;
 /**
  * Where the kernel's arrays are in its memory, for a BRAM of `ram` bytes at 0: the slots'
  * fields and immediates (int32 a slot, room for halfword slots), the registers (32 int32), the
- * state run returns (4 f64), and the per-slot bytes of the seed configuration (dataAt, lens).
+ * state a run returns (6 f64: CpuKernel.state), a load's word and flags (2 int32), and the
+ * per-slot bytes of the seed configuration (dataAt, lens).
  */
 function layout(ram: number) {
   const slots = ram >>> 1;
   const fieldsAt = ram, immsAt = fieldsAt + 4 * slots, regsAt = immsAt + 4 * slots;
-  const stateAt = regsAt + 128, dataAtAt = stateAt + 32, lensAt = dataAtAt + slots;
-  return { slots, fieldsAt, immsAt, regsAt, stateAt, dataAtAt, lensAt, bytes: lensAt + slots };
+  const stateAt = regsAt + 128, ioAt = stateAt + 48, dataAtAt = ioAt + 16, lensAt = dataAtAt + slots;
+  return { slots, fieldsAt, immsAt, regsAt, stateAt, ioAt, dataAtAt, lensAt, bytes: lensAt + slots };
 }
 
 // The little of the WebAssembly JS API used here (the project's lib setting has no DOM types).
@@ -74,6 +75,23 @@ export function cpuRam(ramSize: number): Uint8Array {
 export type DeviceStore = (addr: number, wdata: number, wstrb: number, clock: number) => number;
 
 /**
+ * runSeed's reads of a device (addr as an int32, the data handshake's clock): the wait clocks
+ * (with Bus.readExtra), the word and flags in CpuKernel.io (1: a promise to repeat past the poll
+ * window, 2: the machine must look up); -1 for a bus error or a restart.
+ */
+export type DeviceLoad = (addr: number, clock: number) => number;
+
+/**
+ * Cpu.pollRepeats for a read with a promise (pc, addr, value, its clock, the next launch, the
+ * retired count after it) and the instret of the kernel run's last store (-1: none): the
+ * iterations to skip, their clocks and instructions in CpuKernel.state[4] and [5].
+ */
+export type PollRepeats = (pc: number, addr: number, value: number, readClock: number, launch: number, retired: number, lastStore: number) => number;
+
+/** What the kernel calls back: the bus's device accesses and the poll-loop skip. */
+export interface KernelImports { store: DeviceStore; load: DeviceLoad; poll: PollRepeats }
+
+/**
  * A loop's fast path: runs from `pc` at clock `cycle` (instret retired so far) until the clock
  * reaches cycleLimit, instret reaches stopAt, or an instruction the loop must run; returns the pc
  * (as an int32), with the clock and the rest in CpuKernel.state. stale: the stale word's slot
@@ -96,19 +114,23 @@ export interface CpuKernel {
   /** x0-x31. */
   readonly regs: Int32Array;
   /**
-   * After a run: clock, instret, instret of the last store (-1: none), and 1 when the
-   * instruction at pc is a device store the kernel made whose end the loop must run (the
-   * loop sets it back to 0).
+   * After a run: clock, instret, instret of the last store (-1: none), and what the loop must
+   * finish of the instruction at pc (the loop sets it back to 0): 1 a device store the bus
+   * answered with more than a wait, 2 a device read after which the machine must look up (its
+   * register written), 3 a device read the bus refused (a bus error or restart). Then, for
+   * the poll callback to fill, a skipped iteration's clocks and instructions.
    */
   readonly state: Float64Array;
+  /** A device read's word and flags (DeviceLoad). */
+  readonly io: Int32Array;
 }
 
 /**
  * The kernel for a BRAM made by cpuRam() and `slots` instruction slots, or null (a plain BRAM,
  * or no WebAssembly). storeAt: clocks from a store's launch to its data handshake on the native
- * interface; store: the bus's device stores.
+ * interface; calls: the Cpu's callbacks.
  */
-export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, store: DeviceStore): CpuKernel | null {
+export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, calls: KernelImports): CpuKernel | null {
   const memory = memoryOf.get(bram.buffer as ArrayBuffer);
   const mod = kernelModule();
   if (memory === undefined || mod === null || bram.byteOffset !== 0) return null;
@@ -119,7 +141,7 @@ export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, stor
     cpu: {
       memory, ram, fieldsAt: at.fieldsAt, immsAt: at.immsAt, regsAt: at.regsAt, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
       takenBranchExtra: TAKEN_BRANCH_EXTRA, axiExtra: AXI_TRANSACTION_EXTRA, straddleTarget: STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA,
-      refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, store,
+      refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, ioAt: at.ioAt, store: calls.store, load: calls.load, poll: calls.poll,
     },
   });
   const buffer = memory.buffer;
@@ -134,6 +156,7 @@ export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, stor
     dataAt: new Uint8Array(buffer, at.dataAtAt, slots),
     lens: new Uint8Array(buffer, at.lensAt, slots),
     regs: new Int32Array(buffer, at.regsAt, 32),
-    state: new Float64Array(buffer, at.stateAt, 4),
+    state: new Float64Array(buffer, at.stateAt, 6),
+    io: new Int32Array(buffer, at.ioAt, 2),
   };
 }

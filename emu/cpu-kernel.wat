@@ -55,6 +55,16 @@
   ;; board's bus (Bus.write); -1 when the loop must finish the instruction (a
   ;; bus error, a restart, or the machine must look up: Bus.attention).
   (import "cpu" "store" (func $store (param i32 i32 i32 f64) (result i32)))
+  ;; load(addr, clock) -> wait: a read of a device through the board's bus (Bus.read, runSeed's
+  ;; configuration), the word and flags in io (1: a promise to repeat past the poll window,
+  ;; 2: the machine must look up); -1 for a bus error or a restart (the loop's).
+  (import "cpu" "load" (func $load (param i32 f64) (result i32)))
+  ;; poll(pc, addr, value, readClock, launch, retired, lastEffect) -> n: Cpu.pollRepeats after
+  ;; a read with a promise, the poll-loop iterations to skip (their clocks and instructions in
+  ;; the state's f64 4 and 5). lastEffect: the instret of the last store in this run, or -1.
+  (import "cpu" "poll" (func $poll (param i32 i32 i32 f64 f64 f64 f64) (result f64)))
+  ;; The word and flags a load left (two int32).
+  (import "cpu" "ioAt" (global $ioAt i32))
 
   ;; runWords(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: from
   ;; pc at clock `cycle`, until the clock reaches cycleLimit, instret reaches
@@ -277,7 +287,7 @@
     (local $fields i32) (local $imms i32) (local $regs i32) (local $badPc i32)
     (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
-    (local $lastStore f64)
+    (local $lastStore f64) (local $at i32) (local $skip f64)
     (local.set $fields (global.get $fieldsAt))
     (local.set $imms (global.get $immsAt))
     (local.set $regs (global.get $regsAt))
@@ -304,7 +314,7 @@
         (block $and (block $or (block $sra (block $srl (block $xor (block $sltu (block $slt (block $sll (block $sub (block $add
         (block $srai (block $srli (block $slli (block $andi (block $ori (block $xori (block $sltiu (block $slti (block $addi
         (block $store (block $sw (block $sh (block $sb
-        (block $lhu (block $lbu (block $lw (block $lh (block $lb
+        (block $load (block $lhu (block $lbu (block $lw (block $lh (block $lb
         (block $branch (block $bgeu (block $bltu (block $bge (block $blt (block $bne (block $beq
         (block $jalr (block $jal (block $auipc (block $lui
           (br_table
@@ -361,25 +371,59 @@
             (if (i32.and (i32.load8_u (i32.add (global.get $lensAt) (local.get $k))) (i32.const 16)) (then
               (local.set $clocks (i32.add (local.get $clocks) (i32.shl (global.get $refetchPerWord) (local.get $n))))))))
           (br $retire))
-        ;; The loads: inside the BRAM and aligned, else the loop's.
+        ;; The loads: $n is which (0 LB, 1 LH, 2 LW, 3 LBU, 4 LHU). A device's through the import
+        ;; with the loop's tail: the wait, the value, then a promise to repeat goes to pollRepeats.
+          (local.set $n (i32.const 0)) (br $load))
+          (local.set $n (i32.const 1)) (br $load))
+          (local.set $n (i32.const 2)) (br $load))
+          (local.set $n (i32.const 3)) (br $load))
+          (local.set $n (i32.const 4)))
           (local.set $addr (i32.add (local.get $a) (local.get $imm)))
-          (br_if $leave (i32.ge_u (local.get $addr) (global.get $ram)))
-          (i32.store (local.get $rdp) (i32.load8_s (local.get $addr))) (br $retire))
-          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
-          (br_if $leave (i32.ge_u (local.get $addr) (global.get $ram)))
-          (br_if $leave (i32.and (local.get $addr) (i32.const 1)))
-          (i32.store (local.get $rdp) (i32.load16_s (local.get $addr))) (br $retire))
-          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
-          (br_if $leave (i32.ge_u (local.get $addr) (global.get $ram)))
-          (br_if $leave (i32.and (local.get $addr) (i32.const 3)))
-          (i32.store (local.get $rdp) (i32.load (local.get $addr))) (br $retire))
-          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
-          (br_if $leave (i32.ge_u (local.get $addr) (global.get $ram)))
-          (i32.store (local.get $rdp) (i32.load8_u (local.get $addr))) (br $retire))
-          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
-          (br_if $leave (i32.ge_u (local.get $addr) (global.get $ram)))
-          (br_if $leave (i32.and (local.get $addr) (i32.const 1)))
-          (i32.store (local.get $rdp) (i32.load16_u (local.get $addr))) (br $retire))
+          (br_if $leave (i32.and (local.get $addr)
+            (select (i32.const 3) (select (i32.const 1) (i32.const 0) (i32.or (i32.eq (local.get $n) (i32.const 1)) (i32.eq (local.get $n) (i32.const 4))))
+              (i32.eq (local.get $n) (i32.const 2)))))
+          (local.set $at (i32.const -1))
+          (if (i32.lt_u (local.get $addr) (global.get $ram))
+            (then (local.set $w (i32.load (i32.and (local.get $addr) (i32.const -4)))))
+            (else
+              (local.set $at (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))
+              (local.set $w (call $load (local.get $addr) (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))))
+              (if (i32.lt_s (local.get $w) (i32.const 0)) (then
+                ;; Not retired: a bus error or a restart, the loop's.
+                (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 3))
+                (br $leave)))
+              (local.set $clocks (i32.add (local.get $clocks) (local.get $w)))
+              (local.set $w (i32.load (global.get $ioAt)))))
+          ;; The value from the aligned word: $w >> 8*(addr & 3), as the loop takes it from a device's.
+          (local.set $b (i32.shl (i32.and (local.get $addr) (i32.const 3)) (i32.const 3)))
+          (local.set $w
+            (if (result i32) (i32.eq (local.get $n) (i32.const 2)) (then (local.get $w))
+              (else (if (result i32) (i32.eq (local.get $n) (i32.const 3))
+                (then (i32.and (i32.shr_u (local.get $w) (local.get $b)) (i32.const 0xff)))
+                (else (if (result i32) (i32.eqz (local.get $n))
+                  (then (i32.shr_s (i32.shl (local.get $w) (i32.sub (i32.const 24) (local.get $b))) (i32.const 24)))
+                  (else (if (result i32) (i32.eq (local.get $n) (i32.const 4))
+                    (then (i32.and (i32.shr_u (local.get $w) (local.get $b)) (i32.const 0xffff)))
+                    (else (i32.shr_s (i32.shl (local.get $w) (i32.sub (i32.const 16) (local.get $b))) (i32.const 16)))))))))))
+          (i32.store (local.get $rdp) (local.get $w))
+          (br_if $retire (i32.lt_s (local.get $at) (i32.const 0)))
+          (i32.store (local.get $regs) (i32.const 0))
+          (local.set $b (i32.load offset=4 (global.get $ioAt)))
+          (if (i32.and (local.get $b) (i32.const 2)) (then
+            ;; The machine must look up: retired by the loop (Cpu.lookUp).
+            (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 2))
+            (br $leave)))
+          (if (i32.and (local.get $b) (i32.const 1))
+            (then
+              (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w)
+                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))
+                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
+                (f64.add (local.get $instret) (f64.const 1)) (local.get $lastStore)))
+              (if (f64.gt (local.get $skip) (f64.const 0)) (then
+                (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
+                (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))
+            (else (local.set $lastStore (local.get $instret))))
+          (br $retire))
         ;; The stores: $n is the access's size less one. Into the BRAM, aligned, not
         ;; into the word after this one (prefetched) nor into a decoded word.
           (local.set $n (i32.const 0)) (br $store))

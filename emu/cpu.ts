@@ -12,7 +12,7 @@
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
-import { cpuKernel, type CpuKernel, type KernelRun } from './cpu-kernel.ts';
+import { cpuKernel, type CpuKernel, type KernelImports, type KernelRun } from './cpu-kernel.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
 import { doubleFields } from '../periph/double-fields.ts';
@@ -286,20 +286,10 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.storeOffset = storeAccessOffset(features);
-    // The address as each loop gives it to the bus: a uint32 in runWords, an int32 in runSeed.
-    const deviceStore = this.wordSlots
-      ? (addr: number, wdata: number, wstrb: number, clock: number): number => {
-        bus.write(addr >>> 0, wdata, wstrb, clock);
-        return bus.fault || bus.attention ? -1 : bus.wait;
-      }
-      : (addr: number, wdata: number, wstrb: number, clock: number): number => {
-        bus.write(addr, wdata, wstrb, clock);
-        return bus.fault || bus.attention ? -1 : bus.wait;
-      };
     this.kernel = (this.wordSlots || this.seedSlots) && busOptions.kernel !== false
-      ? cpuKernel(bus.bram, slots, this.storeOffset, deviceStore) : null;
+      ? cpuKernel(bus.bram, slots, this.storeOffset, this.kernelCalls()) : null;
     this.kernelRun = this.kernel === null ? null : this.wordSlots ? this.kernel.runWords : this.kernel.runSeed;
-    this.kernelState = this.kernel?.state ?? new Float64Array(4);
+    this.kernelState = this.kernel?.state ?? new Float64Array(6);
     this.regs = this.kernel?.regs ?? new Int32Array(32);
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
@@ -323,6 +313,38 @@ export class Cpu {
       jalr: trapClocks('misaligned-jalr', features),
     };
     if (this.wordSlots && !wordLoopWarm) warmUpWordLoop(features);
+  }
+
+  /**
+   * The kernel's callbacks: its device accesses as the loops make them (the address a uint32 in
+   * runWords, an int32 in runSeed), and the poll-loop skip after a read with a promise.
+   */
+  private kernelCalls(): KernelImports {
+    const bus = this.bus;
+    const store = this.wordSlots
+      ? (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr >>> 0, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      }
+      : (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      };
+    const load = (addr: number, clock: number): number => {
+      const word = bus.read(addr, clock);
+      if (bus.fault) return -1;
+      const io = this.kernel!.io;
+      io[0] = word;
+      io[1] = (bus.repeatUntil > clock + SEED_POLL_WINDOW ? 1 : 0) | (bus.attention ? 2 : 0);
+      return bus.wait + bus.readExtra;
+    };
+    const poll = (pc: number, addr: number, value: number, readClock: number, launch: number, retired: number, lastStore: number): number => {
+      if (lastStore >= 0) this.lastEffect = lastStore;
+      const n = this.pollRepeats(pc, addr, value, readClock, launch, retired);
+      if (n !== 0) { this.kernelState[4] = this.pollClocks; this.kernelState[5] = this.pollInstrs; }
+      return n;
+    };
+    return { store, load, poll };
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
@@ -925,16 +947,20 @@ export class Cpu {
         pc = kernelRun(pc, cycle, instret, cycleLimit, stopAtInstret, -1, barrelBit) >>> 0;
         cycle = kernelState[0]; instret = kernelState[1];
         if (kernelState[2] >= 0) this.lastEffect = kernelState[2];
-        if (kernelState[3] !== 0) {
-          // The kernel made the device store at pc and the bus reported more than a wait:
-          // its end, as in the store case below.
+        const unfinished = kernelState[3];
+        if (unfinished !== 0) {
+          // The kernel made the device access at pc and the bus answered more than a wait: its
+          // end, as in the load and store cases below (1: a store, 2: a read, its register
+          // written, after which the machine must look up, 3: a read the bus refused).
           kernelState[3] = 0;
           const k = pc >>> 1, f = fields[k], at = dataAt[k];
-          if (bus.fault) {
-            reason = bus.restart ? StopReason.BLOCKED : this.trap(TrapKind.STORE_BUS_ERROR, cycle + at, (r[(f >>> 11) & 31] + imms[k]) | 0);
+          if (unfinished === 3 || (unfinished === 1 && bus.fault)) {
+            const kind = unfinished === 3 ? TrapKind.LOAD_BUS_ERROR : TrapKind.STORE_BUS_ERROR;
+            reason = bus.restart ? StopReason.BLOCKED : this.trap(kind, cycle + at, (r[(f >>> 11) & 31] + imms[k]) | 0);
             break;
           }
-          return this.lookUp(pc + 4 - ((f >>> 28) & 2), cycle, ((f >>> 21) & 255) + bus.wait, instret, at, k, -1);
+          const clocks = ((f >>> 21) & 255) + bus.wait + (unfinished === 2 ? bus.readExtra : 0);
+          return this.lookUp(pc + 4 - ((f >>> 28) & 2), cycle, clocks, instret, at, k, -1);
         }
         if (cycle >= cycleLimit || instret >= stopAtInstret) break;
       }
