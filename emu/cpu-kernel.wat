@@ -1,63 +1,85 @@
-;; The CPU's plain instructions in WebAssembly: the fast path of runWords
-;; (emu/cpu.ts) for word slots on the native interface, the default board's
-;; configuration. emu/cpu-kernel.ts drives it.
+;; The CPU's plain instructions in WebAssembly: the fast paths of the CPU's
+;; two loops of their own (emu/cpu.ts), runWords (word slots on the native
+;; interface, the picotpu board's configuration) and runSeed (halfword slots
+;; with RV32C on AXI-Lite, the transformer-tpu-int4 board's). emu/cpu-kernel.ts
+;; drives them.
 ;;
 ;; Why: a cold `picotpu demo` spends its first tenth of a second with the
 ;; JavaScript loop unoptimized while V8 compiles it; WebAssembly is compiled
 ;; ahead of the first instruction (its baseline compiler takes about a
-;; millisecond) and runs near its final speed from there.
+;; millisecond) and runs near its final speed from there; warm, a case here
+;; costs less than the JavaScript loop's.
 ;;
-;; One call of the one export, run, executes the instructions that touch only
-;; the registers and the BRAM, from the predecoded slots, and returns at the
-;; first one it leaves to the JavaScript loop, before changing anything for it:
-;; an undecoded slot, a device read, a misaligned access or jump target, a
-;; store into predecoded code or into the word already prefetched, a word
-;; stored into while prefetched (the loop's stale word), a counter read,
-;; ECALL/EBREAK/illegal/the breakpoint, and the limits. A device store it makes
-;; through an import (the bus), and leaves only the store's end to the loop when
-;; the bus reports more than a wait (a bus error, a halt). Each case does what its
-;; case in runWords does; test/cpu-kernel.test.ts runs both on the same
-;; programs and compares every register, clock and byte.
+;; One call of an export executes the instructions that touch only the
+;; registers and the BRAM, from the predecoded slots, and returns at the first
+;; one it leaves to the JavaScript loop, before changing anything for it: an
+;; undecoded slot, a device read, a misaligned access or (runWords) jump
+;; target, a store into predecoded code or (runWords) into the word already
+;; prefetched, the loop's stale word, a counter read, ECALL/EBREAK/illegal/the
+;; breakpoint, and the limits. A device store it makes through an import (the
+;; bus), and leaves only the store's end to the loop when the bus reports more
+;; than a wait (a bus error, a halt). Each case does what its case in the loop
+;; does; test/cpu-kernel.test.ts runs both on the same programs and compares
+;; every register, clock and byte.
 ;;
-;; The memory (emu/cpu-kernel.ts lays it out, R = BRAM bytes):
-;;   [0, R)        the BRAM (the bus's bram)
-;;   [R, 2R)       the slots' fields, int32 per word (cpu.ts `fields`)
-;;   [2R, 3R)      the slots' immediates, int32 per word (cpu.ts `imms`)
-;;   [3R, 3R+128)  the registers x0-x31 (cpu.ts `regs`)
-;;   [3R+128, ..)  the state run returns besides pc, f64 each: clock,
-;;                 instret, the instret of the last store (-1: none), and 1
-;;                 when the instruction at pc is a device store already done
-;;                 whose end the loop must run (else 0; the loop clears it)
+;; The memory (emu/cpu-kernel.ts lays it out and imports the addresses):
+;; the BRAM at 0 (the bus's bram), then the slots' fields and immediates
+;; (int32 a slot: cpu.ts `fields`, `imms`), the registers x0-x31, the state
+;; run returns besides pc (f64 each: clock, instret, the instret of the last
+;; store or -1, and 1 when the instruction at pc is a device store already
+;; made whose end the loop must run, else 0; the loop clears it), and the
+;; seed configuration's per-slot bytes (cpu.ts `dataAt`, `lens`).
 ;; A slot's fields (cpu.ts slotFields): bits 5:0 op, 10:6 rd, 15:11 rs1,
-;; 20:16 rs2, 28:21 clocks. The ops are cpu.ts's enum Op, in its order: the
-;; br_table below lists a case for each.
+;; 20:16 rs2, 28:21 clocks, 29 compressed. The ops are cpu.ts's enum Op, in its
+;; order: each br_table below lists a case for each.
 (module
   (import "cpu" "memory" (memory 1))
   ;; R: the BRAM's bytes, a power of two.
   (import "cpu" "ram" (global $ram i32))
-  ;; timing.ts TAKEN_BRANCH_EXTRA.
+  ;; Where the slots' arrays, the registers and the state are.
+  (import "cpu" "fieldsAt" (global $fieldsAt i32))
+  (import "cpu" "immsAt" (global $immsAt i32))
+  (import "cpu" "regsAt" (global $regsAt i32))
+  (import "cpu" "dataAtAt" (global $dataAtAt i32))
+  (import "cpu" "lensAt" (global $lensAt i32))
+  ;; timing.ts TAKEN_BRANCH_EXTRA, and the AXI-Lite interface's (the seed configuration):
+  ;; AXI_TRANSACTION_EXTRA, a jump target's straddle (STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA +
+  ;; AXI_CHAINED_EXTRA), AXI_REFETCH_PER_WORD.
   (import "cpu" "takenBranchExtra" (global $takenBranchExtra i32))
+  (import "cpu" "axiExtra" (global $axiExtra i32))
+  (import "cpu" "straddleTarget" (global $straddleTarget i32))
+  (import "cpu" "refetchPerWord" (global $refetchPerWord i32))
   ;; Clocks from a store's launch to its data handshake (timing.ts storeAccessOffset).
   (import "cpu" "storeAt" (global $storeAt i32))
   ;; store(addr, wdata, wstrb, clock) -> wait: a store to a device through the
   ;; board's bus (Bus.write); -1 when the loop must finish the instruction (a
   ;; bus error, a restart, or the machine must look up: Bus.attention).
   (import "cpu" "store" (func $store (param i32 i32 i32 f64) (result i32)))
+  ;; load(addr, clock) -> wait: a read of a device through the board's bus (Bus.read, runSeed's
+  ;; configuration), the word and flags in io (1: a promise to repeat past the poll window,
+  ;; 2: the machine must look up); -1 for a bus error or a restart (the loop's).
+  (import "cpu" "load" (func $load (param i32 f64) (result i32)))
+  ;; poll(pc, addr, value, readClock, launch, retired, lastEffect) -> n: Cpu.pollRepeats after
+  ;; a read with a promise, the poll-loop iterations to skip (their clocks and instructions in
+  ;; the state's f64 4 and 5). lastEffect: the instret of the last store in this run, or -1.
+  (import "cpu" "poll" (func $poll (param i32 i32 i32 f64 f64 f64 f64) (result f64)))
+  ;; The word and flags a load left (two int32).
+  (import "cpu" "ioAt" (global $ioAt i32))
 
-  ;; run(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: from
+  ;; runWords(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: from
   ;; pc at clock `cycle`, until the clock reaches cycleLimit, instret reaches
   ;; stopAt or an instruction is left to the caller. stale: the slot of the
   ;; loop's stale word (-1: none). barrel: BARREL_SHIFTER (0: shifts by a
   ;; register take (n>>2)+(n&3) clocks more).
-  (func (export "run") (param $pc i32) (param $cycle f64) (param $instret f64)
+  (func (export "runWords") (param $pc i32) (param $cycle f64) (param $instret f64)
     (param $cycleLimit f64) (param $stopAt f64) (param $stale i32) (param $barrel i32) (result i32)
     (local $fields i32) (local $imms i32) (local $regs i32) (local $badPc i32)
     (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
     (local $lastStore f64)
-    (local.set $fields (global.get $ram))
-    (local.set $imms (i32.shl (global.get $ram) (i32.const 1)))
-    (local.set $regs (i32.mul (global.get $ram) (i32.const 3)))
+    (local.set $fields (global.get $fieldsAt))
+    (local.set $imms (global.get $immsAt))
+    (local.set $regs (global.get $regsAt))
     ;; A fetch is legal only from an aligned address inside the BRAM.
     (local.set $badPc (i32.or (i32.xor (i32.sub (global.get $ram) (i32.const 1)) (i32.const -1)) (i32.const 3)))
     (local.set $lastStore (f64.const -1))
@@ -254,4 +276,269 @@
     (f64.store (i32.add (local.get $regs) (i32.const 136)) (local.get $instret))
     (f64.store (i32.add (local.get $regs) (i32.const 144)) (local.get $lastStore))
     (local.get $pc))
+
+  ;; runSeed(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: runWords
+  ;; for halfword slots on AXI-Lite (stale is always -1 there): a slot a halfword, an
+  ;; instruction 2 or 4 bytes, every jump's target fetch a transaction, a target that
+  ;; straddles two words its chained second fetch, and a store into the BRAM drops the
+  ;; four slots it may have changed (here: leaves them to the loop when decoded).
+  (func (export "runSeed") (param $pc i32) (param $cycle f64) (param $instret f64)
+    (param $cycleLimit f64) (param $stopAt f64) (param $stale i32) (param $barrel i32) (result i32)
+    (local $fields i32) (local $imms i32) (local $regs i32) (local $badPc i32)
+    (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
+    (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
+    (local $lastStore f64) (local $at i32) (local $skip f64)
+    (local.set $fields (global.get $fieldsAt))
+    (local.set $imms (global.get $immsAt))
+    (local.set $regs (global.get $regsAt))
+    ;; A fetch is legal only from a halfword address inside the BRAM.
+    (local.set $badPc (i32.or (i32.xor (i32.sub (global.get $ram) (i32.const 1)) (i32.const -1)) (i32.const 1)))
+    (local.set $lastStore (f64.const -1))
+    (block $leave
+      (loop $step
+        (br_if $leave (f64.ge (local.get $cycle) (local.get $cycleLimit)))
+        (br_if $leave (f64.ge (local.get $instret) (local.get $stopAt)))
+        (br_if $leave (i32.and (local.get $pc) (local.get $badPc)))
+        (local.set $k (i32.shr_u (local.get $pc) (i32.const 1)))
+        (br_if $leave (i32.eq (local.get $k) (local.get $stale)))
+        (local.set $f (i32.load (i32.add (local.get $fields) (i32.shl (local.get $k) (i32.const 2)))))
+        (local.set $imm (i32.load (i32.add (local.get $imms) (i32.shl (local.get $k) (i32.const 2)))))
+        (local.set $rdp (i32.add (local.get $regs) (i32.and (i32.shr_u (local.get $f) (i32.const 4)) (i32.const 124))))
+        (local.set $a (i32.load (i32.add (local.get $regs) (i32.and (i32.shr_u (local.get $f) (i32.const 9)) (i32.const 124)))))
+        (local.set $b (i32.load (i32.add (local.get $regs) (i32.and (i32.shr_u (local.get $f) (i32.const 14)) (i32.const 124)))))
+        (local.set $clocks (i32.and (i32.shr_u (local.get $f) (i32.const 21)) (i32.const 255)))
+        (local.set $next (i32.sub (i32.add (local.get $pc) (i32.const 4)) (i32.and (i32.shr_u (local.get $f) (i32.const 28)) (i32.const 2))))
+        (block $retire
+        (block $remu (block $rem (block $divu (block $div
+        (block $mulhu (block $mulhsu (block $mulh (block $mul
+        (block $and (block $or (block $sra (block $srl (block $xor (block $sltu (block $slt (block $sll (block $sub (block $add
+        (block $srai (block $srli (block $slli (block $andi (block $ori (block $xori (block $sltiu (block $slti (block $addi
+        (block $store (block $sw (block $sh (block $sb
+        (block $load (block $lhu (block $lbu (block $lw (block $lh (block $lb
+        (block $branch (block $bgeu (block $bltu (block $bge (block $blt (block $bne (block $beq
+        (block $jalr (block $jal (block $auipc (block $lui
+          (br_table
+            $leave $leave $retire                       ;; UNDECODED ILLEGAL NOP
+            $lui $auipc $jal $jalr                      ;; LUI AUIPC JAL JALR
+            $beq $bne $blt $bge $bltu $bgeu             ;; BEQ BNE BLT BGE BLTU BGEU
+            $lb $lh $lw $lbu $lhu                       ;; LB LH LW LBU LHU
+            $sb $sh $sw                                 ;; SB SH SW
+            $addi $slti $sltiu $xori $ori $andi $slli $srli $srai
+            $add $sub $sll $slt $sltu $xor $srl $sra $or $and
+            $retire $leave $leave                       ;; FENCE ECALL EBREAK
+            $leave $leave $leave $leave $leave $leave   ;; RDCYCLE(H) RDTIME(H) RDINSTRET(H)
+            $mul $mulh $mulhsu $mulhu $div $divu $rem $remu
+            $leave                                      ;; BREAK, and anything after
+            (i32.and (local.get $f) (i32.const 63))))
+          ;; LUI
+          (i32.store (local.get $rdp) (local.get $imm)) (br $retire))
+          ;; AUIPC
+          (i32.store (local.get $rdp) (i32.add (local.get $pc) (local.get $imm))) (br $retire))
+          ;; JAL: the target's fetch is a transaction, and a target that straddles two words
+          ;; takes its straddle and chained second fetch.
+          (i32.store (local.get $rdp) (local.get $next))
+          (local.set $next (i32.add (local.get $pc) (local.get $imm)))
+          (local.set $clocks (i32.add (local.get $clocks) (global.get $axiExtra)))
+          (if (i32.and (local.get $next) (i32.const 2)) (then
+            (if (call $straddles (local.get $next)) (then
+              (local.set $clocks (i32.add (local.get $clocks) (global.get $straddleTarget)))))))
+          (br $retire))
+          ;; JALR clears bit 0 of the target.
+          (i32.store (local.get $rdp) (local.get $next))
+          (local.set $next (i32.and (i32.add (local.get $a) (local.get $imm)) (i32.const -2)))
+          (local.set $clocks (i32.add (local.get $clocks) (global.get $axiExtra)))
+          (if (i32.and (local.get $next) (i32.const 2)) (then
+            (if (call $straddles (local.get $next)) (then
+              (local.set $clocks (i32.add (local.get $clocks) (global.get $straddleTarget)))))))
+          (br $retire))
+        ;; The branches: $n is whether taken.
+          (local.set $n (i32.eq (local.get $a) (local.get $b))) (br $branch))
+          (local.set $n (i32.ne (local.get $a) (local.get $b))) (br $branch))
+          (local.set $n (i32.lt_s (local.get $a) (local.get $b))) (br $branch))
+          (local.set $n (i32.ge_s (local.get $a) (local.get $b))) (br $branch))
+          (local.set $n (i32.lt_u (local.get $a) (local.get $b))) (br $branch))
+          (local.set $n (i32.ge_u (local.get $a) (local.get $b))))
+          ;; Every branch, $n set.
+          (br_if $retire (i32.eqz (local.get $n)))
+          (local.set $next (i32.add (local.get $pc) (local.get $imm)))
+          (local.set $clocks (i32.add (local.get $clocks) (i32.add (global.get $takenBranchExtra) (global.get $axiExtra))))
+          ;; A target at a halfword address: its straddle, and the refetch when the fall-through's
+          ;; word has it (bit 4 of lens), twice with a straddle.
+          (if (i32.and (local.get $next) (i32.const 2)) (then
+            (local.set $n (call $straddles (local.get $next)))
+            (if (local.get $n) (then
+              (local.set $clocks (i32.add (local.get $clocks) (global.get $straddleTarget)))))
+            (if (i32.and (i32.load8_u (i32.add (global.get $lensAt) (local.get $k))) (i32.const 16)) (then
+              (local.set $clocks (i32.add (local.get $clocks) (i32.shl (global.get $refetchPerWord) (local.get $n))))))))
+          (br $retire))
+        ;; The loads: $n is which (0 LB, 1 LH, 2 LW, 3 LBU, 4 LHU). A device's through the import
+        ;; with the loop's tail: the wait, the value, then a promise to repeat goes to pollRepeats.
+          (local.set $n (i32.const 0)) (br $load))
+          (local.set $n (i32.const 1)) (br $load))
+          (local.set $n (i32.const 2)) (br $load))
+          (local.set $n (i32.const 3)) (br $load))
+          (local.set $n (i32.const 4)))
+          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
+          (br_if $leave (i32.and (local.get $addr)
+            (select (i32.const 3) (select (i32.const 1) (i32.const 0) (i32.or (i32.eq (local.get $n) (i32.const 1)) (i32.eq (local.get $n) (i32.const 4))))
+              (i32.eq (local.get $n) (i32.const 2)))))
+          (local.set $at (i32.const -1))
+          (if (i32.lt_u (local.get $addr) (global.get $ram))
+            (then (local.set $w (i32.load (i32.and (local.get $addr) (i32.const -4)))))
+            (else
+              (local.set $at (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))
+              (local.set $w (call $load (local.get $addr) (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))))
+              (if (i32.lt_s (local.get $w) (i32.const 0)) (then
+                ;; Not retired: a bus error or a restart, the loop's.
+                (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 3))
+                (br $leave)))
+              (local.set $clocks (i32.add (local.get $clocks) (local.get $w)))
+              (local.set $w (i32.load (global.get $ioAt)))))
+          ;; The value from the aligned word: $w >> 8*(addr & 3), as the loop takes it from a device's.
+          (local.set $b (i32.shl (i32.and (local.get $addr) (i32.const 3)) (i32.const 3)))
+          (local.set $w
+            (if (result i32) (i32.eq (local.get $n) (i32.const 2)) (then (local.get $w))
+              (else (if (result i32) (i32.eq (local.get $n) (i32.const 3))
+                (then (i32.and (i32.shr_u (local.get $w) (local.get $b)) (i32.const 0xff)))
+                (else (if (result i32) (i32.eqz (local.get $n))
+                  (then (i32.shr_s (i32.shl (local.get $w) (i32.sub (i32.const 24) (local.get $b))) (i32.const 24)))
+                  (else (if (result i32) (i32.eq (local.get $n) (i32.const 4))
+                    (then (i32.and (i32.shr_u (local.get $w) (local.get $b)) (i32.const 0xffff)))
+                    (else (i32.shr_s (i32.shl (local.get $w) (i32.sub (i32.const 16) (local.get $b))) (i32.const 16)))))))))))
+          (i32.store (local.get $rdp) (local.get $w))
+          (br_if $retire (i32.lt_s (local.get $at) (i32.const 0)))
+          (i32.store (local.get $regs) (i32.const 0))
+          (local.set $b (i32.load offset=4 (global.get $ioAt)))
+          (if (i32.and (local.get $b) (i32.const 2)) (then
+            ;; The machine must look up: retired by the loop (Cpu.lookUp).
+            (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 2))
+            (br $leave)))
+          (if (i32.and (local.get $b) (i32.const 1))
+            (then
+              (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w)
+                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))
+                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
+                (f64.add (local.get $instret) (f64.const 1)) (local.get $lastStore)))
+              (if (f64.gt (local.get $skip) (f64.const 0)) (then
+                (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
+                (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))
+            (else (local.set $lastStore (local.get $instret))))
+          (br $retire))
+        ;; The stores: $n is the access's size less one. Into the BRAM, aligned, not
+        ;; into the word after this one (prefetched) nor into a decoded word.
+          (local.set $n (i32.const 0)) (br $store))
+          (local.set $n (i32.const 1)) (br $store))
+          (local.set $n (i32.const 3)))
+          (local.set $addr (i32.add (local.get $a) (local.get $imm)))
+          (br_if $leave (i32.and (local.get $addr) (local.get $n)))
+          (if (i32.ge_u (local.get $addr) (global.get $ram)) (then
+            ;; A device: PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
+            (local.set $lastStore (local.get $instret))
+            (local.set $w (call $store (local.get $addr)
+              (if (result i32) (i32.eq (local.get $n) (i32.const 3)) (then (local.get $b))
+                (else (if (result i32) (local.get $n)
+                  (then (i32.mul (i32.and (local.get $b) (i32.const 0xffff)) (i32.const 0x10001)))
+                  (else (i32.mul (i32.and (local.get $b) (i32.const 0xff)) (i32.const 0x1010101))))))
+              (if (result i32) (i32.eq (local.get $n) (i32.const 3)) (then (i32.const 15))
+                (else (i32.shl (i32.or (i32.shl (local.get $n) (i32.const 1)) (i32.const 1)) (i32.and (local.get $addr) (i32.const 3)))))
+              (f64.add (local.get $cycle) (f64.convert_i32_u (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k)))))))
+            (if (i32.lt_s (local.get $w) (i32.const 0)) (then
+              ;; Done, but not retired: the loop finishes it (runWords' deviceStoreTail).
+              (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 1))
+              (br $leave)))
+            (local.set $clocks (i32.add (local.get $clocks) (local.get $w)))
+            (br $retire)))
+          ;; The word's two halfword slots and the two before it: decoded, the loop drops them.
+          (local.set $w (i32.add (local.get $fields) (i32.shl (i32.and (i32.shr_u (local.get $addr) (i32.const 1)) (i32.const -2)) (i32.const 2))))
+          (br_if $leave (i32.or (i32.load (local.get $w)) (i32.load offset=4 (local.get $w))))
+          (if (i32.ge_u (local.get $addr) (i32.const 4)) (then
+            (br_if $leave (i32.or (i32.load offset=0 (i32.sub (local.get $w) (i32.const 8))) (i32.load offset=4 (i32.sub (local.get $w) (i32.const 8)))))))
+          (if (i32.eq (local.get $n) (i32.const 3))
+            (then (i32.store (local.get $addr) (local.get $b)))
+            (else (if (local.get $n)
+              (then (i32.store16 (local.get $addr) (local.get $b)))
+              (else (i32.store8 (local.get $addr) (local.get $b))))))
+          (local.set $lastStore (local.get $instret))
+          (br $retire))
+        ;; Register-immediate.
+          (i32.store (local.get $rdp) (i32.add (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.lt_s (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.lt_u (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.xor (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.or (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.and (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.shl (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.shr_u (local.get $a) (local.get $imm))) (br $retire))
+          (i32.store (local.get $rdp) (i32.shr_s (local.get $a) (local.get $imm))) (br $retire))
+        ;; Register-register. A shift by a register without BARREL_SHIFTER costs
+        ;; (n>>2)+(n&3) clocks more (timing.ts shiftSteps).
+          (i32.store (local.get $rdp) (i32.add (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.sub (local.get $a) (local.get $b))) (br $retire))
+          (if (i32.eqz (local.get $barrel)) (then
+            (local.set $n (i32.and (local.get $b) (i32.const 31)))
+            (local.set $clocks (i32.add (local.get $clocks)
+              (i32.add (i32.shr_u (local.get $n) (i32.const 2)) (i32.and (local.get $n) (i32.const 3)))))))
+          (i32.store (local.get $rdp) (i32.shl (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.lt_s (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.lt_u (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.xor (local.get $a) (local.get $b))) (br $retire))
+          (if (i32.eqz (local.get $barrel)) (then
+            (local.set $n (i32.and (local.get $b) (i32.const 31)))
+            (local.set $clocks (i32.add (local.get $clocks)
+              (i32.add (i32.shr_u (local.get $n) (i32.const 2)) (i32.and (local.get $n) (i32.const 3)))))))
+          (i32.store (local.get $rdp) (i32.shr_u (local.get $a) (local.get $b))) (br $retire))
+          (if (i32.eqz (local.get $barrel)) (then
+            (local.set $n (i32.and (local.get $b) (i32.const 31)))
+            (local.set $clocks (i32.add (local.get $clocks)
+              (i32.add (i32.shr_u (local.get $n) (i32.const 2)) (i32.and (local.get $n) (i32.const 3)))))))
+          (i32.store (local.get $rdp) (i32.shr_s (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.or (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.and (local.get $a) (local.get $b))) (br $retire))
+        ;; M: the products' high words from 64-bit products.
+          (i32.store (local.get $rdp) (i32.mul (local.get $a) (local.get $b))) (br $retire))
+          (i32.store (local.get $rdp) (i32.wrap_i64 (i64.shr_s
+            (i64.mul (i64.extend_i32_s (local.get $a)) (i64.extend_i32_s (local.get $b))) (i64.const 32)))) (br $retire))
+          (i32.store (local.get $rdp) (i32.wrap_i64 (i64.shr_s
+            (i64.mul (i64.extend_i32_s (local.get $a)) (i64.extend_i32_u (local.get $b))) (i64.const 32)))) (br $retire))
+          (i32.store (local.get $rdp) (i32.wrap_i64 (i64.shr_u
+            (i64.mul (i64.extend_i32_u (local.get $a)) (i64.extend_i32_u (local.get $b))) (i64.const 32)))) (br $retire))
+        ;; Division as RISC-V defines it: by zero gives -1 (DIV, DIVU) or the dividend
+        ;; (REM, REMU); the overflow -2^31 / -1 gives -2^31 and remainder 0 (WebAssembly
+        ;; traps on both, so they are cases here).
+          (i32.store (local.get $rdp)
+            (if (result i32) (i32.eqz (local.get $b)) (then (i32.const -1))
+              (else (if (result i32) (i32.eq (local.get $b) (i32.const -1))
+                (then (i32.sub (i32.const 0) (local.get $a)))
+                (else (i32.div_s (local.get $a) (local.get $b)))))))
+          (br $retire))
+          (i32.store (local.get $rdp)
+            (if (result i32) (i32.eqz (local.get $b)) (then (i32.const -1))
+              (else (i32.div_u (local.get $a) (local.get $b)))))
+          (br $retire))
+          (i32.store (local.get $rdp)
+            (if (result i32) (i32.eqz (local.get $b)) (then (local.get $a))
+              (else (if (result i32) (i32.eq (local.get $b) (i32.const -1))
+                (then (i32.const 0))
+                (else (i32.rem_s (local.get $a) (local.get $b)))))))
+          (br $retire))
+          (i32.store (local.get $rdp)
+            (if (result i32) (i32.eqz (local.get $b)) (then (local.get $a))
+              (else (i32.rem_u (local.get $a) (local.get $b))))))
+        ;; Retired: x0 stays zero, the next pc, the clocks.
+        (i32.store (local.get $regs) (i32.const 0))
+        (local.set $pc (local.get $next))
+        (local.set $cycle (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks))))
+        (local.set $instret (f64.add (local.get $instret) (f64.const 1)))
+        (br $step)))
+    (f64.store (i32.add (local.get $regs) (i32.const 128)) (local.get $cycle))
+    (f64.store (i32.add (local.get $regs) (i32.const 136)) (local.get $instret))
+    (f64.store (i32.add (local.get $regs) (i32.const 144)) (local.get $lastStore))
+    (local.get $pc))
+
+  ;; Whether the 32-bit instruction at halfword address `at` straddles two words: `at` inside
+  ;; the BRAM and its low half's bits 1:0 are 11 (not compressed).
+  (func $straddles (param $at i32) (result i32)
+    (if (result i32) (i32.lt_u (local.get $at) (global.get $ram))
+      (then (i32.eq (i32.and (i32.load16_u (local.get $at)) (i32.const 3)) (i32.const 3)))
+      (else (i32.const 0))))
 )

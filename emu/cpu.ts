@@ -7,13 +7,13 @@
 // the same case. The loop allocates nothing and keeps its state in locals; the
 // semantics of each instruction is one case. The default board (word slots, the
 // native interface) has a loop of its own without RV32C's and AXI-Lite's
-// per-instruction work (runWords), whose plain instructions run in WebAssembly
-// (cpu-kernel.ts), and poll loops on a TPU register are skipped whole
-// iterations at a time (pollRepeats).
+// per-instruction work (runWords); the plain instructions of both loops run in
+// WebAssembly (cpu-kernel.ts), and poll loops on a TPU register are skipped
+// whole iterations at a time (pollRepeats).
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
-import { cpuKernel, type CpuKernel } from './cpu-kernel.ts';
+import { cpuKernel, type CpuKernel, type KernelImports, type KernelRun } from './cpu-kernel.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
 import { doubleFields } from '../periph/double-fields.ts';
@@ -258,12 +258,12 @@ export class Cpu {
   /** Halfword slots (COMPRESSED_ISA) on axi-lite, the seed board's configuration: run() is runSeed, chosen once here. */
   private readonly seedSlots: boolean;
   /**
-   * runWords' fast path (cpu-kernel.ts): the plain instructions in WebAssembly, on the BRAM,
-   * slots and registers it shares. Null off word slots, without WebAssembly, or when
-   * CpuBusOptions.kernel is false.
+   * The fast path of runWords or runSeed (cpu-kernel.ts): the plain instructions in
+   * WebAssembly, on the BRAM, slots and registers it shares. Null on the general loop's
+   * configurations, without WebAssembly, or when CpuBusOptions.kernel is false.
    */
   private readonly kernel: CpuKernel | null;
-  private readonly kernelRun: CpuKernel['run'] | null;
+  private readonly kernelRun: KernelRun | null;
   private readonly kernelState: Float64Array;
 
   private readonly mem8: Uint8Array;
@@ -287,20 +287,17 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.storeOffset = storeAccessOffset(features);
-    const deviceStore = (addr: number, wdata: number, wstrb: number, clock: number): number => {
-      bus.write(addr >>> 0, wdata, wstrb, clock);
-      return bus.fault || bus.attention ? -1 : bus.wait;
-    };
-    this.kernel = this.wordSlots && busOptions.kernel !== false ? cpuKernel(bus.bram, this.storeOffset, deviceStore) : null;
-    this.kernelRun = this.kernel?.run ?? null;
-    this.kernelState = this.kernel?.state ?? new Float64Array(4);
+    this.kernel = (this.wordSlots || this.seedSlots) && busOptions.kernel !== false
+      ? cpuKernel(bus.bram, slots, this.storeOffset, this.kernelCalls()) : null;
+    this.kernelRun = this.kernel === null ? null : this.wordSlots ? this.kernel.runWords : this.kernel.runSeed;
+    this.kernelState = this.kernel?.state ?? new Float64Array(6);
     this.regs = this.kernel?.regs ?? new Int32Array(32);
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
     this.imms = this.kernel?.imms ?? new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
-    this.lens = new Uint8Array(slots);
-    this.dataAt = new Uint8Array(slots);
+    this.lens = this.kernel?.lens ?? new Uint8Array(slots);
+    this.dataAt = this.kernel?.dataAt ?? new Uint8Array(slots);
     this.fields = this.kernel?.fields ?? new Int32Array(slots);
     // Views of the BRAM alone (its buffer is the kernel's whole memory): an index past its end reads undefined.
     const buf = bus.bram.buffer, ram = this.ramSize;
@@ -317,6 +314,38 @@ export class Cpu {
       jalr: trapClocks('misaligned-jalr', features),
     };
     if (this.wordSlots && !wordLoopWarm) warmUpWordLoop(features);
+  }
+
+  /**
+   * The kernel's callbacks: its device accesses as the loops make them (the address a uint32 in
+   * runWords, an int32 in runSeed), and the poll-loop skip after a read with a promise.
+   */
+  private kernelCalls(): KernelImports {
+    const bus = this.bus;
+    const store = this.wordSlots
+      ? (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr >>> 0, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      }
+      : (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      };
+    const load = (addr: number, clock: number): number => {
+      const word = bus.read(addr, clock);
+      if (bus.fault) return -1;
+      const io = this.kernel!.io;
+      io[0] = word;
+      io[1] = (bus.repeatUntil > clock + SEED_POLL_WINDOW ? 1 : 0) | (bus.attention ? 2 : 0);
+      return bus.wait + bus.readExtra;
+    };
+    const poll = (pc: number, addr: number, value: number, readClock: number, launch: number, retired: number, lastStore: number): number => {
+      if (lastStore >= 0) this.lastEffect = lastStore;
+      const n = this.pollRepeats(pc, addr, value, readClock, launch, retired);
+      if (n !== 0) { this.kernelState[4] = this.pollClocks; this.kernelState[5] = this.pollInstrs; }
+      return n;
+    };
+    return { store, load, poll };
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
@@ -915,9 +944,32 @@ export class Cpu {
     this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let reason = StopReason.LIMIT;
+    const kernelRun = this.kernelRun, kernelState = this.kernelState, barrelBit = barrel ? 1 : 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (kernelRun !== null) {
+        // The plain instructions up to the next one this loop runs, in WebAssembly.
+        pc = kernelRun(pc, cycle, instret, cycleLimit, stopAtInstret, -1, barrelBit) >>> 0;
+        cycle = kernelState[0]; instret = kernelState[1];
+        if (kernelState[2] >= 0) this.lastEffect = kernelState[2];
+        const unfinished = kernelState[3];
+        if (unfinished !== 0) {
+          // The kernel made the device access at pc and the bus answered more than a wait: its
+          // end, as in the load and store cases below (1: a store, 2: a read, its register
+          // written, after which the machine must look up, 3: a read the bus refused).
+          kernelState[3] = 0;
+          const k = pc >>> 1, f = fields[k], at = dataAt[k];
+          if (unfinished === 3 || (unfinished === 1 && bus.fault)) {
+            const kind = unfinished === 3 ? TrapKind.LOAD_BUS_ERROR : TrapKind.STORE_BUS_ERROR;
+            reason = bus.restart ? StopReason.BLOCKED : this.trap(kind, cycle + at, (r[(f >>> 11) & 31] + imms[k]) | 0);
+            break;
+          }
+          const clocks = ((f >>> 21) & 255) + bus.wait + (unfinished === 2 ? bus.readExtra : 0);
+          return this.lookUp(pc + 4 - ((f >>> 28) & 2), cycle, clocks, instret, at, k, -1);
+        }
+        if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      }
       if (pc & badPc) {
         // Sequential flow off the end of the BRAM (jumps check their own targets):
         // the fetch handshake, one clock before the launch, is the bus error.
