@@ -55,16 +55,28 @@
   ;; board's bus (Bus.write); -1 when the loop must finish the instruction (a
   ;; bus error, a restart, or the machine must look up: Bus.attention).
   (import "cpu" "store" (func $store (param i32 i32 i32 f64) (result i32)))
-  ;; load(addr, clock) -> wait: a read of a device through the board's bus (Bus.read, runSeed's
-  ;; configuration), the word and flags in io (1: a promise to repeat past the poll window,
-  ;; 2: the machine must look up); -1 for a bus error or a restart (the loop's).
+  ;; load(addr, clock) -> clocks: a read of a device through the board's bus (Bus.read, runSeed's
+  ;; configuration), its wait and read extra; in io the word (int32 0), 1 when the machine must
+  ;; look up (int32 1), Bus.wait (int32 2) and Bus.repeatUntil (f64 at byte 16); -1 for a bus
+  ;; error or a restart (the loop's).
   (import "cpu" "load" (func $load (param i32 f64) (result i32)))
-  ;; poll(pc, addr, value, readClock, launch, retired, lastEffect) -> n: Cpu.pollRepeats after
-  ;; a read with a promise, the poll-loop iterations to skip (their clocks and instructions in
-  ;; the state's f64 4 and 5). lastEffect: the instret of the last store in this run, or -1.
-  (import "cpu" "poll" (func $poll (param i32 i32 i32 f64 f64 f64 f64) (result f64)))
-  ;; The word and flags a load left (two int32).
+  ;; poll(pc, addr, value, wait, promise, readClock, launch, retired, lastEffect) -> n:
+  ;; Cpu.pollRepeats for a read the poll history may repeat, the poll-loop iterations to skip
+  ;; (their clocks and instructions in the state's f64 4 and 5). lastEffect: the instret of the
+  ;; last effect in this run, or -1.
+  (import "cpu" "poll" (func $poll (param i32 i32 i32 i32 f64 f64 f64 f64 f64) (result f64)))
   (import "cpu" "ioAt" (global $ioAt i32))
+  ;; The device window (cpu-kernel.ts DeviceWindow): at +0 whether it answers, +4 its base, +8
+  ;; the promises (8 f64), +72 the values (16 int32), +136 readSlot, +168 promiseSlot, +200
+  ;; storeSlot (a byte per word of its 32).
+  (import "cpu" "windowAt" (global $windowAt i32))
+  ;; The poll history (cpu-kernel.ts PollHistory): at +0 next, +4 count, then f64 arrays of 4 at
+  ;; +8 addrs, +40 values, +72 waits, +104 promises, +136 launches, +168 retireds, then +200 the
+  ;; pcs (4 int32) and +216 the registers after each read (4 x 32 int32).
+  (import "cpu" "pollAt" (global $pollAt i32))
+  ;; cpu.ts SEED_POLL_WINDOW: a read is a poll-loop candidate when its promise reaches further
+  ;; past it than this.
+  (import "cpu" "pollWindow" (global $pollWindow f64))
 
   ;; runWords(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: from
   ;; pc at clock `cycle`, until the clock reaches cycleLimit, instret reaches
@@ -288,6 +300,7 @@
     (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
     (local $lastStore f64) (local $at i32) (local $skip f64)
+    (local $readClock f64) (local $promise f64) (local $o i32) (local $wait i32) (local $look i32)
     (local.set $fields (global.get $fieldsAt))
     (local.set $imms (global.get $immsAt))
     (local.set $regs (global.get $regsAt))
@@ -387,14 +400,29 @@
             (then (local.set $w (i32.load (i32.and (local.get $addr) (i32.const -4)))))
             (else
               (local.set $at (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))
-              (local.set $w (call $load (local.get $addr) (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))))
-              (if (i32.lt_s (local.get $w) (i32.const 0)) (then
-                ;; Not retired: a bus error or a restart, the loop's.
-                (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 3))
-                (br $leave)))
-              (local.set $clocks (i32.add (local.get $clocks) (local.get $w)))
-              (local.set $w (i32.load (global.get $ioAt)))))
-          ;; The value from the aligned word: $w >> 8*(addr & 3), as the loop takes it from a device's.
+              (local.set $readClock (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at))))
+              ;; A word of the device window that answers now: its value, no wait, its promise.
+              (local.set $o (call $windowSlot (local.get $addr) (i32.const 136)))
+              (if (local.get $o) (then
+                (local.set $promise (f64.load offset=8 (i32.add (global.get $windowAt)
+                  (i32.shl (call $windowSlot (local.get $addr) (i32.const 168)) (i32.const 3)))))
+                (if (i32.eqz (f64.lt (local.get $readClock) (local.get $promise))) (then (local.set $o (i32.const 0))))))
+              (if (local.get $o)
+                (then
+                  (local.set $w (i32.load offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2)))))
+                  (local.set $wait (i32.const 0))
+                  (local.set $look (i32.const 0)))
+                (else
+                  (local.set $w (call $load (local.get $addr) (local.get $readClock)))
+                  (if (i32.lt_s (local.get $w) (i32.const 0)) (then
+                    ;; Not retired: a bus error or a restart, the loop's.
+                    (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 3))
+                    (br $leave)))
+                  (local.set $clocks (i32.add (local.get $clocks) (local.get $w)))
+                  (local.set $wait (i32.load offset=8 (global.get $ioAt)))
+                  (local.set $promise (f64.load offset=16 (global.get $ioAt)))
+                  (local.set $look (i32.load offset=4 (global.get $ioAt)))
+                  (local.set $w (i32.load (global.get $ioAt)))))))
           (local.set $b (i32.shl (i32.and (local.get $addr) (i32.const 3)) (i32.const 3)))
           (local.set $w
             (if (result i32) (i32.eq (local.get $n) (i32.const 2)) (then (local.get $w))
@@ -408,20 +436,26 @@
           (i32.store (local.get $rdp) (local.get $w))
           (br_if $retire (i32.lt_s (local.get $at) (i32.const 0)))
           (i32.store (local.get $regs) (i32.const 0))
-          (local.set $b (i32.load offset=4 (global.get $ioAt)))
-          (if (i32.and (local.get $b) (i32.const 2)) (then
+          (if (local.get $look) (then
             ;; The machine must look up: retired by the loop (Cpu.lookUp).
             (f64.store (i32.add (local.get $regs) (i32.const 152)) (f64.const 2))
             (br $leave)))
-          (if (i32.and (local.get $b) (i32.const 1))
+          (if (f64.gt (local.get $promise) (f64.add (local.get $readClock) (global.get $pollWindow)))
             (then
-              (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w)
-                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at)))
-                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
-                (f64.add (local.get $instret) (f64.const 1)) (local.get $lastStore)))
-              (if (f64.gt (local.get $skip) (f64.const 0)) (then
-                (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
-                (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))
+              ;; A poll-loop candidate: Cpu.pollRepeats when the history may repeat it, else
+              ;; recorded here (recordRead returns 1 for the first).
+              (if (call $recordRead (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
+                  (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
+                  (f64.add (local.get $instret) (f64.const 1))
+                  (select (local.get $lastStore) (f64.load offset=176 (local.get $regs)) (f64.ge (local.get $lastStore) (f64.const 0))))
+                (then
+                  (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
+                    (local.get $readClock)
+                    (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
+                    (f64.add (local.get $instret) (f64.const 1)) (local.get $lastStore)))
+                  (if (f64.gt (local.get $skip) (f64.const 0)) (then
+                    (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
+                    (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))))
             (else (local.set $lastStore (local.get $instret))))
           (br $retire))
         ;; The stores: $n is the access's size less one. Into the BRAM, aligned, not
@@ -432,6 +466,13 @@
           (local.set $addr (i32.add (local.get $a) (local.get $imm)))
           (br_if $leave (i32.and (local.get $addr) (local.get $n)))
           (if (i32.ge_u (local.get $addr) (global.get $ram)) (then
+            ;; A word store the device window latches: its value, no wait.
+            (if (i32.eq (local.get $n) (i32.const 3)) (then
+              (local.set $o (call $windowSlot (local.get $addr) (i32.const 200)))
+              (if (local.get $o) (then
+                (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
+                (local.set $lastStore (local.get $instret))
+                (br $retire)))))
             ;; A device: PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             (local.set $lastStore (local.get $instret))
             (local.set $w (call $store (local.get $addr)
@@ -541,4 +582,63 @@
     (if (result i32) (i32.lt_u (local.get $at) (global.get $ram))
       (then (i32.eq (i32.and (i32.load16_u (local.get $at)) (i32.const 3)) (i32.const 3)))
       (else (i32.const 0))))
+
+  ;; windowSlot(addr, table) -> the byte of the device window's table at `table` (its offset
+  ;; from windowAt: 136 readSlot, 168 promiseSlot, 200 storeSlot) for the word at addr, or 0
+  ;; when the window does not answer or addr is outside it.
+  (func $windowSlot (param $addr i32) (param $table i32) (result i32)
+    (local $o i32)
+    (local.set $o (i32.sub (local.get $addr) (i32.load offset=4 (global.get $windowAt))))
+    (if (result i32) (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
+      (then (i32.load8_u (i32.add (i32.add (global.get $windowAt) (local.get $table)) (i32.shr_u (local.get $o) (i32.const 2)))))
+      (else (i32.const 0))))
+
+  ;; recordRead(pc, addr, value, wait, promise, launch, retired, lastEffect) -> 1 when the poll
+  ;; history holds an earlier read at pc of the same address, value and wait with nothing since
+  ;; (lastEffect before its retired count): Cpu.pollRepeats' case, left to it. Else records the
+  ;; read at the history's next slot as pollRepeats does when it skips nothing, and returns 0.
+  (func $recordRead (param $pc i32) (param $addr i32) (param $value i32) (param $wait i32) (param $promise f64)
+    (param $launch f64) (param $retired f64) (param $lastEffect f64) (result i32)
+    (local $h i32) (local $next i32) (local $count i32) (local $back i32) (local $i i32) (local $j i32)
+    (local.set $h (global.get $pollAt))
+    (local.set $next (i32.load (local.get $h)))
+    (local.set $count (i32.load offset=4 (local.get $h)))
+    (local.set $back (i32.const 1))
+    (block $none
+      (loop $find
+        (br_if $none (i32.gt_s (local.get $back) (local.get $count)))
+        (local.set $i (i32.and (i32.sub (local.get $next) (local.get $back)) (i32.const 3)))
+        (if (i32.eq (i32.load offset=200 (i32.add (local.get $h) (i32.shl (local.get $i) (i32.const 2)))) (local.get $pc)) (then
+          ;; The latest read at pc: a candidate when all of it matches.
+          (local.set $j (i32.add (local.get $h) (i32.shl (local.get $i) (i32.const 3))))
+          (br_if $none (f64.ne (f64.load offset=8 (local.get $j)) (f64.convert_i32_s (local.get $addr))))
+          (br_if $none (f64.ne (f64.load offset=40 (local.get $j)) (f64.convert_i32_s (local.get $value))))
+          (br_if $none (f64.ne (f64.load offset=72 (local.get $j)) (f64.convert_i32_s (local.get $wait))))
+          (br_if $none (i32.eqz (f64.lt (local.get $lastEffect) (f64.load offset=168 (local.get $j)))))
+          (return (i32.const 1))))
+        (local.set $back (i32.add (local.get $back) (i32.const 1)))
+        (br $find)))
+    (local.set $j (i32.add (local.get $h) (i32.shl (local.get $next) (i32.const 3))))
+    (i32.store offset=200 (i32.add (local.get $h) (i32.shl (local.get $next) (i32.const 2))) (local.get $pc))
+    (f64.store offset=8 (local.get $j) (f64.convert_i32_s (local.get $addr)))
+    (f64.store offset=40 (local.get $j) (f64.convert_i32_s (local.get $value)))
+    (f64.store offset=72 (local.get $j) (f64.convert_i32_s (local.get $wait)))
+    (f64.store offset=104 (local.get $j) (local.get $promise))
+    (f64.store offset=136 (local.get $j) (local.get $launch))
+    (f64.store offset=168 (local.get $j) (local.get $retired))
+    ;; The registers after the read (128 bytes).
+    (local.set $j (i32.add (i32.add (local.get $h) (i32.const 216)) (i32.shl (local.get $next) (i32.const 7))))
+    (local.set $i (global.get $regsAt))
+    (v128.store offset=0 (local.get $j) (v128.load offset=0 (local.get $i)))
+    (v128.store offset=16 (local.get $j) (v128.load offset=16 (local.get $i)))
+    (v128.store offset=32 (local.get $j) (v128.load offset=32 (local.get $i)))
+    (v128.store offset=48 (local.get $j) (v128.load offset=48 (local.get $i)))
+    (v128.store offset=64 (local.get $j) (v128.load offset=64 (local.get $i)))
+    (v128.store offset=80 (local.get $j) (v128.load offset=80 (local.get $i)))
+    (v128.store offset=96 (local.get $j) (v128.load offset=96 (local.get $i)))
+    (v128.store offset=112 (local.get $j) (v128.load offset=112 (local.get $i)))
+    (i32.store (local.get $h) (i32.and (i32.add (local.get $next) (i32.const 1)) (i32.const 3)))
+    (i32.store offset=4 (local.get $h)
+      (select (i32.add (local.get $count) (i32.const 1)) (local.get $count) (i32.lt_s (local.get $count) (i32.const 4))))
+    (i32.const 0))
 )
