@@ -7,7 +7,7 @@
 // pinned to the RTL by cpu-timing, firmware and the TPU tests, which run the
 // fast path.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Machine } from '../boards/machine.ts';
 import { Bus } from '../emu/bus.ts';
@@ -17,6 +17,9 @@ import { cpuRam } from '../emu/cpu-kernel.ts';
 import { CPU_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
 import { encode, INSNS } from '../emu/isa.ts';
 import { mulberry32 } from './helpers/rng.ts';
+import { buildSeedBlob } from '../model/seed-job.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 
 const RAM = 8192;
 const DATA = 0x1000;
@@ -298,4 +301,56 @@ describe('the default board\'s firmware with and without the CPU kernel', () => 
       expect(run(true)).toEqual(run(false));
     });
   }
+});
+
+/** The CPU's poll-loop state after a run: the poll history (which the kernel records too) and the last effect. */
+function pollState(m: Machine): unknown {
+  const cpu = m.cpu as unknown as { poll: Record<string, ArrayLike<number>>; lastEffect: number };
+  return { lastEffect: cpu.lastEffect, ...Object.fromEntries(Object.entries(cpu.poll).map(([k, v]) => [k, Array.from(v)])) };
+}
+
+describe('the seed board\'s firmware with and without the CPU kernel (its device window and poll history included)', () => {
+  const streams = existsSync('build/seed-streams') ? readdirSync('build/seed-streams').filter((f) => f.endsWith('.elf')).map((f) => `build/seed-streams/${f}`) : [];
+  const fw = existsSync(`${FW}/seed`) ? readdirSync(`${FW}/seed`).filter((f) => f.endsWith('.elf')).map((f) => `${FW}/seed/${f}`) : [];
+  it.skipIf(streams.length === 0)('needs the seed\'s command streams (make -C test/seed-rtl/streams)', () => {
+    expect(streams.length).toBeGreaterThan(20);
+  });
+  const run = (path: string, cpuKernel: boolean) => {
+    const m = new Machine(undefined, { board: 'seed', cpuKernel });
+    m.loadElf(readFileSync(path));
+    let reads = 0;
+    const tpu = m.seed!, read = tpu.read.bind(tpu);
+    tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+    const r = m.run(20_000_000);
+    return {
+      out: { reason: r.reason, exit: r.exit, clocks: r.clocks, instret: r.instret, counters: r.seedCounters, hazards: tpu.hazards.length,
+        sram: Buffer.from(m.sramBytes).toString('base64'), spad: Buffer.from(tpu.spad).toString('base64'), loop: pollState(m) },
+      reads,
+    };
+  };
+  for (const path of [...streams, ...fw]) {
+    it(`${path}: the same clocks, instructions, stop, counters, scratchpad and SRAM`, () => {
+      expect(run(path, true).out).toEqual(run(path, false).out);
+    });
+  }
+  it.skipIf(!existsSync(`${FW}/seed-model.elf`))('our transformer on the seed board: the same run, with most status reads answered by the kernel', () => {
+    const model = randomModel(BASE_DIMS, RANDOM_SEED);
+    const job = { prompt: randomPrompt(BASE_DIMS, 8, RANDOM_SEED), decodeSteps: 8, variant: 1 };
+    const { bytes } = buildSeedBlob(model, job);
+    const runJob = (cpuKernel: boolean) => {
+      const m = new Machine(undefined, { board: 'seed', cpuKernel });
+      m.loadElf(readFileSync(`${FW}/seed-model.elf`));
+      m.loadSram(bytes, 0);
+      let reads = 0;
+      const tpu = m.seed!, read = tpu.read.bind(tpu);
+      tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+      const r = m.run(200_000_000);
+      return { out: { reason: r.reason, clocks: r.clocks, instret: r.instret, counters: r.seedCounters, sram: Buffer.from(m.sramBytes).toString('base64'), loop: pollState(m) }, reads };
+    };
+    const fast = runJob(true), plain = runJob(false);
+    expect(fast.out).toEqual(plain.out);
+    expect(fast.out.reason).toBe('exit');
+    expect(fast.reads).toBeLessThan(0.6 * plain.reads);
+  });
+
 });
