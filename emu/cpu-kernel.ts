@@ -1,20 +1,50 @@
 // The CPU's plain instructions in WebAssembly (emu/cpu-kernel.wat, compiled
-// into cpu-kernel.wasm.ts by npm run gen:wasm): the fast path of the default
-// board's CPU loop (Cpu.runWords). The kernel reads the BRAM, the predecoded
-// slots and the registers in place, so they live in its memory: every bus
-// makes its BRAM with cpuRam(), at address 0 of a memory laid out for the
-// kernel, and a Cpu on word slots takes the kernel and its views with
-// cpuKernel(). Where WebAssembly is unavailable the BRAM is a plain array and
-// runWords runs every instruction itself, with the same results.
+// into cpu-kernel.wasm.ts by npm run gen:wasm): the fast paths of the CPU's
+// two loops of their own (Cpu.runWords on picotpu's configuration, Cpu.runSeed
+// on transformer-tpu-int4's). The kernel reads the BRAM, the predecoded slots
+// and the registers in place, so they live in its memory: every bus makes its
+// BRAM with cpuRam(), at address 0 of a memory laid out for the kernel, and a
+// Cpu takes the kernel and its views with cpuKernel(). Where WebAssembly is
+// unavailable the BRAM is a plain array and the loops run every instruction
+// themselves, with the same results.
 
 import { moduleOnce, wasm, type WasmMemory } from '../periph/wasm-module.ts';
 import { CPU_KERNEL_WASM_BASE64 } from './cpu-kernel.wasm.ts';
-import { TAKEN_BRANCH_EXTRA } from './timing.ts';
+import { AXI_CHAINED_EXTRA, AXI_REFETCH_PER_WORD, AXI_TRANSACTION_EXTRA, STRADDLE_EXTRA, TAKEN_BRANCH_EXTRA } from './timing.ts';
 
-/** Bytes of the registers and of the state run() returns, after the slots (cpu-kernel.wat). */
-const REGS_BYTES = 128;
-const STATE_BYTES = 32;
 const PAGE = 65536;
+
+/** Reads of a device the poll-loop skip remembers (Cpu.pollRepeats), a power of two. */
+export const POLL_HISTORY = 4;
+/** Words from a device window's base (DeviceWindow). */
+export const WINDOW_WORDS = 32;
+const WINDOW_VALUES = 16, WINDOW_PROMISES = 8;
+
+/**
+ * Where the kernel's arrays are in its memory, for a BRAM of `ram` bytes at 0: the slots'
+ * fields and immediates (int32 a slot, room for halfword slots), the registers (32 int32), the
+ * state a run returns (8 f64: CpuKernel.state), a device read's answer (CpuKernel.io), the
+ * device window (DeviceWindow), the poll history (PollHistory), and the per-slot bytes of the
+ * seed configuration (dataAt, lens). cpu-kernel.wat reads them at these offsets.
+ */
+function layout(ram: number) {
+  const slots = ram >>> 1;
+  const fieldsAt = ram, immsAt = fieldsAt + 4 * slots, regsAt = immsAt + 4 * slots;
+  const stateAt = regsAt + 128, ioAt = stateAt + 64;
+  // The window: control (2 int32), promises (f64), values (int32), then a byte per word for each of
+  // readSlot, promiseSlot and storeSlot.
+  const windowAt = ioAt + 24, promisesAt = windowAt + 8, valuesAt = promisesAt + 8 * WINDOW_PROMISES;
+  const slotsAt = valuesAt + 4 * WINDOW_VALUES;
+  // The poll history: next and count (2 int32), then f64 arrays of POLL_HISTORY (addrs, values,
+  // waits, promises, launches, retireds), pcs (int32) and the registers after each read (32 int32).
+  const pollAt = slotsAt + 3 * WINDOW_WORDS, pollF64At = pollAt + 8;
+  const pollPcsAt = pollF64At + 6 * 8 * POLL_HISTORY, pollRegsAt = pollPcsAt + 4 * POLL_HISTORY;
+  const dataAtAt = pollRegsAt + 128 * POLL_HISTORY, lensAt = dataAtAt + slots;
+  return {
+    slots, fieldsAt, immsAt, regsAt, stateAt, ioAt, windowAt, promisesAt, valuesAt, slotsAt,
+    pollAt, pollF64At, pollPcsAt, pollRegsAt, dataAtAt, lensAt, bytes: lensAt + slots,
+  };
+}
 
 /** The compiled module, or null where WebAssembly is unavailable. */
 const kernelModule = moduleOnce(CPU_KERNEL_WASM_BASE64);
@@ -29,7 +59,7 @@ const memoryOf = new WeakMap<ArrayBuffer, WasmMemory>();
  */
 export function cpuRam(ramSize: number): Uint8Array {
   if (kernelModule() === null) return new Uint8Array(ramSize);
-  const pages = Math.ceil((3 * ramSize + REGS_BYTES + STATE_BYTES) / PAGE);
+  const pages = Math.ceil(layout(ramSize).bytes / PAGE);
   // A fixed size: the memory never grows, so views of it stay valid.
   const memory = new wasm!.Memory({ initial: pages, maximum: pages });
   memoryOf.set(memory.buffer, memory);
@@ -37,49 +67,183 @@ export function cpuRam(ramSize: number): Uint8Array {
 }
 
 /**
- * A store to a device (addr as an int32, wdata, wstrb, the data handshake's clock): the bus's
- * wait clocks, or -1 when the CPU loop must finish the instruction (Cpu.runWords).
+ * A store to a device (addr, wdata, wstrb as int32, the data handshake's clock): the bus's wait
+ * clocks, or -1 when the CPU loop must finish the instruction (a bus error, a restart, or the
+ * machine must look up).
  */
 export type DeviceStore = (addr: number, wdata: number, wstrb: number, clock: number) => number;
 
+/**
+ * runSeed's reads of a device (addr as an int32, the data handshake's clock): the clocks the
+ * read adds (Bus.wait + Bus.readExtra), with the word, whether the machine must look up,
+ * Bus.wait and Bus.repeatUntil in CpuKernel.io; -1 for a bus error or a restart.
+ */
+export type DeviceLoad = (addr: number, clock: number) => number;
+
+/**
+ * Cpu.pollRepeats for a read with a promise (pc, addr, value, the bus's wait and promise, the
+ * read's clock, the next launch, the retired count after it) and the instret of the kernel
+ * run's last effect (-1: none): the iterations to skip, their clocks and instructions in
+ * CpuKernel.state[4] and [5]. The kernel calls it only for a read the history may repeat (an
+ * earlier read at the same pc, address, value and wait, nothing since); any other read it
+ * records in the history itself.
+ */
+export type PollRepeats = (pc: number, addr: number, value: number, wait: number, promise: number,
+  readClock: number, launch: number, retired: number, lastEffect: number) => number;
+
+/** What the kernel calls back: the bus's device accesses and the poll-loop skip. */
+export interface KernelImports { store: DeviceStore; load: DeviceLoad; poll: PollRepeats }
+
+/**
+ * A loop's fast path: runs from `pc` at clock `cycle` (instret retired so far) until the clock
+ * reaches cycleLimit, instret reaches stopAt, or an instruction the loop must run; returns the pc
+ * (as an int32), with the clock and the rest in CpuKernel.state. stale: the stale word's slot
+ * (-1: none); barrel: 1 with BARREL_SHIFTER.
+ */
+export type KernelRun = (pc: number, cycle: number, instret: number, cycleLimit: number, stopAt: number, stale: number, barrel: number) => number;
+
+/**
+ * A device's registers that runSeed's kernel reads and writes itself, without a call into the
+ * bus, in the memory the BRAM lives in (deviceWindow()). The device keeps those registers'
+ * state in `values` and `promises`, and says per word of the window (WINDOW_WORDS words from
+ * control[1]) what an access does:
+ * - a load of a word whose readSlot is s > 0, at a clock before promises[promiseSlot], reads
+ *   values[s - 1] with no wait and that promise (Bus.repeatUntil): the device promises the
+ *   word holds till then, and that such a read changes nothing;
+ * - a word store (all four lanes) to a word whose storeSlot is s > 0 sets values[s - 1] with
+ *   no wait, and changes nothing else.
+ * Any other access goes through the bus, as do all of them while control[0] is 0. The bus
+ * must answer those accesses the same way (test/cpu-kernel.test.ts runs both).
+ */
+export interface DeviceWindow {
+  /** [0]: 1 while the window answers; [1]: its base address (an int32). */
+  readonly control: Int32Array;
+  readonly values: Int32Array;
+  readonly promises: Float64Array;
+  readonly readSlot: Uint8Array;
+  readonly promiseSlot: Uint8Array;
+  readonly storeSlot: Uint8Array;
+}
+
+/**
+ * The device window of the kernel memory `bram` lives in (cpuRam()), or one of plain arrays
+ * where there is no kernel memory (nothing reads it then but its device). Off at first.
+ */
+export function deviceWindow(bram: Uint8Array): DeviceWindow {
+  const memory = memoryOf.get(bram.buffer as ArrayBuffer);
+  if (memory === undefined) {
+    return {
+      control: new Int32Array(2), values: new Int32Array(WINDOW_VALUES), promises: new Float64Array(WINDOW_PROMISES),
+      readSlot: new Uint8Array(WINDOW_WORDS), promiseSlot: new Uint8Array(WINDOW_WORDS), storeSlot: new Uint8Array(WINDOW_WORDS),
+    };
+  }
+  const at = layout(bram.length), buffer = memory.buffer;
+  return {
+    control: new Int32Array(buffer, at.windowAt, 2),
+    values: new Int32Array(buffer, at.valuesAt, WINDOW_VALUES),
+    promises: new Float64Array(buffer, at.promisesAt, WINDOW_PROMISES),
+    readSlot: new Uint8Array(buffer, at.slotsAt, WINDOW_WORDS),
+    promiseSlot: new Uint8Array(buffer, at.slotsAt + WINDOW_WORDS, WINDOW_WORDS),
+    storeSlot: new Uint8Array(buffer, at.slotsAt + 2 * WINDOW_WORDS, WINDOW_WORDS),
+  };
+}
+
+/**
+ * The device reads Cpu.pollRepeats remembers, the latest at slot (index[0] - 1) & (POLL_HISTORY - 1),
+ * index[1] of them: each one's pc, address, value, wait, promise, the launch after it, the
+ * retired count after it and the registers after it (32 a read).
+ */
+export interface PollHistory {
+  readonly index: Int32Array;
+  readonly pcs: Int32Array;
+  readonly addrs: Float64Array;
+  readonly values: Float64Array;
+  readonly waits: Float64Array;
+  readonly promises: Float64Array;
+  readonly launches: Float64Array;
+  readonly retireds: Float64Array;
+  readonly regs: Int32Array;
+}
+
+/** A poll history of plain arrays (a Cpu without the kernel). */
+export function pollHistory(): PollHistory {
+  const f64 = () => new Float64Array(POLL_HISTORY);
+  return {
+    index: new Int32Array(2), pcs: new Int32Array(POLL_HISTORY), addrs: f64(), values: f64(), waits: f64(),
+    promises: f64(), launches: f64(), retireds: f64(), regs: new Int32Array(32 * POLL_HISTORY),
+  };
+}
+
 /** One kernel instance and its views of the memory it shares with the Cpu. */
 export interface CpuKernel {
-  /**
-   * Runs from `pc` at clock `cycle` (instret retired so far) until the clock
-   * reaches cycleLimit, instret reaches stopAt, or an instruction the caller
-   * must run; returns the pc (as an int32), with the clock and the rest in
-   * `state`. stale: the stale word's
-   * slot (-1: none); barrel: 1 with BARREL_SHIFTER.
-   */
-  run(pc: number, cycle: number, instret: number, cycleLimit: number, stopAt: number, stale: number, barrel: number): number;
-  /** The slots' fields and immediates, one int32 per BRAM word. */
+  /** Cpu.runWords' fast path (word slots, the native interface). */
+  readonly runWords: KernelRun;
+  /** Cpu.runSeed's fast path (halfword slots with RV32C, AXI-Lite). */
+  readonly runSeed: KernelRun;
+  /** The slots' fields and immediates (`slots` of each: a BRAM word's or halfword's). */
   readonly fields: Int32Array;
   readonly imms: Int32Array;
+  /** The seed configuration's per-slot clocks to a data access and lengths (Cpu.dataAt, Cpu.lens). */
+  readonly dataAt: Uint8Array;
+  readonly lens: Uint8Array;
   /** x0-x31. */
   readonly regs: Int32Array;
   /**
-   * After run(): clock, instret, instret of the last store (-1: none), and 1 when the
-   * instruction at pc is a device store the kernel made whose end the loop must run (the
-   * loop sets it back to 0).
+   * Clock, instret, instret of the last effect (a store or a device access without a promise;
+   * -1: none), and what the loop must finish of the instruction at pc (the loop sets it back to
+   * 0): 1 a device store the bus answered with more than a wait, 2 a device read after which
+   * the machine must look up (its register written), 3 a device read the bus refused (a bus
+   * error or restart). Then, for the poll callback to fill, a skipped iteration's clocks and
+   * instructions; then, set by the loop before a run, Cpu.lastEffect.
    */
   readonly state: Float64Array;
+  /** A device read's answer (DeviceLoad): the word, 1 when the machine must look up, Bus.wait (int32), Bus.repeatUntil (f64 at [4..5]). */
+  readonly io: Int32Array;
+  readonly ioPromise: Float64Array;
+  readonly pollHistory: PollHistory;
 }
 
-/** The kernel for a BRAM made by cpuRam(), or null (a plain BRAM, or no WebAssembly). */
-export function cpuKernel(bram: Uint8Array, storeAt: number, store: DeviceStore): CpuKernel | null {
+/**
+ * The kernel for a BRAM made by cpuRam() and `slots` instruction slots, or null (a plain BRAM,
+ * or no WebAssembly). storeAt: clocks from a store's launch to its data handshake on the native
+ * interface; pollWindow: the clocks a read's promise must reach past it to be a poll-loop
+ * candidate (cpu.ts SEED_POLL_WINDOW); calls: the Cpu's callbacks.
+ */
+export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, pollWindow: number, calls: KernelImports): CpuKernel | null {
   const memory = memoryOf.get(bram.buffer as ArrayBuffer);
   const mod = kernelModule();
   if (memory === undefined || mod === null || bram.byteOffset !== 0) return null;
   const ram = bram.length;
-  const instance = new wasm!.Instance(mod, { cpu: { memory, ram, takenBranchExtra: TAKEN_BRANCH_EXTRA, storeAt, store } });
+  const at = layout(ram);
+  if (slots > at.slots) return null;
+  const instance = new wasm!.Instance(mod, {
+    cpu: {
+      memory, ram, fieldsAt: at.fieldsAt, immsAt: at.immsAt, regsAt: at.regsAt, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
+      takenBranchExtra: TAKEN_BRANCH_EXTRA, axiExtra: AXI_TRANSACTION_EXTRA, straddleTarget: STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA,
+      refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, ioAt: at.ioAt, windowAt: at.windowAt, pollAt: at.pollAt, pollWindow,
+      store: calls.store, load: calls.load, poll: calls.poll,
+    },
+  });
   const buffer = memory.buffer;
+  const exports = instance.exports as { runWords: KernelRun; runSeed: KernelRun };
+  const f64 = (i: number) => new Float64Array(buffer, at.pollF64At + 8 * POLL_HISTORY * i, POLL_HISTORY);
   return {
-    // The export copied into an object of our own: the instance's exports object has no
-    // prototype, and V8 would look the function up in its dictionary at every call.
-    run: (instance.exports as { run: CpuKernel['run'] }).run,
-    fields: new Int32Array(buffer, ram, ram >>> 2),
-    imms: new Int32Array(buffer, 2 * ram, ram >>> 2),
-    regs: new Int32Array(buffer, 3 * ram, 32),
-    state: new Float64Array(buffer, 3 * ram + REGS_BYTES, STATE_BYTES / 8),
+    // The exports copied into an object of our own: the instance's exports object has no
+    // prototype, and V8 would look a function up in its dictionary at every call.
+    runWords: exports.runWords,
+    runSeed: exports.runSeed,
+    fields: new Int32Array(buffer, at.fieldsAt, slots),
+    imms: new Int32Array(buffer, at.immsAt, slots),
+    dataAt: new Uint8Array(buffer, at.dataAtAt, slots),
+    lens: new Uint8Array(buffer, at.lensAt, slots),
+    regs: new Int32Array(buffer, at.regsAt, 32),
+    state: new Float64Array(buffer, at.stateAt, 8),
+    io: new Int32Array(buffer, at.ioAt, 4),
+    ioPromise: new Float64Array(buffer, at.ioAt + 16, 1),
+    pollHistory: {
+      index: new Int32Array(buffer, at.pollAt, 2), pcs: new Int32Array(buffer, at.pollPcsAt, POLL_HISTORY),
+      addrs: f64(0), values: f64(1), waits: f64(2), promises: f64(3), launches: f64(4), retireds: f64(5),
+      regs: new Int32Array(buffer, at.pollRegsAt, 32 * POLL_HISTORY),
+    },
   };
 }

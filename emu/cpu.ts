@@ -7,13 +7,13 @@
 // the same case. The loop allocates nothing and keeps its state in locals; the
 // semantics of each instruction is one case. The default board (word slots, the
 // native interface) has a loop of its own without RV32C's and AXI-Lite's
-// per-instruction work (runWords), whose plain instructions run in WebAssembly
-// (cpu-kernel.ts), and poll loops on a TPU register are skipped whole
-// iterations at a time (pollRepeats).
+// per-instruction work (runWords); the plain instructions of both loops run in
+// WebAssembly (cpu-kernel.ts), and poll loops on a TPU register are skipped
+// whole iterations at a time (pollRepeats).
 
 import type { CpuBusOptions, CpuFeatures } from './config.ts';
 import { Bus } from './bus.ts';
-import { cpuKernel, type CpuKernel } from './cpu-kernel.ts';
+import { cpuKernel, pollHistory, POLL_HISTORY, type CpuKernel, type KernelImports, type KernelRun, type PollHistory } from './cpu-kernel.ts';
 import { encode, expandCompressed, INSNS, immOf, matchInsn, rdOf, rs1Of, rs2Of } from './isa.ts';
 import * as timing from './timing.ts';
 import { doubleFields } from '../periph/double-fields.ts';
@@ -147,8 +147,6 @@ function sameRegisters(a: Int32Array, b: Int32Array, at: number): boolean {
  * `set` up through the array's prototypes at every call: a generic load).
  */
 const copyRegisters = Int32Array.prototype.set;
-/** Device reads with a promise pollRepeats remembers (a power of two): a poll loop of up to this many status reads can be skipped. */
-const POLL_HISTORY = 4;
 /**
  * runSeed: a read whose promise ends at most this many clocks after it is not offered to
  * pollRepeats (nor is the copy of the registers made): it counts as an effect, as a read without
@@ -194,20 +192,12 @@ export class Cpu {
   /** A word stored into while it was already fetched: invalidated after it has run once (-1: none). */
   private staleWord = -1;
 
-  // The last POLL_HISTORY device reads that promised to repeat (Bus.repeatUntil), oldest
-  // first from slot (pollNext - pollCount), for pollRepeats: each one's pc, address, value,
-  // wait and promise, the launch clock and retired count after it, and the registers after
-  // it (32 a read). pollCount 0: none.
-  private pollCount = 0;
-  private pollNext = 0;
-  private readonly pollPcs = new Int32Array(POLL_HISTORY);
-  private readonly pollAddrs = new Float64Array(POLL_HISTORY);
-  private readonly pollValues = new Float64Array(POLL_HISTORY);
-  private readonly pollWaits = new Float64Array(POLL_HISTORY);
-  private readonly pollPromises = new Float64Array(POLL_HISTORY);
-  private readonly pollLaunches = new Float64Array(POLL_HISTORY);
-  private readonly pollRetireds = new Float64Array(POLL_HISTORY);
-  private readonly pollRegs = new Int32Array(32 * POLL_HISTORY);
+  /**
+   * The last POLL_HISTORY device reads that promised to repeat (Bus.repeatUntil), for
+   * pollRepeats (PollHistory); in the kernel's memory when there is one, whose runSeed
+   * records them too.
+   */
+  private readonly poll: PollHistory;
   /**
    * The instret of the last instruction a poll loop must not contain: a store,
    * a device access other than a read with a promise, a read of the clock. A
@@ -258,12 +248,12 @@ export class Cpu {
   /** Halfword slots (COMPRESSED_ISA) on axi-lite, the seed board's configuration: run() is runSeed, chosen once here. */
   private readonly seedSlots: boolean;
   /**
-   * runWords' fast path (cpu-kernel.ts): the plain instructions in WebAssembly, on the BRAM,
-   * slots and registers it shares. Null off word slots, without WebAssembly, or when
-   * CpuBusOptions.kernel is false.
+   * The fast path of runWords or runSeed (cpu-kernel.ts): the plain instructions in
+   * WebAssembly, on the BRAM, slots and registers it shares. Null on the general loop's
+   * configurations, without WebAssembly, or when CpuBusOptions.kernel is false.
    */
   private readonly kernel: CpuKernel | null;
-  private readonly kernelRun: CpuKernel['run'] | null;
+  private readonly kernelRun: KernelRun | null;
   private readonly kernelState: Float64Array;
 
   private readonly mem8: Uint8Array;
@@ -287,20 +277,18 @@ export class Cpu {
     this.ramSize = bus.bram.length;
     const slots = this.ramSize >>> this.slotShift;
     this.storeOffset = storeAccessOffset(features);
-    const deviceStore = (addr: number, wdata: number, wstrb: number, clock: number): number => {
-      bus.write(addr >>> 0, wdata, wstrb, clock);
-      return bus.fault || bus.attention ? -1 : bus.wait;
-    };
-    this.kernel = this.wordSlots && busOptions.kernel !== false ? cpuKernel(bus.bram, this.storeOffset, deviceStore) : null;
-    this.kernelRun = this.kernel?.run ?? null;
-    this.kernelState = this.kernel?.state ?? new Float64Array(4);
+    this.kernel = (this.wordSlots || this.seedSlots) && busOptions.kernel !== false
+      ? cpuKernel(bus.bram, slots, this.storeOffset, SEED_POLL_WINDOW, this.kernelCalls()) : null;
+    this.kernelRun = this.kernel === null ? null : this.wordSlots ? this.kernel.runWords : this.kernel.runSeed;
+    this.kernelState = this.kernel?.state ?? new Float64Array(8);
+    this.poll = this.kernel?.pollHistory ?? pollHistory();
     this.regs = this.kernel?.regs ?? new Int32Array(32);
     if (busOptions.stackAddr !== undefined) this.regs[2] = busOptions.stackAddr | 0;
     this.ops = new Uint8Array(slots);
     this.imms = this.kernel?.imms ?? new Int32Array(slots);
     this.clocks = new Uint8Array(slots);
-    this.lens = new Uint8Array(slots);
-    this.dataAt = new Uint8Array(slots);
+    this.lens = this.kernel?.lens ?? new Uint8Array(slots);
+    this.dataAt = this.kernel?.dataAt ?? new Uint8Array(slots);
     this.fields = this.kernel?.fields ?? new Int32Array(slots);
     // Views of the BRAM alone (its buffer is the kernel's whole memory): an index past its end reads undefined.
     const buf = bus.bram.buffer, ram = this.ramSize;
@@ -317,6 +305,41 @@ export class Cpu {
       jalr: trapClocks('misaligned-jalr', features),
     };
     if (this.wordSlots && !wordLoopWarm) warmUpWordLoop(features);
+  }
+
+  /**
+   * The kernel's callbacks: its device accesses as the loops make them (the address a uint32 in
+   * runWords, an int32 in runSeed), and the poll-loop skip after a read with a promise.
+   */
+  private kernelCalls(): KernelImports {
+    const bus = this.bus;
+    const store = this.wordSlots
+      ? (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr >>> 0, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      }
+      : (addr: number, wdata: number, wstrb: number, clock: number): number => {
+        bus.write(addr, wdata, wstrb, clock);
+        return bus.fault || bus.attention ? -1 : bus.wait;
+      };
+    const load = (addr: number, clock: number): number => {
+      const word = bus.read(addr, clock);
+      if (bus.fault) return -1;
+      const io = this.kernel!.io;
+      io[0] = word;
+      io[1] = bus.attention ? 1 : 0;
+      io[2] = bus.wait;
+      this.kernel!.ioPromise[0] = bus.repeatUntil;
+      return bus.wait + bus.readExtra;
+    };
+    const poll = (pc: number, addr: number, value: number, wait: number, promise: number,
+      readClock: number, launch: number, retired: number, lastEffect: number): number => {
+      if (lastEffect >= 0) this.lastEffect = lastEffect;
+      const n = this.pollRepeats(pc, addr, value, wait, promise, readClock, launch, retired);
+      if (n !== 0) { this.kernelState[4] = this.pollClocks; this.kernelState[5] = this.pollInstrs; }
+      return n;
+    };
+    return { store, load, poll };
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
@@ -463,7 +486,7 @@ export class Cpu {
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let stale = this.staleWord;
     let reason = StopReason.LIMIT;
-    this.pollCount = 0;
+    this.poll.index[1] = 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
@@ -544,7 +567,7 @@ export class Cpu {
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
             if (bus.repeatUntil > cycle + at) {
               // The read repeats unchanged for a while: maybe a poll loop to skip.
-              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
+              const n = this.pollRepeats(pc, addr, v, bus.wait, bus.repeatUntil, cycle + at, cycle + clocks, instret + 1);
               if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
             } else {
               this.lastEffect = instret;
@@ -771,7 +794,7 @@ export class Cpu {
             if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, stale);
             if (bus.repeatUntil > cycle + at) {
               // The read repeats unchanged for a while: maybe a poll loop to skip.
-              const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
+              const n = this.pollRepeats(pc, addr, v, bus.wait, bus.repeatUntil, cycle + at, cycle + clocks, instret + 1);
               if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
             } else {
               this.lastEffect = instret;
@@ -876,7 +899,7 @@ export class Cpu {
   private runInSlices(cycleLimit: number, instrLimit: number): StopReason {
     const stopAtInstret = this.instret + instrLimit;
     const words = this.wordSlots;
-    this.pollCount = 0;
+    this.poll.index[1] = 0;
     for (;;) {
       const sliceLimit = Math.min(cycleLimit, this.cycle + SLICE_CLOCKS);
       const left = stopAtInstret - this.instret;
@@ -915,9 +938,33 @@ export class Cpu {
     this.pollCycleLimit = cycleLimit; this.pollStopAt = stopAtInstret;
     let pc = this.pc, cycle = this.cycle, instret = this.instret;
     let reason = StopReason.LIMIT;
+    const kernelRun = this.kernelRun, kernelState = this.kernelState, barrelBit = barrel ? 1 : 0;
 
     outer: for (;;) {
       if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      if (kernelRun !== null) {
+        // The plain instructions up to the next one this loop runs, in WebAssembly.
+        kernelState[6] = this.lastEffect;
+        pc = kernelRun(pc, cycle, instret, cycleLimit, stopAtInstret, -1, barrelBit) >>> 0;
+        cycle = kernelState[0]; instret = kernelState[1];
+        if (kernelState[2] >= 0) this.lastEffect = kernelState[2];
+        const unfinished = kernelState[3];
+        if (unfinished !== 0) {
+          // The kernel made the device access at pc and the bus answered more than a wait: its
+          // end, as in the load and store cases below (1: a store, 2: a read, its register
+          // written, after which the machine must look up, 3: a read the bus refused).
+          kernelState[3] = 0;
+          const k = pc >>> 1, f = fields[k], at = dataAt[k];
+          if (unfinished === 3 || (unfinished === 1 && bus.fault)) {
+            const kind = unfinished === 3 ? TrapKind.LOAD_BUS_ERROR : TrapKind.STORE_BUS_ERROR;
+            reason = bus.restart ? StopReason.BLOCKED : this.trap(kind, cycle + at, (r[(f >>> 11) & 31] + imms[k]) | 0);
+            break;
+          }
+          const clocks = ((f >>> 21) & 255) + bus.wait + (unfinished === 2 ? bus.readExtra : 0);
+          return this.lookUp(pc + 4 - ((f >>> 28) & 2), cycle, clocks, instret, at, k, -1);
+        }
+        if (cycle >= cycleLimit || instret >= stopAtInstret) break;
+      }
       if (pc & badPc) {
         // Sequential flow off the end of the BRAM (jumps check their own targets):
         // the fetch handshake, one clock before the launch, is the bus error.
@@ -990,7 +1037,7 @@ export class Cpu {
           if (bus.attention) return this.lookUp(next, cycle, clocks, instret, at, k, -1);
           if (bus.repeatUntil > cycle + at + SEED_POLL_WINDOW) {
             // The read repeats unchanged for a while: maybe a poll loop to skip.
-            const n = this.pollRepeats(pc, addr, v, cycle + at, cycle + clocks, instret + 1);
+            const n = this.pollRepeats(pc, addr, v | 0, bus.wait, bus.repeatUntil, cycle + at, cycle + clocks, instret + 1);
             if (n !== 0) { cycle += n * this.pollClocks; instret += n * this.pollInstrs; }
           } else {
             this.lastEffect = instret;
@@ -1105,25 +1152,26 @@ export class Cpu {
    * reads would process no clocks. `launch` and `retired` are the next
    * instruction's launch clock and the retired count after this read.
    */
-  private pollRepeats(pc: number, addr: number, value: number, readClock: number, launch: number, retired: number): number {
+  private pollRepeats(pc: number, addr: number, value: number, wait: number, promise: number, readClock: number, launch: number, retired: number): number {
     const cycleLimit = this.pollCycleLimit, stopAtInstret = this.pollStopAt;
-    const r = this.regs, wait = this.bus.wait, promise = this.bus.repeatUntil;
+    const r = this.regs, h = this.poll, index = h.index;
+    const next = index[0], count = index[1];
     // The latest earlier read at this pc, and the earliest promise of the reads after it (the loop's others).
     let e = -1, back = 1, bound = promise;
-    for (; back <= this.pollCount; back++) {
-      const i = (this.pollNext - back) & (POLL_HISTORY - 1);
-      if (this.pollPcs[i] === pc) { e = i; break; }
-      if (this.pollPromises[i] < bound) bound = this.pollPromises[i];
+    for (; back <= count; back++) {
+      const i = (next - back) & (POLL_HISTORY - 1);
+      if (h.pcs[i] === pc) { e = i; break; }
+      if (h.promises[i] < bound) bound = h.promises[i];
     }
     let n = 0, clocks = 0, instrs = 0;
-    if (e >= 0 && addr === this.pollAddrs[e] && value === this.pollValues[e] && wait === this.pollWaits[e]
-      && this.lastEffect < this.pollRetireds[e]) {
-      clocks = launch - this.pollLaunches[e];
-      instrs = retired - this.pollRetireds[e];
+    if (e >= 0 && addr === h.addrs[e] && value === h.values[e] && wait === h.waits[e]
+      && this.lastEffect < h.retireds[e]) {
+      clocks = launch - h.launches[e];
+      instrs = retired - h.retireds[e];
       n = Math.min(Math.floor((bound - 1 - readClock) / clocks),
         Math.floor((cycleLimit - launch) / clocks), Math.floor((stopAtInstret - retired) / instrs));
       // The registers last (the dearest test): an iteration that changes one is no repeat.
-      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER) || !sameRegisters(r, this.pollRegs, 32 * e)) n = 0;
+      if (!(n > 0 && n < Number.MAX_SAFE_INTEGER) || !sameRegisters(r, h.regs, 32 * e)) n = 0;
       this.pollClocks = clocks;
       this.pollInstrs = instrs;
     }
@@ -1131,25 +1179,27 @@ export class Cpu {
       // The loop's reads move on with the skipped iterations; the reads before it are forgotten
       // (their retired counts would no longer say what ran since).
       for (let k = 1; k < back; k++) {
-        const i = (this.pollNext - k) & (POLL_HISTORY - 1);
-        this.pollLaunches[i] += n * clocks;
-        this.pollRetireds[i] += n * instrs;
+        const i = (next - k) & (POLL_HISTORY - 1);
+        h.launches[i] += n * clocks;
+        h.retireds[i] += n * instrs;
       }
-      this.pollCount = back - 1;
+      index[1] = back - 1;
     }
-    const i = this.pollNext;
-    this.pollPcs[i] = pc;
-    this.pollAddrs[i] = addr;
-    this.pollValues[i] = value;
-    this.pollWaits[i] = wait;
-    this.pollPromises[i] = promise;
-    this.pollLaunches[i] = launch + n * clocks;
-    this.pollRetireds[i] = retired + n * instrs;
-    copyRegisters.call(this.pollRegs, r, 32 * i);
-    this.pollNext = (i + 1) & (POLL_HISTORY - 1);
-    if (this.pollCount < POLL_HISTORY) this.pollCount++;
+    // (cpu-kernel.wat's recordRead records a read the same way.)
+    const i = next;
+    h.pcs[i] = pc;
+    h.addrs[i] = addr;
+    h.values[i] = value;
+    h.waits[i] = wait;
+    h.promises[i] = promise;
+    h.launches[i] = launch + n * clocks;
+    h.retireds[i] = retired + n * instrs;
+    copyRegisters.call(h.regs, r, 32 * i);
+    index[0] = (i + 1) & (POLL_HISTORY - 1);
+    if (index[1] < POLL_HISTORY) index[1]++;
     return n;
   }
+
 
   /**
    * Extra clocks of a jump or taken branch to halfword address `pc` when the

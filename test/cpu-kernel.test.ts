@@ -7,7 +7,7 @@
 // pinned to the RTL by cpu-timing, firmware and the TPU tests, which run the
 // fast path.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Machine } from '../boards/machine.ts';
 import { Bus } from '../emu/bus.ts';
@@ -17,6 +17,9 @@ import { cpuRam } from '../emu/cpu-kernel.ts';
 import { CPU_KERNEL, generateWasmModule } from '../scripts/gen-wasm.ts';
 import { encode, INSNS } from '../emu/isa.ts';
 import { mulberry32 } from './helpers/rng.ts';
+import { buildSeedBlob } from '../model/seed-job.ts';
+import { randomModel, randomPrompt } from '../model/random.ts';
+import { BASE_DIMS, RANDOM_SEED } from '../study/bench.ts';
 
 const RAM = 8192;
 const DATA = 0x1000;
@@ -83,10 +86,18 @@ const BRANCHES = ['beq', 'bne', 'blt', 'bge', 'bltu', 'bgeu'];
 const LOADS: [string, number][] = [['lb', 1], ['lbu', 1], ['lh', 2], ['lhu', 2], ['lw', 4]];
 const STORES: [string, number][] = [['sb', 1], ['sh', 2], ['sw', 4]];
 
+/** A few RV32C forms, encoded by hand (the spec's CI and CR formats): with them 32-bit instructions land at halfword addresses. */
+const compressed = {
+  addi: (rd: number, imm: number) => (((imm >> 5) & 1) << 12) | (rd << 7) | ((imm & 31) << 2) | 1,
+  mv: (rd: number, rs2: number) => (4 << 13) | (rd << 7) | (rs2 << 2) | 2,
+  add: (rd: number, rs2: number) => (4 << 13) | (1 << 12) | (rd << 7) | (rs2 << 2) | 2,
+};
+
 /** An instruction of a program: its bits and length, or a branch/jump to a later item (patched at assembly). */
 interface Item {
   bits: number;
-  /** A branch or jump: to item `item` (+2 bytes when odd). */
+  len: 2 | 4;
+  /** A branch or jump: to the start of item `item` (+2 bytes when odd). */
   to?: { name: string; rd: number; rs1: number; rs2: number; item: number; odd: boolean };
   /** A store of x28 into the code: into the word `ahead` words after this instruction's word (1: the prefetched one on word slots). */
   ahead?: number;
@@ -94,12 +105,13 @@ interface Item {
 
 /**
  * A random body of `length` instructions, run ROUNDS times, then EBREAK, and the start
- * registers, with the M extension's instructions where the features enable them. The kinds
- * that trap (misaligned, a bus error) are rare, so that most programs run to their end.
- * Branches and jumps go forward to an instruction (now and then to 2 bytes after it: a
- * misaligned target, a trap).
+ * registers; with `m`, the M extension's instructions too; with `rvc`, compressed ones among
+ * them. The kinds that trap (misaligned, a bus error) are rare, so that most programs run to
+ * their end. Branches and jumps go forward to an instruction's start (now and then to 2 bytes
+ * after it: a misaligned target, or the middle of an instruction).
  */
 function program(seed: number, length: number, features: CpuFeatures): { code: number[]; regs: number[] } {
+  const rvc = features.COMPRESSED_ISA;
   const m = [...(features.ENABLE_MUL || features.ENABLE_FAST_MUL ? M.slice(0, 4) : []), ...(features.ENABLE_DIV ? M.slice(4) : [])];
   const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
@@ -109,15 +121,18 @@ function program(seed: number, length: number, features: CpuFeatures): { code: n
   regs[0] = 0; regs[5] = DATA; regs[6] = DEVICE << 28; regs[7] = FAULT << 28; regs[8] = YIELD << 28; regs[9] = 0;
   regs[28] = op('addi', 10, 10, 0, 1); regs[26] = regs[28] ^ op('addi', 10, 10, 0, 2); regs[29] = ROUNDS;
   const items: Item[] = [];
-  const put = (bits: number) => items.push({ bits });
+  const put = (bits: number) => items.push({ bits, len: 4 });
   const jump = (name: string, rd: number, rs1: number, rs2: number) =>
-    items.push({ bits: 0, to: { name, rd, rs1, rs2, item: items.length + 1 + Math.floor(rnd() * 3), odd: rnd() < 0.01 } });
+    items.push({ bits: 0, len: 4, to: { name, rd, rs1, rs2, item: items.length + 1 + Math.floor(rnd() * 3), odd: rnd() < 0.01 } });
   while (items.length < length) {
     const i = items.length;
     const x = rnd();
     // A word in the data, now and then misaligned for its size (a trap).
     const offset = (size: number) => 4 * Math.floor(rnd() * 64) + (size > 1 && rnd() < 0.005 ? 1 : 0);
-    if (x < 0.25) put(op(pick(ALU_I), dest(), reg(), 0, Math.floor(rnd() * 4096) - 2048));
+    if (rvc && rnd() < 0.2) {
+      const c = rnd();
+      items.push({ bits: c < 0.4 ? compressed.addi(dest(), Math.floor(rnd() * 64) - 32) : c < 0.7 ? compressed.mv(dest(), 1 + Math.floor(rnd() * 31)) : compressed.add(dest(), 1 + Math.floor(rnd() * 31)), len: 2 });
+    } else if (x < 0.25) put(op(pick(ALU_I), dest(), reg(), 0, Math.floor(rnd() * 4096) - 2048));
     else if (x < 0.5) put(op(pick(m.length > 0 && rnd() < 0.4 ? m : ALU_R), dest(), reg(), reg(), 0));
     else if (x < 0.55) put(op(pick(['lui', 'auipc']), dest(), 0, 0, Math.floor(rnd() * 2 ** 32) | 0));
     else if (x < 0.63) { const [name, size] = pick(LOADS); put(op(name, dest(), 5, 0, offset(size))); }
@@ -128,19 +143,30 @@ function program(seed: number, length: number, features: CpuFeatures): { code: n
     else if (x < 0.83) put(rnd() < 0.7 ? op('sw', 0, 8, reg(), 0) : op('lw', dest(), 8, 0, 0));
     else if (x < 0.90) jump(pick(BRANCHES), 0, reg(), reg());
     else if (x < 0.92) jump('jal', dest(), 0, 0);
-    else if (x < 0.94 && i + 3 < length) items.push({ bits: 0, ahead: 1 + Math.floor(rnd() * 3) });
+    else if (x < 0.94 && i + 3 < length) items.push({ bits: 0, len: 4, ahead: 1 + Math.floor(rnd() * 3) });
     else if (x < 0.95) put(op(pick(['rdcycle', 'rdinstret']), dest(), 0, 0, 0));
     else put(op('addi', 0, 0, 0, 0));
   }
-  // The loop's tail: the other instruction word to store, the count, the branch back.
-  items.push({ bits: op('xor', 28, 28, 26, 0) }, { bits: op('addi', 29, 29, 0, -1) }, { bits: 0 }, { bits: op('ebreak', 0, 0, 0, 0) });
+  items.push({ bits: op('xor', 28, 28, 26, 0), len: 4 }, { bits: op('addi', 29, 29, 0, -1), len: 4 }, { bits: 0, len: 4 }, { bits: op('ebreak', 0, 0, 0, 0), len: 4 });
+  const at: number[] = [];
+  let pc = 0;
+  for (const it of items) { at.push(pc); pc += it.len; }
+  at.push(pc);
   const back = items.length - 2;
-  items[back].bits = op('bne', 0, 29, 0, -4 * back);
-  const code = items.map((it, i) => {
-    if (it.to) return op(it.to.name, it.to.rd, it.to.rs1, it.to.rs2, 4 * (Math.min(it.to.item, back) - i) + (it.to.odd ? 2 : 0));
-    // Into the body only (else a no-op): the tail stays as it is.
-    if (it.ahead) return i + it.ahead < back - 2 ? op('sw', 0, 9, 28, 4 * (i + it.ahead)) : op('addi', 0, 0, 0, 0);
-    return it.bits;
+  items[back].bits = op('bne', 0, 29, 0, -at[back]);
+  const code: number[] = [];
+  items.forEach((it, i) => {
+    let bits = it.bits;
+    if (it.to) bits = op(it.to.name, it.to.rd, it.to.rs1, it.to.rs2, at[Math.min(it.to.item, back)] - at[i] + (it.to.odd ? 2 : 0));
+    if (it.ahead) {
+      // Only over instructions that start at a word address and fill it (one 32-bit or two
+      // compressed), before the loop's tail (else a no-op): the program stays one of whole
+      // instructions, and the slots before the word see a new neighbour.
+      const target = (at[i] & ~3) + 4 * it.ahead, j = at.indexOf(target);
+      const whole = j > i && j < back - 2 && (items[j].len === 4 || items[j + 1].len === 2);
+      bits = whole ? op('sw', 0, 9, 28, target) : op('addi', 0, 0, 0, 0);
+    }
+    if (it.len === 2) code.push(bits & 0xffff); else code.push(bits & 0xffff, (bits >>> 16) & 0xffff);
   });
   return { code, regs };
 }
@@ -148,9 +174,9 @@ function program(seed: number, length: number, features: CpuFeatures): { code: n
 /** Runs a program to its end on a fresh CPU, with or without the kernel: everything it left behind. */
 function runProgram(p: { code: number[]; regs: number[] }, features: CpuFeatures, kernel: boolean) {
   const bus = new TestBus();
-  const words = new DataView(bus.bram.buffer);
-  p.code.forEach((w, i) => words.setInt32(4 * i, w, true));
-  const cpu = new Cpu(bus, features, { memInterface: 'native', kernel });
+  const halves = new DataView(bus.bram.buffer);
+  p.code.forEach((h, i) => halves.setUint16(2 * i, h, true));
+  const cpu = new Cpu(bus, features, { memInterface: features.COMPRESSED_ISA ? 'axi-lite' : 'native', kernel });
   cpu.regs.set(p.regs);
   const stops: number[] = [];
   for (let n = 0; n < 200; n++) {
@@ -167,11 +193,13 @@ function runProgram(p: { code: number[]; regs: number[] }, features: CpuFeatures
 }
 
 const base = defaultConfig().cpu;
-/** Word slots on the native interface (runWords' configurations). */
+/** The configurations with a loop of their own (COMPRESSED_ISA: on AXI-Lite, runSeed; else runWords). */
 const configs: [string, CpuFeatures][] = [
   ['picotpu (RV32I, shifts a bit a clock)', { ...base, COMPRESSED_ISA: false }],
   ['word slots with BARREL_SHIFTER, ENABLE_MUL, ENABLE_DIV', { ...base, COMPRESSED_ISA: false, BARREL_SHIFTER: true, ENABLE_MUL: true, ENABLE_FAST_MUL: false, ENABLE_DIV: true }],
   ['word slots with ENABLE_FAST_MUL', { ...base, COMPRESSED_ISA: false, BARREL_SHIFTER: true, ENABLE_MUL: false, ENABLE_FAST_MUL: true, ENABLE_DIV: false }],
+  ['transformer-tpu-int4 (RV32IMC with the fast multiplier on AXI-Lite)', { ...base, BARREL_SHIFTER: true, COMPRESSED_ISA: true, ENABLE_MUL: false, ENABLE_FAST_MUL: true, ENABLE_DIV: false }],
+  ['RV32IMC on AXI-Lite, shifts a bit a clock, ENABLE_DIV', { ...base, BARREL_SHIFTER: false, COMPRESSED_ISA: true, ENABLE_MUL: true, ENABLE_FAST_MUL: false, ENABLE_DIV: true }],
 ];
 
 describe('the CPU kernel (WebAssembly) against the JavaScript loop', () => {
@@ -202,10 +230,10 @@ describe('the CPU kernel (WebAssembly) against the JavaScript loop', () => {
     });
   }
 
-  for (const [name, features] of [configs[0]]) {
-    it(`${name}: a poll loop is skipped as the loop skips it, and not when a device access without a promise is in it`, () => {
+  for (const [name, features] of [configs[0], configs[3]]) {
+    it(`${name}: a poll loop is skipped as the loop skips it, and not when a device store is in it`, () => {
       const run = (words: number[]) => {
-        const p = { code: words, regs: Array.from({ length: 32 }, (_, i) => (i === 6 ? DEVICE << 28 : 0)) };
+        const p = { code: words.flatMap((w) => [w & 0xffff, w >>> 16]), regs: Array.from({ length: 32 }, (_, i) => (i === 6 ? DEVICE << 28 : 0)) };
         const fast = runProgram(p, features, true);
         expect(fast).toEqual(runProgram(p, features, false));
         return fast;
@@ -223,6 +251,24 @@ describe('the CPU kernel (WebAssembly) against the JavaScript loop', () => {
       expect(reads).toBeGreaterThan(POLL_UNTIL / 50);
     });
   }
+
+  it('RV32C: a store into the upper half of a 32-bit instruction that straddles into the word is seen (the slots before the word)', () => {
+    // 0x02: a JAL at a halfword address, its upper half in the word at 0x04, which the SW at 0x12
+    // rewrites each round to the other target: 0x0a (x10 += 1 + 4) or 0x0c (x10 += 4).
+    const jalA = op('jal', 0, 0, 0, 8), jalB = op('jal', 0, 0, 0, 10);
+    const code = [compressed.addi(0, 0), jalA & 0xffff, jalA >>> 16, compressed.addi(0, 0), compressed.addi(0, 0),
+      compressed.addi(10, 1), compressed.addi(10, 4)];
+    for (const w of [op('xor', 12, 12, 13, 0), op('sw', 0, 0, 12, 4), op('addi', 29, 29, 0, -1), op('bne', 0, 29, 0, -0x1a), op('ebreak', 0, 0, 0, 0)]) {
+      code.push(w & 0xffff, w >>> 16);
+    }
+    const regs = Array.from({ length: 32 }, () => 0);
+    regs[12] = (jalA >>> 16) | (compressed.addi(0, 0) << 16); regs[13] = (jalA ^ jalB) >>> 16; regs[29] = 6;
+    const seed = configs[3][1];
+    const fast = runProgram({ code, regs }, seed, true);
+    expect(fast).toEqual(runProgram({ code, regs }, seed, false));
+    // The rounds alternate A, B, A, ... (each round's store switches the next's): 3 × (5 + 4).
+    expect(fast.regs[10]).toBe(27);
+  });
 
   it('a difference is seen: the same program with one round less compares unequal', () => {
     const p = program(7, 150, configs[0][1]);
@@ -255,4 +301,56 @@ describe('the default board\'s firmware with and without the CPU kernel', () => 
       expect(run(true)).toEqual(run(false));
     });
   }
+});
+
+/** The CPU's poll-loop state after a run: the poll history (which the kernel records too) and the last effect. */
+function pollState(m: Machine): unknown {
+  const cpu = m.cpu as unknown as { poll: Record<string, ArrayLike<number>>; lastEffect: number };
+  return { lastEffect: cpu.lastEffect, ...Object.fromEntries(Object.entries(cpu.poll).map(([k, v]) => [k, Array.from(v)])) };
+}
+
+describe('the seed board\'s firmware with and without the CPU kernel (its device window and poll history included)', () => {
+  const streams = existsSync('build/seed-streams') ? readdirSync('build/seed-streams').filter((f) => f.endsWith('.elf')).map((f) => `build/seed-streams/${f}`) : [];
+  const fw = existsSync(`${FW}/seed`) ? readdirSync(`${FW}/seed`).filter((f) => f.endsWith('.elf')).map((f) => `${FW}/seed/${f}`) : [];
+  it.skipIf(streams.length === 0)('needs the seed\'s command streams (make -C test/seed-rtl/streams)', () => {
+    expect(streams.length).toBeGreaterThan(20);
+  });
+  const run = (path: string, cpuKernel: boolean) => {
+    const m = new Machine(undefined, { board: 'seed', cpuKernel });
+    m.loadElf(readFileSync(path));
+    let reads = 0;
+    const tpu = m.seed!, read = tpu.read.bind(tpu);
+    tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+    const r = m.run(20_000_000);
+    return {
+      out: { reason: r.reason, exit: r.exit, clocks: r.clocks, instret: r.instret, counters: r.seedCounters, hazards: tpu.hazards.length,
+        sram: Buffer.from(m.sramBytes).toString('base64'), spad: Buffer.from(tpu.spad).toString('base64'), loop: pollState(m) },
+      reads,
+    };
+  };
+  for (const path of [...streams, ...fw]) {
+    it(`${path}: the same clocks, instructions, stop, counters, scratchpad and SRAM`, () => {
+      expect(run(path, true).out).toEqual(run(path, false).out);
+    });
+  }
+  it.skipIf(!existsSync(`${FW}/seed-model.elf`))('our transformer on the seed board: the same run, with most status reads answered by the kernel', () => {
+    const model = randomModel(BASE_DIMS, RANDOM_SEED);
+    const job = { prompt: randomPrompt(BASE_DIMS, 8, RANDOM_SEED), decodeSteps: 8, variant: 1 };
+    const { bytes } = buildSeedBlob(model, job);
+    const runJob = (cpuKernel: boolean) => {
+      const m = new Machine(undefined, { board: 'seed', cpuKernel });
+      m.loadElf(readFileSync(`${FW}/seed-model.elf`));
+      m.loadSram(bytes, 0);
+      let reads = 0;
+      const tpu = m.seed!, read = tpu.read.bind(tpu);
+      tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+      const r = m.run(200_000_000);
+      return { out: { reason: r.reason, clocks: r.clocks, instret: r.instret, counters: r.seedCounters, sram: Buffer.from(m.sramBytes).toString('base64'), loop: pollState(m) }, reads };
+    };
+    const fast = runJob(true), plain = runJob(false);
+    expect(fast.out).toEqual(plain.out);
+    expect(fast.out.reason).toBe('exit');
+    expect(fast.reads).toBeLessThan(0.6 * plain.reads);
+  });
+
 });

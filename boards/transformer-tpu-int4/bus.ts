@@ -12,6 +12,8 @@
 
 import { Bus, type MmioDevice } from '../../emu/bus.ts';
 import type { BusTiming } from '../../emu/config.ts';
+import { deviceWindow, type DeviceWindow } from '../../emu/cpu-kernel.ts';
+import { SEED_TPU_BASE } from './regs.ts';
 import * as timing from '../../emu/timing.ts';
 
 // Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
@@ -23,6 +25,13 @@ export interface SeedBusDevice extends MmioDevice {
   readonly spadWindow: MmioDevice;
   /** A store to word 0, 1 or 2 of a command port (the staging register: no wait, nothing else changes). */
   stageWord(word: number, value: number, wstrb: number): void;
+  /** The opcode in the staging register (the commit store's opcode, for onCommit). */
+  stagedOpcode(): number;
+  /**
+   * Moves the registers at offsets 0..0x7c that the CPU's kernel may answer into its device
+   * window (emu/cpu-kernel.ts DeviceWindow), or leaves the window off.
+   */
+  placeRegisters?(window: DeviceWindow): void;
   readonly done: boolean;
   /** Set when an access can never complete (the MXU starved, docs/seed-board.md): the board hangs. */
   readonly stuck?: boolean;
@@ -57,13 +66,16 @@ export class SeedBus extends Bus {
   onCommit: ((unit: number, opcode: number, clock: number, stall: number) => void) | null = null;
   /** The word the DONE store wrote (the RTL ignores it; a testbench sees it on the bus), or null. */
   doneValue: number | null = null;
-  /** Word 0 of the staging register all units share (its low byte is the opcode). */
-  private stagedWord0 = 0;
 
   constructor(timing: BusTiming, ramSize: number, private readonly seed: SeedBusDevice) {
     super(timing, ramSize);
     this.ram32 = new Int32Array(this.bram.buffer, 0, this.bram.length >>> 2);
     this.ramMask = ramSize - 1;
+    // The TPU's busiest registers where the CPU's kernel reads and writes them itself: the
+    // status words and the staging register (read() and write() below answer them the same way).
+    const window = deviceWindow(this.bram);
+    window.control[1] = SEED_TPU_BASE | 0;
+    seed.placeRegisters?.(window);
   }
 
   override read(addr: number, clock: number): number {
@@ -103,7 +115,6 @@ export class SeedBus extends Bus {
       // Words 0-2 of a command port: the staging register (the commit's word 3 reads it).
       if (offset < 0x30 && (offset & 0xc) !== 0xc && !(addr & 0x0fff_f000) && !this.seed.stuck) {
         this.seed.stageWord((offset >> 2) & 3, value, wstrb);
-        if ((offset & 0xc) === 0) this.stagedWord0 = value;
         return;
       }
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
@@ -113,9 +124,7 @@ export class SeedBus extends Bus {
       // cpu_subsys.sv: a command port is offset[11:8] = 0 with offset[7:4] <= 2; word offset[3:2].
       if (offset === 0x70 && this.doneValue === null && this.seed.done) this.doneValue = value >>> 0;
       if (offset < 0x30) {
-        const word = (offset >> 2) & 3;
-        if (word === 0) this.stagedWord0 = value;
-        else if (word === 3) this.onCommit?.(offset >> 4, this.stagedWord0 & 0xff, clock, this.wait);
+        if (((offset >> 2) & 3) === 3) this.onCommit?.(offset >> 4, this.seed.stagedOpcode(), clock, this.wait);
       }
       return;
     }

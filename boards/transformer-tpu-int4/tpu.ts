@@ -32,6 +32,7 @@
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
 // RTL by test/seed-rtl-streams.test.ts.
 
+import type { DeviceWindow } from '../../emu/cpu-kernel.ts';
 import type { MmioDevice } from '../../periph/mmio.ts';
 import { SRAM_SIZE } from '../../periph/sram.ts';
 import * as ports from './ports.ts';
@@ -86,7 +87,7 @@ export class SeedTpu implements MmioDevice {
   private readonly reference: boolean;
 
   // ---- command plane ----
-  private readonly stage = new Uint32Array(3);
+  private stage: Uint32Array = new Uint32Array(3);
   /**
    * The queued commands' words, as int32s (their bits: the units take them apart with bit
    * operations): a word of 2^31 or more read from a Uint32Array is a heap number made at every
@@ -95,10 +96,10 @@ export class SeedTpu implements MmioDevice {
   private readonly qWords = new Int32Array(3 * SEED_QUEUE_DEPTH * 4);
   private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
   private readonly qHead = new Int32Array(3);
-  private readonly qCount = new Int32Array(3);
+  private qCount: Int32Array = new Int32Array(3);
   private readonly front = new Uint8Array(3);
-  private readonly issued = new Uint32Array(3);
-  private readonly retired = new Uint32Array(3);
+  private issued: Uint32Array = new Uint32Array(3);
+  private retired: Uint32Array = new Uint32Array(3);
   private readonly runStart = new Float64Array(3);
   private readonly runOpcode = new Int32Array(3);
 
@@ -140,7 +141,9 @@ export class SeedTpu implements MmioDevice {
    * them as they are now (statusPromise()), so such a read neither brings the TPU forward nor
    * looks at its units: a poll costs a compare. -1 after the unit's commit store (or none yet).
    */
-  private readonly statusUntil = new Float64Array([-1, -1, -1]);
+  /** The CPU kernel's device window, when placeRegisters() moved the status words there. */
+  private window: DeviceWindow | null = null;
+  private statusUntil: Float64Array = new Float64Array([-1, -1, -1]);
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
@@ -251,6 +254,49 @@ export class SeedTpu implements MmioDevice {
       this.done = true;
       this.doneClock = clock;
     }
+  }
+
+  /**
+   * Fast model: the registers the CPU reads and writes most, moved into `window` (the CPU
+   * kernel's device window, whose words are offsets 0..0x7c here), where the CPU's kernel
+   * answers them without calling read() or write(), as those would: a word store to word 0, 1
+   * or 2 of a command port sets the staging register; a read of unit u's issued, retired or
+   * level word (or the zero after them) before statusUntil[u] reads it, no wait, with that
+   * promise. The window is off while the board is stuck (every access hangs).
+   */
+  placeRegisters(window: DeviceWindow): void {
+    if (this.reference) return;
+    const values = window.values, buffer = values.buffer, at = values.byteOffset;
+    // window.values: the staging register 0-2, issued 3-5, retired 6-8, the levels 9-11, a zero at 12.
+    const place = <T extends Uint32Array | Int32Array>(mine: T, make: new (b: ArrayBufferLike, o: number, n: number) => T, first: number): T => {
+      const view = new make(buffer, at + 4 * first, 3);
+      view.set(mine);
+      return view;
+    };
+    this.stage = place(this.stage, Uint32Array, 0);
+    this.issued = place(this.issued, Uint32Array, 3);
+    this.retired = place(this.retired, Uint32Array, 6);
+    this.qCount = place(this.qCount, Int32Array, 9);
+    values[12] = 0;
+    const until = new Float64Array(window.promises.buffer, window.promises.byteOffset, 3);
+    until.set(this.statusUntil);
+    this.statusUntil = until;
+    for (let u = 0; u < 3; u++) {
+      // A slot is 1 + the value's index (0: through read() or write()).
+      for (let w = 0; w < 3; w++) window.storeSlot[4 * u + w] = 1 + w;
+      const status = (regs.SEED_STATUS_BASE >>> 2) + 4 * u;
+      for (let reg = 0; reg < 4; reg++) {
+        window.readSlot[status + reg] = 1 + (reg < 3 ? 3 + 3 * reg + u : 12);
+        window.promiseSlot[status + reg] = u;
+      }
+    }
+    window.control[0] = this.stuck ? 0 : 1;
+    this.window = window;
+  }
+
+  /** The opcode in the staging register (word 0's low byte): the one the next commit takes. */
+  stagedOpcode(): number {
+    return this.stage[0] & 0xff;
   }
 
   /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
@@ -461,6 +507,8 @@ export class SeedTpu implements MmioDevice {
   private freeze(why: string): void {
     if (!this.stuck) this.hazard(this.clk, 'deadlock', SEED_MXU, `${why}: the MXU is starved (A and B in bank ${this.mxu.starvedBank}); the board hangs here`);
     this.stuck = true;
+    // Every access goes through read() and write() now: each one hangs.
+    if (this.window) this.window.control[0] = 0;
     this.lastExtraWait = SEED_STUCK_WAIT;
   }
 
