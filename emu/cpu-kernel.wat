@@ -13,21 +13,29 @@
 ;; One call of an export executes the instructions that touch only the
 ;; registers and the BRAM, from the predecoded slots, and returns at the first
 ;; one it leaves to the JavaScript loop, before changing anything for it: an
-;; undecoded slot, a device read, a misaligned access or (runWords) jump
-;; target, a store into predecoded code or (runWords) into the word already
-;; prefetched, the loop's stale word, a counter read, ECALL/EBREAK/illegal/the
-;; breakpoint, and the limits. A device store it makes through an import (the
-;; bus), and leaves only the store's end to the loop when the bus reports more
-;; than a wait (a bus error, a halt). Each case does what its case in the loop
-;; does; test/cpu-kernel.test.ts runs both on the same programs and compares
-;; every register, clock and byte.
+;; undecoded slot, a misaligned access or (runWords) jump target, a store into
+;; predecoded code or (runWords) into the word already prefetched, the loop's
+;; stale word, a counter read, ECALL/EBREAK/illegal/the breakpoint, and the
+;; limits; runWords also leaves every device read to the loop. A device store
+;; it makes through an import (the bus), and leaves only the store's end to
+;; the loop when the bus reports more than a wait (a bus error, a halt).
+;; runSeed, whose firmware touches a device every seventh instruction, makes
+;; its device reads through an import too, and answers the accesses of a
+;; device window itself (cpu-kernel.ts DeviceWindow: the seed TPU's status
+;; words and staging register), and records a read with a promise in the
+;; poll history itself, calling Cpu.pollRepeats only when the history may
+;; repeat it. Each case does what its case in the loop does;
+;; test/cpu-kernel.test.ts runs both on the same programs and firmware and
+;; compares every register, clock and byte.
 ;;
-;; The memory (emu/cpu-kernel.ts lays it out and imports the addresses):
-;; the BRAM at 0 (the bus's bram), then the slots' fields and immediates
-;; (int32 a slot: cpu.ts `fields`, `imms`), the registers x0-x31, the state
-;; run returns besides pc (f64 each: clock, instret, the instret of the last
-;; store or -1, and 1 when the instruction at pc is a device store already
-;; made whose end the loop must run, else 0; the loop clears it), and the
+;; The memory (emu/cpu-kernel.ts layout() lays it out and imports the
+;; addresses): the BRAM at 0 (the bus's bram), then the slots' fields and
+;; immediates (int32 a slot: cpu.ts `fields`, `imms`), the registers x0-x31,
+;; the state a run returns besides pc (f64 each, CpuKernel.state: clock,
+;; instret, the instret of the last effect or -1, what the loop must finish
+;; of the instruction at pc, a skipped poll iteration's clocks and
+;; instructions, and the loop's lastEffect, which it sets before a run), a
+;; device read's answer (io), the device window, the poll history, and the
 ;; seed configuration's per-slot bytes (cpu.ts `dataAt`, `lens`).
 ;; A slot's fields (cpu.ts slotFields): bits 5:0 op, 10:6 rd, 15:11 rs1,
 ;; 20:16 rs2, 28:21 clocks, 29 compressed. The ops are cpu.ts's enum Op, in its
