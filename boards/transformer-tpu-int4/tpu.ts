@@ -141,9 +141,9 @@ export class SeedTpu implements MmioDevice {
    * them as they are now (statusPromise()), so such a read neither brings the TPU forward nor
    * looks at its units: a poll costs a compare. -1 after the unit's commit store (or none yet).
    */
+  private statusUntil: Float64Array = new Float64Array([-1, -1, -1]);
   /** The CPU kernel's device window, when placeRegisters() moved the status words there. */
   private window: DeviceWindow | null = null;
-  private statusUntil: Float64Array = new Float64Array([-1, -1, -1]);
 
   // ---- CPU scratchpad request of the clock being stepped ----
   private cpuRd = false; private cpuWr = false;
