@@ -21,16 +21,23 @@ export const WINDOW_WORDS = 32;
 const WINDOW_VALUES = 16, WINDOW_PROMISES = 8;
 
 /**
- * Where the kernel's arrays are in its memory, for a BRAM of `ram` bytes at 0: the slots'
- * fields and immediates (int32 a slot, room for halfword slots), the registers (32 int32), the
- * state a run returns (8 f64: CpuKernel.state), a device read's answer (CpuKernel.io), the
- * device window (DeviceWindow), the poll history (PollHistory), and the per-slot bytes of the
- * seed configuration (dataAt, lens). cpu-kernel.wat reads them at these offsets.
+ * Where the kernel's arrays are in its memory, for a BRAM of `ram` (R) bytes at 0 and slots of
+ * 4 (`words`) or 2 bytes: the slots' fields and immediates (int32 a slot) and the registers (32
+ * int32), then the state a run returns (8 f64: CpuKernel.state); and, at the same place for
+ * either slot size (the device window is laid out before the CPU is made), a device read's
+ * answer (CpuKernel.io), the device window (DeviceWindow), the poll history (PollHistory) and
+ * the per-slot bytes of the seed configuration (dataAt, lens). cpu-kernel.wat reads them at
+ * these offsets; the first three it computes from R (fields at R, immediates at 2R and the
+ * registers at 3R with word slots, at 3R and 5R with halfword slots): three imported offsets
+ * held through the loop made runWords about a sixth slower, and so did the halfword layout
+ * for word slots.
  */
-function layout(ram: number) {
-  const slots = ram >>> 1;
+function layout(ram: number, words = false) {
+  const slots = ram >>> (words ? 2 : 1);
   const fieldsAt = ram, immsAt = fieldsAt + 4 * slots, regsAt = immsAt + 4 * slots;
-  const stateAt = regsAt + 128, ioAt = stateAt + 64;
+  const stateAt = regsAt + 128;
+  // The rest after the halfword layout's state.
+  const ioAt = 5 * ram + 128 + 64;
   // The window: control (2 int32), promises (f64), values (int32), then a byte per word for each of
   // readSlot, promiseSlot and storeSlot.
   const windowAt = ioAt + 24, promisesAt = windowAt + 8, valuesAt = promisesAt + 8 * WINDOW_PROMISES;
@@ -39,10 +46,10 @@ function layout(ram: number) {
   // waits, promises, launches, retireds), pcs (int32) and the registers after each read (32 int32).
   const pollAt = slotsAt + 3 * WINDOW_WORDS, pollF64At = pollAt + 8;
   const pollPcsAt = pollF64At + 6 * 8 * POLL_HISTORY, pollRegsAt = pollPcsAt + 4 * POLL_HISTORY;
-  const dataAtAt = pollRegsAt + 128 * POLL_HISTORY, lensAt = dataAtAt + slots;
+  const dataAtAt = pollRegsAt + 128 * POLL_HISTORY, lensAt = dataAtAt + (ram >>> 1);
   return {
     slots, fieldsAt, immsAt, regsAt, stateAt, ioAt, windowAt, promisesAt, valuesAt, slotsAt,
-    pollAt, pollF64At, pollPcsAt, pollRegsAt, dataAtAt, lensAt, bytes: lensAt + slots,
+    pollAt, pollF64At, pollPcsAt, pollRegsAt, dataAtAt, lensAt, bytes: lensAt + (ram >>> 1),
   };
 }
 
@@ -214,11 +221,14 @@ export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, poll
   const mod = kernelModule();
   if (memory === undefined || mod === null || bram.byteOffset !== 0) return null;
   const ram = bram.length;
-  const at = layout(ram);
+  const words = slots === ram >>> 2;
+  const at = layout(ram, words);
   if (slots > at.slots) return null;
+  // cpu-kernel.wat derives these from R.
+  if (at.immsAt !== (words ? 2 : 3) * ram || at.regsAt !== (words ? 3 : 5) * ram) throw new Error('cpu-kernel: layout() and cpu-kernel.wat disagree');
   const instance = new wasm!.Instance(mod, {
     cpu: {
-      memory, ram, fieldsAt: at.fieldsAt, immsAt: at.immsAt, regsAt: at.regsAt, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
+      memory, ram, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
       takenBranchExtra: TAKEN_BRANCH_EXTRA, axiExtra: AXI_TRANSACTION_EXTRA, straddleTarget: STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA,
       refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, ioAt: at.ioAt, windowAt: at.windowAt, pollAt: at.pollAt, pollWindow,
       store: calls.store, load: calls.load, poll: calls.poll,

@@ -29,8 +29,9 @@
 ;; compares every register, clock and byte.
 ;;
 ;; The memory (emu/cpu-kernel.ts layout() lays it out and imports the
-;; addresses): the BRAM at 0 (the bus's bram), then the slots' fields and
-;; immediates (int32 a slot: cpu.ts `fields`, `imms`), the registers x0-x31,
+;; addresses): the BRAM at 0 (the bus's bram), then the slots' fields at R
+;; and immediates (int32 a slot: cpu.ts `fields`, `imms`; at 2R for word
+;; slots, at 3R for halfword slots), the registers x0-x31 (3R or 5R),
 ;; the state a run returns besides pc (f64 each, CpuKernel.state: clock,
 ;; instret, the instret of the last effect or -1, what the loop must finish
 ;; of the instruction at pc, a skipped poll iteration's clocks and
@@ -44,10 +45,8 @@
   (import "cpu" "memory" (memory 1))
   ;; R: the BRAM's bytes, a power of two.
   (import "cpu" "ram" (global $ram i32))
-  ;; Where the slots' arrays, the registers and the state are.
-  (import "cpu" "fieldsAt" (global $fieldsAt i32))
-  (import "cpu" "immsAt" (global $immsAt i32))
-  (import "cpu" "regsAt" (global $regsAt i32))
+  ;; The slots' fields, their immediates, the registers and the state are at multiples of R
+  ;; (layout(); each export computes them); the seed configuration's per-slot bytes are here:
   (import "cpu" "dataAtAt" (global $dataAtAt i32))
   (import "cpu" "lensAt" (global $lensAt i32))
   ;; timing.ts TAKEN_BRANCH_EXTRA, and the AXI-Lite interface's (the seed configuration):
@@ -97,9 +96,10 @@
     (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
     (local $lastStore f64)
-    (local.set $fields (global.get $fieldsAt))
-    (local.set $imms (global.get $immsAt))
-    (local.set $regs (global.get $regsAt))
+    ;; Word slots: fields at R, immediates at 2R, registers at 3R (layout(), which says why).
+    (local.set $fields (global.get $ram))
+    (local.set $imms (i32.shl (global.get $ram) (i32.const 1)))
+    (local.set $regs (i32.mul (global.get $ram) (i32.const 3)))
     ;; A fetch is legal only from an aligned address inside the BRAM.
     (local.set $badPc (i32.or (i32.xor (i32.sub (global.get $ram) (i32.const 1)) (i32.const -1)) (i32.const 3)))
     (local.set $lastStore (f64.const -1))
@@ -309,9 +309,10 @@
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
     (local $lastStore f64) (local $at i32) (local $skip f64)
     (local $readClock f64) (local $promise f64) (local $o i32) (local $wait i32) (local $look i32)
-    (local.set $fields (global.get $fieldsAt))
-    (local.set $imms (global.get $immsAt))
-    (local.set $regs (global.get $regsAt))
+    ;; Halfword slots: fields at R, immediates at 3R, registers at 5R (layout()).
+    (local.set $fields (global.get $ram))
+    (local.set $imms (i32.mul (global.get $ram) (i32.const 3)))
+    (local.set $regs (i32.mul (global.get $ram) (i32.const 5)))
     ;; A fetch is legal only from a halfword address inside the BRAM.
     (local.set $badPc (i32.or (i32.xor (i32.sub (global.get $ram) (i32.const 1)) (i32.const -1)) (i32.const 1)))
     (local.set $lastStore (f64.const -1))
@@ -636,7 +637,7 @@
     (f64.store offset=168 (local.get $j) (local.get $retired))
     ;; The registers after the read (128 bytes).
     (local.set $j (i32.add (i32.add (local.get $h) (i32.const 216)) (i32.shl (local.get $next) (i32.const 7))))
-    (local.set $i (global.get $regsAt))
+    (local.set $i (i32.mul (global.get $ram) (i32.const 5)))
     (v128.store offset=0 (local.get $j) (v128.load offset=0 (local.get $i)))
     (v128.store offset=16 (local.get $j) (v128.load offset=16 (local.get $i)))
     (v128.store offset=32 (local.get $j) (v128.load offset=32 (local.get $i)))
