@@ -298,7 +298,7 @@
     (local.get $pc))
 
   ;; runSeed(pc, cycle, instret, cycleLimit, stopAt, stale, barrel) -> pc: runWords
-  ;; for halfword slots on AXI-Lite (stale is always -1 there): a slot a halfword, an
+  ;; for halfword slots on AXI-Lite (stale is always -1 there, and not looked at): a slot a halfword, an
   ;; instruction 2 or 4 bytes, every jump's target fetch a transaction, a target that
   ;; straddles two words its chained second fetch, and a store into the BRAM drops the
   ;; four slots it may have changed (here: leaves them to the loop when decoded).
@@ -308,7 +308,7 @@
     (local $k i32) (local $f i32) (local $imm i32) (local $rdp i32) (local $a i32) (local $b i32)
     (local $clocks i32) (local $next i32) (local $addr i32) (local $w i32) (local $n i32)
     (local $lastStore f64) (local $at i32) (local $skip f64)
-    (local $readClock f64) (local $promise f64) (local $o i32) (local $wait i32) (local $look i32)
+    (local $readClock f64) (local $promise f64) (local $o i32) (local $wa i32) (local $wait i32) (local $look i32)
     ;; Halfword slots: fields at R, immediates at 3R, registers at 5R (layout()).
     (local.set $fields (global.get $ram))
     (local.set $imms (i32.mul (global.get $ram) (i32.const 3)))
@@ -322,7 +322,6 @@
         (br_if $leave (f64.ge (local.get $instret) (local.get $stopAt)))
         (br_if $leave (i32.and (local.get $pc) (local.get $badPc)))
         (local.set $k (i32.shr_u (local.get $pc) (i32.const 1)))
-        (br_if $leave (i32.eq (local.get $k) (local.get $stale)))
         (local.set $f (i32.load (i32.add (local.get $fields) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $imm (i32.load (i32.add (local.get $imms) (i32.shl (local.get $k) (i32.const 2)))))
         (local.set $rdp (i32.add (local.get $regs) (i32.and (i32.shr_u (local.get $f) (i32.const 4)) (i32.const 124))))
@@ -411,10 +410,16 @@
               (local.set $at (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))
               (local.set $readClock (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $at))))
               ;; A word of the device window that answers now: its value, no wait, its promise.
-              (local.set $o (call $windowSlot (local.get $addr) (i32.const 136)))
+              ;; Whether the window answers: it is on and addr is one of its words.
+              (local.set $o (i32.sub (local.get $addr) (i32.load offset=4 (global.get $windowAt))))
+              (if (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
+                (then
+                  (local.set $wa (i32.add (global.get $windowAt) (i32.shr_u (local.get $o) (i32.const 2))))
+                  (local.set $o (i32.load8_u offset=136 (local.get $wa))))
+                (else (local.set $o (i32.const 0))))
               (if (local.get $o) (then
                 (local.set $promise (f64.load offset=8 (i32.add (global.get $windowAt)
-                  (i32.shl (call $windowSlot (local.get $addr) (i32.const 168)) (i32.const 3)))))
+                  (i32.shl (i32.load8_u offset=168 (local.get $wa)) (i32.const 3)))))
                 (if (i32.eqz (f64.lt (local.get $readClock) (local.get $promise))) (then (local.set $o (i32.const 0))))))
               (if (local.get $o)
                 (then
@@ -477,7 +482,10 @@
           (if (i32.ge_u (local.get $addr) (global.get $ram)) (then
             ;; A word store the device window latches: its value, no wait.
             (if (i32.eq (local.get $n) (i32.const 3)) (then
-              (local.set $o (call $windowSlot (local.get $addr) (i32.const 200)))
+              (local.set $o (i32.sub (local.get $addr) (i32.load offset=4 (global.get $windowAt))))
+              (if (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
+                (then (local.set $o (i32.load8_u offset=200 (i32.add (global.get $windowAt) (i32.shr_u (local.get $o) (i32.const 2))))))
+                (else (local.set $o (i32.const 0))))
               (if (local.get $o) (then
                 (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
                 (local.set $lastStore (local.get $instret))
@@ -590,16 +598,6 @@
   (func $straddles (param $at i32) (result i32)
     (if (result i32) (i32.lt_u (local.get $at) (global.get $ram))
       (then (i32.eq (i32.and (i32.load16_u (local.get $at)) (i32.const 3)) (i32.const 3)))
-      (else (i32.const 0))))
-
-  ;; windowSlot(addr, table) -> the byte of the device window's table at `table` (its offset
-  ;; from windowAt: 136 readSlot, 168 promiseSlot, 200 storeSlot) for the word at addr, or 0
-  ;; when the window does not answer or addr is outside it.
-  (func $windowSlot (param $addr i32) (param $table i32) (result i32)
-    (local $o i32)
-    (local.set $o (i32.sub (local.get $addr) (i32.load offset=4 (global.get $windowAt))))
-    (if (result i32) (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
-      (then (i32.load8_u (i32.add (i32.add (global.get $windowAt) (local.get $table)) (i32.shr_u (local.get $o) (i32.const 2)))))
       (else (i32.const 0))))
 
   ;; recordRead(pc, addr, value, wait, promise, launch, retired, lastEffect) -> 1 when the poll
