@@ -456,12 +456,13 @@
             (br $leave)))
           (if (f64.gt (local.get $promise) (f64.add (local.get $readClock) (global.get $pollWindow)))
             (then
-              ;; A poll-loop candidate: Cpu.pollRepeats when the history may repeat it, else
+              ;; A poll-loop candidate: Cpu.pollRepeats when it will skip iterations, else
               ;; recorded here (recordRead returns 1 for the first).
               (if (call $recordRead (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
                   (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
                   (f64.add (local.get $instret) (f64.const 1))
-                  (select (local.get $lastStore) (f64.load offset=176 (local.get $regs)) (f64.ge (local.get $lastStore) (f64.const 0))))
+                  (select (local.get $lastStore) (f64.load offset=176 (local.get $regs)) (f64.ge (local.get $lastStore) (f64.const 0)))
+                  (local.get $readClock) (local.get $cycleLimit) (local.get $stopAt))
                 (then
                   (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
                     (local.get $readClock)
@@ -600,29 +601,59 @@
       (then (i32.eq (i32.and (i32.load16_u (local.get $at)) (i32.const 3)) (i32.const 3)))
       (else (i32.const 0))))
 
-  ;; recordRead(pc, addr, value, wait, promise, launch, retired, lastEffect) -> 1 when the poll
-  ;; history holds an earlier read at pc of the same address, value and wait with nothing since
-  ;; (lastEffect before its retired count): Cpu.pollRepeats' case, left to it. Else records the
-  ;; read at the history's next slot as pollRepeats does when it skips nothing, and returns 0.
+  ;; recordRead(pc, addr, value, wait, promise, launch, retired, lastEffect, readClock,
+  ;; cycleLimit, stopAt) -> 1 when Cpu.pollRepeats, given this read, skips iterations: the poll
+  ;; history holds an earlier read at pc of the same address, value and wait with nothing
+  ;; since (lastEffect before its retired count), at least one whole iteration fits before the
+  ;; promises of the reads since run out and before the limits, and the registers are those
+  ;; after that read. Left to pollRepeats then. Else records the read at the history's next
+  ;; slot as pollRepeats does when it skips nothing, and returns 0.
   (func $recordRead (param $pc i32) (param $addr i32) (param $value i32) (param $wait i32) (param $promise f64)
-    (param $launch f64) (param $retired f64) (param $lastEffect f64) (result i32)
+    (param $launch f64) (param $retired f64) (param $lastEffect f64)
+    (param $readClock f64) (param $cycleLimit f64) (param $stopAt f64) (result i32)
     (local $h i32) (local $next i32) (local $count i32) (local $back i32) (local $i i32) (local $j i32)
+    (local $bound f64) (local $clocks f64) (local $n f64) (local $r v128)
     (local.set $h (global.get $pollAt))
     (local.set $next (i32.load (local.get $h)))
     (local.set $count (i32.load offset=4 (local.get $h)))
     (local.set $back (i32.const 1))
+    (local.set $bound (local.get $promise))
     (block $none
       (loop $find
         (br_if $none (i32.gt_s (local.get $back) (local.get $count)))
         (local.set $i (i32.and (i32.sub (local.get $next) (local.get $back)) (i32.const 3)))
+        (local.set $j (i32.add (local.get $h) (i32.shl (local.get $i) (i32.const 3))))
         (if (i32.eq (i32.load offset=200 (i32.add (local.get $h) (i32.shl (local.get $i) (i32.const 2)))) (local.get $pc)) (then
-          ;; The latest read at pc: a candidate when all of it matches.
-          (local.set $j (i32.add (local.get $h) (i32.shl (local.get $i) (i32.const 3))))
+          ;; The latest read at pc: the same read, nothing since?
           (br_if $none (f64.ne (f64.load offset=8 (local.get $j)) (f64.convert_i32_s (local.get $addr))))
           (br_if $none (f64.ne (f64.load offset=40 (local.get $j)) (f64.convert_i32_s (local.get $value))))
           (br_if $none (f64.ne (f64.load offset=72 (local.get $j)) (f64.convert_i32_s (local.get $wait))))
           (br_if $none (i32.eqz (f64.lt (local.get $lastEffect) (f64.load offset=168 (local.get $j)))))
+          ;; pollRepeats' count of iterations, as it computes it: none, or too many, is no skip.
+          (local.set $clocks (f64.sub (local.get $launch) (f64.load offset=136 (local.get $j))))
+          (local.set $n (f64.min
+            (f64.min
+              (f64.floor (f64.div (f64.sub (f64.sub (local.get $bound) (f64.const 1)) (local.get $readClock)) (local.get $clocks)))
+              (f64.floor (f64.div (f64.sub (local.get $cycleLimit) (local.get $launch)) (local.get $clocks))))
+            (f64.floor (f64.div (f64.sub (local.get $stopAt) (local.get $retired))
+              (f64.sub (local.get $retired) (f64.load offset=168 (local.get $j)))))))
+          (br_if $none (i32.eqz (f64.gt (local.get $n) (f64.const 0))))
+          (br_if $none (i32.eqz (f64.lt (local.get $n) (f64.const 9007199254740991))))
+          ;; The registers after that read (x0 is 0 in both).
+          (local.set $j (i32.add (i32.add (local.get $h) (i32.const 216)) (i32.shl (local.get $i) (i32.const 7))))
+          (local.set $i (i32.mul (global.get $ram) (i32.const 5)))
+          (local.set $r (v128.xor (v128.load offset=0 (local.get $j)) (v128.load offset=0 (local.get $i))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=16 (local.get $j)) (v128.load offset=16 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=32 (local.get $j)) (v128.load offset=32 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=48 (local.get $j)) (v128.load offset=48 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=64 (local.get $j)) (v128.load offset=64 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=80 (local.get $j)) (v128.load offset=80 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=96 (local.get $j)) (v128.load offset=96 (local.get $i)))))
+          (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=112 (local.get $j)) (v128.load offset=112 (local.get $i)))))
+          (br_if $none (v128.any_true (local.get $r)))
           (return (i32.const 1))))
+        (if (f64.lt (f64.load offset=104 (local.get $j)) (local.get $bound)) (then
+          (local.set $bound (f64.load offset=104 (local.get $j)))))
         (local.set $back (i32.add (local.get $back) (i32.const 1)))
         (br $find)))
     (local.set $j (i32.add (local.get $h) (i32.shl (local.get $next) (i32.const 3))))
