@@ -64,7 +64,10 @@ export class SeedVpu implements SeedUnit {
   private readonly vectorTables = new Int32Array(8 * TABLE_SLOTS);
   /** The kernel whose memory holds the scratchpad (spad.kernel), or null: whole words in JavaScript. */
   private readonly kernel: MatvecKernel | null;
-  /** The table key whose lookup vectors the kernel holds (vputables), or -1. */
+  /**
+   * The table key whose lookup vectors the kernel holds (vputables), or -1: the kernel's
+   * instance keeps one pair, this unit's (the TPU makes one VPU per scratchpad).
+   */
   private kernelTablesKey = -1;
   /** The running op's whole words go through the kernel's vpuew (start(): vectorsFit). */
   private vectors = false;
