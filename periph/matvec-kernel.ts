@@ -4,7 +4,8 @@
 // an instance (with its own memory) per user: the golden model
 // (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts,
 // through seedmm, which widens its packed operand words itself, and seedmmspad, which
-// also fetches them from the scratchpad living in the same memory and requantizes the sums).
+// also fetches them from the scratchpad living in the same memory and requantizes the sums),
+// the seed DMA's fills (copyrows) and the seed VPU's long elementwise ops (vpuew) in that memory.
 
 import { MATVEC_KERNEL_WASM_BASE64 } from './matvec-kernel.wasm.ts';
 import { moduleOnce, wasm, type WasmMemory } from './wasm-module.ts';
@@ -37,6 +38,14 @@ export interface MatvecKernel {
   seedmmat(args: number): number;
   /** `rows` rows of `rowWords` words from src + r·srcStride to dst + r·dstStride (bytes), in order. */
   copyrows(dst: number, src: number, rows: number, rowWords: number, dstStride: number, srcStride: number): void;
+  /** vpuew's two lookup vectors (16 bytes each, as four little-endian int32), kept by the instance. */
+  vputables(t0: number, t1: number, t2: number, t3: number, t4: number, t5: number, t6: number, t7: number): void;
+  /**
+   * The seed VPU's elementwise op (its lookup vectors from vputables) on `vectors` times four
+   * words of int4 lanes from s0 (and s1, `binary` 1) to d, byte addresses, four words loaded then
+   * stored at a time in address order: the unit's word-by-word order unless d is 4 to 12 bytes above a source.
+   */
+  vpuew(s0: number, s1: number, d: number, vectors: number, binary: number): void;
 }
 const kernelModule = moduleOnce(MATVEC_KERNEL_WASM_BASE64);
 

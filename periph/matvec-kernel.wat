@@ -12,8 +12,15 @@
 ;; seedmmspad: a whole command's issue phase from the scratchpad in this
 ;; memory (seedgather, seedmm, seedrq in one call; seedmmat: its arguments in memory).
 ;; copyrows: the seed DMA's fills of whole words, its SRAM in the same memory.
+;; vputables, vpuew: the seed VPU's elementwise ops on whole words of the scratchpad in this
+;; memory, 32 int4 lanes a vector, each lane's result looked up with i8x16.swizzle.
 (module
   (memory (export "memory") 1)
+  ;; The seed VPU's lookup vectors for vpuew, set by vputables: a unary op's result nibble for
+  ;; every lane nibble (then the same shifted up by four), or a binary op's for every lane sum
+  ;; a + b + 16 in 0..15 (then 16..31).
+  (global $vpuT0 (mut v128) (v128.const i64x2 0 0))
+  (global $vpuT1 (mut v128) (v128.const i64x2 0 0))
   (func $matvec (export "matvec") (param $x i32) (param $k i32) (param $w i32) (param $n i32) (param $acc i32) (param $stride i32)
     (local $kb i32) (local $i i32) (local $w2 i32) (local $end i32)
     (local $xv v128) (local $s0 v128) (local $s1 v128)
@@ -535,4 +542,55 @@
       (i32.load offset=36 (local.get $a)) (i32.load offset=40 (local.get $a)) (i32.load offset=44 (local.get $a))
       (i32.load offset=48 (local.get $a)) (i32.load offset=52 (local.get $a)) (i32.load offset=56 (local.get $a))
       (i32.load offset=60 (local.get $a))))
+;; vputables(t0, t1, t2, t3, t4, t5, t6, t7): vpuew's two lookup vectors, four little-endian
+  ;; int32 lanes each, kept in globals (set once for a run of commands with the same op and scale).
+  (func (export "vputables") (param $t0 i32) (param $t1 i32) (param $t2 i32) (param $t3 i32)
+        (param $t4 i32) (param $t5 i32) (param $t6 i32) (param $t7 i32)
+    (global.set $vpuT0 (i32x4.replace_lane 3 (i32x4.replace_lane 2 (i32x4.replace_lane 1
+      (i32x4.splat (local.get $t0)) (local.get $t1)) (local.get $t2)) (local.get $t3)))
+    (global.set $vpuT1 (i32x4.replace_lane 3 (i32x4.replace_lane 2 (i32x4.replace_lane 1
+      (i32x4.splat (local.get $t4)) (local.get $t5)) (local.get $t6)) (local.get $t7))))
+
+  ;; vpuew(s0, s1, d, vectors, binary): `vectors` times four words of eight int4 lanes, from s0
+  ;; (and s1, binary) to d (byte addresses in this memory, none of the ranges wrapping its 64 KiB
+  ;; scratchpad), a vector of four words loaded, then stored, in address order: equal to the
+  ;; seed VPU's word-by-word order (each word written before the next is read) unless d is one to
+  ;; three words above a source, which the caller leaves to that order. Unary: a lane's nibble u
+  ;; looks its result up in T0 (the low nibble of a byte) and T1 (T0 shifted: the high one). Binary:
+  ;; a lane's nibbles a and b, as (a ^ 8) + (b ^ 8) = sext(a) + sext(b) + 16 in 0..30, index the 32
+  ;; results T0 ++ T1 (a swizzle index of 16 or more yields zero: the two lookups are or-ed).
+  (func (export "vpuew") (param $s0 i32) (param $s1 i32) (param $d i32) (param $vectors i32) (param $binary i32)
+    (local $t0 v128) (local $t1 v128) (local $a v128) (local $b v128) (local $lo v128) (local $hi v128) (local $end i32)
+    (if (i32.eqz (local.get $vectors)) (then (return)))
+    (local.set $t0 (global.get $vpuT0))
+    (local.set $t1 (global.get $vpuT1))
+    (local.set $end (i32.add (local.get $d) (i32.shl (local.get $vectors) (i32.const 4))))
+    (if (local.get $binary)
+      (then
+        (loop $bin
+          (local.set $a (v128.xor (v128.load align=4 (local.get $s0)) (v128.const i8x16 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88)))
+          (local.set $b (v128.xor (v128.load align=4 (local.get $s1)) (v128.const i8x16 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88 0x88)))
+          (local.set $lo (i8x16.add
+            (v128.and (local.get $a) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+            (v128.and (local.get $b) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))
+          (local.set $hi (i8x16.add (i8x16.shr_u (local.get $a) (i32.const 4)) (i8x16.shr_u (local.get $b) (i32.const 4))))
+          (v128.store align=4 (local.get $d) (v128.or
+            (v128.or (i8x16.swizzle (local.get $t0) (local.get $lo))
+              (i8x16.swizzle (local.get $t1) (i8x16.sub (local.get $lo) (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16))))
+            (i8x16.shl (v128.or (i8x16.swizzle (local.get $t0) (local.get $hi))
+              (i8x16.swizzle (local.get $t1) (i8x16.sub (local.get $hi) (v128.const i8x16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16))))
+              (i32.const 4))))
+          (local.set $s0 (i32.add (local.get $s0) (i32.const 16)))
+          (local.set $s1 (i32.add (local.get $s1) (i32.const 16)))
+          (local.set $d (i32.add (local.get $d) (i32.const 16)))
+          (br_if $bin (i32.lt_u (local.get $d) (local.get $end)))))
+      (else
+        (loop $un
+          (local.set $a (v128.load align=4 (local.get $s0)))
+          (v128.store align=4 (local.get $d) (v128.or
+            (i8x16.swizzle (local.get $t0) (v128.and (local.get $a) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+            (i8x16.swizzle (local.get $t1) (i8x16.shr_u (local.get $a) (i32.const 4)))))
+          (local.set $s0 (i32.add (local.get $s0) (i32.const 16)))
+          (local.set $d (i32.add (local.get $d) (i32.const 16)))
+          (br_if $un (i32.lt_u (local.get $d) (local.get $end)))))))
 )

@@ -6,11 +6,15 @@
 // (clip((v*m0 + 2^(n-1)) >>> n)) is fused into every elementwise op. An
 // opcode the case statement does not know is neither binary nor a
 // reduction: it reads src0 and writes zeros to dst, exactly as the RTL does.
-// The FSM is literal and cheap, so both TPU models use it as is.
+// The FSM is literal and cheap, so both TPU models use it as is. The fast
+// model's bulk steps run an elementwise op's whole words through byte tables,
+// or, with the scratchpad in a WebAssembly SIMD kernel's memory, four words a
+// vector there (periph/matvec-kernel.wat vpuew).
 
 import * as ports from './ports.ts';
 import type { Ports, SeedUnit, SeedSpad } from './ports.ts';
 import * as mxu from './mxu.ts';
+import type { MatvecKernel } from '../../periph/matvec-kernel.ts';
 
 // Module-local copies of the constants the hot paths read: tsx runs this code as CommonJS,
 // where every imported binding is a getter call on each use.
@@ -52,9 +56,26 @@ export class SeedVpu implements SeedUnit {
   private laneAt = 0;
   /** The running op's word table, or -1 (a short op: lane by lane). */
   private wordAt = -1;
+  /**
+   * Each set's lookup vectors for the kernel's vpuew (8 int32 a set, built with its word table):
+   * a unary op's result nibble for every lane nibble, then those shifted up by four; a binary
+   * op's for every lane sum a + b + 16 (its lane table's 32 entries).
+   */
+  private readonly vectorTables = new Int32Array(8 * TABLE_SLOTS);
+  /** The kernel whose memory holds the scratchpad (spad.kernel), or null: whole words in JavaScript. */
+  private readonly kernel: MatvecKernel | null;
+  /**
+   * The table key whose lookup vectors the kernel holds (vputables), or -1: the kernel's
+   * instance keeps one pair, this unit's (the TPU makes one VPU per scratchpad).
+   */
+  private kernelTablesKey = -1;
+  /** The running op's whole words go through the kernel's vpuew (start(): vectorsFit). */
+  private vectors = false;
   readMask = 0; writeMask = 0;
 
-  constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {}
+  constructor(private readonly spad: SeedSpad, readonly argmax: boolean) {
+    this.kernel = spad.kernel;
+  }
 
   /** Fast model: a lower bound of the clocks before S_DONE (the states left when nothing stalls). */
   horizon(): number {
@@ -129,6 +150,7 @@ export class SeedVpu implements SeedUnit {
     this.m0 = (w2 >>> 16) & 0xfff;
     this.n = (w2 >>> 28) & 15;
     this.acc = 0; this.pElem = 0; this.maxVal = -9;
+    this.vectors = false;
     if (!this.reduction) {
       const key = this.op | (this.m0 << 5) | (this.n << 17);
       let slot = this.tableKeys.indexOf(key);
@@ -145,16 +167,47 @@ export class SeedVpu implements SeedUnit {
         const w = this.wordTables, w0 = 256 * slot;
         if (this.binary) for (let ab = 0; ab < 256; ab++) w[w0 + ab] = t[l0 + sext4(ab >>> 4) + sext4(ab) + 16] & 15;
         else for (let b = 0; b < 256; b++) w[w0 + b] = (t[l0 + sext4(b) + 16] & 15) | ((t[l0 + sext4(b >>> 4) + 16] & 15) << 4);
+        const v = this.vectorTables, v0 = 8 * slot;
+        v.fill(0, v0, v0 + 8);
+        if (this.binary) for (let x = 0; x < 32; x++) v[v0 + (x >>> 2)] |= (t[l0 + x] & 15) << (8 * (x & 3));
+        else {
+          for (let u = 0; u < 16; u++) {
+            const r = t[l0 + sext4(u) + 16] & 15;
+            v[v0 + (u >>> 2)] |= r << (8 * (u & 3));
+            v[v0 + 4 + (u >>> 2)] |= (r << 4) << (8 * (u & 3));
+          }
+        }
         this.wordTablesOk[slot] = 1;
       }
       this.laneAt = 32 * slot;
       this.wordAt = this.wordTablesOk[slot] ? 256 * slot : -1;
+      if (this.wordAt >= 0 && this.kernel !== null && this.vectorsFit((vlen + 7) >>> 3)) {
+        this.vectors = true;
+        if (this.kernelTablesKey !== key) {
+          const v = this.vectorTables, v0 = 8 * slot;
+          this.kernel.vputables(v[v0], v[v0 + 1], v[v0 + 2], v[v0 + 3], v[v0 + 4], v[v0 + 5], v[v0 + 6], v[v0 + 7]);
+          this.kernelTablesKey = key;
+        }
+      }
     }
     const words = (vlen + 7) >>> 3;
     const span = words * 4;
     this.readMask = bankMask(this.pSrc0 & 0xfffc, 1, span, 0) | (this.binary ? bankMask(this.pSrc1 & 0xfffc, 1, span, 0) : 0);
     this.writeMask = this.reduction ? bankMask(this.dst & 0xfffc, 1, 4, 0) : bankMask(this.pDst & 0xfffc, 1, span, 0);
     this.state = vlen === 0 ? S_DONE : S_RD0;
+  }
+
+  /**
+   * Whether `words` words from each pointer may go through the kernel's vpuew, four loaded then
+   * four stored: no range wraps the scratchpad, and the destination is not one to three words
+   * above a source (there a word written is read back within the same four, where the RTL's
+   * word-by-word order reads it after its write; in place, below, or four or more words above,
+   * every read sees what it sees word by word).
+   */
+  private vectorsFit(words: number): boolean {
+    const span = 4 * words, s0 = this.pSrc0 & 0xfffc, s1 = this.pSrc1 & 0xfffc, d = this.pDst & 0xfffc;
+    if (s0 + span > 0x10000 || d + span > 0x10000 || (d > s0 && d - s0 < 16)) return false;
+    return !this.binary || (s1 + span <= 0x10000 && !(d > s1 && d - s1 < 16));
   }
 
   private get chunkActive(): number { return this.remaining >= LANES ? LANES : this.remaining; }
@@ -190,11 +243,26 @@ export class SeedVpu implements SeedUnit {
   /**
    * Fast model, from S_RD0 of an elementwise op: whole words of eight lanes but the last (which
    * ends the op), `perWord` clocks each, while n lasts: exec()'s tables in one loop over local
-   * copies of the pointers, each word written before the next one is read. Returns the clocks left.
+   * copies of the pointers, each word written before the next one is read (most of them four a
+   * vector in the kernel, when the op's pointers allow it). Returns the clocks left.
    */
   private wordsBulk(n: number, perWord: number): number {
     const words = this.spad.words, w = this.wordTables, w0 = this.wordAt, binary = this.binary;
     let p0 = this.pSrc0, p1 = this.pSrc1, pd = this.pDst, rem = this.remaining, d0 = 0, d1 = 0;
+    if (this.vectors) {
+      // Four words a vector in the kernel, leaving one to four words to the loop below (whose
+      // last word's reads are what data0 and data1 hold after it).
+      const vecs = (Math.min(Math.floor(n / perWord), (rem - 1) >>> 3) - 1) >> 2;
+      if (vecs > 0) {
+        const at = this.spad.kernelAt;
+        this.kernel!.vpuew(at + (p0 & 0xfffc), at + (p1 & 0xfffc), at + (pd & 0xfffc), vecs, binary ? 1 : 0);
+        p0 = (p0 + 16 * vecs) & 0xffff;
+        p1 = (p1 + 16 * vecs) & 0xffff;
+        pd = (pd + 16 * vecs) & 0xffff;
+        rem -= 4 * LANES * vecs;
+        n -= 4 * perWord * vecs;
+      }
+    }
     while (n >= perWord && rem > LANES) {
       d0 = words[p0 >>> 2];
       let data: number;
