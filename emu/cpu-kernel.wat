@@ -22,7 +22,7 @@
 ;; runSeed, whose firmware touches a device every seventh instruction, makes
 ;; its device reads through an import too, and answers the accesses of a
 ;; device window itself (cpu-kernel.ts DeviceWindow: the seed TPU's status
-;; words and staging register), and records a read with a promise in the
+;; words, staging register and command queues), and records a read with a promise in the
 ;; poll history itself, calling Cpu.pollRepeats only when the history may
 ;; repeat it. Each case does what its case in the loop does;
 ;; test/cpu-kernel.test.ts runs both on the same programs and firmware and
@@ -75,7 +75,7 @@
   (import "cpu" "ioAt" (global $ioAt i32))
   ;; The device window (cpu-kernel.ts DeviceWindow): at +0 whether it answers, +4 its base, +8
   ;; the promises (8 f64), +72 the values (16 int32), +136 readSlot, +168 promiseSlot, +200
-  ;; storeSlot (a byte per word of its 32).
+  ;; storeSlot (a byte per word of its 32), then the queues ($push).
   (import "cpu" "windowAt" (global $windowAt i32))
   ;; The poll history (cpu-kernel.ts PollHistory): at +0 next, +4 count, then f64 arrays of 4 at
   ;; +8 addrs, +40 values, +72 waits, +104 promises, +136 launches, +168 retireds, then +200 the
@@ -487,10 +487,18 @@
               (if (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
                 (then (local.set $o (i32.load8_u offset=200 (i32.add (global.get $windowAt) (i32.shr_u (local.get $o) (i32.const 2))))))
                 (else (local.set $o (i32.const 0))))
-              (if (local.get $o) (then
-                (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
-                (local.set $lastStore (local.get $instret))
-                (br $retire)))))
+              ;; A queue's push (128 + q), or a latch (1..127).
+              (if (i32.ge_u (local.get $o) (i32.const 128))
+                (then
+                  (if (call $push (i32.and (local.get $o) (i32.const 3)) (local.get $b)
+                      (f64.add (local.get $cycle) (f64.convert_i32_u (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))))
+                    (then
+                      (local.set $lastStore (local.get $instret))
+                      (br $retire))))
+                (else (if (local.get $o) (then
+                  (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
+                  (local.set $lastStore (local.get $instret))
+                  (br $retire)))))))
             ;; A device: PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             (local.set $lastStore (local.get $instret))
             (local.set $w (call $store (local.get $addr)
@@ -593,6 +601,36 @@
     (f64.store (i32.add (local.get $regs) (i32.const 136)) (local.get $instret))
     (f64.store (i32.add (local.get $regs) (i32.const 144)) (local.get $lastStore))
     (local.get $pc))
+
+  ;; A push of command word 3 `w3` onto the device window's queue q at the store's clock (cpu-kernel.ts
+  ;; DeviceWindow): 0 when the queue is full (the bus takes the store), else 1, the command
+  ;; in its slot at the later of the store's clock and the device's, the level and issued
+  ;; count one up, and, when q's unit is idle, promises[q] and time[1] cleared to -1.
+  ;; Window offsets: values +72 (staging 0-2, issued 3 + q, level 9 + q), promises +8, time
+  ;; +232, queue clocks +248, queue words +504, heads +1016, running +1032, the depth's mask +1048.
+  (func $push (param $q i32) (param $w3 i32) (param $clock f64) (result i32)
+    (local $win i32) (local $level i32) (local $mask i32) (local $slot i32) (local $words i32)
+    (local.set $win (global.get $windowAt))
+    (local.set $level (i32.load offset=108 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))))
+    (local.set $mask (i32.load offset=1048 (local.get $win)))
+    (if (i32.gt_s (local.get $level) (local.get $mask)) (then (return (i32.const 0))))
+    (local.set $slot (i32.add (i32.mul (local.get $q) (i32.add (local.get $mask) (i32.const 1)))
+      (i32.and (i32.add (local.get $level) (i32.load offset=1016 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))))
+        (local.get $mask))))
+    (local.set $words (i32.add (local.get $win) (i32.shl (local.get $slot) (i32.const 4))))
+    (i32.store offset=504 (local.get $words) (i32.load offset=72 (local.get $win)))
+    (i32.store offset=508 (local.get $words) (i32.load offset=76 (local.get $win)))
+    (i32.store offset=512 (local.get $words) (i32.load offset=80 (local.get $win)))
+    (i32.store offset=516 (local.get $words) (local.get $w3))
+    (f64.store offset=248 (i32.add (local.get $win) (i32.shl (local.get $slot) (i32.const 3)))
+      (f64.max (local.get $clock) (f64.load offset=232 (local.get $win))))
+    (i32.store offset=108 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2))) (i32.add (local.get $level) (i32.const 1)))
+    (if (i32.eqz (i32.load offset=1032 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2))))) (then
+      (f64.store offset=8 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 3))) (f64.const -1))
+      (f64.store offset=240 (local.get $win) (f64.const -1))))
+    (i32.store offset=84 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))
+      (i32.add (i32.load offset=84 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 1)))
+    (i32.const 1))
 
   ;; Whether the 32-bit instruction at halfword address `at` straddles two words: `at` inside
   ;; the BRAM and its low half's bits 1:0 are 11 (not compressed).
