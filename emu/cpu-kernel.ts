@@ -94,19 +94,8 @@ export type DeviceStore = (addr: number, wdata: number, wstrb: number, clock: nu
  */
 export type DeviceLoad = (addr: number, clock: number) => number;
 
-/**
- * Cpu.pollRepeats for a read with a promise (pc, addr, value, the bus's wait and promise, the
- * read's clock, the next launch, the retired count after it) and the instret of the kernel
- * run's last effect (-1: none): the iterations to skip, their clocks and instructions in
- * CpuKernel.state[4] and [5]. The kernel calls it only for a read the history may repeat (an
- * earlier read at the same pc, address, value and wait, nothing since); any other read it
- * records in the history itself.
- */
-export type PollRepeats = (pc: number, addr: number, value: number, wait: number, promise: number,
-  readClock: number, launch: number, retired: number, lastEffect: number) => number;
-
-/** What the kernel calls back: the bus's device accesses and the poll-loop skip. */
-export interface KernelImports { store: DeviceStore; load: DeviceLoad; poll: PollRepeats }
+/** What the kernel calls back: the bus's device accesses. */
+export interface KernelImports { store: DeviceStore; load: DeviceLoad }
 
 /**
  * A loop's fast path: runs from `pc` at clock `cycle` (instret retired so far) until the clock
@@ -232,8 +221,8 @@ export interface CpuKernel {
    * -1: none), and what the loop must finish of the instruction at pc (the loop sets it back to
    * 0): 1 a device store the bus answered with more than a wait, 2 a device read after which
    * the machine must look up (its register written), 3 a device read the bus refused (a bus
-   * error or restart). Then, for the poll callback to fill, a skipped iteration's clocks and
-   * instructions; then, set by the loop before a run, Cpu.lastEffect.
+   * error or restart). Then a skipped poll-loop iteration's clocks and instructions (the
+   * kernel's Cpu.pollRepeats); then, set by the loop before a run, Cpu.lastEffect.
    */
   readonly state: Float64Array;
   /** A device read's answer (DeviceLoad): the word, 1 when the machine must look up, Bus.wait (int32), Bus.repeatUntil (f64 at [4..5]). */
@@ -265,7 +254,7 @@ export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, poll
       memory, ram, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
       takenBranchExtra: TAKEN_BRANCH_EXTRA, axiExtra: AXI_TRANSACTION_EXTRA, straddleTarget: STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA,
       refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, ioAt: at.ioAt, windowAt: at.windowAt, pollAt: at.pollAt, pollWindow,
-      store: calls.store, load: calls.load, poll: calls.poll,
+      store: calls.store, load: calls.load,
     },
   });
   const buffer = memory.buffer;
