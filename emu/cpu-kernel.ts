@@ -19,6 +19,8 @@ export const POLL_HISTORY = 4;
 /** Words from a device window's base (DeviceWindow). */
 export const WINDOW_WORDS = 32;
 const WINDOW_VALUES = 16, WINDOW_PROMISES = 8;
+/** A device window's command queues (DeviceWindow.queues): at most this many, each at most this deep. */
+export const WINDOW_QUEUES = 4, WINDOW_QUEUE_DEPTH = 8;
 
 /**
  * Where the kernel's arrays are in its memory, for a BRAM of `ram` (R) bytes at 0 and slots of
@@ -39,17 +41,22 @@ function layout(ram: number, words = false) {
   // The rest after the halfword layout's state.
   const ioAt = 5 * ram + 128 + 64;
   // The window: control (2 int32), promises (f64), values (int32), then a byte per word for each of
-  // readSlot, promiseSlot and storeSlot.
+  // readSlot, promiseSlot and storeSlot; then its queues: the device's clock and the value a push
+  // clears (2 f64), the commands' clocks (f64) and words (4 int32 each), then per queue its head
+  // and whether its unit runs (int32), and the depth's mask (int32).
   const windowAt = ioAt + 24, promisesAt = windowAt + 8, valuesAt = promisesAt + 8 * WINDOW_PROMISES;
   const slotsAt = valuesAt + 4 * WINDOW_VALUES;
+  const queueSlots = WINDOW_QUEUES * WINDOW_QUEUE_DEPTH;
+  const timeAt = slotsAt + 3 * WINDOW_WORDS, queueClocksAt = timeAt + 16, queueWordsAt = queueClocksAt + 8 * queueSlots;
+  const headsAt = queueWordsAt + 16 * queueSlots, runningAt = headsAt + 4 * WINDOW_QUEUES, maskAt = runningAt + 4 * WINDOW_QUEUES;
   // The poll history: next and count (2 int32), then f64 arrays of POLL_HISTORY (addrs, values,
   // waits, promises, launches, retireds), pcs (int32) and the registers after each read (32 int32).
-  const pollAt = slotsAt + 3 * WINDOW_WORDS, pollF64At = pollAt + 8;
+  const pollAt = maskAt + 8, pollF64At = pollAt + 8;
   const pollPcsAt = pollF64At + 6 * 8 * POLL_HISTORY, pollRegsAt = pollPcsAt + 4 * POLL_HISTORY;
   const dataAtAt = pollRegsAt + 128 * POLL_HISTORY, lensAt = dataAtAt + (ram >>> 1);
   return {
     slots, fieldsAt, immsAt, regsAt, stateAt, ioAt, windowAt, promisesAt, valuesAt, slotsAt,
-    pollAt, pollF64At, pollPcsAt, pollRegsAt, dataAtAt, lensAt, bytes: lensAt + (ram >>> 1),
+    timeAt, queueClocksAt, queueWordsAt, headsAt, runningAt, maskAt, pollAt, pollF64At, pollPcsAt, pollRegsAt, dataAtAt, lensAt, bytes: lensAt + (ram >>> 1),
   };
 }
 
@@ -87,19 +94,8 @@ export type DeviceStore = (addr: number, wdata: number, wstrb: number, clock: nu
  */
 export type DeviceLoad = (addr: number, clock: number) => number;
 
-/**
- * Cpu.pollRepeats for a read with a promise (pc, addr, value, the bus's wait and promise, the
- * read's clock, the next launch, the retired count after it) and the instret of the kernel
- * run's last effect (-1: none): the iterations to skip, their clocks and instructions in
- * CpuKernel.state[4] and [5]. The kernel calls it only for a read the history may repeat (an
- * earlier read at the same pc, address, value and wait, nothing since); any other read it
- * records in the history itself.
- */
-export type PollRepeats = (pc: number, addr: number, value: number, wait: number, promise: number,
-  readClock: number, launch: number, retired: number, lastEffect: number) => number;
-
-/** What the kernel calls back: the bus's device accesses and the poll-loop skip. */
-export interface KernelImports { store: DeviceStore; load: DeviceLoad; poll: PollRepeats }
+/** What the kernel calls back: the bus's device accesses. */
+export interface KernelImports { store: DeviceStore; load: DeviceLoad }
 
 /**
  * A loop's fast path: runs from `pc` at clock `cycle` (instret retired so far) until the clock
@@ -117,8 +113,14 @@ export type KernelRun = (pc: number, cycle: number, instret: number, cycleLimit:
  * - a load of a word whose readSlot is s > 0, at a clock before promises[promiseSlot], reads
  *   values[s - 1] with no wait and that promise (Bus.repeatUntil): the device promises the
  *   word holds till then, and that such a read changes nothing;
- * - a word store (all four lanes) to a word whose storeSlot is s > 0 sets values[s - 1] with
- *   no wait, and changes nothing else.
+ * - a word store (all four lanes) to a word whose storeSlot is s in 1..127 sets values[s - 1] with
+ *   no wait, and changes nothing else;
+ * - a word store to a word whose storeSlot is 128 + q pushes a command onto queue q when the
+ *   queue has room (values[9 + q], its level, below its depth): values[0..2] and the stored word
+ *   as the command's four words, landing at the store's clock or the device's clock (time[0]),
+ *   whichever is later, with no wait; the queue's level and its issued count (values[3 + q])
+ *   go up by one, and when its unit is not running (running[q] 0) the push clears promises[q]
+ *   and time[1] to -1. A full queue's push goes through the bus.
  * Any other access goes through the bus, as do all of them while control[0] is 0. The bus
  * must answer those accesses the same way (test/cpu-kernel.test.ts runs both).
  */
@@ -130,6 +132,16 @@ export interface DeviceWindow {
   readonly readSlot: Uint8Array;
   readonly promiseSlot: Uint8Array;
   readonly storeSlot: Uint8Array;
+  /** [0]: the device's clock (a push lands no earlier); [1]: a value a push to an idle queue clears to -1. */
+  readonly time: Float64Array;
+  /** Queue q's commands: slot q * depth + i holds its clock here and its four words at 4 × slot in queueWords. */
+  readonly queueClocks: Float64Array;
+  readonly queueWords: Int32Array;
+  /** Per queue: the slot of its oldest command, and 1 while its unit runs one. */
+  readonly heads: Int32Array;
+  readonly running: Int32Array;
+  /** [0]: the queues' depth less one (a power of two, at most WINDOW_QUEUE_DEPTH). */
+  readonly queueMask: Int32Array;
 }
 
 /**
@@ -139,12 +151,15 @@ export interface DeviceWindow {
 export function deviceWindow(bram: Uint8Array): DeviceWindow {
   const memory = memoryOf.get(bram.buffer as ArrayBuffer);
   if (memory === undefined) {
+    const slots = WINDOW_QUEUES * WINDOW_QUEUE_DEPTH;
     return {
       control: new Int32Array(2), values: new Int32Array(WINDOW_VALUES), promises: new Float64Array(WINDOW_PROMISES),
       readSlot: new Uint8Array(WINDOW_WORDS), promiseSlot: new Uint8Array(WINDOW_WORDS), storeSlot: new Uint8Array(WINDOW_WORDS),
+      time: new Float64Array(2), queueClocks: new Float64Array(slots), queueWords: new Int32Array(4 * slots),
+      heads: new Int32Array(WINDOW_QUEUES), running: new Int32Array(WINDOW_QUEUES), queueMask: new Int32Array(1),
     };
   }
-  const at = layout(bram.length), buffer = memory.buffer;
+  const at = layout(bram.length), buffer = memory.buffer, slots = WINDOW_QUEUES * WINDOW_QUEUE_DEPTH;
   return {
     control: new Int32Array(buffer, at.windowAt, 2),
     values: new Int32Array(buffer, at.valuesAt, WINDOW_VALUES),
@@ -152,6 +167,12 @@ export function deviceWindow(bram: Uint8Array): DeviceWindow {
     readSlot: new Uint8Array(buffer, at.slotsAt, WINDOW_WORDS),
     promiseSlot: new Uint8Array(buffer, at.slotsAt + WINDOW_WORDS, WINDOW_WORDS),
     storeSlot: new Uint8Array(buffer, at.slotsAt + 2 * WINDOW_WORDS, WINDOW_WORDS),
+    time: new Float64Array(buffer, at.timeAt, 2),
+    queueClocks: new Float64Array(buffer, at.queueClocksAt, slots),
+    queueWords: new Int32Array(buffer, at.queueWordsAt, 4 * slots),
+    heads: new Int32Array(buffer, at.headsAt, WINDOW_QUEUES),
+    running: new Int32Array(buffer, at.runningAt, WINDOW_QUEUES),
+    queueMask: new Int32Array(buffer, at.maskAt, 1),
   };
 }
 
@@ -200,8 +221,8 @@ export interface CpuKernel {
    * -1: none), and what the loop must finish of the instruction at pc (the loop sets it back to
    * 0): 1 a device store the bus answered with more than a wait, 2 a device read after which
    * the machine must look up (its register written), 3 a device read the bus refused (a bus
-   * error or restart). Then, for the poll callback to fill, a skipped iteration's clocks and
-   * instructions; then, set by the loop before a run, Cpu.lastEffect.
+   * error or restart). Then a skipped poll-loop iteration's clocks and instructions (the
+   * kernel's Cpu.pollRepeats); then, set by the loop before a run, Cpu.lastEffect.
    */
   readonly state: Float64Array;
   /** A device read's answer (DeviceLoad): the word, 1 when the machine must look up, Bus.wait (int32), Bus.repeatUntil (f64 at [4..5]). */
@@ -224,14 +245,16 @@ export function cpuKernel(bram: Uint8Array, slots: number, storeAt: number, poll
   const words = slots === ram >>> 2;
   const at = layout(ram, words);
   if (slots > at.slots) return null;
-  // cpu-kernel.wat derives these from R.
-  if (at.immsAt !== (words ? 2 : 3) * ram || at.regsAt !== (words ? 3 : 5) * ram) throw new Error('cpu-kernel: layout() and cpu-kernel.wat disagree');
+  // cpu-kernel.wat derives these from R, and reads the device window's queues at fixed offsets ($push).
+  if (at.immsAt !== (words ? 2 : 3) * ram || at.regsAt !== (words ? 3 : 5) * ram || at.timeAt - at.windowAt !== 232 || at.maskAt - at.windowAt !== 1048) {
+    throw new Error('cpu-kernel: layout() and cpu-kernel.wat disagree');
+  }
   const instance = new wasm!.Instance(mod, {
     cpu: {
       memory, ram, dataAtAt: at.dataAtAt, lensAt: at.lensAt,
       takenBranchExtra: TAKEN_BRANCH_EXTRA, axiExtra: AXI_TRANSACTION_EXTRA, straddleTarget: STRADDLE_EXTRA + AXI_TRANSACTION_EXTRA + AXI_CHAINED_EXTRA,
       refetchPerWord: AXI_REFETCH_PER_WORD, storeAt, ioAt: at.ioAt, windowAt: at.windowAt, pollAt: at.pollAt, pollWindow,
-      store: calls.store, load: calls.load, poll: calls.poll,
+      store: calls.store, load: calls.load,
     },
   });
   const buffer = memory.buffer;

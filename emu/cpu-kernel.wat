@@ -22,9 +22,9 @@
 ;; runSeed, whose firmware touches a device every seventh instruction, makes
 ;; its device reads through an import too, and answers the accesses of a
 ;; device window itself (cpu-kernel.ts DeviceWindow: the seed TPU's status
-;; words and staging register), and records a read with a promise in the
-;; poll history itself, calling Cpu.pollRepeats only when the history may
-;; repeat it. Each case does what its case in the loop does;
+;; words, staging register and command queues), and does Cpu.pollRepeats'
+;; work itself for a read with a promise (recordRead: the poll history, the
+;; poll loop's iterations skipped). Each case does what its case in the loop does;
 ;; test/cpu-kernel.test.ts runs both on the same programs and firmware and
 ;; compares every register, clock and byte.
 ;;
@@ -67,15 +67,10 @@
   ;; look up (int32 1), Bus.wait (int32 2) and Bus.repeatUntil (f64 at byte 16); -1 for a bus
   ;; error or a restart (the loop's).
   (import "cpu" "load" (func $load (param i32 f64) (result i32)))
-  ;; poll(pc, addr, value, wait, promise, readClock, launch, retired, lastEffect) -> n:
-  ;; Cpu.pollRepeats for a read the poll history may repeat, the poll-loop iterations to skip
-  ;; (their clocks and instructions in the state's f64 4 and 5). lastEffect: the instret of the
-  ;; last effect in this run, or -1.
-  (import "cpu" "poll" (func $poll (param i32 i32 i32 i32 f64 f64 f64 f64 f64) (result f64)))
   (import "cpu" "ioAt" (global $ioAt i32))
   ;; The device window (cpu-kernel.ts DeviceWindow): at +0 whether it answers, +4 its base, +8
   ;; the promises (8 f64), +72 the values (16 int32), +136 readSlot, +168 promiseSlot, +200
-  ;; storeSlot (a byte per word of its 32).
+  ;; storeSlot (a byte per word of its 32), then the queues ($push).
   (import "cpu" "windowAt" (global $windowAt i32))
   ;; The poll history (cpu-kernel.ts PollHistory): at +0 next, +4 count, then f64 arrays of 4 at
   ;; +8 addrs, +40 values, +72 waits, +104 promises, +136 launches, +168 retireds, then +200 the
@@ -456,21 +451,16 @@
             (br $leave)))
           (if (f64.gt (local.get $promise) (f64.add (local.get $readClock) (global.get $pollWindow)))
             (then
-              ;; A poll-loop candidate: Cpu.pollRepeats when it will skip iterations, else
-              ;; recorded here (recordRead returns 1 for the first).
-              (if (call $recordRead (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
-                  (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
-                  (f64.add (local.get $instret) (f64.const 1))
-                  (select (local.get $lastStore) (f64.load offset=176 (local.get $regs)) (f64.ge (local.get $lastStore) (f64.const 0)))
-                  (local.get $readClock) (local.get $cycleLimit) (local.get $stopAt))
-                (then
-                  (local.set $skip (call $poll (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
-                    (local.get $readClock)
-                    (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
-                    (f64.add (local.get $instret) (f64.const 1)) (local.get $lastStore)))
-                  (if (f64.gt (local.get $skip) (f64.const 0)) (then
-                    (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
-                    (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))))
+              ;; A poll-loop candidate: recorded in the poll history, and the iterations of a
+              ;; poll loop it repeats skipped (recordRead: Cpu.pollRepeats).
+              (local.set $skip (call $recordRead (local.get $pc) (local.get $addr) (local.get $w) (local.get $wait) (local.get $promise)
+                (f64.add (local.get $cycle) (f64.convert_i32_u (local.get $clocks)))
+                (f64.add (local.get $instret) (f64.const 1))
+                (select (local.get $lastStore) (f64.load offset=176 (local.get $regs)) (f64.ge (local.get $lastStore) (f64.const 0)))
+                (local.get $readClock) (local.get $cycleLimit) (local.get $stopAt) (i32.add (local.get $regs) (i32.const 160))))
+              (if (f64.gt (local.get $skip) (f64.const 0)) (then
+                (local.set $cycle (f64.add (local.get $cycle) (f64.mul (local.get $skip) (f64.load offset=160 (local.get $regs)))))
+                (local.set $instret (f64.add (local.get $instret) (f64.mul (local.get $skip) (f64.load offset=168 (local.get $regs))))))))
             (else (local.set $lastStore (local.get $instret))))
           (br $retire))
         ;; The stores: $n is the access's size less one. Into the BRAM, aligned, not
@@ -487,10 +477,18 @@
               (if (i32.and (i32.lt_u (local.get $o) (i32.const 128)) (i32.ne (i32.load (global.get $windowAt)) (i32.const 0)))
                 (then (local.set $o (i32.load8_u offset=200 (i32.add (global.get $windowAt) (i32.shr_u (local.get $o) (i32.const 2))))))
                 (else (local.set $o (i32.const 0))))
-              (if (local.get $o) (then
-                (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
-                (local.set $lastStore (local.get $instret))
-                (br $retire)))))
+              ;; A queue's push (128 + q), or a latch (1..127).
+              (if (i32.ge_u (local.get $o) (i32.const 128))
+                (then
+                  (if (call $push (i32.and (local.get $o) (i32.const 3)) (local.get $b)
+                      (f64.add (local.get $cycle) (f64.convert_i32_u (i32.load8_u (i32.add (global.get $dataAtAt) (local.get $k))))))
+                    (then
+                      (local.set $lastStore (local.get $instret))
+                      (br $retire))))
+                (else (if (local.get $o) (then
+                  (i32.store offset=68 (i32.add (global.get $windowAt) (i32.shl (local.get $o) (i32.const 2))) (local.get $b))
+                  (local.set $lastStore (local.get $instret))
+                  (br $retire)))))))
             ;; A device: PicoRV32 replicates a byte or half across the word and selects lanes with wstrb.
             (local.set $lastStore (local.get $instret))
             (local.set $w (call $store (local.get $addr)
@@ -594,6 +592,36 @@
     (f64.store (i32.add (local.get $regs) (i32.const 144)) (local.get $lastStore))
     (local.get $pc))
 
+  ;; A push of command word 3 `w3` onto the device window's queue q at the store's clock (cpu-kernel.ts
+  ;; DeviceWindow): 0 when the queue is full (the bus takes the store), else 1, the command
+  ;; in its slot at the later of the store's clock and the device's, the level and issued
+  ;; count one up, and, when q's unit is idle, promises[q] and time[1] cleared to -1.
+  ;; Window offsets: values +72 (staging 0-2, issued 3 + q, level 9 + q), promises +8, time
+  ;; +232, queue clocks +248, queue words +504, heads +1016, running +1032, the depth's mask +1048.
+  (func $push (param $q i32) (param $w3 i32) (param $clock f64) (result i32)
+    (local $win i32) (local $level i32) (local $mask i32) (local $slot i32) (local $words i32)
+    (local.set $win (global.get $windowAt))
+    (local.set $level (i32.load offset=108 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))))
+    (local.set $mask (i32.load offset=1048 (local.get $win)))
+    (if (i32.gt_s (local.get $level) (local.get $mask)) (then (return (i32.const 0))))
+    (local.set $slot (i32.add (i32.mul (local.get $q) (i32.add (local.get $mask) (i32.const 1)))
+      (i32.and (i32.add (local.get $level) (i32.load offset=1016 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))))
+        (local.get $mask))))
+    (local.set $words (i32.add (local.get $win) (i32.shl (local.get $slot) (i32.const 4))))
+    (i32.store offset=504 (local.get $words) (i32.load offset=72 (local.get $win)))
+    (i32.store offset=508 (local.get $words) (i32.load offset=76 (local.get $win)))
+    (i32.store offset=512 (local.get $words) (i32.load offset=80 (local.get $win)))
+    (i32.store offset=516 (local.get $words) (local.get $w3))
+    (f64.store offset=248 (i32.add (local.get $win) (i32.shl (local.get $slot) (i32.const 3)))
+      (f64.max (local.get $clock) (f64.load offset=232 (local.get $win))))
+    (i32.store offset=108 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2))) (i32.add (local.get $level) (i32.const 1)))
+    (if (i32.eqz (i32.load offset=1032 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2))))) (then
+      (f64.store offset=8 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 3))) (f64.const -1))
+      (f64.store offset=240 (local.get $win) (f64.const -1))))
+    (i32.store offset=84 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))
+      (i32.add (i32.load offset=84 (i32.add (local.get $win) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 1)))
+    (i32.const 1))
+
   ;; Whether the 32-bit instruction at halfword address `at` straddles two words: `at` inside
   ;; the BRAM and its low half's bits 1:0 are 11 (not compressed).
   (func $straddles (param $at i32) (result i32)
@@ -608,11 +636,16 @@
   ;; promises of the reads since run out and before the limits, and the registers are those
   ;; after that read. Left to pollRepeats then. Else records the read at the history's next
   ;; slot as pollRepeats does when it skips nothing, and returns 0.
+  ;; Cpu.pollRepeats, for a read at `pc` of `addr` that gave `value` after `wait` clocks with a
+  ;; promise (`launch`: the next instruction's launch clock, `retired`: the retired count after
+  ;; the read, `lastEffect`: the instret of the run's last effect or -1): the poll-loop iterations
+  ;; to skip (0: none), the read recorded in the poll history, as pollRepeats does both; a
+  ;; skipped iteration's clocks and instructions in the f64s at `iteration`.
   (func $recordRead (param $pc i32) (param $addr i32) (param $value i32) (param $wait i32) (param $promise f64)
     (param $launch f64) (param $retired f64) (param $lastEffect f64)
-    (param $readClock f64) (param $cycleLimit f64) (param $stopAt f64) (result i32)
+    (param $readClock f64) (param $cycleLimit f64) (param $stopAt f64) (param $iteration i32) (result f64)
     (local $h i32) (local $next i32) (local $count i32) (local $back i32) (local $i i32) (local $j i32)
-    (local $bound f64) (local $clocks f64) (local $n f64) (local $r v128)
+    (local $bound f64) (local $clocks f64) (local $instrs f64) (local $m f64) (local $n f64) (local $r v128)
     (local.set $h (global.get $pollAt))
     (local.set $next (i32.load (local.get $h)))
     (local.set $count (i32.load offset=4 (local.get $h)))
@@ -629,17 +662,17 @@
           (br_if $none (f64.ne (f64.load offset=40 (local.get $j)) (f64.convert_i32_s (local.get $value))))
           (br_if $none (f64.ne (f64.load offset=72 (local.get $j)) (f64.convert_i32_s (local.get $wait))))
           (br_if $none (i32.eqz (f64.lt (local.get $lastEffect) (f64.load offset=168 (local.get $j)))))
-          ;; pollRepeats' count of iterations, as it computes it: none, or too many, is no skip.
+          ;; The iterations before the promises and the limits run out: none, or too many, is no skip.
           (local.set $clocks (f64.sub (local.get $launch) (f64.load offset=136 (local.get $j))))
-          (local.set $n (f64.min
+          (local.set $instrs (f64.sub (local.get $retired) (f64.load offset=168 (local.get $j))))
+          (local.set $m (f64.min
             (f64.min
               (f64.floor (f64.div (f64.sub (f64.sub (local.get $bound) (f64.const 1)) (local.get $readClock)) (local.get $clocks)))
               (f64.floor (f64.div (f64.sub (local.get $cycleLimit) (local.get $launch)) (local.get $clocks))))
-            (f64.floor (f64.div (f64.sub (local.get $stopAt) (local.get $retired))
-              (f64.sub (local.get $retired) (f64.load offset=168 (local.get $j)))))))
-          (br_if $none (i32.eqz (f64.gt (local.get $n) (f64.const 0))))
-          (br_if $none (i32.eqz (f64.lt (local.get $n) (f64.const 9007199254740991))))
-          ;; The registers after that read (x0 is 0 in both).
+            (f64.floor (f64.div (f64.sub (local.get $stopAt) (local.get $retired)) (local.get $instrs)))))
+          (br_if $none (i32.eqz (f64.gt (local.get $m) (f64.const 0))))
+          (br_if $none (i32.eqz (f64.lt (local.get $m) (f64.const 9007199254740991))))
+          ;; The registers after that read (x0 is 0 in both): an iteration that changes one is no repeat.
           (local.set $j (i32.add (i32.add (local.get $h) (i32.const 216)) (i32.shl (local.get $i) (i32.const 7))))
           (local.set $i (i32.mul (global.get $ram) (i32.const 5)))
           (local.set $r (v128.xor (v128.load offset=0 (local.get $j)) (v128.load offset=0 (local.get $i))))
@@ -651,11 +684,29 @@
           (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=96 (local.get $j)) (v128.load offset=96 (local.get $i)))))
           (local.set $r (v128.or (local.get $r) (v128.xor (v128.load offset=112 (local.get $j)) (v128.load offset=112 (local.get $i)))))
           (br_if $none (v128.any_true (local.get $r)))
-          (return (i32.const 1))))
+          ;; A repeat: the loop's reads after that one move on with the skipped iterations; the
+          ;; reads before it are forgotten (their retired counts would no longer say what ran since).
+          (local.set $n (local.get $m))
+          (f64.store (local.get $iteration) (local.get $clocks))
+          (f64.store offset=8 (local.get $iteration) (local.get $instrs))
+          (local.set $count (i32.sub (local.get $back) (i32.const 1)))
+          (i32.store offset=4 (local.get $h) (local.get $count))
+          (block $moved
+            (loop $move
+              (local.set $back (i32.sub (local.get $back) (i32.const 1)))
+              (br_if $moved (i32.eqz (local.get $back)))
+              (local.set $j (i32.add (local.get $h) (i32.shl (i32.and (i32.sub (local.get $next) (local.get $back)) (i32.const 3)) (i32.const 3))))
+              (f64.store offset=136 (local.get $j) (f64.add (f64.load offset=136 (local.get $j)) (f64.mul (local.get $n) (local.get $clocks))))
+              (f64.store offset=168 (local.get $j) (f64.add (f64.load offset=168 (local.get $j)) (f64.mul (local.get $n) (local.get $instrs))))
+              (br $move)))
+          (local.set $launch (f64.add (local.get $launch) (f64.mul (local.get $n) (local.get $clocks))))
+          (local.set $retired (f64.add (local.get $retired) (f64.mul (local.get $n) (local.get $instrs))))
+          (br $none)))
         (if (f64.lt (f64.load offset=104 (local.get $j)) (local.get $bound)) (then
           (local.set $bound (f64.load offset=104 (local.get $j)))))
         (local.set $back (i32.add (local.get $back) (i32.const 1)))
         (br $find)))
+    ;; The read, recorded as the latest (after a skip: at the loop's new launch and retired count).
     (local.set $j (i32.add (local.get $h) (i32.shl (local.get $next) (i32.const 3))))
     (i32.store offset=200 (i32.add (local.get $h) (i32.shl (local.get $next) (i32.const 2))) (local.get $pc))
     (f64.store offset=8 (local.get $j) (f64.convert_i32_s (local.get $addr)))
@@ -678,5 +729,5 @@
     (i32.store (local.get $h) (i32.and (i32.add (local.get $next) (i32.const 1)) (i32.const 3)))
     (i32.store offset=4 (local.get $h)
       (select (i32.add (local.get $count) (i32.const 1)) (local.get $count) (i32.lt_s (local.get $count) (i32.const 4))))
-    (i32.const 0))
+    (local.get $n))
 )

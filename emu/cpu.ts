@@ -195,7 +195,7 @@ export class Cpu {
   /**
    * The last POLL_HISTORY device reads that promised to repeat (Bus.repeatUntil), for
    * pollRepeats (PollHistory); in the kernel's memory when there is one, whose runSeed
-   * records them too.
+   * records them and skips poll loops itself (recordRead).
    */
   private readonly poll: PollHistory;
   /**
@@ -309,7 +309,7 @@ export class Cpu {
 
   /**
    * The kernel's callbacks: its device accesses as the loops make them (the address a uint32 in
-   * runWords, an int32 in runSeed), and the poll-loop skip after a read with a promise.
+   * runWords, an int32 in runSeed). (runSeed skips poll loops itself, as pollRepeats does.)
    */
   private kernelCalls(): KernelImports {
     const bus = this.bus;
@@ -332,14 +332,7 @@ export class Cpu {
       this.kernel!.ioPromise[0] = bus.repeatUntil;
       return bus.wait + bus.readExtra;
     };
-    const poll = (pc: number, addr: number, value: number, wait: number, promise: number,
-      readClock: number, launch: number, retired: number, lastEffect: number): number => {
-      if (lastEffect >= 0) this.lastEffect = lastEffect;
-      const n = this.pollRepeats(pc, addr, value, wait, promise, readClock, launch, retired);
-      if (n !== 0) { this.kernelState[4] = this.pollClocks; this.kernelState[5] = this.pollInstrs; }
-      return n;
-    };
-    return { store, load, poll };
+    return { store, load };
   }
 
   /** Forget every predecoded word (after the host writes BRAM behind our back). */
@@ -1185,7 +1178,7 @@ export class Cpu {
       }
       index[1] = back - 1;
     }
-    // (cpu-kernel.wat's recordRead records a read the same way.)
+    // (cpu-kernel.wat's recordRead does all of this the same way.)
     const i = next;
     h.pcs[i] = pc;
     h.addrs[i] = addr;

@@ -44,7 +44,7 @@ export function traceSeedJob(model: Model, job: Job): SeedTrace {
     reference: true, splitPrefill: true,
     onMachine: (m) => {
       const dev = m.devices as unknown as TransformerTpuInt4Devices;
-      const tpu = dev.tpu, read = tpu.read.bind(tpu), pulse = tpu.runPulse.bind(tpu), commit = dev.bus.onCommit;
+      const tpu = dev.tpu, read = tpu.read.bind(tpu), write = tpu.write.bind(tpu), pulse = tpu.runPulse.bind(tpu);
       tpu.runPulse = (clock) => { windowStart = clock; pulse(clock); };
       tpu.read = (offset, clock) => {
         const o = offset & 0xffc, value = read(offset, clock);
@@ -53,7 +53,13 @@ export function traceSeedJob(model: Model, job: Job): SeedTrace {
         else if (level >= 0) trace.push({ commit: false, unit: level, clock, stall: 0, reg: 'level', value: value >>> 0 });
         return value;
       };
-      dev.bus.onCommit = (unit, opcode, clock, stall) => { trace.push({ commit: true, unit, clock, stall }); commit?.(unit, opcode, clock, stall); };
+      // On the reference models every commit store reaches the TPU's write() (no CPU kernel window):
+      // word 3 of a command port (cpu_subsys.sv: offset[11:8] = 0, offset[7:4] <= 2), held extraWait() clocks.
+      tpu.write = (offset, value, wstrb, clock) => {
+        write(offset, value, wstrb, clock);
+        const o = offset & 0xffc;
+        if (o < 0x30 && ((o >> 2) & 3) === 3) trace.push({ commit: true, unit: o >> 4, clock, stall: tpu.extraWait() });
+      };
     },
   });
   const c = r.result.seedCounters!;

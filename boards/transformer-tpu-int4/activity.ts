@@ -1,11 +1,14 @@
 // What the run observers see of the transformer-tpu-int4 board's TPU
-// (emu/tpu-activity.ts): it follows the TPU's commit stores on the bus and its
-// command callbacks (a command's first busy clock when its unit takes it, its
-// start and end clocks when it ends), so every tool runs unchanged on this board.
+// (emu/tpu-activity.ts): every unit's queue, running command and issued count
+// are read from the TPU's own queues (the CPU kernel pushes most commit stores
+// there itself, with no call to tell anyone), and finished commands are
+// recorded from the TPU's command callback while recording is on, so every
+// tool runs unchanged on this board.
 
 import { UNIT_NAMES } from '../../periph/counters.ts';
 import type { CommandRecord, TpuError } from '../../periph/tpu.ts';
 import type { QueuedView, StallRecord, TpuActivity, UnitActivity, UnitName } from '../../emu/tpu-activity.ts';
+import { SEED_QUEUE_DEPTH } from './regs.ts';
 import type { SeedTpu } from './tpu.ts';
 
 /** The seed's unit numbers (cmd_unit: MXU 0, VPU 1, DMA 2) in picotpu's UNIT_NAMES order. */
@@ -19,52 +22,49 @@ const SEED_OPCODE_NAMES: Record<UnitName, Record<number, string>> = {
 interface SeedQueued extends QueuedView {
   opcode: number;
 }
-/** A ring record: written in place as commands come (the view hands out SeedQueued). */
+/** A record written in place (the view hands out SeedQueued). */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** Queued commands a unit's view holds: its queue's depth and the one running, with room to spare (a power of two). */
-const RING = 16;
-
 class SeedUnitView implements UnitActivity {
-  issued = 0;
   /**
-   * The accepted commands not yet started, oldest first, in a ring of records reused as commands
-   * come and go (a commit store allocates nothing): at most a queue's depth are waiting and one
-   * running, so a record is not reused while the view still names it.
+   * A record per place in the queue, rewritten whenever the view is asked: one names a command
+   * for as long as that command is in the same place (the TPU's queue holds its depth, the head
+   * included while it runs).
    */
-  private readonly ring: Mutable<SeedQueued>[] = Array.from({ length: RING }, () => ({ serial: 0, pushClock: 0, opcode: 0 }));
-  private head = 0;
-  private count = 0;
-  /** The command its unit has taken (told by the seed's onCommandStart), until it ends. */
-  running: SeedQueued | null = null;
-  runningStart = 0;
-  lastEnd = -1;
+  private readonly places: Mutable<SeedQueued>[] = Array.from({ length: SEED_QUEUE_DEPTH }, () => ({ serial: 0, pushClock: 0, opcode: 0 }));
   readonly rules = { describe: (cmd: QueuedView) => this.describe(cmd) };
 
-  constructor(readonly name: UnitName) {}
+  /** `unit`: the seed's unit number (SEED_MXU, SEED_VPU, SEED_DMA). */
+  constructor(readonly name: UnitName, private readonly tpu: SeedTpu, private readonly unit: number) {}
+
+  get issued(): number {
+    return this.tpu.issuedCount(this.unit);
+  }
 
   /** Accepted, not started (a copy, for the tools). */
   get fifo(): readonly SeedQueued[] {
     const out: SeedQueued[] = [];
-    for (let i = 0; i < this.count; i++) out.push(this.ring[(this.head + i) & (RING - 1)]);
+    const first = this.tpu.runsHead(this.unit) ? 1 : 0;
+    for (let i = first; i < this.tpu.queueLevel(this.unit); i++) out.push(this.queued(i));
     return out;
   }
 
-  push(pushClock: number, opcode: number): void {
-    if (this.count === RING - 1) this.shift(); // never on the RTL's queue of eight; keeps the one running intact
-    const r = this.ring[(this.head + this.count) & (RING - 1)];
-    r.serial = this.issued++;
-    r.pushClock = pushClock;
-    r.opcode = opcode;
-    this.count++;
+  /** The command its unit has taken, until it ends. */
+  get running(): SeedQueued | null {
+    return this.tpu.runsHead(this.unit) ? this.queued(0) : null;
   }
 
-  /** The oldest waiting command, taken off the queue, or null. */
-  shift(): SeedQueued | null {
-    if (this.count === 0) return null;
-    const r = this.ring[this.head];
-    this.head = (this.head + 1) & (RING - 1);
-    this.count--;
+  get runningStart(): number {
+    return this.tpu.runStartClock(this.unit);
+  }
+
+  /** The i-th command of the queue (0: the head), as a record. */
+  queued(i: number): SeedQueued {
+    const tpu = this.tpu, u = this.unit;
+    const r = this.places[(tpu.retiredCount(u) + i) % SEED_QUEUE_DEPTH];
+    r.serial = tpu.retiredCount(u) + i;
+    r.pushClock = tpu.queuedPushClock(u, i);
+    r.opcode = tpu.queuedOpcode(u, i);
     return r;
   }
 
@@ -75,25 +75,25 @@ class SeedUnitView implements UnitActivity {
 }
 
 export class SeedActivity implements TpuActivity {
-  records: CommandRecord[] | null = null;
+  private recorded: CommandRecord[] | null = null;
   stallRecords: StallRecord[] | null = null;
   readonly errors: readonly TpuError[] = [];
-  readonly units: SeedUnitView[] = UNIT_NAMES.map((n) => new SeedUnitView(n));
+  readonly units: SeedUnitView[];
   clock = 0;
 
   constructor(private readonly seed: SeedTpu) {
-    seed.onCommand = (unit, opcode, start, end) => this.ended(unit, opcode, start, end);
-    // A command's start is known when its unit takes it, not only when it ends: a waveform or
-    // profile written up to a clock then holds every start before it (emu/observe/vcd.ts).
-    seed.onCommandStart = (unit, clock) => this.started(unit, clock);
+    this.units = UNIT_NAMES.map((n) => new SeedUnitView(n, seed, VIEW_OF_SEED_UNIT.indexOf(UNIT_NAMES.indexOf(n))));
+    seed.onCommitStall = (unit, clock, until) => this.stallRecords?.push({ unit: this.units[VIEW_OF_SEED_UNIT[unit]].name, from: clock, to: until });
   }
 
-  /** A commit store of seed unit `unit` reached the TPU at `clock` and was accepted `stall` clocks later. */
-  committed(unit: number, opcode: number, clock: number, stall: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    v.push(clock + stall, opcode);
-    if (stall > 0) this.stallRecords?.push({ unit: v.name, from: clock, to: clock + stall });
+  /** Finished commands, while recording (set to [] to turn it on): the TPU tells of each only then. */
+  get records(): CommandRecord[] | null {
+    return this.recorded;
+  }
+
+  set records(list: CommandRecord[] | null) {
+    this.recorded = list;
+    this.seed.onCommand = list ? (unit, opcode, start, end) => this.ended(unit, opcode, start, end) : undefined;
   }
 
   /** The board hangs (an access that can never complete): the deadlock the seed's TPU reported. */
@@ -108,21 +108,11 @@ export class SeedActivity implements TpuActivity {
     if (clock > this.clock) this.clock = clock;
   }
 
-  private started(unit: number, clock: number): void {
-    const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    v.running = v.shift();
-    v.runningStart = clock;
-  }
-
-  /** GEOM and discarded opcodes end without a start (onCommandStart): they leave the FIFO here. */
+  /** A command ends, still at its queue's head (GEOM and discarded opcodes the clock they are taken). */
   private ended(unit: number, opcode: number, start: number, end: number): void {
     const v = this.units[VIEW_OF_SEED_UNIT[unit]];
-    if (!v) return;
-    const cmd = v.running ?? v.shift() ?? { serial: v.issued, pushClock: start - 1, opcode };
-    v.running = null;
-    v.lastEnd = end;
-    this.records?.push({
+    const cmd = v.queued(0);
+    this.recorded?.push({
       unit: v.name, serial: cmd.serial, command: v.rules.describe(cmd), pushClock: cmd.pushClock, startClock: start, endClock: end,
     });
   }

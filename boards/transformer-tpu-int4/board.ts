@@ -48,7 +48,6 @@ function buildTransformerTpuInt4(config: PlatformConfig, options: BoardBuildOpti
   const sram = tpu.sramMemory;
   const bus = new SeedBus(config.bus, RAM_SIZE, tpu);
   const activity = new SeedActivity(tpu);
-  bus.onCommit = (unit, opcode, clock, stall) => activity.committed(unit, opcode, clock, stall);
   // The host's run pulse releases the core's reset: clock 0 of the run.
   tpu.runPulse(0);
   return new TransformerTpuInt4Devices(config, bus, tpu, activity, sram);

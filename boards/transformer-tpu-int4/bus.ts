@@ -25,8 +25,6 @@ export interface SeedBusDevice extends MmioDevice {
   readonly spadWindow: MmioDevice;
   /** A store to word 0, 1 or 2 of a command port (the staging register: no wait, nothing else changes). */
   stageWord(word: number, value: number, wstrb: number): void;
-  /** The opcode in the staging register (the commit store's opcode, for onCommit). */
-  stagedOpcode(): number;
   /**
    * Moves the registers at offsets 0..0x7c that the CPU's kernel may answer into its device
    * window (emu/cpu-kernel.ts DeviceWindow), or leaves the window off.
@@ -62,8 +60,6 @@ export class SeedBus extends Bus {
   private readonly ramMask: number;
   /** Told of a store that reached the firmware RAM through an alias (the CPU must drop its predecoded word). */
   onAliasedRamWrite: ((ramAddr: number) => void) | null = null;
-  /** Told of every commit store (word 3 of a unit's command port): seed unit, opcode, clock, stall clocks. */
-  onCommit: ((unit: number, opcode: number, clock: number, stall: number) => void) | null = null;
   /** The word the DONE store wrote (the RTL ignores it; a testbench sees it on the bus), or null. */
   doneValue: number | null = null;
 
@@ -72,7 +68,8 @@ export class SeedBus extends Bus {
     this.ram32 = new Int32Array(this.bram.buffer, 0, this.bram.length >>> 2);
     this.ramMask = ramSize - 1;
     // The TPU's busiest registers where the CPU's kernel reads and writes them itself: the
-    // status words and the staging register (read() and write() below answer them the same way).
+    // status words, the staging register and the commit stores' queues (read() and write()
+    // below answer them the same way).
     const window = deviceWindow(this.bram);
     window.control[1] = SEED_TPU_BASE | 0;
     seed.placeRegisters?.(window);
@@ -121,11 +118,7 @@ export class SeedBus extends Bus {
       this.seed.write(offset, value, wstrb, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;
       this.checkHang();
-      // cpu_subsys.sv: a command port is offset[11:8] = 0 with offset[7:4] <= 2; word offset[3:2].
       if (offset === 0x70 && this.doneValue === null && this.seed.done) this.doneValue = value >>> 0;
-      if (offset < 0x30) {
-        if (((offset >> 2) & 3) === 3) this.onCommit?.(offset >> 4, this.seed.stagedOpcode(), clock, this.wait);
-      }
       return;
     }
     if (region === SPAD_REGION) {

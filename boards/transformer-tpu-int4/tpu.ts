@@ -30,9 +30,11 @@
 // unit's next event (statusPromise()) does not bring the TPU forward at all, nor does a commit
 // store to a queue with room (its command is taken from the clock after; write()). Pinned together by
 // test/seed-tpu.test.ts and test/seed-units.test.ts, and both held to the
-// RTL by test/seed-rtl-streams.test.ts.
+// RTL by test/seed-rtl-streams.test.ts. The fast model's busiest registers and
+// its command queues live in the CPU kernel's device window (placeRegisters()),
+// where the kernel answers the status polls and takes the commit stores itself.
 
-import type { DeviceWindow } from '../../emu/cpu-kernel.ts';
+import { WINDOW_QUEUE_DEPTH, type DeviceWindow } from '../../emu/cpu-kernel.ts';
 import type { MmioDevice } from '../../periph/mmio.ts';
 import { SRAM_SIZE } from '../../periph/sram.ts';
 import * as ports from './ports.ts';
@@ -73,6 +75,8 @@ export interface SeedHazard {
 }
 
 const HEAD = 0, RUN = 1;
+/** Indices into SeedTpu.time. */
+const CLOCK = 0, QUIET_UNTIL = 1;
 /** extraWait() of an access that can never complete (see `stuck`): far beyond any watchdog. */
 export const SEED_STUCK_WAIT = 2 ** 40;
 const MAX_HAZARDS = 32;
@@ -93,11 +97,12 @@ export class SeedTpu implements MmioDevice {
    * operations): a word of 2^31 or more read from a Uint32Array is a heap number made at every
    * call it is handed to (a unit's start()).
    */
-  private readonly qWords = new Int32Array(3 * SEED_QUEUE_DEPTH * 4);
-  private readonly qClock = new Float64Array(3 * SEED_QUEUE_DEPTH);
-  private readonly qHead = new Int32Array(3);
+  private qWords: Int32Array = new Int32Array(3 * SEED_QUEUE_DEPTH * 4);
+  private qClock: Float64Array = new Float64Array(3 * SEED_QUEUE_DEPTH);
+  private qHead: Int32Array = new Int32Array(3);
   private qCount: Int32Array = new Int32Array(3);
-  private readonly front = new Uint8Array(3);
+  /** Per unit, HEAD or RUN (int32: the CPU kernel's device window reads it, placeRegisters()). */
+  private front: Int32Array = new Int32Array(3);
   private issued: Uint32Array = new Uint32Array(3);
   private retired: Uint32Array = new Uint32Array(3);
   private readonly runStart = new Float64Array(3);
@@ -117,8 +122,11 @@ export class SeedTpu implements MmioDevice {
    */
   stuck = false;
   private lastExtraWait = 0;
-  /** Fast model: clocks before this one need no arbiter (see skip()); -1 after any change. */
-  private quietUntil = -1;
+  /**
+   * [CLOCK]: `clk` as the CPU kernel's device window reads it (its pushes land no earlier);
+   * [QUIET_UNTIL], fast model: clocks before this one need no arbiter (see skip()); -1 after any change.
+   */
+  private time: Float64Array = new Float64Array([0, -1]);
   /**
    * Fast model: clocks each running unit has not done yet (see catchUp()): MXU, VPU, DMA. A unit
    * alone in its banks lags across quiet stretches and the command boundaries of the others, up
@@ -170,7 +178,13 @@ export class SeedTpu implements MmioDevice {
   readonly hazards: SeedHazard[] = [];
   hazardCount = 0;
   private starveReported = false;
+  /**
+   * Called when a unit's command ends (its front end pops it: GEOM and discarded opcodes the clock
+   * they are taken), while it is still the head of the unit's queue (queuedPushClock(unit, 0)).
+   */
   onCommand?: (unit: number, opcode: number, startClock: number, endClock: number) => void;
+  /** Called when a commit store to `unit`'s full queue presented at `clock` was held until `until`. */
+  onCommitStall?: (unit: number, clock: number, until: number) => void;
   /** Called when a unit dispatches a command, with its first busy clock (GEOM and discarded opcodes never dispatch). */
   onCommandStart: ((unit: number, clock: number) => void) | undefined = undefined;
 
@@ -260,9 +274,12 @@ export class SeedTpu implements MmioDevice {
    * Fast model: the registers the CPU reads and writes most, moved into `window` (the CPU
    * kernel's device window, whose words are offsets 0..0x7c here), where the CPU's kernel
    * answers them without calling read() or write(), as those would: a word store to word 0, 1
-   * or 2 of a command port sets the staging register; a read of unit u's issued, retired or
-   * level word (or the zero after them) before statusUntil[u] reads it, no wait, with that
-   * promise. The window is off while the board is stuck (every access hangs).
+   * or 2 of a command port sets the staging register; the commit store to word 3 pushes the
+   * command onto the unit's queue when it has room, as enqueue() does (the queues, their heads
+   * and clocks, the front ends' HEAD/RUN, `clk` and quietUntil live in the window too); a read
+   * of unit u's issued, retired or level word (or the zero after them) before statusUntil[u]
+   * reads it, no wait, with that promise. The window is off while the board is stuck (every
+   * access hangs).
    */
   placeRegisters(window: DeviceWindow): void {
     if (this.reference) return;
@@ -281,9 +298,22 @@ export class SeedTpu implements MmioDevice {
     const until = new Float64Array(window.promises.buffer, window.promises.byteOffset, 3);
     until.set(this.statusUntil);
     this.statusUntil = until;
+    // The command queues, where the kernel pushes a commit store as write() does (enqueue()).
+    if (SEED_QUEUE_DEPTH > WINDOW_QUEUE_DEPTH) throw new Error(`seed TPU: a queue of ${SEED_QUEUE_DEPTH} does not fit the device window's ${WINDOW_QUEUE_DEPTH}`);
+    const moveTo = <T extends Int32Array | Float64Array>(mine: T, view: T): T => {
+      view.set(mine);
+      return view.subarray(0, mine.length) as T;
+    };
+    this.qWords = moveTo(this.qWords, window.queueWords);
+    this.qClock = moveTo(this.qClock, window.queueClocks);
+    this.qHead = moveTo(this.qHead, window.heads);
+    this.front = moveTo(this.front, window.running);
+    this.time = moveTo(this.time, window.time);
+    window.queueMask[0] = SEED_QUEUE_DEPTH - 1;
     for (let u = 0; u < 3; u++) {
-      // A slot is 1 + the value's index (0: through read() or write()).
+      // A slot is 1 + the value's index (0: through read() or write()); 128 + u pushes onto queue u.
       for (let w = 0; w < 3; w++) window.storeSlot[4 * u + w] = 1 + w;
+      window.storeSlot[4 * u + 3] = 128 + u;
       const status = (regs.SEED_STATUS_BASE >>> 2) + 4 * u;
       for (let reg = 0; reg < 4; reg++) {
         window.readSlot[status + reg] = 1 + (reg < 3 ? 3 + 3 * reg + u : 12);
@@ -292,11 +322,6 @@ export class SeedTpu implements MmioDevice {
     }
     window.control[0] = this.stuck ? 0 : 1;
     this.window = window;
-  }
-
-  /** The opcode in the staging register (word 0's low byte): the one the next commit takes. */
-  stagedOpcode(): number {
-    return this.stage[0] & 0xff;
   }
 
   /** A store to word 0, 1 or 2 of a command port, as write() takes it: into the staging register. */
@@ -323,8 +348,8 @@ export class SeedTpu implements MmioDevice {
     if (this.reference || this.stuck || o < 0x40 || o > 0x70) return 0;
     // A unit's words: the promise its read just made (statusPromise()).
     if (o < 0x70) return this.statusUntil[(o - 0x40) >>> 4];
-    if (this.clk >= this.quietUntil && !this.findStretch()) return 0;
-    return this.stretchLazy ? this.quietUntil : 0;
+    if (this.clk >= this.time[QUIET_UNTIL] && !this.findStretch()) return 0;
+    return this.stretchLazy ? this.time[QUIET_UNTIL] : 0;
   }
 
   /**
@@ -366,7 +391,10 @@ export class SeedTpu implements MmioDevice {
     const presented = Math.max(clock, start); // (a TPU already past `clock` takes it at its own clock)
     const stalled = at - presented;
     this.lastExtraWait = stalled;
-    if (stalled > 0) this.cStall += this.windowClocks(presented, at);
+    if (stalled > 0) {
+      this.cStall += this.windowClocks(presented, at);
+      this.onCommitStall?.(u, clock, clock + stalled);
+    }
     this.enqueue(u, w3, at);
   }
 
@@ -385,7 +413,7 @@ export class SeedTpu implements MmioDevice {
     // level the commit moves are read from here as they are). The same when the TPU is behind
     // `at` (write()) and the running command ends before it: the stretch and the promise end at
     // or before that DONE, and the head is not taken before at + 1.
-    if (this.front[u] !== RUN) { this.quietUntil = -1; this.statusUntil[u] = -1; }
+    if (this.front[u] !== RUN) { this.time[QUIET_UNTIL] = -1; this.statusUntil[u] = -1; }
     this.issued[u] = (this.issued[u] + 1) >>> 0;
   }
 
@@ -477,6 +505,40 @@ export class SeedTpu implements MmioDevice {
     return this.qCount[u];
   }
 
+  // ---- unit u's queue as the tools see it (activity.ts): its commands, oldest (the head) first ----
+
+  /** Whether unit u's front end runs its head command (taken, not yet popped). */
+  runsHead(u: number): boolean {
+    return this.front[u] === RUN;
+  }
+
+  /** The clock unit u's running command started (its first busy clock). */
+  runStartClock(u: number): number {
+    return this.runStart[u];
+  }
+
+  /** Commands committed to unit u so far; and retired (popped): the head's serial number. */
+  issuedCount(u: number): number {
+    return this.issued[u];
+  }
+
+  retiredCount(u: number): number {
+    return this.retired[u];
+  }
+
+  /** The clock the i-th command of unit u's queue landed (its commit's edge), and its opcode. */
+  queuedPushClock(u: number, i: number): number {
+    return this.qClock[this.queueSlot(u, i)];
+  }
+
+  queuedOpcode(u: number, i: number): number {
+    return this.qWords[4 * this.queueSlot(u, i)] & 0xff;
+  }
+
+  private queueSlot(u: number, i: number): number {
+    return u * SEED_QUEUE_DEPTH + ((this.qHead[u] + i) & (SEED_QUEUE_DEPTH - 1));
+  }
+
   counters(): SeedCounters {
     if (this.done) this.advanceTo(this.doneClock + 1);
     this.catchUp();
@@ -563,8 +625,9 @@ export class SeedTpu implements MmioDevice {
     this.frontEdge(SEED_VPU, vpuDone, c);
     this.frontEdge(SEED_DMA, dmaDone, c);
     this.steppedClocks++;
-    this.quietUntil = -1;
+    this.time[QUIET_UNTIL] = -1;
     this.clk = c + 1;
+    this.time[CLOCK] = c + 1;
     return cpuGranted;
   }
 
@@ -577,8 +640,8 @@ export class SeedTpu implements MmioDevice {
     if (this.front[u] === RUN) {
       if (unitWasDone) {
         this.front[u] = HEAD;
-        this.pop(u);
         this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
+        this.pop(u);
       }
       return;
     }
@@ -593,8 +656,8 @@ export class SeedTpu implements MmioDevice {
       else {
         if (op === 0x01) this.mxu.geom(w0, w1, w2);
         else this.unknownOpcode(u, op, c);
-        this.pop(u);
         this.onCommand?.(u, op, c, c);
+        this.pop(u);
       }
     } else if (u === SEED_VPU) {
       if (op === 0x01) {
@@ -603,11 +666,11 @@ export class SeedTpu implements MmioDevice {
         else if ((vlen & 1) && !this.vpu.isReduction(vop)) this.hazard(c, 'odd-vlen', u, `VPU vlen ${vlen} is odd: the last byte's high nibble is written 0`);
         this.vpu.start(w0, w1, w2);
         this.startUnit(u, op, c);
-      } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+      } else { this.unknownOpcode(u, op, c); this.onCommand?.(u, op, c, c); this.pop(u); }
     } else if (op === 0x01) {
       this.dma.start(w0, w1, w2, w3);
       this.startUnit(u, op, c);
-    } else { this.unknownOpcode(u, op, c); this.pop(u); this.onCommand?.(u, op, c, c); }
+    } else { this.unknownOpcode(u, op, c); this.onCommand?.(u, op, c, c); this.pop(u); }
   }
 
   /** The unit's start() latched the head at this edge: the front runs it until its DONE. */
@@ -680,8 +743,9 @@ export class SeedTpu implements MmioDevice {
     if (vpuRun ? vpuDone : this.qCount[SEED_VPU] > 0) this.frontEdge(SEED_VPU, vpuDone, c);
     if (dmaRun ? dmaDone : this.qCount[SEED_DMA] > 0) this.frontEdge(SEED_DMA, dmaDone, c);
     this.lightClocks++;
-    this.quietUntil = -1;
+    this.time[QUIET_UNTIL] = -1;
     this.clk = c + 1;
+    this.time[CLOCK] = c + 1;
     return true;
   }
 
@@ -696,8 +760,12 @@ export class SeedTpu implements MmioDevice {
     // A stretch found by the last call stays valid until a clock is stepped or a command committed.
     // One run to its end almost always ends at an event (a head taken, a command DONE): that clock
     // is stepped (lightStep(), exact at any clock) without looking for a stretch there first.
-    if (this.clk >= this.quietUntil && (this.clk === this.quietUntil || !this.findStretch())) return false;
-    return this.skipBy(Math.min(target, this.quietUntil) - this.clk);
+    let until = this.time[QUIET_UNTIL];
+    if (this.clk >= until) {
+      if (this.clk === until || !this.findStretch()) return false;
+      until = this.time[QUIET_UNTIL];
+    }
+    return this.skipBy(Math.min(target, until) - this.clk);
   }
 
   /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
@@ -732,7 +800,7 @@ export class SeedTpu implements MmioDevice {
       banks |= m;
       busy |= this.unitBusyBit[u] << u;
     }
-    this.quietUntil = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
+    this.time[QUIET_UNTIL] = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
     const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
     this.stretchBusy = busy;
     this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
@@ -755,6 +823,7 @@ export class SeedTpu implements MmioDevice {
     if (this.front[SEED_DMA] === RUN) this.lagD += n;
     if (!this.stretchLazy) this.catchUp();
     this.clk += n;
+    this.time[CLOCK] = this.clk;
     return true;
   }
 
