@@ -143,6 +143,8 @@ export class SeedTpu implements MmioDevice {
   private stretchBusy = 0;
   /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
   private stretchParallel = false;
+  /** ... the units running in it (bits 1 MXU, 2 VPU, 4 DMA): they lag over it (skipBy()). */
+  private stretchRun = 0;
   private stretchLazy = true;
   /**
    * Fast model, per unit: reads of its issued, retired and level words before this clock see
@@ -467,10 +469,12 @@ export class SeedTpu implements MmioDevice {
   /** Processes every clock before `clock`, the units possibly behind in a quiet stretch (MMIO accesses). */
   private advance(clock: number): void {
     if (this.stuck) return;
-    while (this.clk < clock) {
-      if (!this.reference && (this.skip(clock) || this.lightStep())) continue;
-      this.stepClock();
+    if (this.reference) {
+      while (this.clk < clock) this.stepClock();
+      return;
     }
+    // The fast model's loop apart: no test of the model per clock.
+    while (this.clk < clock) if (!this.skip(clock) && !this.lightStep()) this.stepClock();
   }
 
   /**
@@ -771,7 +775,7 @@ export class SeedTpu implements MmioDevice {
   /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
   private findStretch(): boolean {
     let n = Infinity;
-    let banks = 0, busy = 0;
+    let banks = 0, busy = 0, run = 0;
     const c = this.clk, end = this.unitEnd;
     for (let u = 0; u < 3; u++) {
       if (this.front[u] === HEAD) {
@@ -799,12 +803,13 @@ export class SeedTpu implements MmioDevice {
       if (banks & m) return false;
       banks |= m;
       busy |= this.unitBusyBit[u] << u;
+      run |= 1 << u;
     }
     this.time[QUIET_UNTIL] = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
     this.stretchBusy = busy;
-    this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
-    this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
+    this.stretchRun = run;
+    this.stretchParallel = (run & (run - 1)) !== 0;
+    this.stretchLazy = !((run & 1) !== 0 && this.mxu.abMayShareBank);
     return true;
   }
 
@@ -816,11 +821,17 @@ export class SeedTpu implements MmioDevice {
   private skipBy(n: number): boolean {
     if (this.stretchParallel) this.parallelSkips++;
     this.skippedClocks += n;
-    const k = this.windowClocks(this.clk, this.clk + n);
-    if (k > 0) this.busyClocks[this.stretchBusy] += k;
-    if (this.front[SEED_MXU] === RUN) this.lagM += n;
-    if (this.front[SEED_VPU] === RUN) this.lagV += n;
-    if (this.front[SEED_DMA] === RUN) this.lagD += n;
+    const from = this.clk;
+    // Clipped to the run window only when the stretch is not all inside it.
+    if (from >= this.windowStart && (!this.done || from + n <= this.doneClock + 1)) this.busyClocks[this.stretchBusy] += n;
+    else {
+      const k = this.windowClocks(from, from + n);
+      if (k > 0) this.busyClocks[this.stretchBusy] += k;
+    }
+    const run = this.stretchRun;
+    if ((run & 1) !== 0) this.lagM += n;
+    if ((run & 2) !== 0) this.lagV += n;
+    if ((run & 4) !== 0) this.lagD += n;
     if (!this.stretchLazy) this.catchUp();
     this.clk += n;
     this.time[CLOCK] = this.clk;
