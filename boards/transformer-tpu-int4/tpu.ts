@@ -103,6 +103,8 @@ export class SeedTpu implements MmioDevice {
   private qCount: Int32Array = new Int32Array(3);
   /** Per unit, HEAD or RUN (int32: the CPU kernel's device window reads it, placeRegisters()). */
   private front: Int32Array = new Int32Array(3);
+  /** The front ends in RUN as bits (1 MXU, 2 VPU, 4 DMA): `front` read at once. */
+  private runBits = 0;
   private issued: Uint32Array = new Uint32Array(3);
   private retired: Uint32Array = new Uint32Array(3);
   private readonly runStart = new Float64Array(3);
@@ -644,8 +646,12 @@ export class SeedTpu implements MmioDevice {
     if (this.front[u] === RUN) {
       if (unitWasDone) {
         this.front[u] = HEAD;
+        this.runBits &= ~(1 << u);
         this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
         this.pop(u);
+        // A head committed by now is taken at the next clock: the fast model steps it without
+        // looking for a quiet stretch there (skip()); stepClock() clears this after.
+        if (this.qCount[u] > 0 && this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] <= c) this.time[QUIET_UNTIL] = c + 1;
       }
       return;
     }
@@ -682,6 +688,7 @@ export class SeedTpu implements MmioDevice {
     this.onCommandStart?.(u, c + 1);
     this.unitEnd[u] = -1;
     this.front[u] = RUN;
+    this.runBits |= 1 << u;
     this.runStart[u] = c + 1;
     this.runOpcode[u] = op;
   }
@@ -712,42 +719,59 @@ export class SeedTpu implements MmioDevice {
    * the arbiter.
    */
   private lightStep(): boolean {
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    const run = this.runBits;
     const mxu = this.mxu, vpu = this.vpu, dma = this.dma;
-    const mxuBanks = mxuRun ? mxu.readMask | mxu.writeMask : 0, vpuBanks = vpuRun ? vpu.readMask | vpu.writeMask : 0;
-    const dmaBanks = dmaRun ? dma.readMask | dma.writeMask : 0;
-    if ((mxuBanks & vpuBanks) | (mxuBanks & dmaBanks) | (vpuBanks & dmaBanks)) return false;
+    // Banks to compare only with two or more units running (most event clocks have one or none).
+    if ((run & (run - 1)) !== 0) {
+      const mxuBanks = (run & 1) !== 0 ? mxu.readMask | mxu.writeMask : 0, vpuBanks = (run & 2) !== 0 ? vpu.readMask | vpu.writeMask : 0;
+      const dmaBanks = (run & 4) !== 0 ? dma.readMask | dma.writeMask : 0;
+      if ((mxuBanks & vpuBanks) | (mxuBanks & dmaBanks) | (vpuBanks & dmaBanks)) return false;
+    }
     const c = this.clk;
     // A running unit before its unitEnd is not DONE at this clock and busy: it lags one more clock
-    // (an MXU that may starve never lags: its hazard is seen at its clock); the others catch up.
+    // (an MXU that may starve never lags: its hazard is seen at its clock); the others catch up
+    // and do their clock. One unit after another: their banks are their own.
     const end = this.unitEnd;
-    const mxuLag = mxuRun && end[SEED_MXU] > c && !mxu.abMayShareBank, vpuLag = vpuRun && end[SEED_VPU] > c, dmaLag = dmaRun && end[SEED_DMA] > c;
-    if (mxuRun && !mxuLag) this.catchUpUnit(SEED_MXU);
-    if (vpuRun && !vpuLag) this.catchUpUnit(SEED_VPU);
-    if (dmaRun && !dmaLag) this.catchUpUnit(SEED_DMA);
-    if (this.inWindow(c)) {
-      const b = this.unitBusyBit;
-      this.count(mxuLag ? b[SEED_MXU] === 1 : mxu.busy, vpuLag ? b[SEED_VPU] === 1 : vpu.busy, dmaLag ? b[SEED_DMA] === 1 : dma.busy, 1);
-    }
-    const mxuDone = !mxuLag && mxu.isDone, vpuDone = !vpuLag && vpu.isDone, dmaDone = !dmaLag && dma.isDone;
-    if (mxuLag) this.lagM++;
-    else if (mxuRun) {
-      mxu.bulk(1);
-      if (mxu.starvedBank >= 0 && !this.starveReported) {
-        this.starveReported = true;
-        this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    let busy = 0, done = 0;
+    if ((run & 1) !== 0) {
+      if (end[SEED_MXU] > c && !mxu.abMayShareBank) { busy = this.unitBusyBit[SEED_MXU]; this.lagM++; }
+      else {
+        this.catchUpUnit(SEED_MXU);
+        if (mxu.busy) busy = 1;
+        if (mxu.isDone) done = 1;
+        mxu.bulk(1);
+        if (mxu.starvedBank >= 0 && !this.starveReported) {
+          this.starveReported = true;
+          this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+        }
       }
     }
-    if (vpuLag) this.lagV++;
-    else if (vpuRun) vpu.bulk(1);
-    if (dmaLag) this.lagD++;
-    else if (dmaRun) dma.bulk(1);
+    if ((run & 2) !== 0) {
+      if (end[SEED_VPU] > c) { busy |= this.unitBusyBit[SEED_VPU] << 1; this.lagV++; }
+      else {
+        this.catchUpUnit(SEED_VPU);
+        if (vpu.busy) busy |= 2;
+        if (vpu.isDone) done |= 2;
+        vpu.bulk(1);
+      }
+    }
+    if ((run & 4) !== 0) {
+      if (end[SEED_DMA] > c) { busy |= this.unitBusyBit[SEED_DMA] << 2; this.lagD++; }
+      else {
+        this.catchUpUnit(SEED_DMA);
+        if (dma.busy) busy |= 4;
+        if (dma.isDone) done |= 4;
+        dma.bulk(1);
+      }
+    }
+    if (this.inWindow(c)) this.busyClocks[busy] += 1;
+    this.time[QUIET_UNTIL] = -1; // (a front end's pop may set it: see frontEdge())
     // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
-    if (mxuRun ? mxuDone : this.qCount[SEED_MXU] > 0) this.frontEdge(SEED_MXU, mxuDone, c);
-    if (vpuRun ? vpuDone : this.qCount[SEED_VPU] > 0) this.frontEdge(SEED_VPU, vpuDone, c);
-    if (dmaRun ? dmaDone : this.qCount[SEED_DMA] > 0) this.frontEdge(SEED_DMA, dmaDone, c);
+    const q = this.qCount;
+    if ((run & 1) !== 0 ? (done & 1) !== 0 : q[SEED_MXU] > 0) this.frontEdge(SEED_MXU, (done & 1) !== 0, c);
+    if ((run & 2) !== 0 ? (done & 2) !== 0 : q[SEED_VPU] > 0) this.frontEdge(SEED_VPU, (done & 2) !== 0, c);
+    if ((run & 4) !== 0 ? (done & 4) !== 0 : q[SEED_DMA] > 0) this.frontEdge(SEED_DMA, (done & 4) !== 0, c);
     this.lightClocks++;
-    this.time[QUIET_UNTIL] = -1;
     this.clk = c + 1;
     this.time[CLOCK] = c + 1;
     return true;
