@@ -248,6 +248,32 @@ export class SeedTpu implements MmioDevice {
     return 0;
   }
 
+  /**
+   * read(), extraWait() and repeatUntil() of one CPU read in one call (SeedBus): the word; its
+   * wait clocks in out[0], its promise in out[1]. A unit's status word decoded once, its
+   * promise the one its read makes.
+   */
+  readWithPromise(offset: number, clock: number, out: Float64Array): number {
+    const o = offset & 0xffc;
+    if (o < 0x40 || o >= 0x70) {
+      const v = this.read(o, clock);
+      out[0] = this.lastExtraWait;
+      out[1] = this.repeatUntil(o);
+      return v;
+    }
+    this.lastExtraWait = 0;
+    const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
+    let until = this.statusUntil[u];
+    if (clock >= until) {
+      this.advance(clock);
+      until = this.statusPromise(u);
+      this.statusUntil[u] = until;
+    }
+    out[0] = 0;
+    out[1] = this.reference || this.stuck ? 0 : until;
+    return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
+  }
+
   write(offset: number, value: number, wstrb: number, clock: number): void {
     this.lastExtraWait = 0;
     // A word store (the usual) as its int32 bits: a uint32 of 2^31 or more handed on is a heap number.
