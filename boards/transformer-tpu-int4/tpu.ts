@@ -825,35 +825,59 @@ export class SeedTpu implements MmioDevice {
   /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
   private findStretch(): boolean {
     let n = Infinity;
-    let banks = 0, busy = 0, run = 0;
-    const c = this.clk, end = this.unitEnd;
+    const c = this.clk, end = this.unitEnd, run = this.runBits, q = this.qCount;
+    // An idle front end's head is taken at the edge of the clock after its commit's (frontEdge()):
+    // up to that clock nothing happens there (a commit landing now ends the stretch at the next).
     for (let u = 0; u < 3; u++) {
-      if (this.front[u] === HEAD) {
-        if (this.qCount[u] > 0) {
-          // The head is taken at the edge of the clock after its commit's (frontEdge()): up to
-          // that clock nothing happens here (a commit landing now ends the stretch at the next).
-          const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
-          if (taken <= c) return false;
-          if (taken - c < n) n = taken - c;
-        }
-        continue;
+      if ((run & (1 << u)) === 0 && q[u] > 0) {
+        const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
+        if (taken <= c) return false;
+        if (taken - c < n) n = taken - c;
       }
-      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
-      // A lagging unit's bound still ahead holds; otherwise the unit catches up and bounds afresh.
-      if (end[u] <= c) {
-        this.catchUpUnit(u);
-        const h = unit.horizon();
+    }
+    // Each running unit, one by one (each call site sees one class): a lagging unit's bound still
+    // ahead holds; otherwise the unit catches up and bounds afresh. Their banks must be disjoint.
+    let banks = 0, busy = 0;
+    if ((run & 1) !== 0) {
+      const mxu = this.mxu;
+      if (end[SEED_MXU] <= c) {
+        this.catchUpUnit(SEED_MXU);
+        const h = mxu.horizon();
         if (h <= 0) return false;
-        end[u] = c + h;
-        this.unitBusyBit[u] = unit.busy ? 1 : 0;
+        end[SEED_MXU] = c + h;
+        this.unitBusyBit[SEED_MXU] = mxu.busy ? 1 : 0;
       }
-      const h = end[u] - c;
-      if (h < n) n = h;
-      const m = unit.readMask | unit.writeMask;
+      if (end[SEED_MXU] - c < n) n = end[SEED_MXU] - c;
+      banks = mxu.readMask | mxu.writeMask;
+      busy = this.unitBusyBit[SEED_MXU];
+    }
+    if ((run & 2) !== 0) {
+      const vpu = this.vpu;
+      if (end[SEED_VPU] <= c) {
+        this.catchUpUnit(SEED_VPU);
+        const h = vpu.horizon();
+        if (h <= 0) return false;
+        end[SEED_VPU] = c + h;
+        this.unitBusyBit[SEED_VPU] = vpu.busy ? 1 : 0;
+      }
+      if (end[SEED_VPU] - c < n) n = end[SEED_VPU] - c;
+      const m = vpu.readMask | vpu.writeMask;
       if (banks & m) return false;
       banks |= m;
-      busy |= this.unitBusyBit[u] << u;
-      run |= 1 << u;
+      busy |= this.unitBusyBit[SEED_VPU] << 1;
+    }
+    if ((run & 4) !== 0) {
+      const dma = this.dma;
+      if (end[SEED_DMA] <= c) {
+        this.catchUpUnit(SEED_DMA);
+        const h = dma.horizon();
+        if (h <= 0) return false;
+        end[SEED_DMA] = c + h;
+        this.unitBusyBit[SEED_DMA] = dma.busy ? 1 : 0;
+      }
+      if (end[SEED_DMA] - c < n) n = end[SEED_DMA] - c;
+      if (banks & (dma.readMask | dma.writeMask)) return false;
+      busy |= this.unitBusyBit[SEED_DMA] << 2;
     }
     this.time[QUIET_UNTIL] = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
     this.stretchBusy = busy;
