@@ -670,18 +670,25 @@ export class SeedTpu implements MmioDevice {
   /** cmd_*.sv at the edge of clock c: pop on the unit's DONE, or take the head (start, GEOM, discard). */
   private frontEdge(u: number, unitWasDone: boolean, c: number): void {
     if (this.front[u] === RUN) {
-      if (unitWasDone) {
-        this.front[u] = HEAD;
-        this.runBits &= ~(1 << u);
-        this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
-        this.pop(u);
-        // A head committed by now is taken at the next clock: the fast model steps it without
-        // looking for a quiet stretch there (skip()); stepClock() clears this after.
-        if (this.qCount[u] > 0 && this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] <= c) this.time[QUIET_UNTIL] = c + 1;
-      }
+      if (unitWasDone) this.retire(u, c);
       return;
     }
-    if (this.qCount[u] === 0) return;
+    if (this.qCount[u] !== 0) this.takeHead(u, c);
+  }
+
+  /** The edge of the running command's DONE clock c: popped, the front end back to its head. */
+  private retire(u: number, c: number): void {
+    this.front[u] = HEAD;
+    this.runBits &= ~(1 << u);
+    this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
+    this.pop(u);
+    // A head committed by now is taken at the next clock: the fast model steps it without
+    // looking for a quiet stretch there (skip()); stepClock() clears this after.
+    if (this.qCount[u] > 0 && this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] <= c) this.time[QUIET_UNTIL] = c + 1;
+  }
+
+  /** An idle front end with a queued command at the edge of clock c: takes its head (start, GEOM, discard). */
+  private takeHead(u: number, c: number): void {
     const slot = u * SEED_QUEUE_DEPTH + this.qHead[u];
     if (this.qClock[slot] >= c) return; // committed at this clock's edge: at the head from the next clock
     const q = this.qWords, b = slot * 4;
@@ -794,9 +801,9 @@ export class SeedTpu implements MmioDevice {
     this.time[QUIET_UNTIL] = -1; // (a front end's pop may set it: see frontEdge())
     // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
     const q = this.qCount;
-    if ((run & 1) !== 0 ? (done & 1) !== 0 : q[SEED_MXU] > 0) this.frontEdge(SEED_MXU, (done & 1) !== 0, c);
-    if ((run & 2) !== 0 ? (done & 2) !== 0 : q[SEED_VPU] > 0) this.frontEdge(SEED_VPU, (done & 2) !== 0, c);
-    if ((run & 4) !== 0 ? (done & 4) !== 0 : q[SEED_DMA] > 0) this.frontEdge(SEED_DMA, (done & 4) !== 0, c);
+    if ((run & 1) !== 0) { if ((done & 1) !== 0) this.retire(SEED_MXU, c); } else if (q[SEED_MXU] > 0) this.takeHead(SEED_MXU, c);
+    if ((run & 2) !== 0) { if ((done & 2) !== 0) this.retire(SEED_VPU, c); } else if (q[SEED_VPU] > 0) this.takeHead(SEED_VPU, c);
+    if ((run & 4) !== 0) { if ((done & 4) !== 0) this.retire(SEED_DMA, c); } else if (q[SEED_DMA] > 0) this.takeHead(SEED_DMA, c);
     this.lightClocks++;
     this.clk = c + 1;
     this.time[CLOCK] = c + 1;
