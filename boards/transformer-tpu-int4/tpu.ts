@@ -394,13 +394,15 @@ export class SeedTpu implements MmioDevice {
    * on how often it is polled).
    */
   private statusPromise(u: number): number {
-    if (this.reference || this.stuck || (this.front[SEED_MXU] === RUN && this.mxu.abMayShareBank)) return -1;
+    const run = this.runBits;
+    if (this.reference || this.stuck || ((run & 1) !== 0 && this.mxu.abMayShareBank)) return -1;
     const c = this.clk;
-    if (this.front[u] === HEAD) return this.qCount[u] > 0 ? c : Infinity;
+    if ((run & (1 << u)) === 0) return this.qCount[u] > 0 ? c : Infinity;
     const end = this.unitEnd[u];
     if (end > c) return end;
     this.catchUpUnit(u);
-    return c + (u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma).horizon();
+    // (each unit's horizon() at its own call site: one class each)
+    return c + (u === SEED_MXU ? this.mxu.horizon() : u === SEED_VPU ? this.vpu.horizon() : this.dma.horizon());
   }
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
