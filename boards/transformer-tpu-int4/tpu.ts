@@ -800,7 +800,7 @@ export class SeedTpu implements MmioDevice {
       }
     }
     if (this.inWindow(c)) this.busyClocks[busy] += 1;
-    this.time[QUIET_UNTIL] = -1; // (a front end's pop may set it: see frontEdge())
+    this.time[QUIET_UNTIL] = -1; // (a pop may set it: see retire())
     // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
     const q = this.qCount;
     if ((run & 1) !== 0) { if ((done & 1) !== 0) this.retire(SEED_MXU, c); } else if (q[SEED_MXU] > 0) this.takeHead(SEED_MXU, c);
