@@ -44,15 +44,18 @@ export function traceSeedJob(model: Model, job: Job): SeedTrace {
     reference: true, splitPrefill: true,
     onMachine: (m) => {
       const dev = m.devices as unknown as TransformerTpuInt4Devices;
-      const tpu = dev.tpu, read = tpu.read.bind(tpu), write = tpu.write.bind(tpu), pulse = tpu.runPulse.bind(tpu);
+      const tpu = dev.tpu, read = tpu.read.bind(tpu), readWithPromise = tpu.readWithPromise.bind(tpu), write = tpu.write.bind(tpu), pulse = tpu.runPulse.bind(tpu);
       tpu.runPulse = (clock) => { windowStart = clock; pulse(clock); };
-      tpu.read = (offset, clock) => {
-        const o = offset & 0xffc, value = read(offset, clock);
+      const logRead = (offset: number, clock: number, value: number) => {
+        const o = offset & 0xffc;
         const retired = RETIRED.indexOf(o), level = LEVEL.indexOf(o);
         if (retired >= 0) trace.push({ commit: false, unit: retired, clock, stall: 0, reg: 'retired', value: value >>> 0 });
         else if (level >= 0) trace.push({ commit: false, unit: level, clock, stall: 0, reg: 'level', value: value >>> 0 });
         return value;
       };
+      // The bus reads the MMIO words through readWithPromise() (an aliased address through read()).
+      tpu.read = (offset, clock) => logRead(offset, clock, read(offset, clock));
+      tpu.readWithPromise = (offset, clock, out) => logRead(offset, clock, readWithPromise(offset, clock, out));
       // On the reference models every commit store reaches the TPU's write() (no CPU kernel window):
       // word 3 of a command port (cpu_subsys.sv: offset[11:8] = 0, offset[7:4] <= 2), held extraWait() clocks.
       tpu.write = (offset, value, wstrb, clock) => {

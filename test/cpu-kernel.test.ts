@@ -306,8 +306,10 @@ describe('the default board\'s firmware with and without the CPU kernel', () => 
 /** Counts the reads and the stores that reach the seed TPU's read() and write() (the kernel answers the others itself). */
 function countTpuAccesses(m: Machine): () => { reads: number; writes: number } {
   let reads = 0, writes = 0;
-  const tpu = m.seed!, read = tpu.read.bind(tpu), write = tpu.write.bind(tpu);
+  // The bus reads the TPU's MMIO words through readWithPromise() (an aliased address through read()).
+  const tpu = m.seed!, read = tpu.read.bind(tpu), readWithPromise = tpu.readWithPromise.bind(tpu), write = tpu.write.bind(tpu);
   tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+  tpu.readWithPromise = (offset: number, clock: number, out: Float64Array) => { reads++; return readWithPromise(offset, clock, out); };
   tpu.write = (offset: number, value: number, wstrb: number, clock: number) => { writes++; write(offset, value, wstrb, clock); };
   return () => ({ reads, writes });
 }

@@ -173,8 +173,9 @@ describe('run semantics on the seed board', () => {
         const m = new Machine(undefined, { board: 'seed', reference });
         m.loadElf(elf);
         let reads = 0;
-        const tpu = m.seed!, read = tpu.read.bind(tpu);
+        const tpu = m.seed!, read = tpu.read.bind(tpu), readWithPromise = tpu.readWithPromise.bind(tpu);
         tpu.read = (offset: number, clock: number) => { reads++; return read(offset, clock); };
+        tpu.readWithPromise = (offset: number, clock: number, out: Float64Array) => { reads++; return readWithPromise(offset, clock, out); };
         const r = m.run(2_000_000);
         return { r, reads, sram: Buffer.from(m.sramBytes), spad: Buffer.from(tpu.spad) };
       };

@@ -264,6 +264,24 @@ describe('seed TPU: reference and fast models agree', () => {
     expect(parallel).toBeGreaterThan(100);
     expect(skipped).toBeGreaterThan(stepped);
   });
+
+  it('clocks after the DONE store count nothing, also in a quiet stretch the store ends (the fast model adds a stretch unclipped only inside the window)', () => {
+    const run = (reference: boolean) => {
+      const t = new SeedTpu({ reference }, patterned());
+      t.runPulse(0);
+      const commit = (unit: number, words: readonly number[], clock: number) => { for (let k = 0; k < 4; k++) t.write(0x10 * unit + 4 * k, words[k], 15, clock + k); };
+      commit(SEED_DMA, P(SEED_DMA, 'MOVE', { LEN: 255, ROWS: 8 }), 10); // about a thousand busy clocks
+      commit(SEED_VPU, P(SEED_VPU, 'OP', { OP: 1, VLEN: 600, SRC0: 0x4000, DST: 0x6000 }), 20);
+      t.write(0x70, 1, 15, 300); // DONE while both run
+      const atDone = t.counters();
+      t.advanceTo(5000); // on past both DONEs
+      return [atDone, t.counters(), t.read(0x70, 5000)];
+    };
+    const ref = run(true);
+    expect(run(false)).toEqual(ref);
+    expect(ref[0]).toEqual(ref[1]);
+    expect((ref[0] as { run: number }).run).toBe(301);
+  });
 });
 
 describe('seed TPU: each unit against its functional model, both models', () => {

@@ -30,6 +30,11 @@ export interface SeedBusDevice extends MmioDevice {
    * window (emu/cpu-kernel.ts DeviceWindow), or leaves the window off.
    */
   placeRegisters?(window: DeviceWindow): void;
+  /**
+   * read(), extraWait() and repeatUntil() of one read of `offset` (0..0xffc, not aliased) in one
+   * call: returns the word and leaves its wait clocks in out[0] and its promise in out[1].
+   */
+  readWithPromise?(offset: number, clock: number, out: Float64Array): number;
   readonly done: boolean;
   /** Set when an access can never complete (the MXU starved, docs/seed-board.md): the board hangs. */
   readonly stuck?: boolean;
@@ -62,6 +67,8 @@ export class SeedBus extends Bus {
   onAliasedRamWrite: ((ramAddr: number) => void) | null = null;
   /** The word the DONE store wrote (the RTL ignores it; a testbench sees it on the bus), or null. */
   doneValue: number | null = null;
+  /** A read's wait clocks and promise from SeedBusDevice.readWithPromise. */
+  private readonly readOut = new Float64Array(2);
 
   constructor(timing: BusTiming, ramSize: number, private readonly seed: SeedBusDevice) {
     super(timing, ramSize);
@@ -82,6 +89,15 @@ export class SeedBus extends Bus {
     // The scratchpad window's read waits one clock more than the slave's others (timing.ts SEED_WINDOW_READ_EXTRA).
     this.readExtra = region === SPAD_REGION ? SEED_WINDOW_READ_EXTRA : 0;
     if (region === MMIO_REGION) {
+      // The TPU's status polls: the word, its wait and its promise in one call.
+      if ((addr & 0x0fff_f000) === 0 && this.seed.readWithPromise) {
+        const out = this.readOut;
+        const v = this.seed.readWithPromise(addr & 0xffc, clock, out);
+        this.wait = out[0];
+        this.checkHang();
+        if (this.wait === 0) this.repeatUntil = out[1];
+        return v;
+      }
       if (addr & 0x0fff_f000) this.aliased('mmio', addr, clock);
       const v = this.seed.read(addr & 0xffc, clock);
       this.wait = this.seed.extraWait ? this.seed.extraWait() : 0;

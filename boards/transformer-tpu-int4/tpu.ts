@@ -103,6 +103,8 @@ export class SeedTpu implements MmioDevice {
   private qCount: Int32Array = new Int32Array(3);
   /** Per unit, HEAD or RUN (int32: the CPU kernel's device window reads it, placeRegisters()). */
   private front: Int32Array = new Int32Array(3);
+  /** The front ends in RUN as bits (1 MXU, 2 VPU, 4 DMA): `front` read at once. */
+  private runBits = 0;
   private issued: Uint32Array = new Uint32Array(3);
   private retired: Uint32Array = new Uint32Array(3);
   private readonly runStart = new Float64Array(3);
@@ -143,6 +145,8 @@ export class SeedTpu implements MmioDevice {
   private stretchBusy = 0;
   /** ... two or more units running in it; its units' work deferred to catchUp() (no MXU that may starve). */
   private stretchParallel = false;
+  /** ... the units running in it (bits 1 MXU, 2 VPU, 4 DMA): they lag over it (skipBy()). */
+  private stretchRun = 0;
   private stretchLazy = true;
   /**
    * Fast model, per unit: reads of its issued, retired and level words before this clock see
@@ -242,6 +246,32 @@ export class SeedTpu implements MmioDevice {
     this.advance(clock);
     if (o === 0x70) return 8 | (this.unitIdle(SEED_DMA) << 2) | (this.unitIdle(SEED_VPU) << 1) | this.unitIdle(SEED_MXU);
     return 0;
+  }
+
+  /**
+   * read(), extraWait() and repeatUntil() of one CPU read in one call (SeedBus): the word; its
+   * wait clocks in out[0], its promise in out[1]. A unit's status word decoded once, its
+   * promise the one its read makes.
+   */
+  readWithPromise(offset: number, clock: number, out: Float64Array): number {
+    const o = offset & 0xffc;
+    if (o < 0x40 || o >= 0x70) {
+      const v = this.read(o, clock);
+      out[0] = this.lastExtraWait;
+      out[1] = this.repeatUntil(o);
+      return v;
+    }
+    this.lastExtraWait = 0;
+    const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
+    let until = this.statusUntil[u];
+    if (clock >= until) {
+      this.advance(clock);
+      until = this.statusPromise(u);
+      this.statusUntil[u] = until;
+    }
+    out[0] = 0;
+    out[1] = this.reference || this.stuck ? 0 : until;
+    return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
   }
 
   write(offset: number, value: number, wstrb: number, clock: number): void {
@@ -364,13 +394,15 @@ export class SeedTpu implements MmioDevice {
    * on how often it is polled).
    */
   private statusPromise(u: number): number {
-    if (this.reference || this.stuck || (this.front[SEED_MXU] === RUN && this.mxu.abMayShareBank)) return -1;
+    const run = this.runBits;
+    if (this.reference || this.stuck || ((run & 1) !== 0 && this.mxu.abMayShareBank)) return -1;
     const c = this.clk;
-    if (this.front[u] === HEAD) return this.qCount[u] > 0 ? c : Infinity;
+    if ((run & (1 << u)) === 0) return this.qCount[u] > 0 ? c : Infinity;
     const end = this.unitEnd[u];
     if (end > c) return end;
     this.catchUpUnit(u);
-    return c + (u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma).horizon();
+    // (each unit's horizon() at its own call site: one class each)
+    return c + (u === SEED_MXU ? this.mxu.horizon() : u === SEED_VPU ? this.vpu.horizon() : this.dma.horizon());
   }
 
   /** The store to word 3: held (the whole AXI write open) until the queue has room at the start of a clock. */
@@ -467,10 +499,12 @@ export class SeedTpu implements MmioDevice {
   /** Processes every clock before `clock`, the units possibly behind in a quiet stretch (MMIO accesses). */
   private advance(clock: number): void {
     if (this.stuck) return;
-    while (this.clk < clock) {
-      if (!this.reference && (this.skip(clock) || this.lightStep())) continue;
-      this.stepClock();
+    if (this.reference) {
+      while (this.clk < clock) this.stepClock();
+      return;
     }
+    // The fast model's loop apart: no test of the model per clock.
+    while (this.clk < clock) if (!this.skip(clock) && !this.lightStep()) this.stepClock();
   }
 
   /**
@@ -638,14 +672,25 @@ export class SeedTpu implements MmioDevice {
   /** cmd_*.sv at the edge of clock c: pop on the unit's DONE, or take the head (start, GEOM, discard). */
   private frontEdge(u: number, unitWasDone: boolean, c: number): void {
     if (this.front[u] === RUN) {
-      if (unitWasDone) {
-        this.front[u] = HEAD;
-        this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
-        this.pop(u);
-      }
+      if (unitWasDone) this.retire(u, c);
       return;
     }
-    if (this.qCount[u] === 0) return;
+    if (this.qCount[u] !== 0) this.takeHead(u, c);
+  }
+
+  /** The edge of the running command's DONE clock c: popped, the front end back to its head. */
+  private retire(u: number, c: number): void {
+    this.front[u] = HEAD;
+    this.runBits &= ~(1 << u);
+    this.onCommand?.(u, this.runOpcode[u], this.runStart[u], c);
+    this.pop(u);
+    // A head committed by now is taken at the next clock: the fast model steps it without
+    // looking for a quiet stretch there (skip()); stepClock() clears this after.
+    if (this.qCount[u] > 0 && this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] <= c) this.time[QUIET_UNTIL] = c + 1;
+  }
+
+  /** An idle front end with a queued command at the edge of clock c: takes its head (start, GEOM, discard). */
+  private takeHead(u: number, c: number): void {
     const slot = u * SEED_QUEUE_DEPTH + this.qHead[u];
     if (this.qClock[slot] >= c) return; // committed at this clock's edge: at the head from the next clock
     const q = this.qWords, b = slot * 4;
@@ -678,6 +723,7 @@ export class SeedTpu implements MmioDevice {
     this.onCommandStart?.(u, c + 1);
     this.unitEnd[u] = -1;
     this.front[u] = RUN;
+    this.runBits |= 1 << u;
     this.runStart[u] = c + 1;
     this.runOpcode[u] = op;
   }
@@ -708,42 +754,59 @@ export class SeedTpu implements MmioDevice {
    * the arbiter.
    */
   private lightStep(): boolean {
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
+    const run = this.runBits;
     const mxu = this.mxu, vpu = this.vpu, dma = this.dma;
-    const mxuBanks = mxuRun ? mxu.readMask | mxu.writeMask : 0, vpuBanks = vpuRun ? vpu.readMask | vpu.writeMask : 0;
-    const dmaBanks = dmaRun ? dma.readMask | dma.writeMask : 0;
-    if ((mxuBanks & vpuBanks) | (mxuBanks & dmaBanks) | (vpuBanks & dmaBanks)) return false;
+    // Banks to compare only with two or more units running (most event clocks have one or none).
+    if ((run & (run - 1)) !== 0) {
+      const mxuBanks = (run & 1) !== 0 ? mxu.readMask | mxu.writeMask : 0, vpuBanks = (run & 2) !== 0 ? vpu.readMask | vpu.writeMask : 0;
+      const dmaBanks = (run & 4) !== 0 ? dma.readMask | dma.writeMask : 0;
+      if ((mxuBanks & vpuBanks) | (mxuBanks & dmaBanks) | (vpuBanks & dmaBanks)) return false;
+    }
     const c = this.clk;
     // A running unit before its unitEnd is not DONE at this clock and busy: it lags one more clock
-    // (an MXU that may starve never lags: its hazard is seen at its clock); the others catch up.
+    // (an MXU that may starve never lags: its hazard is seen at its clock); the others catch up
+    // and do their clock. One unit after another: their banks are their own.
     const end = this.unitEnd;
-    const mxuLag = mxuRun && end[SEED_MXU] > c && !mxu.abMayShareBank, vpuLag = vpuRun && end[SEED_VPU] > c, dmaLag = dmaRun && end[SEED_DMA] > c;
-    if (mxuRun && !mxuLag) this.catchUpUnit(SEED_MXU);
-    if (vpuRun && !vpuLag) this.catchUpUnit(SEED_VPU);
-    if (dmaRun && !dmaLag) this.catchUpUnit(SEED_DMA);
-    if (this.inWindow(c)) {
-      const b = this.unitBusyBit;
-      this.count(mxuLag ? b[SEED_MXU] === 1 : mxu.busy, vpuLag ? b[SEED_VPU] === 1 : vpu.busy, dmaLag ? b[SEED_DMA] === 1 : dma.busy, 1);
-    }
-    const mxuDone = !mxuLag && mxu.isDone, vpuDone = !vpuLag && vpu.isDone, dmaDone = !dmaLag && dma.isDone;
-    if (mxuLag) this.lagM++;
-    else if (mxuRun) {
-      mxu.bulk(1);
-      if (mxu.starvedBank >= 0 && !this.starveReported) {
-        this.starveReported = true;
-        this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+    let busy = 0, done = 0;
+    if ((run & 1) !== 0) {
+      if (end[SEED_MXU] > c && !mxu.abMayShareBank) { busy = this.unitBusyBit[SEED_MXU]; this.lagM++; }
+      else {
+        this.catchUpUnit(SEED_MXU);
+        if (mxu.busy) busy = 1;
+        if (mxu.isDone) done = 1;
+        mxu.bulk(1);
+        if (mxu.starvedBank >= 0 && !this.starveReported) {
+          this.starveReported = true;
+          this.hazard(c, 'mxu-ab-same-bank', SEED_MXU, `MXU A and B in bank ${mxu.starvedBank}: B is denied for ever, the MXU never finishes (scratchpad.sv warns once)`);
+        }
       }
     }
-    if (vpuLag) this.lagV++;
-    else if (vpuRun) vpu.bulk(1);
-    if (dmaLag) this.lagD++;
-    else if (dmaRun) dma.bulk(1);
+    if ((run & 2) !== 0) {
+      if (end[SEED_VPU] > c) { busy |= this.unitBusyBit[SEED_VPU] << 1; this.lagV++; }
+      else {
+        this.catchUpUnit(SEED_VPU);
+        if (vpu.busy) busy |= 2;
+        if (vpu.isDone) done |= 2;
+        vpu.bulk(1);
+      }
+    }
+    if ((run & 4) !== 0) {
+      if (end[SEED_DMA] > c) { busy |= this.unitBusyBit[SEED_DMA] << 2; this.lagD++; }
+      else {
+        this.catchUpUnit(SEED_DMA);
+        if (dma.busy) busy |= 4;
+        if (dma.isDone) done |= 4;
+        dma.bulk(1);
+      }
+    }
+    if (this.inWindow(c)) this.busyClocks[busy] += 1;
+    this.time[QUIET_UNTIL] = -1; // (a pop may set it: see retire())
     // Only the front ends with something to do (a running command DONE, or a queued head): most have none.
-    if (mxuRun ? mxuDone : this.qCount[SEED_MXU] > 0) this.frontEdge(SEED_MXU, mxuDone, c);
-    if (vpuRun ? vpuDone : this.qCount[SEED_VPU] > 0) this.frontEdge(SEED_VPU, vpuDone, c);
-    if (dmaRun ? dmaDone : this.qCount[SEED_DMA] > 0) this.frontEdge(SEED_DMA, dmaDone, c);
+    const q = this.qCount;
+    if ((run & 1) !== 0) { if ((done & 1) !== 0) this.retire(SEED_MXU, c); } else if (q[SEED_MXU] > 0) this.takeHead(SEED_MXU, c);
+    if ((run & 2) !== 0) { if ((done & 2) !== 0) this.retire(SEED_VPU, c); } else if (q[SEED_VPU] > 0) this.takeHead(SEED_VPU, c);
+    if ((run & 4) !== 0) { if ((done & 4) !== 0) this.retire(SEED_DMA, c); } else if (q[SEED_DMA] > 0) this.takeHead(SEED_DMA, c);
     this.lightClocks++;
-    this.time[QUIET_UNTIL] = -1;
     this.clk = c + 1;
     this.time[CLOCK] = c + 1;
     return true;
@@ -771,40 +834,65 @@ export class SeedTpu implements MmioDevice {
   /** Sets quietUntil (and the stretch's flags) when a quiet stretch starts at clk; false when clk must be stepped. */
   private findStretch(): boolean {
     let n = Infinity;
-    let banks = 0, busy = 0;
-    const c = this.clk, end = this.unitEnd;
+    const c = this.clk, end = this.unitEnd, run = this.runBits, q = this.qCount;
+    // An idle front end's head is taken at the edge of the clock after its commit's (frontEdge()):
+    // up to that clock nothing happens there (a commit landing now ends the stretch at the next).
     for (let u = 0; u < 3; u++) {
-      if (this.front[u] === HEAD) {
-        if (this.qCount[u] > 0) {
-          // The head is taken at the edge of the clock after its commit's (frontEdge()): up to
-          // that clock nothing happens here (a commit landing now ends the stretch at the next).
-          const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
-          if (taken <= c) return false;
-          if (taken - c < n) n = taken - c;
-        }
-        continue;
+      if ((run & (1 << u)) === 0 && q[u] > 0) {
+        const taken = this.qClock[u * SEED_QUEUE_DEPTH + this.qHead[u]] + 1;
+        if (taken <= c) return false;
+        if (taken - c < n) n = taken - c;
       }
-      const unit = u === SEED_MXU ? this.mxu : u === SEED_VPU ? this.vpu : this.dma;
-      // A lagging unit's bound still ahead holds; otherwise the unit catches up and bounds afresh.
-      if (end[u] <= c) {
-        this.catchUpUnit(u);
-        const h = unit.horizon();
+    }
+    // Each running unit, one by one (each call site sees one class): a lagging unit's bound still
+    // ahead holds; otherwise the unit catches up and bounds afresh. Their banks must be disjoint.
+    let banks = 0, busy = 0;
+    if ((run & 1) !== 0) {
+      const mxu = this.mxu;
+      if (end[SEED_MXU] <= c) {
+        this.catchUpUnit(SEED_MXU);
+        const h = mxu.horizon();
         if (h <= 0) return false;
-        end[u] = c + h;
-        this.unitBusyBit[u] = unit.busy ? 1 : 0;
+        end[SEED_MXU] = c + h;
+        this.unitBusyBit[SEED_MXU] = mxu.busy ? 1 : 0;
       }
-      const h = end[u] - c;
-      if (h < n) n = h;
-      const m = unit.readMask | unit.writeMask;
+      if (end[SEED_MXU] - c < n) n = end[SEED_MXU] - c;
+      banks = mxu.readMask | mxu.writeMask;
+      busy = this.unitBusyBit[SEED_MXU];
+    }
+    if ((run & 2) !== 0) {
+      const vpu = this.vpu;
+      if (end[SEED_VPU] <= c) {
+        this.catchUpUnit(SEED_VPU);
+        const h = vpu.horizon();
+        if (h <= 0) return false;
+        end[SEED_VPU] = c + h;
+        this.unitBusyBit[SEED_VPU] = vpu.busy ? 1 : 0;
+      }
+      if (end[SEED_VPU] - c < n) n = end[SEED_VPU] - c;
+      const m = vpu.readMask | vpu.writeMask;
       if (banks & m) return false;
       banks |= m;
-      busy |= this.unitBusyBit[u] << u;
+      busy |= this.unitBusyBit[SEED_VPU] << 1;
+    }
+    if ((run & 4) !== 0) {
+      const dma = this.dma;
+      if (end[SEED_DMA] <= c) {
+        this.catchUpUnit(SEED_DMA);
+        const h = dma.horizon();
+        if (h <= 0) return false;
+        end[SEED_DMA] = c + h;
+        this.unitBusyBit[SEED_DMA] = dma.busy ? 1 : 0;
+      }
+      if (end[SEED_DMA] - c < n) n = end[SEED_DMA] - c;
+      if (banks & (dma.readMask | dma.writeMask)) return false;
+      busy |= this.unitBusyBit[SEED_DMA] << 2;
     }
     this.time[QUIET_UNTIL] = c + n; // Infinity with every unit idle: nothing happens until the CPU acts
-    const mxuRun = this.front[SEED_MXU] === RUN, vpuRun = this.front[SEED_VPU] === RUN, dmaRun = this.front[SEED_DMA] === RUN;
     this.stretchBusy = busy;
-    this.stretchParallel = (mxuRun ? 1 : 0) + (vpuRun ? 1 : 0) + (dmaRun ? 1 : 0) >= 2;
-    this.stretchLazy = !(mxuRun && this.mxu.abMayShareBank);
+    this.stretchRun = run;
+    this.stretchParallel = (run & (run - 1)) !== 0;
+    this.stretchLazy = !((run & 1) !== 0 && this.mxu.abMayShareBank);
     return true;
   }
 
@@ -816,11 +904,17 @@ export class SeedTpu implements MmioDevice {
   private skipBy(n: number): boolean {
     if (this.stretchParallel) this.parallelSkips++;
     this.skippedClocks += n;
-    const k = this.windowClocks(this.clk, this.clk + n);
-    if (k > 0) this.busyClocks[this.stretchBusy] += k;
-    if (this.front[SEED_MXU] === RUN) this.lagM += n;
-    if (this.front[SEED_VPU] === RUN) this.lagV += n;
-    if (this.front[SEED_DMA] === RUN) this.lagD += n;
+    const from = this.clk;
+    // Clipped to the run window only when the stretch is not all inside it.
+    if (from >= this.windowStart && (!this.done || from + n <= this.doneClock + 1)) this.busyClocks[this.stretchBusy] += n;
+    else {
+      const k = this.windowClocks(from, from + n);
+      if (k > 0) this.busyClocks[this.stretchBusy] += k;
+    }
+    const run = this.stretchRun;
+    if ((run & 1) !== 0) this.lagM += n;
+    if ((run & 2) !== 0) this.lagV += n;
+    if ((run & 4) !== 0) this.lagD += n;
     if (!this.stretchLazy) this.catchUp();
     this.clk += n;
     this.time[CLOCK] = this.clk;
