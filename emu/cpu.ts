@@ -26,6 +26,9 @@ const {
 } = timing;
 
 /** Internal op numbers; the same names as INSNS, upper-cased. */
+/** Slots decodeAhead() decodes after the one the loop needs. */
+const DECODE_AHEAD = 32;
+
 enum Op {
   UNDECODED = 0, ILLEGAL, NOP,
   LUI, AUIPC, JAL, JALR, BEQ, BNE, BLT, BGE, BLTU, BGEU,
@@ -389,6 +392,24 @@ export class Cpu {
     this.fields[k] = 0;
   }
 
+  /**
+   * Decodes slot k, where the loop is about to run an undecoded instruction, and the slots after it
+   * in sequence while they are undecoded (up to DECODE_AHEAD): the kernel leaves every undecoded
+   * slot to the loop, so straight-line code run for the first time would otherwise go back and
+   * forth between the two at every instruction. Decoding is a function of the BRAM alone, and a
+   * store drops the slots it may change (invalidateWord): a slot decoded ahead of its time, or over
+   * data, is what decoding it later would give, or is dropped first.
+   */
+  private decodeAhead(k: number): void {
+    this.decode(k);
+    const fields = this.fields, lens = this.lens, words = this.slotShift === 2, slots = fields.length;
+    for (let i = 0, j = k; i < DECODE_AHEAD; i++) {
+      j += words ? 1 : (lens[j] & 6) >>> 1;
+      if (j >= slots || fields[j] !== 0) return;
+      this.decode(j);
+    }
+  }
+
   private decode(k: number): Op {
     let w: number;
     let len = 4;
@@ -725,7 +746,7 @@ export class Cpu {
       }
       const k = pc >>> 2;
       let f = fields[k];
-      if (f === 0) { this.decode(k); f = fields[k]; }
+      if (f === 0) { this.decodeAhead(k); f = fields[k]; }
       const op: Op = f & 63, imm = imms[k];
       const rd = (f >>> 6) & 31;
       const a = r[(f >>> 11) & 31];
@@ -966,7 +987,7 @@ export class Cpu {
       }
       const k = pc >>> 1;
       let f = fields[k];
-      if (f === 0) { this.decode(k); f = fields[k]; }
+      if (f === 0) { this.decodeAhead(k); f = fields[k]; }
       const op: Op = f & 63, imm = imms[k];
       const rd = (f >>> 6) & 31;
       const a = r[(f >>> 11) & 31];

@@ -345,6 +345,19 @@ describe('the seed board\'s firmware with and without the CPU kernel (its device
       expect(run(path, true)).toEqual(run(path, false));
     });
   }
+  it.skipIf(streams.length === 0)('straight-line code run once: decoded ahead, so the kernel returns to the loop rarely, not at every new instruction', () => {
+    const m = new Machine(undefined, { board: 'seed' });
+    m.loadElf(readFileSync('build/seed-streams/rand_00.elf'));
+    const cpu = m.cpu as unknown as { kernelRun: (...a: number[]) => number };
+    const run = cpu.kernelRun;
+    let calls = 0;
+    cpu.kernelRun = (...a: number[]) => { calls++; return run(...a); };
+    const r = m.run(20_000_000);
+    expect(r.reason).toBe('exit');
+    // rand_00 is unrolled pushes and polls: about 16 thousand instructions, most of them run once.
+    expect(r.instret).toBeGreaterThan(10_000);
+    expect(calls).toBeLessThan(r.instret / 100);
+  });
   it.skipIf(!existsSync(`${FW}/seed-model.elf`))('our transformer on the seed board: the same run, with most status reads and commit stores answered by the kernel', () => {
     const model = randomModel(BASE_DIMS, RANDOM_SEED);
     const job = { prompt: randomPrompt(BASE_DIMS, 8, RANDOM_SEED), decodeSteps: 8, variant: 1 };
