@@ -690,8 +690,8 @@ export class Cpu {
    * run() for word slots on the native memory interface (the default board):
    * the same cases without RV32C's slot index, fall-through length and
    * compressed targets or AXI-Lite's fetch clocks, which cost the CPU-only
-   * speed a test per instruction (docs/performance.md, second round). A
-   * change to an instruction's case goes into both loops; the timing tests
+   * speed a test per instruction (docs/performance.md, The CPU, "A loop per
+   * board"). A change to an instruction's case goes into both loops; the timing tests
    * of both boards hold them (cpu-timing and diff-qemu this one, rvc and
    * cpu-seed-axi the other). runInSlices calls it, a slice at a time.
    * With the kernel (cpu-kernel.ts) this loop runs only what the kernel leaves
