@@ -1,5 +1,5 @@
 ;; An int16 matrix-vector product in WebAssembly SIMD, for the golden model
-;; (model/golden-kernel.ts) and the seed MXU's fast datapath (periph/seed/mxu.ts): acc[j] = sum_i x[i] * wt[j*stride/2 + i], int32 wrapping, for j < n
+;; (model/golden-kernel.ts) and the seed MXU's fast datapath (boards/transformer-tpu-int4/mxu.ts): acc[j] = sum_i x[i] * wt[j*stride/2 + i], int32 wrapping, for j < n
 ;; (stride: bytes from one row of wt to the next, at least 2k).
 ;; x and the transposed weights wt are int16 (the int4 values widened), k a
 ;; multiple of 8 (rows padded with zeros); i32x4.dot_i16x8_s multiplies eight
