@@ -233,16 +233,7 @@ export class SeedTpu implements MmioDevice {
   read(offset: number, clock: number): number {
     this.lastExtraWait = 0;
     const o = offset & 0xffc;
-    if (o >= 0x40 && o < 0x70) {
-      const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
-      // Before statusUntil nothing the word shows can change: the TPU stays where it is (an
-      // access that needs it brings it forward then, through the same clocks).
-      if (clock >= this.statusUntil[u]) {
-        this.advance(clock);
-        this.statusUntil[u] = this.statusPromise(u);
-      }
-      return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
-    }
+    if (o >= 0x40 && o < 0x70) return this.statusWord(o, clock);
     this.advance(clock);
     if (o === 0x70) return 8 | (this.unitIdle(SEED_DMA) << 2) | (this.unitIdle(SEED_VPU) << 1) | this.unitIdle(SEED_MXU);
     return 0;
@@ -262,15 +253,21 @@ export class SeedTpu implements MmioDevice {
       return v;
     }
     this.lastExtraWait = 0;
-    const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
-    let until = this.statusUntil[u];
-    if (clock >= until) {
-      this.advance(clock);
-      until = this.statusPromise(u);
-      this.statusUntil[u] = until;
-    }
+    const v = this.statusWord(o, clock);
     out[0] = 0;
-    out[1] = this.reference || this.stuck ? 0 : until;
+    out[1] = this.reference || this.stuck ? 0 : this.statusUntil[(o - 0x40) >>> 4];
+    return v;
+  }
+
+  /** A read of unit status word `o` (0x40..0x6c) at `clock`: its value, the unit's promise renewed when it ran out. */
+  private statusWord(o: number, clock: number): number {
+    const u = (o - 0x40) >>> 4, reg = (o >>> 2) & 3;
+    // Before statusUntil nothing the word shows can change: the TPU stays where it is (an
+    // access that needs it brings it forward then, through the same clocks).
+    if (clock >= this.statusUntil[u]) {
+      this.advance(clock);
+      this.statusUntil[u] = this.statusPromise(u);
+    }
     return reg === 0 ? this.issued[u] : reg === 1 ? this.retired[u] : reg === 2 ? this.qCount[u] : 0;
   }
 
